@@ -1,0 +1,78 @@
+// Package model holds the records alertchat stores: alerts and conversation histories.
+package model
+
+import (
+	"encoding/json"
+	"time"
+
+	"google.golang.org/genai"
+)
+
+// AlertID identifies an alert. It is derived from the alert's canonical JSON, so adding the
+// same alert twice yields the same ID.
+type AlertID string
+
+// HistoryID identifies a conversation history; a random UUID.
+type HistoryID string
+
+// Alert is a security alert stored as the analyst gave it: it is the evidence under analysis.
+type Alert struct {
+	ID        AlertID         `json:"id"`
+	Title     string          `json:"title,omitempty"`
+	Data      json.RawMessage `json:"data"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// Usage is the token usage reported by the model, summed over a history's turns.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens" firestore:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens" firestore:"output_tokens"`
+}
+
+// Add sums u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+}
+
+// Title sources: a manual title is never overwritten by a generated one.
+const (
+	TitleGenerated = "generated"
+	TitleFallback  = "fallback"
+	TitleManual    = "manual"
+)
+
+// History is one conversation about one alert: metadata plus the transcript.
+//
+// Revision is the optimistic-concurrency token: a store saves a history only when the stored
+// revision still equals the one the caller loaded (0 for a history not yet stored), then bumps it.
+type History struct {
+	ID           HistoryID      `json:"id"`
+	Workspace    string         `json:"workspace"`
+	AlertID      AlertID        `json:"alert_id"`
+	Title        string         `json:"title"`
+	TitleSource  string         `json:"title_source,omitempty"`
+	ParentID     HistoryID      `json:"parent_id,omitempty"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+	MessageCount int            `json:"message_count"`
+	Usage        Usage          `json:"usage"`
+	Redactions   map[string]int `json:"redactions,omitempty"`
+	// RedactedCount is how many leading contents have already passed redaction, so a save scans
+	// only what is new.
+	RedactedCount int   `json:"redacted_count,omitempty"`
+	Revision      int64 `json:"revision"`
+
+	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
+	Contents []*genai.Content `json:"-"`
+
+	// ContentVersion is a store-private token of the transcript object that was loaded or last
+	// written (the object generation in Cloud Storage); callers carry it untouched.
+	ContentVersion int64 `json:"-"`
+}
+
+// Meta returns a copy of h without its transcript.
+func (h *History) Meta() *History {
+	c := *h
+	c.Contents = nil
+	return &c
+}

@@ -1,0 +1,107 @@
+// Package store defines how alerts and conversation histories are kept. Two implementations
+// satisfy it: store/local (an embedded database and files, the default) and store/cloud
+// (Firestore and Cloud Storage). Both enforce workspace isolation, optimistic concurrency and
+// content-before-metadata ordering themselves, so no caller can get them wrong.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/alertchat/alertchat/pkg/model"
+)
+
+var (
+	// ErrNotFound is returned for a missing record and, identically, for a record of another
+	// workspace.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is returned when a history was saved by another writer since it was loaded.
+	// Nothing is written.
+	ErrConflict = errors.New("history was changed by another writer")
+	// ErrInvalid is returned for a request the store refuses (bad ID, bad cursor, ...).
+	ErrInvalid = errors.New("invalid request")
+)
+
+// HistoryQuery selects a page of histories, newest update first.
+type HistoryQuery struct {
+	AlertID model.AlertID // optional filter
+	Limit   int           // <= 0 means DefaultLimit
+	Cursor  string        // from a previous page's NextCursor; empty for the first page
+	// UpdatedBefore, when set, keeps only histories last updated strictly before it.
+	UpdatedBefore time.Time
+}
+
+// DefaultLimit is the page size when none is given; MaxLimit caps every page.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 1000
+)
+
+// HistoryPage is one page of history metadata (Contents is nil).
+type HistoryPage struct {
+	Histories  []*model.History
+	NextCursor string // empty on the last page
+}
+
+// Histories keeps conversation histories of one workspace.
+type Histories interface {
+	// GetHistory returns the metadata and the transcript.
+	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+	// GetHistoryMeta returns the metadata only.
+	GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error)
+	// SaveHistory writes the transcript, then the metadata, conditional on h.Revision (0 =
+	// create). On success h.Revision, h.ContentVersion and h.Workspace are updated. A stale
+	// revision returns ErrConflict and writes nothing.
+	SaveHistory(ctx context.Context, h *model.History) error
+	// DeleteHistory removes the metadata and the transcript.
+	DeleteHistory(ctx context.Context, id model.HistoryID) error
+	// ListHistories returns a page of metadata, newest update first.
+	ListHistories(ctx context.Context, q HistoryQuery) (*HistoryPage, error)
+	// FindHistories returns the IDs of histories whose ID starts with prefix (at most limit).
+	FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error)
+}
+
+// AlertQuery selects a page of alerts, newest first.
+type AlertQuery struct {
+	Limit  int
+	Cursor string
+}
+
+// AlertPage is one page of alerts (Data is nil in listings).
+type AlertPage struct {
+	Alerts     []*model.Alert
+	NextCursor string
+}
+
+// Alerts keeps the alerts of one workspace.
+type Alerts interface {
+	// PutAlert stores a. When an alert with the same ID exists it is left untouched and
+	// created is false.
+	PutAlert(ctx context.Context, a *model.Alert) (created bool, err error)
+	GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error)
+	ListAlerts(ctx context.Context, q AlertQuery) (*AlertPage, error)
+}
+
+// Store is everything a command needs from a backend.
+type Store interface {
+	Histories
+	Alerts
+	Close() error
+}
+
+// ObjectKey is the key of a history's transcript object, the same in every backend.
+func ObjectKey(prefix string, id model.HistoryID) string {
+	return prefix + "histories/" + string(id) + ".json"
+}
+
+// ClampLimit applies DefaultLimit and MaxLimit.
+func ClampLimit(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultLimit
+	case n > MaxLimit:
+		return MaxLimit
+	}
+	return n
+}
