@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,6 +27,18 @@ func EncodeTranscript(contents []*genai.Content) ([]byte, error) {
 		return nil, goerr.Wrap(err, "failed to encode transcript")
 	}
 	return data, nil
+}
+
+// WriteTranscript streams the same encoding as EncodeTranscript to w, without holding the whole
+// document in memory.
+func WriteTranscript(w io.Writer, contents []*genai.Content) error {
+	if contents == nil {
+		contents = []*genai.Content{}
+	}
+	if err := json.NewEncoder(w).Encode(contents); err != nil {
+		return goerr.Wrap(err, "failed to encode transcript")
+	}
+	return nil
 }
 
 // DecodeTranscript parses a transcript object. The error names the history, so a corrupt or

@@ -1,0 +1,435 @@
+// Package local is the embedded store: records in a SQLite database (pure Go) and transcripts
+// as JSON files under the data directory, with the same key layout as Cloud Storage. It is safe
+// for several processes at once: SQLite's write lock serialises saves, and each transcript file
+// is replaced atomically (temp file, fsync, rename) while that lock is held.
+package local
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// DBFile is the database's file name inside the data directory.
+const DBFile = "alertchat.db"
+
+// Options configure Open.
+type Options struct {
+	Dir       string // data directory; created 0700 when missing
+	Prefix    string // object key prefix, as in Cloud Storage
+	Workspace string
+}
+
+// Store is a store.Store on the local file system.
+type Store struct {
+	db        *sql.DB
+	dir       string
+	prefix    string
+	workspace string
+}
+
+var _ store.Store = (*Store)(nil)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS histories (
+	id         TEXT PRIMARY KEY,
+	workspace  TEXT NOT NULL,
+	alert_id   TEXT NOT NULL,
+	updated_at INTEGER NOT NULL,
+	revision   INTEGER NOT NULL,
+	meta       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS histories_by_update ON histories (workspace, updated_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS histories_by_alert ON histories (workspace, alert_id, updated_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS alerts (
+	workspace  TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	title      TEXT NOT NULL,
+	data       BLOB NOT NULL,
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (workspace, id)
+);
+CREATE INDEX IF NOT EXISTS alerts_by_creation ON alerts (workspace, created_at DESC, id DESC);
+`
+
+// Open opens (creating when needed) the store in o.Dir.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	if !store.ValidWorkspace(o.Workspace) {
+		return nil, goerr.Wrap(store.ErrInvalid, "invalid workspace name", goerr.V("workspace", o.Workspace))
+	}
+	if o.Dir == "" {
+		return nil, goerr.Wrap(store.ErrInvalid, "no data directory given")
+	}
+	if strings.Contains(o.Prefix, "..") || strings.HasPrefix(o.Prefix, "/") {
+		return nil, goerr.Wrap(store.ErrInvalid, "invalid object prefix", goerr.V("prefix", o.Prefix))
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, goerr.Wrap(err, "failed to create data directory", goerr.V("dir", o.Dir))
+	}
+	s := &Store{dir: o.Dir, prefix: o.Prefix, workspace: o.Workspace}
+	if err := os.MkdirAll(s.historyDir(), 0o700); err != nil {
+		return nil, goerr.Wrap(err, "failed to create history directory", goerr.V("dir", s.historyDir()))
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(15000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Set("_txlock", "immediate")
+	dbPath := filepath.Join(o.Dir, DBFile)
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?"+q.Encode())
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to open local database", goerr.V("path", dbPath))
+	}
+	if err := createSchema(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, goerr.Wrap(err, "failed to initialise local database", goerr.V("path", dbPath))
+	}
+	// The database and its WAL hold analysts' data: owner only.
+	for _, p := range []string{dbPath, dbPath + "-wal", dbPath + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			_ = db.Close()
+			return nil, goerr.Wrap(err, "failed to restrict database permissions", goerr.V("path", p))
+		}
+	}
+	s.db = db
+	return s, nil
+}
+
+func createSchema(ctx context.Context, db *sql.DB) error {
+	// Two processes opening a new store at once both run this; the write lock makes it safe.
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dir is the data directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) historyDir() string {
+	return filepath.Dir(s.objectPath("x"))
+}
+
+// objectPath is where the transcript object of id lives: {dir}/{prefix}histories/{id}.json.
+func (s *Store) objectPath(id model.HistoryID) string {
+	return filepath.Join(s.dir, filepath.FromSlash(store.ObjectKey(s.prefix, id)))
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+// GetHistoryMeta implements store.Histories.
+func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error) {
+	if !store.ValidHistoryID(id) {
+		return nil, notFound(id)
+	}
+	var meta string
+	err := s.db.QueryRowContext(ctx, `SELECT meta FROM histories WHERE id = ? AND workspace = ?`, string(id), s.workspace).Scan(&meta)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read history metadata", goerr.V("history_id", id))
+	}
+	return decodeMeta(id, meta)
+}
+
+func notFound(id model.HistoryID) error {
+	return goerr.Wrap(store.ErrNotFound, "history not found", goerr.V("history_id", id))
+}
+
+func decodeMeta(id model.HistoryID, meta string) (*model.History, error) {
+	var h model.History
+	if err := json.Unmarshal([]byte(meta), &h); err != nil {
+		return nil, goerr.Wrap(err, "corrupt metadata of history "+string(id), goerr.V("history_id", id))
+	}
+	h.ContentVersion = h.Revision
+	return &h, nil
+}
+
+// GetHistory implements store.Histories.
+func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error) {
+	h, err := s.GetHistoryMeta(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(s.objectPath(id))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read transcript of history "+string(id), goerr.V("history_id", id))
+	}
+	h.Contents, err = store.DecodeTranscript(id, data)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// SaveHistory implements store.Histories: the transcript file is written and synced first, then,
+// under the database's write lock, the revision is checked, the file renamed into place and the
+// metadata row written.
+func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+	if !store.ValidHistoryID(h.ID) {
+		return goerr.Wrap(store.ErrInvalid, "invalid history ID", goerr.V("history_id", h.ID))
+	}
+	tmp, err := writeTemp(s.historyDir(), func(w io.Writer) error { return store.WriteTranscript(w, h.Contents) })
+	if err != nil {
+		return goerr.Wrap(err, "failed to write transcript", goerr.V("history_id", h.ID))
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			_ = os.Remove(tmp)
+		}
+	}()
+
+	meta := *h.Meta()
+	meta.Workspace = s.workspace
+	meta.Revision = h.Revision + 1
+	if meta.CreatedAt.IsZero() {
+		meta.CreatedAt = store.Now()
+	}
+	if meta.UpdatedAt.IsZero() {
+		meta.UpdatedAt = store.Now()
+	}
+	meta.CreatedAt = meta.CreatedAt.UTC().Truncate(time.Microsecond)
+	meta.UpdatedAt = meta.UpdatedAt.UTC().Truncate(time.Microsecond)
+	metaJSON, err := json.Marshal(&meta)
+	if err != nil {
+		return goerr.Wrap(err, "failed to encode history metadata", goerr.V("history_id", h.ID))
+	}
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return goerr.Wrap(err, "failed to begin save", goerr.V("history_id", h.ID))
+	}
+	defer func() { _ = tx.Rollback() }()
+
+	var ws string
+	var rev int64
+	err = tx.QueryRowContext(ctx, `SELECT workspace, revision FROM histories WHERE id = ?`, string(h.ID)).Scan(&ws, &rev)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if h.Revision != 0 {
+			return notFound(h.ID)
+		}
+	case err != nil:
+		return goerr.Wrap(err, "failed to read history revision", goerr.V("history_id", h.ID))
+	case h.Revision == 0:
+		return goerr.Wrap(store.ErrConflict, "history already exists", goerr.V("history_id", h.ID))
+	case ws != s.workspace:
+		return notFound(h.ID)
+	case rev != h.Revision:
+		return goerr.Wrap(store.ErrConflict, "history was saved by another writer",
+			goerr.V("history_id", h.ID), goerr.V("loaded_revision", h.Revision), goerr.V("stored_revision", rev))
+	}
+
+	if err := os.Rename(tmp, s.objectPath(h.ID)); err != nil {
+		return goerr.Wrap(err, "failed to move transcript into place", goerr.V("history_id", h.ID))
+	}
+	renamed = true
+	if err := syncDir(s.historyDir()); err != nil {
+		return goerr.Wrap(err, "failed to sync history directory", goerr.V("history_id", h.ID))
+	}
+	if h.Revision == 0 {
+		_, err = tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta) VALUES (?, ?, ?, ?, ?, ?)`,
+			string(h.ID), s.workspace, string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON))
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE histories SET alert_id = ?, updated_at = ?, revision = ?, meta = ? WHERE id = ? AND revision = ?`,
+			string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), string(h.ID), h.Revision)
+	}
+	if err != nil {
+		return goerr.Wrap(err, "failed to write history metadata", goerr.V("history_id", h.ID))
+	}
+	if err := tx.Commit(); err != nil {
+		return goerr.Wrap(err, "failed to commit history metadata", goerr.V("history_id", h.ID))
+	}
+	h.Workspace = meta.Workspace
+	h.Revision = meta.Revision
+	h.ContentVersion = meta.Revision
+	h.CreatedAt, h.UpdatedAt = meta.CreatedAt, meta.UpdatedAt
+	return nil
+}
+
+// DeleteHistory implements store.Histories. Metadata goes first, so it never points at a
+// missing transcript; a transcript left behind by a crash is an orphan for fsck.
+func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
+	if !store.ValidHistoryID(id) {
+		return notFound(id)
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM histories WHERE id = ? AND workspace = ?`, string(id), s.workspace)
+	if err != nil {
+		return goerr.Wrap(err, "failed to delete history metadata", goerr.V("history_id", id))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound(id)
+	}
+	if err := os.Remove(s.objectPath(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return goerr.Wrap(err, "failed to delete transcript", goerr.V("history_id", id))
+	}
+	return nil
+}
+
+// ListHistories implements store.Histories with an indexed, limited query per page.
+func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
+	limit := store.ClampLimit(q.Limit)
+	var sb strings.Builder
+	args := []any{s.workspace}
+	sb.WriteString(`SELECT id, meta FROM histories WHERE workspace = ?`)
+	if q.AlertID != "" {
+		sb.WriteString(` AND alert_id = ?`)
+		args = append(args, string(q.AlertID))
+	}
+	if !q.UpdatedBefore.IsZero() {
+		sb.WriteString(` AND updated_at < ?`)
+		args = append(args, micros(q.UpdatedBefore))
+	}
+	if q.Cursor != "" {
+		t, id, err := store.DecodeCursor(q.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		sb.WriteString(` AND (updated_at < ? OR (updated_at = ? AND id < ?))`)
+		args = append(args, micros(t), micros(t), id)
+	}
+	sb.WriteString(` ORDER BY updated_at DESC, id DESC LIMIT ?`)
+	args = append(args, limit+1)
+	rows, err := s.db.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to list histories")
+	}
+	defer rows.Close()
+	page := &store.HistoryPage{}
+	for rows.Next() {
+		var id, meta string
+		if err := rows.Scan(&id, &meta); err != nil {
+			return nil, goerr.Wrap(err, "failed to read history row")
+		}
+		h, err := decodeMeta(model.HistoryID(id), meta)
+		if err != nil {
+			return nil, err
+		}
+		page.Histories = append(page.Histories, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to list histories")
+	}
+	if len(page.Histories) > limit {
+		page.Histories = page.Histories[:limit]
+		last := page.Histories[limit-1]
+		page.NextCursor = store.EncodeCursor(last.UpdatedAt, string(last.ID))
+	}
+	return page, nil
+}
+
+// FindHistories implements store.Histories.
+func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM histories WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
+		s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to find histories", goerr.V("prefix", prefix))
+	}
+	defer rows.Close()
+	var ids []model.HistoryID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, goerr.Wrap(err, "failed to read history row")
+		}
+		ids = append(ids, model.HistoryID(id))
+	}
+	return ids, rows.Err()
+}
+
+// PutAlert implements store.Alerts.
+func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
+	created := a.CreatedAt
+	if created.IsZero() {
+		created = store.Now()
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO alerts (workspace, id, title, data, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		s.workspace, string(a.ID), a.Title, []byte(a.Data), micros(created))
+	if err != nil {
+		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// GetAlert implements store.Alerts.
+func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error) {
+	var a model.Alert
+	var title string
+	var data []byte
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT title, data, created_at FROM alerts WHERE workspace = ? AND id = ?`, s.workspace, string(id)).
+		Scan(&title, &data, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, goerr.Wrap(store.ErrNotFound, "alert not found", goerr.V("alert_id", id))
+	}
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read alert", goerr.V("alert_id", id))
+	}
+	a.ID, a.Title, a.Data, a.CreatedAt = id, title, data, time.UnixMicro(created).UTC()
+	return &a, nil
+}
+
+// ListAlerts implements store.Alerts.
+func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
+	limit := store.ClampLimit(q.Limit)
+	query := `SELECT id, title, created_at FROM alerts WHERE workspace = ?`
+	args := []any{s.workspace}
+	if q.Cursor != "" {
+		t, id, err := store.DecodeCursor(q.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		query += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, micros(t), micros(t), id)
+	}
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to list alerts")
+	}
+	defer rows.Close()
+	page := &store.AlertPage{}
+	for rows.Next() {
+		var id, title string
+		var created int64
+		if err := rows.Scan(&id, &title, &created); err != nil {
+			return nil, goerr.Wrap(err, "failed to read alert row")
+		}
+		page.Alerts = append(page.Alerts, &model.Alert{ID: model.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to list alerts")
+	}
+	if len(page.Alerts) > limit {
+		page.Alerts = page.Alerts[:limit]
+		last := page.Alerts[limit-1]
+		page.NextCursor = store.EncodeCursor(last.CreatedAt, string(last.ID))
+	}
+	return page, nil
+}
