@@ -1,0 +1,180 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line in process with the given stdin; dataDir isolates the store.
+func runCLI(t *testing.T, dataDir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
+	full := append([]string{"alertchat", "--data-dir", dataDir}, args...)
+	code = Run(context.Background(), full, ios)
+	return out.String(), errOut.String(), code
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestAlertAdd(t *testing.T) {
+	t.Parallel()
+	guardduty, err := os.ReadFile("../testdata/alerts/guardduty.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		wantErr  string
+	}{
+		{"file", []string{"alert", "add", "-f", writeFile(t, "a.json", string(guardduty))}, "", 0, ""},
+		{"stdin", []string{"alert", "add", "-f", "-"}, `{"Title": "from stdin"}`, 0, ""},
+		{"array", []string{"alert", "add", "-f", "-"}, `[{"a": 1}]`, 0, ""},
+		{"not an object", []string{"alert", "add", "-f", "-"}, `"just a string"`, 2, "JSON object or array"},
+		{"malformed", []string{"alert", "add", "-f", "-"}, `{"a": `, 2, "not valid JSON"},
+		{"empty stdin", []string{"alert", "add", "-f", "-"}, ``, 2, "empty"},
+		{"binary", []string{"alert", "add", "-f", "-"}, "{\"a\":\"\x00\xff\"}", 2, "UTF-8"},
+		{"missing file", []string{"alert", "add", "-f", "/does/not/exist.json"}, "", 2, "no such file"},
+		{"directory", []string{"alert", "add", "-f", t.TempDir()}, "", 2, "directory"},
+		{"no -f", []string{"alert", "add"}, "", 2, "file"},
+		{"extra args", []string{"alert", "add", "-f", "-", "extra"}, `{}`, 2, "unexpected"},
+		{"bad flag", []string{"alert", "add", "--nope"}, "", 2, "nope"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out, errOut, code := runCLI(t, dir, tc.stdin, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
+			}
+			if tc.wantCode != 0 {
+				if out != "" {
+					t.Errorf("stdout on failure: %q", out)
+				}
+				if !strings.Contains(errOut, tc.wantErr) {
+					t.Errorf("stderr %q does not mention %q", errOut, tc.wantErr)
+				}
+				// Nothing stored.
+				list, _, _ := runCLI(t, dir, "", "alert", "list")
+				if list != "" {
+					t.Errorf("a failed add stored something: %q", list)
+				}
+				return
+			}
+			id := strings.TrimSpace(out)
+			if len(id) != 36 || strings.Count(out, "\n") != 1 {
+				t.Fatalf("stdout is not just the ID: %q", out)
+			}
+			again, _, code := runCLI(t, dir, tc.stdin, tc.args...)
+			if code != 0 || strings.TrimSpace(again) != id {
+				t.Fatalf("re-adding gave %q (exit %d), want the same ID %s", again, code, id)
+			}
+			list, _, _ := runCLI(t, dir, "", "alert", "list")
+			if strings.Count(list, "\n") != 1 {
+				t.Fatalf("re-adding duplicated the alert: %q", list)
+			}
+		})
+	}
+}
+
+func TestAlertListAndShow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, _, _ := runCLI(t, dir, `{"Title": "First alert", "n": 1}`, "alert", "add", "-f", "-")
+	second, _, _ := runCLI(t, dir, `{"finding": {"category": "Second alert"}}`, "alert", "add", "-f", "-")
+	first, second = strings.TrimSpace(first), strings.TrimSpace(second)
+
+	out, _, code := runCLI(t, dir, "", "alert", "list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], second+"\t") || !strings.HasPrefix(lines[1], first+"\t") {
+		t.Fatalf("piped list is not tab-separated newest first: %q", out)
+	}
+	if !strings.HasSuffix(lines[0], "\tSecond alert") {
+		t.Fatalf("title missing: %q", lines[0])
+	}
+
+	out, _, _ = runCLI(t, dir, "", "alert", "list", "-o", "json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("list -o json: %v: %q", err, out)
+	}
+	if len(list) != 2 || list[0]["id"] != second || list[0]["title"] != "Second alert" || list[0]["created_at"] == "" {
+		t.Fatalf("list -o json: %v", list)
+	}
+	out, _, _ = runCLI(t, dir, "", "alert", "list", "--limit", "1", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+		t.Fatalf("--limit 1: %v %q", err, out)
+	}
+
+	out, _, code = runCLI(t, dir, "", "alert", "show", first)
+	if code != 0 || strings.TrimSpace(out) != `{"Title": "First alert", "n": 1}` {
+		t.Fatalf("show: exit %d, %q", code, out)
+	}
+	out, _, code = runCLI(t, dir, "", "alert", "show", first, "-o", "json")
+	var shown map[string]any
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || code != 0 {
+		t.Fatalf("show -o json: %v %q", err, out)
+	}
+	if shown["id"] != first || shown["data"].(map[string]any)["n"] != 1.0 {
+		t.Fatalf("show -o json: %v", shown)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"alert", "show", "00000000-0000-0000-0000-000000000000"}, 3},
+		{[]string{"alert", "show"}, 2},
+		{[]string{"alert", "show", first, "-o", "yaml"}, 2},
+		{[]string{"alert", "list", "--limit", "0"}, 2},
+		{[]string{"--workspace", "other", "alert", "show", first}, 3},
+		{[]string{"--workspace", "../bad", "alert", "list"}, 2},
+		{[]string{"--firestore-project", "p", "alert", "list"}, 2},
+		{[]string{"nosuchcommand"}, 2},
+	} {
+		_, errOut, code := runCLI(t, dir, "", tc.args...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
+		}
+		if code != 0 && !strings.HasPrefix(errOut, "Error: ") {
+			t.Errorf("%v: stderr %q", tc.args, errOut)
+		}
+	}
+	out, _, _ = runCLI(t, dir, "", "--workspace", "other", "alert", "list")
+	if out != "" {
+		t.Fatalf("another workspace lists alerts: %q", out)
+	}
+}
+
+func TestAlertListTTY(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	runCLI(t, dir, `{"Title": "Shown to people"}`, "alert", "add", "-f", "-")
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, StdoutTTY: true}
+	if code := Run(context.Background(), []string{"alertchat", "--data-dir", dir, "alert", "list"}, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.HasPrefix(out.String(), "ID") || !strings.Contains(out.String(), "just now") || strings.Contains(out.String(), "\t") {
+		t.Fatalf("terminal list is not a table: %q", out.String())
+	}
+}

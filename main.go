@@ -1,0 +1,24 @@
+// Command alertchat is a terminal chat tool for security analysts: load an alert, ask Gemini
+// about it, and keep, list, resume and script the conversations.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/joho/godotenv"
+
+	"github.com/alertchat/alertchat/cmd"
+)
+
+func main() {
+	// .env in the working directory, when present, fills variables the environment lacks.
+	if _, err := os.Stat(".env"); err == nil {
+		_ = godotenv.Load()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	os.Exit(cmd.Run(ctx, os.Args, cmd.SystemIO()))
+}
