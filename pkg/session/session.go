@@ -1,0 +1,325 @@
+// Package session is one conversation about one alert: it sends the transcript and a new
+// question to Gemini with the alert in the system instruction, streams the answer, names the
+// conversation from its first question, and saves every turn through the redaction step.
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// LLM is the part of the Gemini client a session uses; *genai.Models satisfies it.
+type LLM interface {
+	GenerateContent(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) (*genai.GenerateContentResponse, error)
+	GenerateContentStream(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) iter.Seq2[*genai.GenerateContentResponse, error]
+}
+
+// HistoryStore is where a session saves its history.
+type HistoryStore interface {
+	SaveHistory(ctx context.Context, h *model.History) error
+}
+
+// Redactor removes personal data and secrets. Every write of a history passes through it.
+type Redactor interface {
+	// RedactContents redacts every string of contents in place and returns per-type counts.
+	RedactContents(contents []*genai.Content) map[string]int
+	// RedactString returns s redacted and per-type counts.
+	RedactString(s string) (string, map[string]int)
+}
+
+// Options are a session's dependencies and settings.
+type Options struct {
+	LLM      LLM
+	Store    HistoryStore
+	Redactor Redactor
+	Model    string
+	// Titles turns on generated titles; when off (or when generation fails) the title is the
+	// first line of the first question.
+	Titles bool
+	// TitleModel defaults to Model.
+	TitleModel string
+	// SaveTimeout bounds a save; a turn's save is not cancelled with the turn.
+	SaveTimeout time.Duration
+	Now         func() time.Time
+}
+
+// titleTimeout bounds how long a finished answer waits for its title before falling back.
+const titleTimeout = 15 * time.Second
+
+// Session is one conversation. It is not safe for concurrent use.
+type Session struct {
+	opts    Options
+	alert   *model.Alert
+	history *model.History
+	system  *genai.Content
+}
+
+// New starts a session on alert, continuing h, or a new history when h is nil.
+func New(opts Options, alert *model.Alert, h *model.History) (*Session, error) {
+	if opts.LLM == nil || opts.Store == nil || opts.Redactor == nil {
+		return nil, goerr.New("session needs an LLM, a store and a redactor")
+	}
+	if opts.Model == "" {
+		return nil, goerr.New("session needs a model name")
+	}
+	if opts.TitleModel == "" {
+		opts.TitleModel = opts.Model
+	}
+	if opts.SaveTimeout == 0 {
+		opts.SaveTimeout = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = store.Now
+	}
+	if h == nil {
+		h = &model.History{ID: store.NewHistoryID(), AlertID: alert.ID}
+	} else if h.AlertID != alert.ID {
+		return nil, goerr.New("history belongs to another alert", goerr.V("history_id", h.ID), goerr.V("alert_id", alert.ID))
+	}
+	return &Session{opts: opts, alert: alert, history: h, system: systemInstruction(alert)}, nil
+}
+
+// systemInstruction puts the alert under analysis in front of every request.
+func systemInstruction(a *model.Alert) *genai.Content {
+	var b strings.Builder
+	b.WriteString("You assist a security analyst who is investigating the alert below. ")
+	b.WriteString("Answer precisely and concisely, point to the fields of the alert that support each statement, ")
+	b.WriteString("and say plainly when the alert does not contain what is needed to answer.\n\nAlert (JSON):\n")
+	b.Write(a.Data)
+	return genai.NewContentFromText(b.String(), "")
+}
+
+// History returns the session's history (metadata and transcript).
+func (s *Session) History() *model.History { return s.history }
+
+// Alert returns the alert under discussion.
+func (s *Session) Alert() *model.Alert { return s.alert }
+
+// Turn is the outcome of one Send.
+type Turn struct {
+	// Answer is the model's text (thoughts excluded).
+	Answer string
+	Usage  model.Usage
+	// Partial is set when the answer was cut off (cancelled or failed mid-stream) and what had
+	// arrived was kept.
+	Partial bool
+	// SaveErr is set when the turn is in the session but could not be saved.
+	SaveErr error
+}
+
+// Send asks input, streaming the answer's text to onText as it arrives. On success, the
+// question and the model's complete reply are appended to the transcript and the history is
+// saved. When the model fails before answering anything, the transcript is unchanged and the
+// error returned, so the question can be sent again.
+func (s *Session) Send(ctx context.Context, input string, onText func(string)) (*Turn, error) {
+	input = strings.TrimSpace(input)
+	if input == "" {
+		return nil, goerr.New("empty question")
+	}
+	user := genai.NewContentFromText(input, genai.RoleUser)
+	contents := make([]*genai.Content, 0, len(s.history.Contents)+1)
+	contents = append(contents, s.history.Contents...)
+	contents = append(contents, user)
+
+	// The title is asked for alongside the first answer, never before it.
+	var titleCh chan titleResult
+	if s.needsTitle() && s.opts.Titles {
+		titleCh = make(chan titleResult, 1)
+		go func() {
+			tctx, cancel := context.WithTimeout(ctx, titleTimeout)
+			defer cancel()
+			t, err := generateTitle(tctx, s.opts.LLM, s.opts.TitleModel, input)
+			titleCh <- titleResult{t, err}
+		}()
+	}
+
+	reply, usage, streamErr := s.stream(ctx, contents, onText)
+	if streamErr != nil && !hasParts(reply) {
+		return nil, streamErr
+	}
+	turn := &Turn{Answer: answerText(reply), Usage: usage, Partial: streamErr != nil}
+
+	h := s.history
+	now := s.opts.Now()
+	if h.CreatedAt.IsZero() {
+		h.CreatedAt = now
+	}
+	h.UpdatedAt = now
+	h.Contents = append(h.Contents, user, reply)
+	h.MessageCount = len(h.Contents)
+	h.Usage = h.Usage.Add(usage)
+	if s.needsTitle() {
+		s.setTitle(input, titleCh)
+	}
+	turn.SaveErr = s.save(ctx)
+	if streamErr != nil {
+		return turn, streamErr
+	}
+	return turn, nil
+}
+
+// stream sends contents and assembles the model's reply from the chunks. On an error after
+// some chunks, the reply holds what arrived.
+func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string)) (*genai.Content, model.Usage, error) {
+	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system}
+	reply := &genai.Content{Role: genai.RoleModel}
+	var usage model.Usage
+	var blocked string
+	for resp, err := range s.opts.LLM.GenerateContentStream(ctx, s.opts.Model, contents, cfg) {
+		if err != nil {
+			return reply, usage, goerr.Wrap(err, "model request failed", goerr.V("model", s.opts.Model))
+		}
+		if resp.UsageMetadata != nil {
+			usage = usageOf(resp.UsageMetadata)
+		}
+		if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
+			blocked = string(resp.PromptFeedback.BlockReason)
+		}
+		if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
+			continue
+		}
+		for _, p := range resp.Candidates[0].Content.Parts {
+			if p == nil {
+				continue
+			}
+			appendPart(reply, p)
+			if p.Text != "" && !p.Thought && onText != nil {
+				onText(p.Text)
+			}
+		}
+	}
+	if blocked != "" && !hasParts(reply) {
+		return reply, usage, goerr.Wrap(ErrBlocked, "the model refused the question", goerr.V("reason", blocked))
+	}
+	if !hasParts(reply) {
+		return reply, usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer")
+	}
+	return reply, usage, nil
+}
+
+// appendPart adds p to c, joining streamed text pieces into one part. Parts carrying a thought
+// signature, and anything that is not plain text, keep their own place: order is untouched.
+func appendPart(c *genai.Content, p *genai.Part) {
+	if n := len(c.Parts); n > 0 && isPlainText(p) && len(p.ThoughtSignature) == 0 {
+		last := c.Parts[n-1]
+		if isPlainText(last) && last.Thought == p.Thought && len(last.ThoughtSignature) == 0 {
+			joined := *last
+			joined.Text += p.Text
+			c.Parts[n-1] = &joined
+			return
+		}
+	}
+	cp := *p
+	c.Parts = append(c.Parts, &cp)
+}
+
+func isPlainText(p *genai.Part) bool {
+	return p.Text != "" && p.InlineData == nil && p.FileData == nil && p.FunctionCall == nil &&
+		p.FunctionResponse == nil && p.ExecutableCode == nil && p.CodeExecutionResult == nil &&
+		p.VideoMetadata == nil
+}
+
+func hasParts(c *genai.Content) bool { return c != nil && len(c.Parts) > 0 }
+
+func answerText(c *genai.Content) string {
+	var b strings.Builder
+	for _, p := range c.Parts {
+		if p.Text != "" && !p.Thought {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+func usageOf(u *genai.GenerateContentResponseUsageMetadata) model.Usage {
+	return model.Usage{
+		InputTokens:  int64(u.PromptTokenCount),
+		OutputTokens: int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
+	}
+}
+
+func (s *Session) needsTitle() bool {
+	return s.history.Title == "" && s.history.TitleSource == ""
+}
+
+type titleResult struct {
+	title string
+	err   error
+}
+
+// setTitle takes the generated title when there is a good one, else the fallback.
+func (s *Session) setTitle(input string, titleCh chan titleResult) {
+	h := s.history
+	if titleCh != nil {
+		if r := <-titleCh; r.err == nil {
+			h.Title, h.TitleSource = r.title, model.TitleGenerated
+			return
+		}
+	}
+	h.Title, h.TitleSource = FallbackTitle(input), model.TitleFallback
+}
+
+// SetTitle sets a manual title, which is never replaced by a generated one, and saves.
+func (s *Session) SetTitle(ctx context.Context, title string) error {
+	t := CleanManualTitle(title)
+	if t == "" {
+		return goerr.Wrap(ErrInvalidTitle, "a title cannot be empty")
+	}
+	s.history.Title, s.history.TitleSource = t, model.TitleManual
+	if len(s.history.Contents) == 0 {
+		return nil // saved with the first turn
+	}
+	return s.save(ctx)
+}
+
+// Save writes the history now (after a failed save, for instance).
+func (s *Session) Save(ctx context.Context) error { return s.save(ctx) }
+
+// save is the only way a session writes its history: redaction first, then the store.
+func (s *Session) save(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.SaveTimeout)
+	defer cancel()
+	RedactHistory(s.opts.Redactor, s.history)
+	if err := s.opts.Store.SaveHistory(ctx, s.history); err != nil {
+		return goerr.Wrap(err, "failed to save history", goerr.V("history_id", s.history.ID))
+	}
+	return nil
+}
+
+// RedactHistory passes everything of h that is about to be written through r: the contents not
+// yet redacted (a turn's save scans only what is new) and the title. Counts accumulate in
+// h.Redactions.
+func RedactHistory(r Redactor, h *model.History) {
+	if h.RedactedCount > len(h.Contents) {
+		h.RedactedCount = 0 // the transcript was replaced; scan it all
+	}
+	counts := r.RedactContents(h.Contents[h.RedactedCount:])
+	h.RedactedCount = len(h.Contents)
+	title, tc := r.RedactString(h.Title)
+	h.Title = title
+	for _, c := range []map[string]int{counts, tc} {
+		for k, v := range c {
+			if v == 0 {
+				continue
+			}
+			if h.Redactions == nil {
+				h.Redactions = map[string]int{}
+			}
+			h.Redactions[k] += v
+		}
+	}
+}
+
+// MarshalTranscript is the transcript as stored, for exports.
+func MarshalTranscript(contents []*genai.Content) ([]byte, error) {
+	return json.MarshalIndent(contents, "", "  ")
+}

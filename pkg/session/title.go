@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+)
+
+// Title limits: generated and fallback titles alike fit in MaxTitleRunes.
+const (
+	MaxTitleRunes      = 60
+	fallbackTitleRunes = 40
+)
+
+const titlePrompt = `Generate a chat session title from this user query.
+
+Rules:
+- Use the SAME LANGUAGE as the user's query
+- For English: 3-5 words, Title Case
+- For Chinese/Japanese/Korean: 5-15 characters
+- No quotes, no trailing punctuation, no emojis
+- Reply with the title only
+
+Query:
+`
+
+// generateTitle asks the model for a title of the first question; junk is an error, so the
+// caller falls back.
+func generateTitle(ctx context.Context, llm LLM, modelName, input string) (string, error) {
+	budget := int32(0)
+	cfg := &genai.GenerateContentConfig{
+		Temperature:     genai.Ptr[float32](0.2),
+		MaxOutputTokens: 64,
+		ThinkingConfig:  &genai.ThinkingConfig{ThinkingBudget: &budget},
+	}
+	q := input
+	if r := []rune(q); len(r) > 2000 {
+		q = string(r[:2000])
+	}
+	resp, err := llm.GenerateContent(ctx, modelName, []*genai.Content{genai.NewContentFromText(titlePrompt+q, genai.RoleUser)}, cfg)
+	if err != nil {
+		return "", goerr.Wrap(err, "title request failed")
+	}
+	var raw strings.Builder
+	if len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
+		for _, p := range resp.Candidates[0].Content.Parts {
+			if p.Text != "" && !p.Thought {
+				raw.WriteString(p.Text)
+			}
+		}
+	}
+	title := CleanGeneratedTitle(raw.String())
+	if title == "" {
+		return "", goerr.New("the model returned no usable title")
+	}
+	return title, nil
+}
+
+// CleanGeneratedTitle tidies a model's title: its first line, without quotes, emoji, markdown
+// or trailing punctuation, at most MaxTitleRunes. It returns "" for junk.
+func CleanGeneratedTitle(raw string) string {
+	line := ""
+	for _, l := range strings.Split(raw, "\n") {
+		if strings.TrimSpace(l) != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.TrimSpace(line)
+	for _, p := range []string{"Title:", "title:", "タイトル:", "タイトル："} {
+		line = strings.TrimSpace(strings.TrimPrefix(line, p))
+	}
+	line = strings.Map(func(r rune) rune {
+		switch {
+		case isEmoji(r), unicode.IsControl(r):
+			return -1
+		case strings.ContainsRune("\"'`“”‘’「」『』*#", r):
+			return -1
+		}
+		return r
+	}, line)
+	line = strings.Join(strings.Fields(line), " ")
+	line = strings.TrimRightFunc(line, func(r rune) bool {
+		return unicode.IsPunct(r) && !strings.ContainsRune(")]）", r) || unicode.IsSpace(r)
+	})
+	if !strings.ContainsFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return ""
+	}
+	// A title the length of a paragraph is not a title.
+	if utf8.RuneCountInString(line) > 2*MaxTitleRunes {
+		return ""
+	}
+	return clipRunes(line, MaxTitleRunes)
+}
+
+func isEmoji(r rune) bool {
+	return unicode.Is(unicode.So, r) || r == 0xFE0F || r == 0x200D || (r >= 0x1F000 && r <= 0x1FAFF) || (r >= 0x1F3FB && r <= 0x1F3FF)
+}
+
+// FallbackTitle is the first line of the first question, cut at 40 runes on a word boundary
+// with "..." when longer.
+func FallbackTitle(input string) string {
+	line := ""
+	for _, l := range strings.Split(input, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, line)), " ")
+	r := []rune(line)
+	if len(r) <= fallbackTitleRunes {
+		return line
+	}
+	cut := fallbackTitleRunes
+	// Prefer the last space within the limit, unless that leaves too little.
+	for i := fallbackTitleRunes; i > fallbackTitleRunes/2; i-- {
+		if unicode.IsSpace(r[i]) {
+			cut = i
+			break
+		}
+	}
+	return clipRunes(strings.TrimSpace(string(r[:cut]))+"...", MaxTitleRunes)
+}
+
+// CleanManualTitle makes a user's title one clean line of at most MaxTitleRunes.
+func CleanManualTitle(t string) string {
+	t = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, t)
+	return clipRunes(strings.Join(strings.Fields(t), " "), MaxTitleRunes)
+}
+
+// clipRunes cuts s to n runes, the last three being "...", never splitting a rune.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}
