@@ -1,0 +1,335 @@
+// Command testrun runs the project's tests against a Firestore emulator it starts and stops
+// itself:
+//
+//	go run ./internal/cmd/testrun [flags] [-- command args...]
+//
+// It finds the emulator jar and java, starts the emulator on a free loopback port in its own
+// process group (its output goes to a log file, shown only if it fails to start), waits until
+// it answers, then runs the command (default: go test -race -count=1 ./...) with
+// FIRESTORE_EMULATOR_HOST and ALERTCHAT_TEST_REQUIRE_EMULATOR=1 set, streaming its output.
+// SIGINT and SIGTERM are forwarded to the command; the emulator is always stopped.
+//
+// Exit status: the command's own (128+N when it was killed by signal N), or 125 when the
+// runner itself failed (java or the emulator missing, the emulator not starting, the command
+// not startable).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	exitRunner   = 125
+	emulatorMain = "com.google.cloud.datastore.emulator.firestore.CloudFirestore"
+	jarRel       = "platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
+	installHint  = "install it with `apt-get install google-cloud-cli-firestore-emulator openjdk-17-jre-headless` " +
+		"(or `gcloud components install cloud-firestore-emulator`), or point FIRESTORE_EMULATOR_JAR at the jar"
+)
+
+var defaultCommand = []string{"go", "test", "-race", "-count=1", "./..."}
+
+func main() { os.Exit(run()) }
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "testrun: "+format+"\n", args...) }
+
+func run() int {
+	fl := flag.NewFlagSet("testrun", flag.ContinueOnError)
+	startTimeout := fl.Duration("start-timeout", 60*time.Second, "how long to wait for the emulator to answer")
+	heap := fl.String("java-heap", "512m", "maximum Java heap of the emulator (-Xmx)")
+	fl.Usage = func() {
+		fmt.Fprintf(fl.Output(), "usage: go run ./internal/cmd/testrun [flags] [-- command args...]\n"+
+			"Starts the Firestore emulator, runs the command (default %q) against it, stops it.\nflags:\n",
+			strings.Join(defaultCommand, " "))
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	command := fl.Args()
+	if len(command) == 0 {
+		command = defaultCommand
+	}
+
+	// Catch signals from now on, so that no emulator is ever left behind.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	java, err := findJava()
+	if err != nil {
+		logf("%v", err)
+		return exitRunner
+	}
+	jar, err := findJar()
+	if err != nil {
+		logf("%v", err)
+		return exitRunner
+	}
+	tmp, err := os.MkdirTemp("", "alertchat-testrun-")
+	if err != nil {
+		logf("temp dir: %v", err)
+		return exitRunner
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+
+	start := time.Now()
+	emu, err := startEmulator(java, jar, *heap, tmp, *startTimeout, sigs)
+	if err != nil {
+		logf("%v", err)
+		if errors.Is(err, errInterrupted) {
+			return 130
+		}
+		return exitRunner
+	}
+	defer emu.stop()
+	logf("Firestore emulator ready at %s (%.1fs); running: %s", emu.host, time.Since(start).Seconds(), strings.Join(command, " "))
+
+	code := runCommand(command, emu, sigs)
+	if code != 0 {
+		logf("%s: exit status %d", command[0], code)
+	}
+	return code
+}
+
+var errInterrupted = errors.New("interrupted while starting the Firestore emulator")
+
+func findJava() (string, error) {
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		p := filepath.Join(home, "bin", "java")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("java")
+	if err != nil {
+		return "", fmt.Errorf("java not found (the Firestore emulator needs Java 11 or later): %s", installHint)
+	}
+	return p, nil
+}
+
+func findJar() (string, error) {
+	if p := os.Getenv("FIRESTORE_EMULATOR_JAR"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("FIRESTORE_EMULATOR_JAR=%s: %v", p, err)
+		}
+		return p, nil
+	}
+	var roots []string
+	if r := os.Getenv("CLOUDSDK_ROOT_DIR"); r != "" {
+		roots = append(roots, r)
+	}
+	roots = append(roots, "/usr/lib/google-cloud-sdk", "/usr/share/google-cloud-sdk", "/opt/google-cloud-sdk")
+	if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, filepath.Join(home, "google-cloud-sdk"))
+	}
+	// The SDK root is two levels above the real gcloud script (ROOT/bin/gcloud).
+	if g, err := exec.LookPath("gcloud"); err == nil {
+		if real, err := filepath.EvalSymlinks(g); err == nil {
+			roots = append(roots, filepath.Dir(filepath.Dir(real)))
+		}
+	}
+	for _, r := range roots {
+		p := filepath.Join(r, jarRel)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("Firestore emulator jar not found (looked for %s under %s): %s",
+		jarRel, strings.Join(roots, ", "), installHint)
+}
+
+type emulator struct {
+	cmd  *exec.Cmd
+	host string
+	done chan struct{} // closed when the process has exited
+}
+
+// startEmulator starts the emulator and waits until it answers. A port taken between
+// choosing and binding it (other users of the machine) gets a few retries.
+func startEmulator(java, jar, heap, dir string, timeout time.Duration, sigs <-chan os.Signal) (*emulator, error) {
+	var lastErr error
+	for attempt := 1; attempt <= 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		logPath := filepath.Join(dir, fmt.Sprintf("emulator-%d.log", attempt))
+		emu, err := launch(java, jar, heap, port, logPath)
+		if err != nil {
+			return nil, err
+		}
+		err = emu.waitReady(timeout, sigs)
+		if err == nil {
+			return emu, nil
+		}
+		emu.stop()
+		if errors.Is(err, errInterrupted) {
+			return nil, err
+		}
+		lastErr = fmt.Errorf("%w\n--- emulator log (%s) ---\n%s", err, logPath, readLog(logPath))
+		if !errors.Is(err, errExited) {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func launch(java, jar, heap string, port int, logPath string) (*emulator, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("emulator log: %w", err)
+	}
+	cmd := exec.Command(java, "-Xmx"+heap, "-cp", jar, emulatorMain, "start",
+		"--host=127.0.0.1", "--port="+strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start the Firestore emulator (%s): %w", java, err)
+	}
+	emu := &emulator{cmd: cmd, host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		close(emu.done)
+	}()
+	return emu, nil
+}
+
+var errExited = errors.New("the Firestore emulator exited before it was ready")
+
+func (e *emulator) waitReady(timeout time.Duration, sigs <-chan os.Signal) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	client := &http.Client{Timeout: time.Second}
+	for {
+		if e.answers(client) {
+			return nil
+		}
+		select {
+		case <-e.done:
+			return fmt.Errorf("%w (%s)", errExited, e.cmd.ProcessState)
+		case <-deadline.C:
+			return fmt.Errorf("the Firestore emulator did not answer on %s within %s", e.host, timeout)
+		case s := <-sigs:
+			return fmt.Errorf("%w (%s)", errInterrupted, s)
+		case <-tick.C:
+		}
+	}
+}
+
+func (e *emulator) answers(client *http.Client) bool {
+	resp, err := client.Get("http://" + e.host + "/")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
+	return resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body)) == "Ok"
+}
+
+// stop ends the emulator's whole process group: SIGTERM, then SIGKILL after 5 s.
+func (e *emulator) stop() {
+	pgid := e.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-e.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-e.done
+	}
+	// Anything the java process left in its group.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func readLog(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	const max = 16 << 10
+	if len(data) > max {
+		data = append([]byte("...\n"), data[len(data)-max:]...)
+	}
+	return string(data)
+}
+
+// runCommand runs the test command in its own process group, forwarding SIGINT and SIGTERM to
+// the group (a second signal kills it), and returns its exit status.
+func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
+	cmd := exec.CommandContext(context.Background(), command[0], command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(),
+		"FIRESTORE_EMULATOR_HOST="+emu.host,
+		"ALERTCHAT_TEST_REQUIRE_EMULATOR=1",
+	)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf("start %s: %v", command[0], err)
+		return exitRunner
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	pgid := cmd.Process.Pid
+	signalled := false
+	emuDone := emu.done
+	for {
+		select {
+		case s := <-sigs:
+			sig := s.(syscall.Signal)
+			if signalled {
+				sig = syscall.SIGKILL
+			}
+			signalled = true
+			_ = syscall.Kill(-pgid, sig)
+		case <-emuDone:
+			logf("the Firestore emulator exited while the tests were running")
+			emuDone = nil // report once; the tests will fail on their own
+		case err := <-waited:
+			return exitStatus(err)
+		}
+	}
+}
+
+func exitStatus(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	logf("%v", err)
+	return exitRunner
+}

@@ -1,0 +1,133 @@
+package cloud
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/grpc/codes"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// alertDoc is the Firestore document of an alert.
+type alertDoc struct {
+	Workspace string    `firestore:"workspace"`
+	ID        string    `firestore:"id"`
+	Title     string    `firestore:"title"`
+	Data      string    `firestore:"data"`
+	CreatedAt time.Time `firestore:"created_at"`
+}
+
+// maxAlertData keeps an alert document under Firestore's 1 MiB document limit (a string field
+// holds at most 1,048,487 bytes; the other fields and the name need the rest).
+const maxAlertData = 1_000_000
+
+// maxAlertID bounds an alert ID so that its document ID stays under Firestore's 1,500 bytes.
+const maxAlertID = 1024
+
+var alertIDEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
+
+// alertDocID is the document ID of an alert: "{workspace}:{alert ID}", so the same alert
+// stored in two workspaces is two documents. A workspace name holds no ':', which keeps the
+// ID unambiguous; '%' and '/' in the alert ID are percent-escaped, since '/' separates path
+// segments in Firestore. The document ID never starts with "__" or is "." or "..", because a
+// workspace name starts with a letter or digit.
+func alertDocID(workspace string, id model.AlertID) string {
+	return workspace + ":" + alertIDEscaper.Replace(string(id))
+}
+
+func validAlertID(id model.AlertID) bool { return id != "" && len(id) <= maxAlertID }
+
+func (d *alertDoc) alert(withData bool) *model.Alert {
+	a := &model.Alert{ID: model.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC()}
+	if withData && d.Data != "" {
+		a.Data = json.RawMessage(d.Data)
+	}
+	return a
+}
+
+// PutAlert creates the alert in this workspace. When the workspace already holds an alert
+// with that ID, nothing is written and created is false.
+func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
+	if a == nil || !validAlertID(a.ID) {
+		return false, goerr.Wrap(store.ErrInvalid, "invalid alert ID")
+	}
+	if len(a.Data) > maxAlertData {
+		return false, goerr.Wrap(store.ErrInvalid, "alert too large for Firestore (at most 1,000,000 bytes of JSON)",
+			goerr.V("alert_id", a.ID), goerr.V("size", len(a.Data)))
+	}
+	createdAt := normTime(a.CreatedAt)
+	doc := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: createdAt}
+	if _, err := s.alerts().Doc(alertDocID(s.workspace, a.ID)).Create(ctx, doc); err != nil {
+		if isCode(err, codes.AlreadyExists) {
+			return false, nil
+		}
+		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
+	}
+	a.CreatedAt = createdAt
+	return true, nil
+}
+
+// GetAlert returns an alert of this workspace with its data.
+func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error) {
+	nf := goerr.Wrap(store.ErrNotFound, "alert "+string(id)+" not found", goerr.V("alert_id", id))
+	if !validAlertID(id) {
+		return nil, nf
+	}
+	snap, err := s.alerts().Doc(alertDocID(s.workspace, id)).Get(ctx)
+	if err != nil {
+		if isCode(err, codes.NotFound) {
+			return nil, nf
+		}
+		return nil, goerr.Wrap(err, "failed to read alert", goerr.V("alert_id", id))
+	}
+	var d alertDoc
+	if err := snap.DataTo(&d); err != nil {
+		return nil, goerr.Wrap(err, "failed to decode alert", goerr.V("alert_id", id))
+	}
+	if d.Workspace != s.workspace || d.ID != string(id) {
+		return nil, nf
+	}
+	return d.alert(true), nil
+}
+
+// ListAlerts returns a page of alerts, newest first (Data is nil): one bounded query on the
+// (workspace, created_at desc, __name__ desc) index, reading no data field.
+func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
+	limit := store.ClampLimit(q.Limit)
+	query := s.alerts().Where("workspace", "==", s.workspace).
+		OrderBy("created_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+	if q.Cursor != "" {
+		t, id, err := store.DecodeCursor(q.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if !validAlertID(model.AlertID(id)) {
+			return nil, goerr.Wrap(store.ErrInvalid, "bad cursor", goerr.V("cursor", q.Cursor))
+		}
+		query = query.StartAfter(t, alertDocID(s.workspace, model.AlertID(id)))
+	}
+	snaps, err := query.Select("workspace", "id", "title", "created_at").Limit(limit + 1).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))
+	}
+	page := &store.AlertPage{Alerts: make([]*model.Alert, 0, min(len(snaps), limit))}
+	for i, snap := range snaps {
+		if i == limit {
+			last := page.Alerts[limit-1]
+			page.NextCursor = store.EncodeCursor(last.CreatedAt, string(last.ID))
+			break
+		}
+		var d alertDoc
+		if err := snap.DataTo(&d); err != nil {
+			return nil, goerr.Wrap(err, "failed to decode alert", goerr.V("doc", snap.Ref.ID))
+		}
+		page.Alerts = append(page.Alerts, d.alert(false))
+	}
+	return page, nil
+}

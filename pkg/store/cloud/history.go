@@ -1,0 +1,471 @@
+package cloud
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"hash/crc32"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"cloud.google.com/go/storage"
+	"github.com/google/uuid"
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/grpc/codes"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// historyDoc is the Firestore document of a history's metadata.
+type historyDoc struct {
+	ID               string         `firestore:"id"`
+	Workspace        string         `firestore:"workspace"`
+	AlertID          string         `firestore:"alert_id"`
+	Title            string         `firestore:"title"`
+	TitleSource      string         `firestore:"title_source"`
+	ParentID         string         `firestore:"parent_id"`
+	CreatedAt        time.Time      `firestore:"created_at"`
+	UpdatedAt        time.Time      `firestore:"updated_at"`
+	MessageCount     int64          `firestore:"message_count"`
+	Usage            usageDoc       `firestore:"usage"`
+	Redactions       map[string]int `firestore:"redactions"`
+	RedactedCount    int64          `firestore:"redacted_count"`
+	Revision         int64          `firestore:"revision"`
+	ObjectGeneration int64          `firestore:"object_generation"`
+}
+
+type usageDoc struct {
+	InputTokens  int64 `firestore:"input_tokens"`
+	OutputTokens int64 `firestore:"output_tokens"`
+}
+
+// Object metadata keys of a transcript object. writeIDKey tells a retried write that found
+// its own earlier attempt apart from a concurrent writer's.
+const (
+	historyIDKey = "history_id"
+	workspaceKey = "workspace"
+	writeIDKey   = "write_id"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func newHistoryDoc(h *model.History, workspace string, revision, generation int64) *historyDoc {
+	return &historyDoc{
+		ID:               string(h.ID),
+		Workspace:        workspace,
+		AlertID:          string(h.AlertID),
+		Title:            h.Title,
+		TitleSource:      h.TitleSource,
+		ParentID:         string(h.ParentID),
+		CreatedAt:        h.CreatedAt,
+		UpdatedAt:        h.UpdatedAt,
+		MessageCount:     int64(h.MessageCount),
+		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens},
+		Redactions:       h.Redactions,
+		RedactedCount:    int64(h.RedactedCount),
+		Revision:         revision,
+		ObjectGeneration: generation,
+	}
+}
+
+func (d *historyDoc) history() *model.History {
+	h := &model.History{
+		ID:            model.HistoryID(d.ID),
+		Workspace:     d.Workspace,
+		AlertID:       model.AlertID(d.AlertID),
+		Title:         d.Title,
+		TitleSource:   d.TitleSource,
+		ParentID:      model.HistoryID(d.ParentID),
+		CreatedAt:     d.CreatedAt.UTC(),
+		UpdatedAt:     d.UpdatedAt.UTC(),
+		MessageCount:  int(d.MessageCount),
+		Usage:         model.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
+		RedactedCount: int(d.RedactedCount),
+		Revision:      d.Revision,
+	}
+	if len(d.Redactions) > 0 {
+		h.Redactions = d.Redactions
+	}
+	return h
+}
+
+func decodeHistory(snap *firestore.DocumentSnapshot) (*historyDoc, error) {
+	var d historyDoc
+	if err := snap.DataTo(&d); err != nil {
+		return nil, goerr.Wrap(err, "failed to decode history metadata", goerr.V("history_id", snap.Ref.ID))
+	}
+	if d.ID == "" {
+		d.ID = snap.Ref.ID
+	}
+	return &d, nil
+}
+
+func notFound(id model.HistoryID) error {
+	return goerr.Wrap(store.ErrNotFound, "history "+string(id)+" not found", goerr.V("history_id", id))
+}
+
+func conflict(id model.HistoryID, cause string) error {
+	return goerr.Wrap(store.ErrConflict, "failed to save history "+string(id), goerr.V("history_id", id), goerr.V("cause", cause))
+}
+
+// getDoc reads the metadata of id in this workspace. A document of another workspace is
+// ErrNotFound, exactly like a missing one.
+func (s *Store) getDoc(ctx context.Context, id model.HistoryID) (*historyDoc, error) {
+	if !store.ValidHistoryID(id) {
+		return nil, notFound(id)
+	}
+	snap, err := s.histories().Doc(string(id)).Get(ctx)
+	if err != nil {
+		if isCode(err, codes.NotFound) {
+			return nil, notFound(id)
+		}
+		return nil, goerr.Wrap(err, "failed to read history metadata", goerr.V("history_id", id))
+	}
+	d, err := decodeHistory(snap)
+	if err != nil {
+		return nil, err
+	}
+	if d.Workspace != s.workspace {
+		return nil, notFound(id)
+	}
+	return d, nil
+}
+
+// GetHistoryMeta returns the metadata of a history (Contents nil, ContentVersion 0).
+func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error) {
+	d, err := s.getDoc(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return d.history(), nil
+}
+
+// GetHistory returns the metadata and the transcript. ContentVersion is the generation of the
+// object read, which may be newer than the metadata when a writer's metadata update is pending
+// or failed after its transcript write.
+func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error) {
+	d, err := s.getDoc(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	data, gen, err := s.readObject(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	contents, err := store.DecodeTranscript(id, data)
+	if err != nil {
+		return nil, err
+	}
+	h := d.history()
+	h.Contents = contents
+	h.ContentVersion = gen
+	return h, nil
+}
+
+func (s *Store) readObject(ctx context.Context, id model.HistoryID) ([]byte, int64, error) {
+	key := store.ObjectKey(s.prefix, id)
+	r, err := s.bucket.Object(key).NewReader(ctx)
+	if err != nil {
+		if errors.Is(err, storage.ErrObjectNotExist) {
+			// Not ErrNotFound: the metadata exists, its content is gone (an outside hand).
+			return nil, 0, goerr.New("transcript of history "+string(id)+" is missing from the bucket",
+				goerr.V("history_id", id), goerr.V("object", key))
+		}
+		return nil, 0, goerr.Wrap(err, "failed to read transcript of history "+string(id),
+			goerr.V("history_id", id), goerr.V("object", key))
+	}
+	defer func() { _ = r.Close() }()
+	var buf bytes.Buffer
+	if n := r.Attrs.Size; n > 0 && n < 1<<31 {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, 0, goerr.Wrap(err, "failed to read transcript of history "+string(id),
+			goerr.V("history_id", id), goerr.V("object", key))
+	}
+	return buf.Bytes(), r.Attrs.Generation, nil
+}
+
+// writeObject writes the transcript under cond and returns the new generation. A failed
+// condition is ErrConflict, unless the object found is this very write (a retried request
+// whose first attempt succeeded).
+func (s *Store) writeObject(ctx context.Context, id model.HistoryID, data []byte, cond storage.Conditions) (int64, error) {
+	key := store.ObjectKey(s.prefix, id)
+	obj := s.bucket.Object(key)
+	writeID := uuid.NewString()
+	w := obj.If(cond).NewWriter(ctx)
+	w.ContentType = "application/json"
+	w.Metadata = map[string]string{historyIDKey: string(id), workspaceKey: s.workspace, writeIDKey: writeID}
+	w.CRC32C = crc32.Checksum(data, castagnoli)
+	w.SendCRC32C = true
+	w.ChunkSize = chunkSize(len(data))
+	_, werr := w.Write(data)
+	cerr := w.Close()
+	err := errors.Join(werr, cerr)
+	if err == nil {
+		return w.Attrs().Generation, nil
+	}
+	if isPreconditionFailed(err) {
+		if attrs, aerr := obj.Attrs(ctx); aerr == nil && attrs.Metadata[writeIDKey] == writeID {
+			return attrs.Generation, nil
+		}
+		return 0, conflict(id, "transcript object changed by another writer")
+	}
+	return 0, goerr.Wrap(err, "failed to write transcript of history "+string(id),
+		goerr.V("history_id", id), goerr.V("object", key), goerr.V("size", len(data)))
+}
+
+// chunkSize makes a transcript of up to 16 MiB go up in one request with a buffer of its own
+// size (the writer's default buffer is 16 MiB on every write); larger ones upload in 16 MiB
+// chunks. The buffer is what lets the writer retry.
+func chunkSize(n int) int {
+	const unit, max = 256 << 10, 16 << 20
+	if n >= max {
+		return max
+	}
+	return (n/unit + 1) * unit // strictly larger than n: the upload ends inside the first chunk
+}
+
+// SaveHistory writes the transcript object, then the metadata document.
+//
+// Create (Revision 0): the object is written only if it does not exist, then the document is
+// created only if it does not exist. Update: the document must exist in this workspace at
+// h.Revision; the object is written only if its generation is still h.ContentVersion; then a
+// transaction checks the revision again and writes revision+1 with the new generation.
+//
+// Once the object is written, h.ContentVersion holds its generation even if the metadata
+// write then fails, so the same caller can retry the same save.
+func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+	if h == nil {
+		return goerr.Wrap(store.ErrInvalid, "history is nil")
+	}
+	if h.Revision < 0 {
+		return goerr.Wrap(store.ErrInvalid, "negative revision", goerr.V("history_id", h.ID))
+	}
+	if !store.ValidHistoryID(h.ID) {
+		if h.Revision > 0 {
+			return notFound(h.ID)
+		}
+		return goerr.Wrap(store.ErrInvalid, "invalid history ID", goerr.V("history_id", h.ID))
+	}
+	h.CreatedAt = normTime(h.CreatedAt)
+	h.UpdatedAt = normTime(h.UpdatedAt)
+	data, err := store.EncodeTranscript(h.Contents)
+	if err != nil {
+		return goerr.Wrap(err, "failed to save history "+string(h.ID), goerr.V("history_id", h.ID))
+	}
+	if h.Revision == 0 {
+		return s.create(ctx, h, data)
+	}
+	return s.update(ctx, h, data)
+}
+
+func normTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return store.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func (s *Store) create(ctx context.Context, h *model.History, data []byte) error {
+	cond := storage.Conditions{DoesNotExist: true}
+	if h.ContentVersion != 0 {
+		// A retry of a create whose metadata write failed: the object is ours.
+		cond = storage.Conditions{GenerationMatch: h.ContentVersion}
+	}
+	gen, err := s.writeObject(ctx, h.ID, data, cond)
+	if err != nil {
+		return err
+	}
+	h.ContentVersion = gen
+	if s.afterObjectWrite != nil {
+		s.afterObjectWrite(h.ID)
+	}
+	ref := s.histories().Doc(string(h.ID))
+	if _, err := ref.Create(ctx, newHistoryDoc(h, s.workspace, 1, gen)); err != nil {
+		if !isCode(err, codes.AlreadyExists) {
+			return goerr.Wrap(err, "failed to write metadata of history "+string(h.ID), goerr.V("history_id", h.ID))
+		}
+		// Ours if it points at the generation just written (a retried commit).
+		d, gerr := s.getDoc(ctx, h.ID)
+		if gerr != nil || d.ObjectGeneration != gen || d.Revision != 1 {
+			return conflict(h.ID, "history already exists")
+		}
+	}
+	h.Revision = 1
+	h.Workspace = s.workspace
+	return nil
+}
+
+func (s *Store) update(ctx context.Context, h *model.History, data []byte) error {
+	d, err := s.getDoc(ctx, h.ID)
+	if err != nil {
+		return err
+	}
+	if d.Revision != h.Revision {
+		return conflict(h.ID, "stale revision")
+	}
+	var cond storage.Conditions
+	switch {
+	case h.ContentVersion != 0:
+		cond.GenerationMatch = h.ContentVersion
+	case d.ObjectGeneration != 0:
+		cond.GenerationMatch = d.ObjectGeneration
+	default:
+		cond.DoesNotExist = true
+	}
+	gen, err := s.writeObject(ctx, h.ID, data, cond)
+	if err != nil {
+		return err
+	}
+	h.ContentVersion = gen
+	if s.afterObjectWrite != nil {
+		s.afterObjectWrite(h.ID)
+	}
+
+	ref := s.histories().Doc(string(h.ID))
+	obj := s.bucket.Object(store.ObjectKey(s.prefix, h.ID))
+	next := newHistoryDoc(h, s.workspace, h.Revision+1, gen)
+	err = s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		snap, err := tx.Get(ref)
+		if err != nil {
+			if isCode(err, codes.NotFound) {
+				return notFound(h.ID) // deleted meanwhile; the object is an orphan
+			}
+			return err
+		}
+		cur, err := decodeHistory(snap)
+		if err != nil {
+			return err
+		}
+		if cur.Workspace != s.workspace {
+			return notFound(h.ID)
+		}
+		if cur.Revision != h.Revision {
+			return conflict(h.ID, "stale revision")
+		}
+		// A writer that loaded our object before this metadata landed may have replaced it
+		// since: then it is the one to win, and this metadata must not describe its content.
+		attrs, err := obj.Attrs(ctx)
+		if err != nil {
+			if errors.Is(err, storage.ErrObjectNotExist) {
+				return conflict(h.ID, "transcript object removed by another writer")
+			}
+			return err
+		}
+		if attrs.Generation != gen {
+			return conflict(h.ID, "transcript object changed by another writer")
+		}
+		return tx.Set(ref, next)
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		return goerr.Wrap(err, "failed to write metadata of history "+string(h.ID), goerr.V("history_id", h.ID))
+	}
+	h.Revision++
+	h.Workspace = s.workspace
+	return nil
+}
+
+// DeleteHistory removes the metadata, then the transcript object: metadata never points at a
+// missing object, and an object left behind by a failure is an orphan that a repair can find.
+func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
+	if _, err := s.getDoc(ctx, id); err != nil {
+		return err
+	}
+	ref := s.histories().Doc(string(id))
+	if _, err := ref.Delete(ctx, firestore.Exists); err != nil {
+		if isCode(err, codes.NotFound) {
+			return notFound(id)
+		}
+		return goerr.Wrap(err, "failed to delete metadata of history "+string(id), goerr.V("history_id", id))
+	}
+	key := store.ObjectKey(s.prefix, id)
+	if err := s.bucket.Object(key).Delete(ctx); err != nil && !errors.Is(err, storage.ErrObjectNotExist) {
+		return goerr.Wrap(err, "history "+string(id)+" deleted, but not its transcript object",
+			goerr.V("history_id", id), goerr.V("object", key))
+	}
+	return nil
+}
+
+// ListHistories returns a page of metadata, newest update first, ties broken by ID. One
+// bounded query on the (workspace[, alert_id], updated_at desc, __name__ desc) index.
+func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
+	limit := store.ClampLimit(q.Limit)
+	query := s.histories().Where("workspace", "==", s.workspace)
+	if q.AlertID != "" {
+		query = query.Where("alert_id", "==", string(q.AlertID))
+	}
+	if !q.UpdatedBefore.IsZero() {
+		query = query.Where("updated_at", "<", q.UpdatedBefore.UTC())
+	}
+	query = query.OrderBy("updated_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+	if q.Cursor != "" {
+		t, id, err := store.DecodeCursor(q.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if !store.ValidHistoryID(model.HistoryID(id)) {
+			return nil, goerr.Wrap(store.ErrInvalid, "bad cursor", goerr.V("cursor", q.Cursor))
+		}
+		query = query.StartAfter(t, id)
+	}
+	snaps, err := query.Limit(limit + 1).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to list histories", goerr.V("workspace", s.workspace))
+	}
+	page := &store.HistoryPage{Histories: make([]*model.History, 0, min(len(snaps), limit))}
+	for i, snap := range snaps {
+		if i == limit {
+			last := page.Histories[limit-1]
+			page.NextCursor = store.EncodeCursor(last.UpdatedAt, string(last.ID))
+			break
+		}
+		d, err := decodeHistory(snap)
+		if err != nil {
+			return nil, err
+		}
+		page.Histories = append(page.Histories, d.history())
+	}
+	return page, nil
+}
+
+// FindHistories returns the IDs starting with prefix, in ID order: a document ID range on
+// the workspace's single-field index, reading no fields.
+func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error) {
+	limit = store.ClampLimit(limit)
+	if !validIDPrefix(prefix) {
+		return nil, nil // no history ID can start with it
+	}
+	coll := s.histories()
+	query := coll.Where("workspace", "==", s.workspace)
+	if prefix != "" {
+		query = query.Where(firestore.DocumentID, ">=", coll.Doc(prefix)).
+			Where(firestore.DocumentID, "<", coll.Doc(prefix+"\uf8ff"))
+	}
+	snaps, err := query.OrderBy(firestore.DocumentID, firestore.Asc).Select().Limit(limit).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to find histories", goerr.V("prefix", prefix))
+	}
+	ids := make([]model.HistoryID, 0, len(snaps))
+	for _, snap := range snaps {
+		ids = append(ids, model.HistoryID(snap.Ref.ID))
+	}
+	return ids, nil
+}
+
+// validIDPrefix reports whether prefix can begin a history ID (a UUID).
+func validIDPrefix(prefix string) bool {
+	if len(prefix) > 36 {
+		return false
+	}
+	for _, c := range prefix {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
