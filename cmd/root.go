@@ -126,6 +126,7 @@ func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
 		},
 		Commands: []*cli.Command{
 			alertCommand(g),
+			historyCommand(g),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
