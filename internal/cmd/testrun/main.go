@@ -183,9 +183,10 @@ func startEmulator(java, jar, heap, dir string, timeout time.Duration, sigs <-ch
 		if errors.Is(err, errInterrupted) {
 			return nil, err
 		}
-		lastErr = fmt.Errorf("%w\n--- emulator log (%s) ---\n%s", err, logPath, readLog(logPath))
-		if !errors.Is(err, errExited) {
-			break
+		log := readLog(logPath)
+		lastErr = fmt.Errorf("%w\n--- emulator log ---\n%s--- end of emulator log ---", err, log)
+		if !errors.Is(err, errExited) || !(strings.Contains(log, "BindException") || strings.Contains(log, "already in use")) {
+			break // only a port taken meanwhile is worth another try
 		}
 	}
 	return nil, lastErr

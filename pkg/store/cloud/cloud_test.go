@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -359,4 +362,51 @@ func TestBadCursorID(t *testing.T) {
 	if ids, err := s.FindHistories(context.Background(), "zz/..", 5); err != nil || len(ids) != 0 {
 		t.Errorf("find with an impossible prefix: %v %v", ids, err)
 	}
+}
+
+// Open in another process finds both emulators through the SDKs' environment variables, as
+// the CLI does under end-to-end tests: testenv.CloudEnv's Env is all it needs.
+func TestOpenFromEnvironment(t *testing.T) {
+	if os.Getenv("ALERTCHAT_TEST_SUBPROCESS") == "1" {
+		openFromEnvironment(t)
+		return
+	}
+	c := testenv.CloudEnv(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenFromEnvironment$", "-test.v")
+	cmd.Env = append(os.Environ(), c.Env()...)
+	cmd.Env = append(cmd.Env, "ALERTCHAT_TEST_SUBPROCESS=1", "ALERTCHAT_PREFIX=sub/")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("subprocess: %v\n%s", err, out)
+	}
+	_, idLine, ok := strings.Cut(string(out), "saved history ")
+	if !ok {
+		t.Fatalf("subprocess output:\n%s", out)
+	}
+	id := model.HistoryID(strings.Fields(idLine)[0])
+	s := openStore(t, c.Firestore, c.BucketHandle(), "sub/", "ws")
+	got, err := s.GetHistory(context.Background(), id)
+	if err != nil || len(got.Contents) != len(storetest.EveryPartKind()) {
+		t.Fatalf("history written by the subprocess: %v", err)
+	}
+}
+
+func openFromEnvironment(t *testing.T) {
+	ctx := context.Background()
+	s, err := cloud.Open(ctx, cloud.Options{
+		Project: os.Getenv("ALERTCHAT_FIRESTORE_PROJECT"), Database: os.Getenv("ALERTCHAT_FIRESTORE_DATABASE"),
+		Bucket: os.Getenv("ALERTCHAT_BUCKET"), Prefix: os.Getenv("ALERTCHAT_PREFIX"), Workspace: "ws",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h := storetest.NewHistory("alert-1", storetest.EveryPartKind())
+	if err := s.SaveHistory(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetHistory(ctx, h.ID); err != nil || len(got.Contents) != len(h.Contents) {
+		t.Fatalf("read back through the JSON API: %v", err)
+	}
+	fmt.Printf("saved history %s\n", h.ID)
 }
