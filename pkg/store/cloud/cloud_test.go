@@ -410,3 +410,23 @@ func openFromEnvironment(t *testing.T) {
 	}
 	fmt.Printf("saved history %s\n", h.ID)
 }
+
+// A new history made from a copy of a saved one (a child history) carries the parent's
+// ContentVersion; its create must not mistake it for a retry.
+func TestCreateFromCopy(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, "")
+	s := openStore(t, h.fs, h.bucket, "", "ws")
+	parent := storetest.NewHistory("alert-1", storetest.EveryPartKind())
+	if err := s.SaveHistory(ctx, parent); err != nil {
+		t.Fatal(err)
+	}
+	child := *parent
+	child.ID, child.ParentID, child.Revision = store.NewHistoryID(), parent.ID, 0
+	if err := s.SaveHistory(ctx, &child); err != nil {
+		t.Fatalf("create of a copied history: %v", err)
+	}
+	if child.Revision != 1 || child.ContentVersion == parent.ContentVersion {
+		t.Fatalf("child: revision %d, content version %d (parent %d)", child.Revision, child.ContentVersion, parent.ContentVersion)
+	}
+}

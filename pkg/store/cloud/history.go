@@ -269,12 +269,13 @@ func normTime(t time.Time) time.Time {
 }
 
 func (s *Store) create(ctx context.Context, h *model.History, data []byte) error {
-	cond := storage.Conditions{DoesNotExist: true}
-	if h.ContentVersion != 0 {
-		// A retry of a create whose metadata write failed: the object is ours.
-		cond = storage.Conditions{GenerationMatch: h.ContentVersion}
+	gen, err := s.writeObject(ctx, h.ID, data, storage.Conditions{DoesNotExist: true})
+	if err != nil && h.ContentVersion != 0 && errors.Is(err, store.ErrConflict) {
+		// A retry of a create whose metadata write failed: the object there is the one this
+		// caller wrote. (Trying DoesNotExist first keeps a ContentVersion copied from another
+		// history, e.g. into a new child history, from failing the create.)
+		gen, err = s.writeObject(ctx, h.ID, data, storage.Conditions{GenerationMatch: h.ContentVersion})
 	}
-	gen, err := s.writeObject(ctx, h.ID, data, cond)
 	if err != nil {
 		return err
 	}
