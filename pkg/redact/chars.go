@@ -1,0 +1,150 @@
+package redact
+
+// Byte classes. Detection works on ASCII structure only; every byte >= 0x80
+// (UTF-8 lead and continuation bytes) is class 0, i.e. a separator, which is
+// what lets values glued to Japanese text be found and keeps every match on
+// character boundaries.
+const (
+	cDigit uint16 = 1 << iota
+	cUpper
+	cLower
+	cUnder   // '_'
+	cHex     // 0-9 a-f A-F
+	cB64     // A-Z a-z 0-9 + /
+	cKey     // A-Z a-z 0-9 _ . -   (characters of an assignment key)
+	cLocal   // e-mail local part: A-Z a-z 0-9 . _ % + -
+	cDomain  // A-Z a-z 0-9 -
+	cV6      // 0-9 a-f A-F : .
+	cURL     // characters that may appear in a URL
+	cB64URL  // A-Z a-z 0-9 _ -
+	cSpace   // ' ' '\t'
+	cNumSep  // ' ' '-' '.' '(' ')' '\t'  (separators inside phone numbers)
+	cTokBody // A-Z a-z 0-9 _ - . + / = ~  (generic token characters)
+)
+
+var ctab [256]uint16
+
+func init() {
+	for c := 0; c < 256; c++ {
+		var f uint16
+		b := byte(c)
+		switch {
+		case b >= '0' && b <= '9':
+			f |= cDigit | cHex
+		case b >= 'A' && b <= 'Z':
+			f |= cUpper
+			if b <= 'F' {
+				f |= cHex
+			}
+		case b >= 'a' && b <= 'z':
+			f |= cLower
+			if b <= 'f' {
+				f |= cHex
+			}
+		}
+		alnum := f&(cDigit|cUpper|cLower) != 0
+		if alnum || b == '+' || b == '/' {
+			f |= cB64
+		}
+		if alnum || b == '_' || b == '.' || b == '-' {
+			f |= cKey
+		}
+		if alnum || b == '.' || b == '_' || b == '%' || b == '+' || b == '-' {
+			f |= cLocal
+		}
+		if alnum || b == '-' {
+			f |= cDomain
+		}
+		if f&cHex != 0 || b == ':' || b == '.' {
+			f |= cV6
+		}
+		if alnum || (b > 0x20 && b < 0x7f && b != '"' && b != '\'' && b != '<' && b != '>' && b != '`' && b != '\\' && b != '{' && b != '}' && b != '|' && b != '^') {
+			f |= cURL
+		}
+		if alnum || b == '_' || b == '-' {
+			f |= cB64URL
+		}
+		if b == ' ' || b == '\t' {
+			f |= cSpace
+		}
+		if b == ' ' || b == '\t' || b == '-' || b == '.' || b == '(' || b == ')' {
+			f |= cNumSep
+		}
+		if alnum || b == '_' || b == '-' || b == '.' || b == '+' || b == '/' || b == '=' || b == '~' {
+			f |= cTokBody
+		}
+		if b == '_' {
+			f |= cUnder
+		}
+		ctab[c] = f
+	}
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+func isAlpha(b byte) bool { return ctab[b]&(cUpper|cLower) != 0 }
+func isAlnum(b byte) bool { return ctab[b]&(cDigit|cUpper|cLower) != 0 }
+
+// isWord reports whether b is an ASCII letter, digit or underscore.
+func isWord(b byte) bool { return ctab[b]&(cDigit|cUpper|cLower|cUnder) != 0 }
+
+func lower(b byte) byte {
+	if b >= 'A' && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// leftBoundary reports whether a token may start at i: the previous byte is
+// not a word byte, or it is the letter of a JSON/C escape such as "\n" (so a
+// value right after an escaped newline inside JSON-escaped text is found).
+func leftBoundary(s string, i int) bool {
+	if i == 0 || !isWord(s[i-1]) {
+		return true
+	}
+	return isEscapeLetterAt(s, i-1)
+}
+
+// isEscapeLetterAt reports whether s[j] is the n/t/r of a "\n", "\t", "\r" escape.
+func isEscapeLetterAt(s string, j int) bool {
+	c := s[j]
+	if c != 'n' && c != 't' && c != 'r' {
+		return false
+	}
+	return j >= 1 && s[j-1] == '\\' && (j < 2 || s[j-2] != '\\')
+}
+
+// rightBoundary reports whether a token may end at i (exclusive).
+func rightBoundary(s string, i int) bool {
+	return i >= len(s) || !isWord(s[i])
+}
+
+// span scans forward from i while bytes have class f; it stops after max bytes.
+func spanClass(s string, i int, f uint16, max int) int {
+	end := len(s)
+	if max > 0 && i+max < end {
+		end = i + max
+	}
+	for i < end && ctab[s[i]]&f != 0 {
+		i++
+	}
+	return i
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lower(s[i]) != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func eqFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return hasPrefixFold(a, b)
+}

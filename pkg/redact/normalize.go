@@ -1,0 +1,106 @@
+package redact
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Fullwidth forms (U+FF01..U+FF5E), the ideographic space (U+3000) and the
+// Unicode dashes U+2010..U+2015 and U+2212 are folded to ASCII before
+// detection, so "０９０－１２３４－５６７８" is found like "090-1234-5678".
+// The folded text is scanned and every match is mapped back to the byte
+// offsets of the original text, whose characters are left unchanged except
+// for the replaced values.
+
+// needsNormalize is a cheap check for any byte sequence that starts a folded
+// character: EF BC xx / EF BD xx (fullwidth forms), E3 80 80, E2 80 9x, E2 88 92.
+func needsNormalize(s string) bool {
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], 0xEF)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+2 < len(s) && (s[i+1] == 0xBC || s[i+1] == 0xBD) {
+			return true
+		}
+		i++
+	}
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], 0xE3)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x80 {
+			return true
+		}
+		i++
+	}
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], 0xE2)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+2 < len(s) && ((s[i+1] == 0x80 && s[i+2] >= 0x90 && s[i+2] <= 0x95) || (s[i+1] == 0x88 && s[i+2] == 0x92)) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+func foldRune(r rune) (byte, bool) {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		return byte(r - 0xFF01 + 0x21), true
+	case r == 0x3000:
+		return ' ', true
+	case r >= 0x2010 && r <= 0x2015, r == 0x2212:
+		return '-', true
+	}
+	return 0, false
+}
+
+// normalize builds the folded text in sc.norm and the map from folded byte
+// offsets to original byte offsets in sc.nmap (len(norm)+1 entries).
+func (sc *scanner) normalize(s string) string {
+	norm := sc.norm[:0]
+	nmap := sc.nmap[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			norm = append(norm, c)
+			nmap = append(nmap, i)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if b, ok := foldRune(r); ok {
+			norm = append(norm, b)
+			nmap = append(nmap, i)
+			i += size
+			continue
+		}
+		for k := 0; k < size; k++ {
+			norm = append(norm, s[i+k])
+			nmap = append(nmap, i+k)
+		}
+		i += size
+	}
+	nmap = append(nmap, len(s))
+	sc.norm = norm
+	sc.nmap = nmap
+	return string(norm)
+}
+
+// mapBack converts candidate offsets from folded to original text.
+func (sc *scanner) mapBack(origLen int) {
+	for i := range sc.cands {
+		c := &sc.cands[i]
+		c.start = sc.nmap[c.start]
+		c.end = sc.nmap[c.end]
+	}
+	_ = origLen
+}

@@ -1,0 +1,557 @@
+package redact
+
+import "strings"
+
+// Phone numbers, card numbers, SSNs and IPv4 addresses all start as a "numeric
+// blob": digit groups separated by single spaces or dashes, optionally led by
+// '+', with "(area)" groups, or one dotted run such as 192.168.0.1. The blob is
+// parsed once and classified; a blob that classifies as nothing is skipped as
+// a whole, so that no suffix of a date, a UUID or an invalid card is
+// reconsidered on its own.
+
+type numUnit struct {
+	start, end int
+	digits     int // number of digits
+	parts      int // dotted parts (1 = no dot)
+	paren      bool
+}
+
+const maxUnits = 12
+
+// numeric parses the blob at i (a digit, or '+'/'(' followed by a digit; the
+// caller checked the left boundary) and returns where scanning continues.
+func (sc *scanner) numeric(s string, i int) int {
+	n := len(s)
+	var units [maxUnits]numUnit
+	var seps [maxUnits]string // seps[k] precedes units[k]
+	nu := 0
+	p := i
+	plus := false
+	if s[p] == '+' {
+		plus = true
+		p++
+	}
+	for nu < maxUnits {
+		if p < n && s[p] == '(' {
+			q := p + 1
+			d := spanClass(s, q, cDigit, 6)
+			if d-q < 1 || d-q > 4 || d >= n || s[d] != ')' {
+				break
+			}
+			units[nu] = numUnit{start: p, end: d + 1, digits: d - q, parts: 1, paren: true}
+			p = d + 1
+		} else {
+			if p >= n || !isDigit(s[p]) {
+				break
+			}
+			d := spanClass(s, p, cDigit, 0)
+			u := numUnit{start: p, digits: d - p, parts: 1}
+			for d+1 < n && s[d] == '.' && isDigit(s[d+1]) && u.parts < 8 {
+				e := spanClass(s, d+1, cDigit, 0)
+				u.digits += e - d - 1
+				u.parts++
+				d = e
+			}
+			u.end = d
+			p = d
+			units[nu] = u
+		}
+		nu++
+		// separator before the next unit: "", " ", "-", " - " is not allowed
+		q := p
+		spaces, dashes := 0, 0
+		for q < n && q-p < 2 {
+			switch s[q] {
+			case ' ', '\t':
+				spaces++
+			case '-':
+				dashes++
+			default:
+				goto done
+			}
+			q++
+		}
+	done:
+		if spaces > 1 || dashes > 1 {
+			break
+		}
+		if q < n && (isDigit(s[q]) || (s[q] == '(' && q+1 < n && isDigit(s[q+1]))) {
+			if q == p && !units[nu-1].paren && s[q] != '(' {
+				break // cannot happen: digits would have been consumed
+			}
+			if q == p && s[q] == '(' {
+				break // "12(34)" is not a phone layout
+			}
+			seps[nu] = s[p:q]
+			p = q
+			continue
+		}
+		break
+	}
+	if nu == 0 {
+		return i + 1
+	}
+	end := units[nu-1].end
+	dotted := false
+	for k := 0; k < nu; k++ {
+		if units[k].parts > 1 {
+			dotted = true
+		}
+	}
+	if dotted {
+		for k := 0; k < nu; k++ {
+			if units[k].parts > 1 {
+				sc.dottedUnit(s, units[k], plus && k == 0)
+			}
+		}
+		return end
+	}
+	return sc.chain(s, i, plus, units[:nu], seps[:nu])
+}
+
+// leftOK is the left boundary rule for phone, card and SSN numbers: the
+// number must not continue a compound token such as "v1.2-3456789" or
+// "abc/123".
+func leftOK(s string, i int) bool {
+	if !leftBoundary(s, i) {
+		return false
+	}
+	if i >= 2 && (s[i-1] == '-' || s[i-1] == '.' || s[i-1] == '/') && isAlnum(s[i-2]) {
+		return false
+	}
+	return true
+}
+
+// rightOK is the right boundary rule: not glued to a word, not followed by a
+// time (":30"), a path or date continuation ("/21") or an e-mail '@'.
+func rightOK(s string, e int) bool {
+	if e >= len(s) {
+		return true
+	}
+	c := s[e]
+	if isWord(c) || c == '@' {
+		return false
+	}
+	if (c == ':' || c == '/' || c == '.' || c == ',') && e+1 < len(s) && isDigit(s[e+1]) {
+		return false
+	}
+	return true
+}
+
+// ipRightOK is the right boundary for IPv4: a port (":8080") or a prefix
+// length ("/24") may follow.
+func ipRightOK(s string, e int) bool {
+	return e >= len(s) || (!isWord(s[e]) && s[e] != '@')
+}
+
+// phoneExt returns the end of an extension ("x565", " ext. 12") at e, or e.
+func phoneExt(s string, e int) int {
+	n := len(s)
+	q := e
+	if q < n && s[q] == ' ' {
+		q++
+	}
+	switch {
+	case q < n && (s[q] == 'x' || s[q] == 'X'):
+		q++
+	case hasPrefixFold(s[q:], "ext"):
+		q += 3
+		if q < n && s[q] == '.' {
+			q++
+		}
+	default:
+		return e
+	}
+	if q < n && s[q] == ' ' {
+		q++
+	}
+	d := spanClass(s, q, cDigit, 7)
+	if d-q < 1 || d-q > 6 || !rightOK(s, d) {
+		return e
+	}
+	return d
+}
+
+func luhn(d []byte) bool {
+	sum := 0
+	alt := false
+	for i := len(d) - 1; i >= 0; i-- {
+		v := int(d[i] - '0')
+		if alt {
+			v *= 2
+			if v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+		alt = !alt
+	}
+	return sum%10 == 0
+}
+
+func validSSN(area, group, serial string) bool {
+	if area == "000" || area == "666" || area[0] == '9' {
+		return false
+	}
+	return group != "00" && serial != "0000"
+}
+
+func yearLike(s string) bool {
+	return len(s) == 4 && (s[:2] == "19" || s[:2] == "20")
+}
+
+func atoi2(s string) int {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		v = v*10 + int(s[i]-'0')
+	}
+	return v
+}
+
+// chain classifies a blob of undotted digit groups.
+func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []string) int {
+	k := len(units)
+	end := units[k-1].end
+	first := units[0].start
+	if plus {
+		first = i
+	}
+	var digits [24]byte
+	nd := 0
+	paren := false
+	for _, u := range units {
+		if u.paren {
+			paren = true
+		}
+		for q := u.start; q < u.end; q++ {
+			if isDigit(s[q]) {
+				if nd < len(digits) {
+					digits[nd] = s[q]
+				}
+				nd++
+			}
+		}
+	}
+	sameSep := true
+	for x := 2; x < k; x++ {
+		if seps[x] != seps[1] {
+			sameSep = false
+		}
+	}
+	sep := ""
+	if k > 1 {
+		sep = seps[1]
+	}
+	left := leftOK(s, i)
+	right := rightOK(s, end)
+	grp := func(x int) string { return s[units[x].start:units[x].end] }
+
+	// SSN: 3-2-4 with one separator
+	if !plus && !paren && k == 3 && sameSep && (sep == "-" || sep == " ") &&
+		units[0].digits == 3 && units[1].digits == 2 && units[2].digits == 4 {
+		if left && right && validSSN(grp(0), grp(1), grp(2)) {
+			sc.add(first, end, tSSN, prioSSN)
+		}
+		return end
+	}
+	// bare 9 digits after "SSN"/"social security number"
+	if !plus && k == 1 && nd == 9 && left && right && hasContext(s, first, ssnContext) {
+		if validSSN(string(digits[:3]), string(digits[3:5]), string(digits[5:9])) {
+			sc.add(first, end, tSSN, prioSSN)
+			return end
+		}
+	}
+	// payment card
+	cardGrouped := k >= 2 && !paren && sameSep && (sep == " " || sep == "-") && units[0].digits == 4
+	if cardGrouped {
+		for x := 1; x < k; x++ {
+			if d := units[x].digits; d < 3 || d > 6 {
+				cardGrouped = false
+			}
+		}
+	}
+	if !plus && !paren && nd >= 12 && nd <= 19 && (k == 1 || cardGrouped) && left && right {
+		d := digits[:nd]
+		if d[0] >= '1' && d[0] <= '6' && !(nd == 13 && d[0] == '1') && luhn(d) &&
+			(nd >= 13 || hasContext(s, first, cardContext)) {
+			sc.add(first, end, tCC, prioCC)
+			return end
+		}
+	}
+	if cardGrouped && k >= 3 && nd >= 12 {
+		allFour := true
+		for _, u := range units {
+			if u.digits != 4 {
+				allFour = false
+			}
+		}
+		if allFour || nd >= 13 {
+			return end // card layout that failed the checks: leave it
+		}
+	}
+	if k == 3 && sameSep && !plus && !paren {
+		// dates: 2024-01-02, 02-01-2024, 2 1 2024
+		a, b, c := grp(0), grp(1), grp(2)
+		if (yearLike(a) && len(b) <= 2 && len(c) <= 2 && atoi2(b) <= 12 && atoi2(c) <= 31) ||
+			(yearLike(c) && len(a) <= 2 && len(b) <= 2) {
+			return end
+		}
+	}
+	if k == 2 && yearLike(grp(0)) && yearLike(grp(1)) {
+		return end
+	}
+	// phone
+	if nd > 15 || !left {
+		return end
+	}
+	ext := phoneExt(s, end)
+	if ext == end && !right {
+		return end
+	}
+	if k == 1 {
+		if nd < 7 {
+			return end
+		}
+		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) {
+			sc.add(first, ext, tPhone, prioPhone)
+		}
+		return ext
+	}
+	if nd < 7 {
+		return end
+	}
+	maxGroup, spacesOnly := 0, true
+	for x := 0; x < k; x++ {
+		d := units[x].digits
+		if d > maxGroup {
+			maxGroup = d
+		}
+		if x > 0 && !units[x].paren && d < 2 {
+			return end
+		}
+		if x > 0 && strings.IndexByte(seps[x], '-') >= 0 {
+			spacesOnly = false
+		}
+	}
+	if k == 2 && (units[0].digits < 2 && !plus) {
+		return end
+	}
+	if maxGroup <= 2 && spacesOnly && nd < 10 {
+		return end // "10 20 30 40" is a list, not a phone
+	}
+	sc.add(first, ext, tPhone, prioPhone)
+	return ext
+}
+
+// dottedUnit classifies one dotted run: IPv4, SSN (078.05.1123) or a
+// dot-separated phone (930.167.3943).
+func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
+	var lens [8]int
+	np := 0
+	q := u.start
+	for q < u.end {
+		d := spanClass(s, q, cDigit, 0)
+		lens[np] = d - q
+		np++
+		q = d + 1
+	}
+	txt := s[u.start:u.end]
+	left := leftBoundary(s, u.start) && (u.start == 0 || s[u.start-1] != '.')
+	if np == 4 && validIPv4(txt) {
+		if left && ipRightOK(s, u.end) && !versionContext(s, u.start) {
+			sc.add(u.start, u.end, tIP, prioIP)
+		}
+		return
+	}
+	if !leftOK(s, u.start) {
+		return
+	}
+	if np == 3 && lens[0] == 3 && lens[1] == 2 && lens[2] == 4 && !plus {
+		if rightOK(s, u.end) && validSSN(txt[:3], txt[4:6], txt[7:]) {
+			sc.add(u.start, u.end, tSSN, prioSSN)
+		}
+		return
+	}
+	phoneShape := (np == 3 && lens[0] >= 2 && lens[0] <= 4 && lens[1] >= 3 && lens[1] <= 4 && lens[2] == 4) ||
+		(np == 4 && plus && lens[0] <= 3 && lens[1] == 3 && lens[2] == 3 && lens[3] == 4)
+	if !phoneShape || versionContext(s, u.start) {
+		return
+	}
+	start := u.start
+	if plus {
+		start--
+	}
+	ext := phoneExt(s, u.end)
+	if ext == u.end && !rightOK(s, u.end) {
+		return
+	}
+	sc.add(start, ext, tPhone, prioPhone)
+}
+
+// ---------------------------------------------------------------- context words
+
+type ctxKind uint8
+
+const (
+	phoneContext ctxKind = iota
+	cardContext
+	ssnContext
+)
+
+// hasContext looks at up to three words before position i (skipping filler
+// words such as "number", "is", "my") for a keyword of the given kind. Only
+// words are considered, never byte distances, so the decision is the same
+// before and after other values nearby were replaced.
+func hasContext(s string, i int, kind ctxKind) bool {
+	j := i
+	for step := 0; step < 4; step++ {
+		// skip separators
+		k := j
+		for k > 0 && j-k < 8 {
+			c := s[k-1]
+			if c == ' ' || c == '\t' || c == ':' || c == '=' || c == '#' || c == '"' || c == '\'' || c == '(' || c == '-' || c == '.' || c == ',' || c == '\n' || c == '\r' {
+				k--
+				continue
+			}
+			break
+		}
+		j = k
+		if j == 0 {
+			return false
+		}
+		c := s[j-1]
+		if c >= 0x80 {
+			w := j
+			for w > 0 && s[w-1] >= 0x80 && j-w < 30 {
+				w--
+			}
+			return cjkContext(s[w:j], kind)
+		}
+		if !isAlpha(c) {
+			return false
+		}
+		w := j
+		for w > 0 && isAlpha(s[w-1]) && j-w < 24 {
+			w--
+		}
+		if w > 0 && isWord(s[w-1]) {
+			return false
+		}
+		word := s[w:j]
+		if isContextWord(word, kind) {
+			return true
+		}
+		if !isFiller(word) {
+			return false
+		}
+		j = w
+	}
+	return false
+}
+
+// hasContextAfter reports a phone label right after the number ("... office").
+func hasContextAfter(s string, e int) bool {
+	k := e
+	for k < len(s) && k-e < 3 && (s[k] == ' ' || s[k] == '-' || s[k] == '\t') {
+		k++
+	}
+	if k == e {
+		return false
+	}
+	w := k
+	for w < len(s) && isAlpha(s[w]) && w-k < 12 {
+		w++
+	}
+	if w < len(s) && isWord(s[w]) {
+		return false
+	}
+	word := s[k:w]
+	for _, x := range [...]string{"office", "fax", "mobile", "cell", "home", "work", "phone", "tel", "desk"} {
+		if eqFold(word, x) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	phoneWords = []string{"phone", "phones", "tel", "telephone", "mobile", "cell", "cellphone", "fax", "desk", "call", "contact",
+		"sms", "whatsapp", "office", "home", "work", "dial", "reach", "number", "no", "nr", "num"}
+	cardWords = []string{"card", "cc", "credit", "debit", "visa", "mastercard", "amex", "pan", "cards"}
+	ssnWords  = []string{"ssn", "security", "ssns"}
+	fillers   = []string{"number", "no", "num", "nr", "is", "at", "on", "me", "my", "the", "of", "for", "to", "our", "your", "his", "her", "a", "an", "was", "id"}
+)
+
+func isContextWord(w string, kind ctxKind) bool {
+	var list []string
+	switch kind {
+	case phoneContext:
+		list = phoneWords[:len(phoneWords)-4] // "number"/"no"/... alone are not enough
+	case cardContext:
+		list = cardWords
+	case ssnContext:
+		list = ssnWords
+	}
+	for _, x := range list {
+		if eqFold(w, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func isFiller(w string) bool {
+	for _, x := range fillers {
+		if eqFold(w, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func cjkContext(w string, kind ctxKind) bool {
+	switch kind {
+	case phoneContext:
+		return containsAny(w, "電話", "携帯", "連絡先", "ファックス", "ＦＡＸ")
+	case cardContext:
+		return containsAny(w, "カード")
+	case ssnContext:
+		return containsAny(w, "社会保障")
+	}
+	return false
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if len(x) <= len(s) && strings.Index(s, x) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// versionContext reports whether the dotted number at i reads as a version:
+// "version 1.2.3.4", "v 1.2.3.4", "Chrome/120.0.0.1".
+func versionContext(s string, i int) bool {
+	if i >= 2 && s[i-1] == '/' && isAlpha(s[i-2]) {
+		return true
+	}
+	j := i
+	for j > 0 && i-j < 4 && (s[j-1] == ' ' || s[j-1] == ':' || s[j-1] == '=' || s[j-1] == '"') {
+		j--
+	}
+	w := j
+	for w > 0 && isAlpha(s[w-1]) && j-w < 12 {
+		w--
+	}
+	word := s[w:j]
+	for _, x := range [...]string{"version", "ver", "v", "firmware", "release", "build", "rev", "revision", "kernel", "os", "chrome", "firefox", "safari", "edge", "agent"} {
+		if eqFold(word, x) {
+			return true
+		}
+	}
+	if j >= 12 && s[j-12:j] == "バージョン" {
+		return true
+	}
+	return false
+}

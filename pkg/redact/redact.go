@@ -1,0 +1,207 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Match priorities: when candidate matches overlap, the higher priority wins,
+// then the longer match, then the leftmost one.
+const (
+	prioPhone  uint8 = 10
+	prioIP     uint8 = 20
+	prioSSN    uint8 = 22
+	prioCC     uint8 = 24
+	prioEmail  uint8 = 30
+	prioShape  uint8 = 35 // key-shaped strings without context (AWS secret key shape)
+	prioAssign uint8 = 40 // values of password=/api_key:/... assignments
+	prioCred   uint8 = 50 // URL user:pass, curl -u, Authorization headers
+	prioVendor uint8 = 60 // vendor token formats, JWT, webhook URLs
+	prioPEM    uint8 = 70
+	prioKeep   uint8 = 100 // existing placeholders
+)
+
+// match is a detected value: bytes [start,end) of the scanned text.
+type match struct {
+	start, end int
+	typ        uint8
+	prio       uint8
+}
+
+// Redactor replaces sensitive values with placeholders. The zero value and
+// New() with no types change nothing. A Redactor is immutable and safe for
+// concurrent use.
+type Redactor struct {
+	on      [numTypes]bool
+	enabled bool
+}
+
+// New returns a Redactor for the given types. Unknown types are ignored; with
+// no (known) types the Redactor changes nothing.
+func New(types ...Type) *Redactor {
+	r := &Redactor{}
+	for _, t := range types {
+		if n, ok := typeNum(t); ok {
+			r.on[n] = true
+			r.enabled = true
+		}
+	}
+	return r
+}
+
+// Enabled reports whether r redacts at least one type.
+func (r *Redactor) Enabled() bool { return r != nil && r.enabled }
+
+// Types returns the types r redacts, in the order of AllTypes.
+func (r *Redactor) Types() []Type {
+	out := []Type{}
+	if r == nil {
+		return out
+	}
+	for i, on := range r.on {
+		if on {
+			out = append(out, allTypes[i])
+		}
+	}
+	return out
+}
+
+// String returns s with every detected value of an enabled type replaced by
+// its placeholder, and the number of replacements per type. The returned
+// Counts is never nil.
+func (r *Redactor) String(s string) (string, Counts) {
+	counts := Counts{}
+	out, _ := r.redact(s, counts)
+	return out, counts
+}
+
+// redact adds the replacements to counts (which may be nil) and reports
+// whether anything was replaced.
+func (r *Redactor) redact(s string, counts Counts) (string, bool) {
+	if !r.Enabled() || len(s) == 0 {
+		return s, false
+	}
+	sc := getScanner()
+	defer putScanner(sc)
+	ms := sc.find(s)
+	any := false
+	for _, m := range ms {
+		if m.typ != tKeep && r.on[m.typ] {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return s, false
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	prev := 0
+	for _, m := range ms {
+		if m.typ == tKeep || !r.on[m.typ] {
+			continue
+		}
+		b.WriteString(s[prev:m.start])
+		b.WriteString(placeholders[m.typ])
+		prev = m.end
+		if counts != nil {
+			counts[allTypes[m.typ]]++
+		}
+	}
+	b.WriteString(s[prev:])
+	return b.String(), true
+}
+
+var scannerPool = sync.Pool{New: func() any { return &scanner{} }}
+
+func getScanner() *scanner { return scannerPool.Get().(*scanner) }
+
+func putScanner(sc *scanner) {
+	if cap(sc.cands) > 1<<16 {
+		sc.cands = nil
+		sc.out = nil
+		sc.norm = nil
+		sc.nmap = nil
+	}
+	sc.s = ""
+	scannerPool.Put(sc)
+}
+
+// find returns the accepted, non-overlapping matches of s sorted by start,
+// including tKeep matches for placeholders already present in s. Offsets are
+// into s. The result aliases scanner memory.
+func (sc *scanner) find(s string) []match {
+	sc.cands = sc.cands[:0]
+	sc.out = sc.out[:0]
+	if needsNormalize(s) {
+		ns := sc.normalize(s)
+		sc.s = ns
+		sc.scan()
+		sc.mapBack(len(s))
+	} else {
+		sc.s = s
+		sc.scan()
+	}
+	sc.resolve()
+	return sc.out
+}
+
+// resolve picks non-overlapping matches from sc.cands into sc.out: candidates
+// are grouped into clusters of transitively overlapping spans; inside a
+// cluster the highest priority wins, then the longest, then the leftmost.
+func (sc *scanner) resolve() {
+	c := sc.cands
+	if len(c) == 0 {
+		return
+	}
+	slices.SortFunc(c, func(a, b match) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return b.end - a.end
+	})
+	for i := 0; i < len(c); {
+		j := i + 1
+		maxEnd := c[i].end
+		for j < len(c) && c[j].start < maxEnd {
+			if c[j].end > maxEnd {
+				maxEnd = c[j].end
+			}
+			j++
+		}
+		if j == i+1 {
+			sc.out = append(sc.out, c[i])
+		} else {
+			sc.resolveCluster(c[i:j])
+		}
+		i = j
+	}
+}
+
+func (sc *scanner) resolveCluster(c []match) {
+	slices.SortFunc(c, func(a, b match) int {
+		if a.prio != b.prio {
+			return int(b.prio) - int(a.prio)
+		}
+		if la, lb := a.end-a.start, b.end-b.start; la != lb {
+			return lb - la
+		}
+		return a.start - b.start
+	})
+	base := len(sc.out)
+	for _, m := range c {
+		ok := true
+		for _, a := range sc.out[base:] {
+			if m.start < a.end && a.start < m.end {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			sc.out = append(sc.out, m)
+		}
+	}
+	acc := sc.out[base:]
+	slices.SortFunc(acc, func(a, b match) int { return a.start - b.start })
+}

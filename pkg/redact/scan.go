@@ -1,0 +1,464 @@
+package redact
+
+import (
+	"strings"
+)
+
+// scanner holds the per-call state of one detection run. Scanners are pooled;
+// all detection tables are package-level and built once.
+type scanner struct {
+	s     string
+	cands []match
+	out   []match
+	norm  []byte
+	nmap  []int
+}
+
+func (sc *scanner) add(start, end int, typ, prio uint8) {
+	if end > start {
+		sc.cands = append(sc.cands, match{start: start, end: end, typ: typ, prio: prio})
+	}
+}
+
+// scan runs every detector over sc.s and collects candidates. Detectors that
+// hang off a rare literal ("://", "-----BEGIN ", '@', ...) find it with
+// strings.Index; everything else is one pass over the words of the text.
+func (sc *scanner) scan() {
+	s := sc.s
+	sc.scanPlaceholders(s)
+	sc.scanPEM(s)
+	sc.scanEmails(s)
+	sc.scanURLs(s)
+	sc.scanIPv6(s)
+	sc.scanAzureSecret(s)
+	sc.scanReversedCompare(s)
+	sc.scanCurlUser(s)
+	sc.scanCJKKeywords(s)
+	sc.scanWords(s)
+}
+
+// ---------------------------------------------------------------- placeholders
+
+const phPrefix = "[REDACTED_"
+
+func (sc *scanner) scanPlaceholders(s string) {
+	for from := 0; ; {
+		k := strings.Index(s[from:], phPrefix)
+		if k < 0 {
+			return
+		}
+		p := from + k
+		q := p + len(phPrefix)
+		for q < len(s) && (s[q] >= 'A' && s[q] <= 'Z' || isDigit(s[q]) || s[q] == '_') {
+			q++
+		}
+		if q > p+len(phPrefix) && q < len(s) && s[q] == ']' {
+			sc.add(p, q+1, tKeep, prioKeep)
+			from = q + 1
+		} else {
+			from = p + 1
+		}
+	}
+}
+
+// ---------------------------------------------------------------- PEM
+
+func (sc *scanner) scanPEM(s string) {
+	const begin = "-----BEGIN "
+	for from := 0; ; {
+		k := strings.Index(s[from:], begin)
+		if k < 0 {
+			return
+		}
+		b := from + k
+		lbl := b + len(begin)
+		lim := min(lbl+64, len(s))
+		e := strings.Index(s[lbl:lim], "-----")
+		if e < 0 {
+			from = lbl
+			continue
+		}
+		label := s[lbl : lbl+e]
+		if !strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+			from = lbl
+			continue
+		}
+		body := lbl + e + 5
+		end := -1
+		if j := strings.Index(s[body:], "-----END "); j >= 0 {
+			q := body + j + len("-----END ")
+			lim := min(q+64, len(s))
+			if t := strings.Index(s[q:lim], "-----"); t >= 0 {
+				end = q + t + 5
+			}
+		}
+		if end < 0 {
+			// no END marker (truncated): up to the end of the enclosing
+			// JSON string, else to the end of the text
+			end = len(s)
+			for q := body; q < len(s); q++ {
+				if s[q] == '"' && s[q-1] != '\\' {
+					end = q
+					break
+				}
+			}
+		}
+		sc.add(b, end, tSecret, prioPEM)
+		from = end
+	}
+}
+
+// ---------------------------------------------------------------- e-mail
+
+func (sc *scanner) scanEmails(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.IndexByte(s[from:], '@')
+		if k < 0 {
+			return
+		}
+		at := from + k
+		from = at + 1
+		ls := at
+		for ls > 0 && ctab[s[ls-1]]&cLocal != 0 && at-ls <= 64 {
+			ls--
+		}
+		if ls > 0 && ctab[s[ls-1]]&cLocal != 0 {
+			continue // local part too long
+		}
+		if ls > 0 && s[ls-1] == '\\' && ls+1 < at && (s[ls] == 'n' || s[ls] == 't' || s[ls] == 'r') {
+			ls++ // "\nuser@host" inside JSON-escaped text
+		}
+		for ls < at && (s[ls] == '.' || s[ls] == '-' || s[ls] == '+') {
+			ls++
+		}
+		if ls == at || s[at-1] == '.' {
+			continue
+		}
+		end := emailDomainEnd(s, at+1)
+		if end < 0 || (end < n && (isWord(s[end]) || s[end] == '@')) {
+			continue
+		}
+		sc.add(ls, end, tEmail, prioEmail)
+		from = end
+	}
+}
+
+// emailDomainEnd returns the end of a host name with at least one dot and an
+// alphabetic (or xn--) top-level label starting at p, or -1.
+func emailDomainEnd(s string, p int) int {
+	n := len(s)
+	dots := 0
+	for {
+		q := p
+		for q < n && ctab[s[q]]&cDomain != 0 && q-p < 63 {
+			q++
+		}
+		if q == p || s[p] == '-' || s[q-1] == '-' {
+			return -1
+		}
+		if q+1 < n && s[q] == '.' && isAlnum(s[q+1]) {
+			dots++
+			p = q + 1
+			continue
+		}
+		if dots == 0 {
+			return -1
+		}
+		label := s[p:q]
+		if strings.HasPrefix(label, "xn--") && len(label) > 4 {
+			return q
+		}
+		if len(label) < 2 {
+			return -1
+		}
+		for i := 0; i < len(label); i++ {
+			if !isAlpha(label[i]) {
+				return -1
+			}
+		}
+		return q
+	}
+}
+
+// ---------------------------------------------------------------- URLs
+
+func (sc *scanner) scanURLs(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], "://")
+		if k < 0 {
+			return
+		}
+		p := from + k
+		from = p + 3
+		a := p
+		for a > 0 && p-a < 32 && (isAlnum(s[a-1]) || s[a-1] == '+' || s[a-1] == '.' || s[a-1] == '-') {
+			a--
+		}
+		for a < p && !isAlpha(s[a]) {
+			a++
+		}
+		if a == p {
+			continue
+		}
+		h := p + 3
+		e := h
+		for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' {
+			e++
+		}
+		hostStart := h
+		if at := strings.LastIndexByte(s[h:e], '@'); at >= 0 {
+			ui := s[h : h+at]
+			if c := strings.IndexByte(ui, ':'); c >= 0 {
+				pass := ui[c+1:]
+				if credValueOK(pass) {
+					sc.add(h+c+1, h+at, tSecret, prioCred)
+				}
+			}
+			hostStart = h + at + 1
+		}
+		// whole URL end
+		ue := e
+		for ue < n && ctab[s[ue]]&cURL != 0 {
+			ue++
+		}
+		for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
+			ue--
+		}
+		host := s[hostStart:e]
+		if c := strings.LastIndexByte(host, ':'); c >= 0 {
+			host = host[:c]
+		}
+		if isWebhook(host, s[e:ue]) {
+			sc.add(a, ue, tAPIKey, prioVendor)
+		}
+		if e > from {
+			from = e
+		}
+	}
+}
+
+func isWebhook(host, path string) bool {
+	switch {
+	case eqFold(host, "hooks.slack.com"):
+		return hasPrefixFold(path, "/services/") || hasPrefixFold(path, "/workflows/") || hasPrefixFold(path, "/triggers/")
+	case eqFold(host, "discord.com"), eqFold(host, "discordapp.com"), eqFold(host, "ptb.discord.com"), eqFold(host, "canary.discord.com"):
+		return hasPrefixFold(path, "/api/webhooks/")
+	case hasSuffixFold(host, ".webhook.office.com"):
+		return hasPrefixFold(path, "/webhookb2/")
+	case eqFold(host, "outlook.office.com"), eqFold(host, "outlook.office365.com"):
+		return hasPrefixFold(path, "/webhook/")
+	case eqFold(host, "hooks.zapier.com"):
+		return hasPrefixFold(path, "/hooks/catch/")
+	case eqFold(host, "chat.googleapis.com"):
+		return strings.Contains(path, "key=") || strings.Contains(path, "token=")
+	case eqFold(host, "maker.ifttt.com"):
+		return strings.Contains(path, "/key/")
+	case eqFold(host, "api.telegram.org"):
+		return hasPrefixFold(path, "/bot") && strings.IndexByte(path, ':') > 0
+	}
+	return false
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && eqFold(s[len(s)-len(suffix):], suffix)
+}
+
+// ---------------------------------------------------------------- IPv6
+
+func (sc *scanner) scanIPv6(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.IndexByte(s[from:], ':')
+		if k < 0 {
+			return
+		}
+		c := from + k
+		from = c + 1
+		// cheap filter: a colon next to a hex digit or another colon
+		left := c > 0 && ctab[s[c-1]]&(cHex) != 0 || c > 0 && s[c-1] == ':'
+		right := c+1 < n && (ctab[s[c+1]]&cHex != 0 || s[c+1] == ':')
+		if !left && !right {
+			continue
+		}
+		a := c
+		for a > 0 && ctab[s[a-1]]&cV6 != 0 && c-a < 48 {
+			a--
+		}
+		b := c
+		for b < n && ctab[s[b]]&cV6 != 0 && b-a < 64 {
+			b++
+		}
+		from = b
+		if (a > 0 && ctab[s[a-1]]&cV6 != 0) || (b < n && ctab[s[b]]&cV6 != 0) {
+			continue // too long to be an address
+		}
+		for a < b && s[a] == '.' {
+			a++
+		}
+		if !leftBoundary(s, a) || !rightBoundary(s, b) {
+			continue
+		}
+		if end, ok := ipv6At(s[a:b]); ok {
+			sc.add(a, a+end, tIP, prioIP)
+		}
+	}
+}
+
+// ipv6At validates an IPv6 address candidate (a run of hex digits, ':' and
+// '.'), trimming a trailing '.' or ':'. It returns the length of the address.
+func ipv6At(run string) (int, bool) {
+	for len(run) > 0 && run[len(run)-1] == '.' {
+		run = run[:len(run)-1]
+	}
+	for try := 0; try < 2; try++ {
+		if validIPv6(run) {
+			return len(run), true
+		}
+		if len(run) > 1 && run[len(run)-1] == ':' && run[len(run)-2] != ':' {
+			run = run[:len(run)-1]
+			continue
+		}
+		break
+	}
+	return 0, false
+}
+
+// validIPv6 is a strict parser for the textual forms of RFC 4291 section 2.2
+// (no zone, no brackets), with extra plausibility rules: the unspecified
+// address "::" alone is rejected, and short forms need at least four hex
+// digits in total or an embedded IPv4 or to be ::1.
+func validIPv6(s string) bool {
+	if len(s) < 3 || len(s) > 45 {
+		return false
+	}
+	groups := 0
+	double := false
+	hexDigits := 0
+	i := 0
+	if strings.HasPrefix(s, "::") {
+		double = true
+		i = 2
+		if i == len(s) {
+			return false
+		}
+	} else if s[0] == ':' {
+		return false
+	}
+	v4 := false
+	for i < len(s) {
+		j := i
+		for j < len(s) && j-i <= 4 && ctab[s[j]]&cHex != 0 {
+			j++
+		}
+		if j == i {
+			return false
+		}
+		if j < len(s) && s[j] == '.' {
+			// embedded IPv4 must be last
+			if !validIPv4(s[i:]) {
+				return false
+			}
+			groups += 2
+			v4 = true
+			break
+		}
+		if j-i > 4 {
+			return false
+		}
+		groups++
+		hexDigits += j - i
+		i = j
+		if i == len(s) {
+			break
+		}
+		if s[i] != ':' {
+			return false
+		}
+		i++
+		if i < len(s) && s[i] == ':' {
+			if double {
+				return false
+			}
+			double = true
+			i++
+			if i == len(s) {
+				break
+			}
+		} else if i == len(s) {
+			return false
+		}
+	}
+	if double {
+		if groups > 7 {
+			return false
+		}
+	} else if groups != 8 {
+		return false
+	}
+	if !v4 && hexDigits < 4 && s != "::1" {
+		return false
+	}
+	return true
+}
+
+func validIPv4(s string) bool {
+	parts := 0
+	for i := 0; i <= len(s); {
+		j := i
+		v := 0
+		for j < len(s) && isDigit(s[j]) && j-i < 4 {
+			v = v*10 + int(s[j]-'0')
+			j++
+		}
+		if j == i || j-i > 3 || v > 255 {
+			return false
+		}
+		parts++
+		if j == len(s) {
+			return parts == 4
+		}
+		if s[j] != '.' {
+			return false
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// ---------------------------------------------------------------- Azure AD client secret
+
+// scanAzureSecret finds Azure AD application client secrets:
+// [A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}.
+func (sc *scanner) scanAzureSecret(s string) {
+	n := len(s)
+	isc := func(b byte) bool { return isAlnum(b) || b == '_' || b == '~' || b == '.' }
+	for from := 0; ; {
+		k := strings.Index(s[from:], "Q~")
+		if k < 0 {
+			return
+		}
+		q := from + k
+		from = q + 2
+		a := q - 4
+		if a < 0 || !isDigit(s[q-1]) || !isc(s[a]) || !isc(s[a+1]) || !isc(s[a+2]) {
+			continue
+		}
+		if a > 0 && (isc(s[a-1]) || s[a-1] == '-') {
+			continue
+		}
+		e := q + 2
+		for e < n && (isc(s[e]) || s[e] == '-') && e-q-2 <= 34 {
+			e++
+		}
+		if l := e - q - 2; l < 31 || l > 34 {
+			continue
+		}
+		if e < n && (isc(s[e]) || s[e] == '-') {
+			continue
+		}
+		sc.add(a, e, tSecret, prioVendor)
+		from = e
+	}
+}

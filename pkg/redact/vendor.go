@@ -1,0 +1,284 @@
+package redact
+
+import "strings"
+
+// Vendor token formats: a literal prefix followed by a body of a fixed
+// character set and length. Matching is anchored at a word start; the token
+// must end at a word boundary (and not continue as "….png"-style dotted
+// names), and the body must not be a placeholder such as "xxxx…" or "XXXX…".
+
+type charset [256]bool
+
+func newSet(spec string) *charset {
+	var cs charset
+	for i := 0; i < len(spec); i++ {
+		if i+2 < len(spec) && spec[i+1] == '-' {
+			for c := spec[i]; c <= spec[i+2]; c++ {
+				cs[c] = true
+			}
+			i += 2
+			continue
+		}
+		cs[spec[i]] = true
+	}
+	return &cs
+}
+
+var (
+	setAN     = newSet("A-Za-z0-9")
+	setANU    = newSet("A-Za-z0-9_")
+	setAND    = newSet("A-Za-z0-9_-")
+	setANDash = newSet("A-Za-z0-9-")
+	setUD     = newSet("A-Z0-9")
+	setUDD    = newSet("A-Z0-9-")
+	setHexL   = newSet("a-f0-9")
+	setHex    = newSet("a-fA-F0-9")
+	setHexLD  = newSet("a-f0-9-")
+	setLD     = newSet("a-z0-9")
+	setAlpha  = newSet("A-Za-z")
+	setB64    = newSet("A-Za-z0-9+/")
+	setB64X   = newSet("A-Za-z0-9+/=_-")
+	setATL    = newSet("A-Za-z0-9_=-")
+	setSG     = newSet("A-Za-z0-9_.-")
+	setBech   = newSet("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+)
+
+const (
+	fNoPH      uint8 = 1 << iota // skip the placeholder check
+	fDigit                       // body needs a digit
+	fMixed                       // body needs a letter and a digit
+	fNotDigits                   // body must not be all digits
+	fPad                         // up to 3 trailing '=' allowed
+)
+
+type vrule struct {
+	prefix   string
+	set      *charset
+	min, max int
+	typ      uint8
+	flags    uint8
+}
+
+var vendorRules = []vrule{
+	// AWS access key IDs
+	{"AKIA", setUD, 16, 16, tAPIKey, 0},
+	{"ASIA", setUD, 16, 16, tAPIKey, 0},
+	{"ABIA", setUD, 16, 16, tAPIKey, 0},
+	{"ACCA", setUD, 16, 16, tAPIKey, 0},
+	{"A3T", setUD, 17, 17, tAPIKey, 0},
+	// AWS Bedrock API keys
+	{"ABSK", setB64, 100, 300, tAPIKey, fPad},
+	{"bedrock-api-key-", setB64, 16, 400, tAPIKey, fPad},
+	// Google
+	{"AIza", setAND, 35, 35, tAPIKey, 0},
+	{"ya29.", setAND, 30, 400, tAPIKey, 0},
+	{"GOCSPX-", setAND, 28, 28, tSecret, 0},
+	// GitHub
+	{"ghp_", setAN, 36, 36, tAPIKey, 0},
+	{"gho_", setAN, 36, 36, tAPIKey, 0},
+	{"ghu_", setAN, 36, 36, tAPIKey, 0},
+	{"ghs_", setAN, 36, 36, tAPIKey, 0},
+	{"ghr_", setAN, 36, 36, tAPIKey, 0},
+	{"github_pat_", setANU, 60, 100, tAPIKey, 0},
+	// GitLab
+	{"glpat-", setAND, 20, 100, tAPIKey, 0},
+	{"glptt-", setHexL, 40, 40, tAPIKey, 0},
+	{"gldt-", setAND, 20, 100, tAPIKey, 0},
+	{"glrt-", setAND, 20, 100, tAPIKey, 0},
+	{"glsoat-", setAND, 20, 100, tAPIKey, 0},
+	{"glcbt-", setAND, 20, 100, tAPIKey, 0},
+	{"glimt-", setAND, 25, 100, tAPIKey, 0},
+	{"glffct-", setAND, 20, 100, tAPIKey, 0},
+	{"glagent-", setAND, 50, 200, tAPIKey, 0},
+	{"gloas-", setAND, 64, 128, tAPIKey, 0},
+	{"GR1348941", setAND, 20, 100, tAPIKey, 0},
+	// Grafana
+	{"glc_", setB64, 32, 400, tAPIKey, fPad},
+	{"glsa_", setANU, 40, 45, tAPIKey, 0},
+	{"eyJrIjoi", setB64, 50, 400, tAPIKey, fPad},
+	// Slack
+	{"xoxb-", setANDash, 10, 300, tAPIKey, fDigit},
+	{"xoxp-", setANDash, 10, 300, tAPIKey, fDigit},
+	{"xoxa-", setANDash, 10, 300, tAPIKey, fDigit},
+	{"xoxr-", setANDash, 10, 300, tAPIKey, fDigit},
+	{"xoxs-", setANDash, 10, 300, tAPIKey, fDigit},
+	{"xoxo-", setANDash, 10, 300, tAPIKey, fDigit},
+	{"xoxe.xoxb-", setANDash, 50, 400, tAPIKey, 0},
+	{"xoxe.xoxp-", setANDash, 50, 400, tAPIKey, 0},
+	{"xoxe-", setANDash, 50, 400, tAPIKey, 0},
+	{"xapp-", setANDash, 30, 300, tAPIKey, fDigit},
+	// Stripe
+	{"sk_live_", setAN, 10, 250, tAPIKey, 0},
+	{"sk_test_", setAN, 10, 250, tAPIKey, 0},
+	{"rk_live_", setAN, 10, 250, tAPIKey, 0},
+	{"rk_test_", setAN, 10, 250, tAPIKey, 0},
+	{"pk_live_", setAN, 10, 250, tAPIKey, 0},
+	{"whsec_", setAN, 24, 100, tSecret, 0},
+	// OpenAI / Anthropic
+	{"sk-ant-", setAND, 32, 300, tAPIKey, 0},
+	{"sk-proj-", setAND, 32, 300, tAPIKey, 0},
+	{"sk-svcacct-", setAND, 32, 300, tAPIKey, 0},
+	{"sk-admin-", setAND, 32, 300, tAPIKey, 0},
+	{"sk-", setAN, 32, 200, tAPIKey, fMixed},
+	// other AI vendors
+	{"pplx-", setAN, 40, 64, tAPIKey, 0},
+	{"hf_", setAlpha, 34, 34, tAPIKey, 0},
+	{"api_org_", setAlpha, 34, 34, tAPIKey, 0},
+	{"r8_", setAN, 37, 40, tAPIKey, 0},
+	{"gsk_", setAN, 52, 52, tAPIKey, 0},
+	{"xai-", setAN, 70, 90, tAPIKey, 0},
+	{"nvapi-", setAND, 60, 70, tAPIKey, 0},
+	// Atlassian, Heroku, Clojars, Notion, Infracost, Octopus Deploy
+	{"ATATT3", setATL, 150, 300, tAPIKey, 0},
+	{"HRKU-", setAND, 30, 100, tAPIKey, 0},
+	{"CLOJARS_", setLD, 60, 60, tAPIKey, 0},
+	{"ntn_", setAN, 40, 50, tAPIKey, fNotDigits},
+	{"ico-", setAN, 32, 32, tAPIKey, 0},
+	{"API-", setUD, 26, 32, tAPIKey, fMixed},
+	// Facebook / Square access tokens
+	{"EAA", setAND, 60, 400, tAPIKey, fMixed},
+	{"sq0atp-", setAND, 22, 60, tAPIKey, 0},
+	{"sq0csp-", setAND, 40, 60, tSecret, 0},
+	// 1Password
+	{"ops_eyJ", setB64, 200, 4000, tAPIKey, fPad},
+	{"A3-", setUDD, 30, 45, tSecret, fDigit},
+	// age
+	{"AGE-SECRET-KEY-1", setBech, 58, 58, tSecret, fNoPH},
+	// Sentry
+	{"sntrys_eyJ", setB64X, 50, 600, tAPIKey, 0},
+	{"sntryu_", setHexL, 64, 64, tAPIKey, 0},
+	// OpenShift, 42 Intra, DigitalOcean, npm, SendGrid, Linear, Docker, PyPI, RubyGems, Shopify, ...
+	{"sha256~", setAND, 43, 43, tAPIKey, 0},
+	{"s-s4t2ud-", setHexL, 64, 64, tSecret, 0},
+	{"s-s4t2af-", setHexL, 64, 64, tSecret, 0},
+	{"dop_v1_", setHexL, 64, 64, tAPIKey, 0},
+	{"doo_v1_", setHexL, 64, 64, tAPIKey, 0},
+	{"dor_v1_", setHexL, 64, 64, tAPIKey, 0},
+	{"npm_", setAN, 36, 36, tAPIKey, 0},
+	{"SG.", setSG, 60, 80, tAPIKey, fMixed},
+	{"lin_api_", setAN, 40, 40, tAPIKey, 0},
+	{"dckr_pat_", setAND, 27, 60, tAPIKey, 0},
+	{"pypi-AgEIcHlwaS5vcmc", setAND, 50, 300, tAPIKey, 0},
+	{"rubygems_", setHexL, 48, 48, tAPIKey, 0},
+	{"shpat_", setHex, 32, 32, tAPIKey, 0},
+	{"shpca_", setHex, 32, 32, tAPIKey, 0},
+	{"shppa_", setHex, 32, 32, tAPIKey, 0},
+	{"shpss_", setHex, 32, 32, tSecret, 0},
+	{"PMAK-", setANDash, 50, 70, tAPIKey, fMixed},
+	{"xkeysib-", setHexLD, 60, 90, tAPIKey, 0},
+	{"figd_", setAND, 40, 60, tAPIKey, 0},
+	{"tskey-", setANDash, 20, 100, tAPIKey, fDigit},
+	{"dapi", setHexL, 32, 32, tAPIKey, fMixed},
+	{"LTAI", setAN, 20, 24, tAPIKey, fMixed},
+	{"key-", setHexL, 32, 32, tAPIKey, fMixed},
+	{"SK", setHexL, 32, 32, tAPIKey, fMixed},
+	{"sl.", setAND, 130, 200, tAPIKey, 0},
+}
+
+// vendorIndex maps a first byte to the rules starting with it, longest prefix first.
+var vendorIndex = func() [256][]int {
+	var idx [256][]int
+	for i, r := range vendorRules {
+		c := r.prefix[0]
+		idx[c] = append(idx[c], i)
+	}
+	for c := range idx {
+		l := idx[c]
+		for a := 1; a < len(l); a++ {
+			for b := a; b > 0 && len(vendorRules[l[b]].prefix) > len(vendorRules[l[b-1]].prefix); b-- {
+				l[b], l[b-1] = l[b-1], l[b]
+			}
+		}
+	}
+	return idx
+}()
+
+// matchVendor tries the vendor rules at i (a word start).
+func matchVendor(s string, i int) (int, uint8, bool) {
+	rules := vendorIndex[s[i]]
+	if len(rules) == 0 {
+		return 0, 0, false
+	}
+	if i >= 2 && (s[i-1] == '.' || s[i-1] == '-') && isAlnum(s[i-2]) {
+		return 0, 0, false // "video_box.ico-…": inside a dotted or dashed name
+	}
+	n := len(s)
+	for _, ri := range rules {
+		r := &vendorRules[ri]
+		if !strings.HasPrefix(s[i:], r.prefix) {
+			continue
+		}
+		b := i + len(r.prefix)
+		e := b
+		for e < n && r.set[s[e]] && e-b <= r.max {
+			e++
+		}
+		l := e - b
+		if l < r.min || l > r.max {
+			continue
+		}
+		if r.flags&fPad != 0 {
+			for k := 0; k < 3 && e < n && s[e] == '='; k++ {
+				e++
+			}
+		}
+		if e < n && (isWord(s[e]) || (s[e] == '.' || s[e] == '-') && e+1 < n && isAlnum(s[e+1])) {
+			continue
+		}
+		body := s[b : b+l]
+		if r.flags&fNoPH == 0 && placeholderBody(body) {
+			continue
+		}
+		if r.flags&(fDigit|fMixed) != 0 && !strings.ContainsAny(body, "0123456789") {
+			continue
+		}
+		if r.flags&fMixed != 0 && !hasLetter(body) {
+			continue
+		}
+		if r.flags&fNotDigits != 0 && !hasLetter(body) {
+			continue
+		}
+		return e, r.typ, true
+	}
+	return 0, 0, false
+}
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isAlpha(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderBody reports whether a token body is a placeholder: mostly
+// x/X/*, at most two distinct characters, or a run of 5+ x/X/*.
+func placeholderBody(body string) bool {
+	if len(body) == 0 {
+		return true
+	}
+	var seen [256]bool
+	distinct, xs := 0, 0
+	run, maxRun := 0, 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !seen[c] {
+			seen[c] = true
+			distinct++
+		}
+		if c == 'x' || c == 'X' || c == '*' {
+			xs++
+			run++
+			if run > maxRun {
+				maxRun = run
+			}
+		} else {
+			run = 0
+		}
+	}
+	if distinct <= 2 && len(body) >= 4 {
+		return true
+	}
+	return xs*2 >= len(body) || maxRun >= 5
+}
