@@ -555,11 +555,30 @@ func TestHistoryRm(t *testing.T) {
 	}
 }
 
+// TestHistoryRenameRedacts checks that a rename, like every history write, is redacted.
+func TestHistoryRenameRedacts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h := newHist("alert-1", "t", store.Now(), storetest.EveryPartKind()...)
+	seedHistories(t, dir, "default", h)
+	if _, errOut, code := runCLI(t, dir, "", "history", "rename", string(h.ID), "mail jane.doe@example.com"); code != 0 {
+		t.Fatalf("rename: exit %d: %s", code, errOut)
+	}
+	got, err := getMeta(t, dir, h.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "mail [REDACTED_EMAIL]" || got.Redactions["EMAIL"] != 1 {
+		t.Fatalf("title %q, redactions %v", got.Title, got.Redactions)
+	}
+}
+
 func TestHistoryRename(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := newHist("alert-1", "generated one", store.Now().Add(-time.Hour), storetest.EveryPartKind()...)
 	h.TitleSource = model.TitleGenerated
+	h.RedactedCount = len(h.Contents) // as every saved history is: a rename rescans nothing
 	seedHistories(t, dir, "default", h)
 	wantContents, _ := json.Marshal(h.Contents)
 

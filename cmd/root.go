@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -33,6 +34,7 @@ type globalOptions struct {
 	Model             string
 	LogLevel          string
 	Verbose           bool
+	Redact            string
 
 	io     *IOStreams
 	logger *slog.Logger
@@ -50,6 +52,7 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: envVar("WORKSPACE"), Destination: &g.Workspace},
 		&cli.StringFlag{Name: "model", Usage: "Gemini model", Value: "gemini-2.5-flash", Sources: envVar("MODEL"), Destination: &g.Model},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: envVar("LOG_LEVEL"), Destination: &g.LogLevel},
+		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: envVar("REDACT"), Destination: &g.Redact},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logs and error details", Sources: envVar("VERBOSE"), Destination: &g.Verbose},
 	}
 }
@@ -99,8 +102,13 @@ func (g *globalOptions) openStore(ctx context.Context) (store.Store, error) {
 	return s, nil
 }
 
-// withStore runs fn with an opened store and closes it after.
+// withStore runs fn with an opened store, whose history writes all pass the redaction step,
+// and closes it after.
 func (g *globalOptions) withStore(ctx context.Context, fn func(store.Store) error) error {
+	red, err := g.redactor()
+	if err != nil {
+		return err
+	}
 	s, err := g.openStore(ctx)
 	if err != nil {
 		return err
@@ -110,7 +118,7 @@ func (g *globalOptions) withStore(ctx context.Context, fn func(store.Store) erro
 			g.logger.Warn("failed to close store", "error", cerr)
 		}
 	}()
-	return fn(s)
+	return fn(redactingStore{Store: s, redactor: red})
 }
 
 func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
@@ -126,7 +134,9 @@ func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
 		},
 		Commands: []*cli.Command{
 			alertCommand(g),
+			chatCommand(g),
 			historyCommand(g),
+			redactCommand(g),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
@@ -152,6 +162,9 @@ func markUsageErrors(c *cli.Command) {
 
 // Run runs the command line and returns the process's exit code.
 func Run(ctx context.Context, args []string, ios *IOStreams) int {
+	// The Gemini SDK reports some conditions (a cancelled stream, non-text parts) through the
+	// standard logger; they are not for the user's terminal.
+	log.SetOutput(io.Discard)
 	root, g := newRoot(ios)
 	err := root.Run(ctx, args)
 	if err == nil {

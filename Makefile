@@ -1,0 +1,18 @@
+# alertchat: `make run` (embedded local store) and `make test` (every test).
+.PHONY: build run test bench vet
+
+build:
+	go build -o bin/alertchat .
+
+# Adds the sample GuardDuty alert to the embedded store and chats about it (needs GEMINI_API_KEY).
+run:
+	go run . chat -f testdata/alerts/guardduty.json
+
+# Unit, emulator-backed (Firestore emulator + in-process fake-gcs-server) and end-to-end tests.
+test:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go run ./internal/cmd/testrun -- go test -race -count=1 ./...
+
+bench:
+	go run ./internal/cmd/testrun -- go test -run='^$$' -bench=. -benchmem ./...

@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"io"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/charmbracelet/glamour"
+)
+
+// ansiSequence matches terminal escape sequences (CSI, OSC, and two-byte escapes).
+var ansiSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
+
+// sanitize removes terminal control sequences and control characters (but newlines and tabs)
+// from text the model or a stored transcript supplies, so it cannot drive the terminal.
+func sanitize(s string) string {
+	if !strings.ContainsFunc(s, isUnsafeRune) {
+		return s
+	}
+	s = ansiSequence.ReplaceAllString(s, "")
+	return strings.Map(func(r rune) rune {
+		if isUnsafeRune(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isUnsafeRune(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029')
+}
+
+// answerWriter prints a streamed answer: raw text as it arrives, or, for a person at a
+// terminal, Markdown rendered block by block (a block ends at a blank line outside a code
+// fence), so the answer still appears progressively.
+type answerWriter struct {
+	w        io.Writer
+	renderer *glamour.TermRenderer
+	pending  strings.Builder
+	wrote    bool
+	endsNL   bool
+}
+
+func newAnswerWriter(ios *IOStreams, raw bool) *answerWriter {
+	aw := &answerWriter{w: ios.Out}
+	if raw || !ios.Pretty() {
+		return aw
+	}
+	width := ios.TermWidth
+	if width <= 0 || width > 120 {
+		width = 100
+	}
+	if r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width-2)); err == nil {
+		aw.renderer = r
+	}
+	return aw
+}
+
+// Write takes the next piece of the answer.
+func (a *answerWriter) Write(chunk string) {
+	chunk = sanitize(chunk)
+	if chunk == "" {
+		return
+	}
+	if a.renderer == nil {
+		a.emit(chunk)
+		return
+	}
+	a.pending.WriteString(chunk)
+	text := a.pending.String()
+	if cut := lastBlockEnd(text); cut > 0 {
+		a.emit(a.render(text[:cut]))
+		a.pending.Reset()
+		a.pending.WriteString(text[cut:])
+	}
+}
+
+// Close prints what is left and ends the answer with a newline.
+func (a *answerWriter) Close() {
+	if rest := a.pending.String(); rest != "" {
+		if a.renderer != nil {
+			rest = a.render(rest)
+		}
+		a.emit(rest)
+		a.pending.Reset()
+	}
+	if a.wrote && !a.endsNL {
+		a.emit("\n")
+	}
+}
+
+func (a *answerWriter) emit(s string) {
+	if s == "" {
+		return
+	}
+	_, _ = io.WriteString(a.w, s)
+	a.wrote = true
+	a.endsNL = strings.HasSuffix(s, "\n")
+}
+
+func (a *answerWriter) render(md string) string {
+	out, err := a.renderer.Render(md)
+	if err != nil {
+		return md
+	}
+	return strings.Trim(out, "\n") + "\n\n"
+}
+
+// lastBlockEnd is the index after the last blank line that is outside a code fence, or 0.
+func lastBlockEnd(text string) int {
+	end, inFence, pos := 0, false, 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			inFence = !inFence
+		}
+		pos += len(line)
+		if !inFence && trimmed == "" && strings.HasSuffix(line, "\n") && pos > len(line) {
+			end = pos
+		}
+	}
+	return end
+}

@@ -1,0 +1,166 @@
+package main_test
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/alertchat/alertchat/pkg/geminitest"
+)
+
+// screen collects everything the program writes to its terminal and, like a terminal, answers
+// cursor position requests (the line editor asks for one before each prompt).
+type screen struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	reply io.Writer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range bytes.Count(p, []byte("\x1b[6n")) {
+		_, _ = s.reply.Write([]byte("\x1b[1;1R"))
+	}
+	return s.buf.Write(p)
+}
+
+var ansi = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[@-Z\\-_])`)
+
+// text is the screen without escape sequences, whitespace collapsed.
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(strings.Fields(ansi.ReplaceAllString(s.buf.String(), "")), " ")
+}
+
+func (s *screen) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.text(), want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("screen never showed %q; screen:\n%s", want, s.text())
+}
+
+func waitRequest(t *testing.T, srv *geminitest.Server, question string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range srv.Requests() {
+			if r.Kind == geminitest.KindStreamGenerateContent && r.LastUserText() == question {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no request for %q", question)
+}
+
+func TestInteractiveChat(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Generated Title"}
+		}
+		switch q := r.LastUserText(); {
+		case strings.Contains(q, "slow"):
+			return geminitest.Reply{Chunks: []string{"partial-start ", "never-1 ", "never-2 ", "never-3"}, ChunkDelay: 1500 * time.Millisecond}
+		default:
+			return geminitest.Reply{Chunks: []string{"**Answer** to ", q}}
+		}
+	}))
+	alertID := c.addAlert("guardduty.json")
+
+	cmd := exec.Command(binary, "chat", "-a", alertID)
+	cmd.Env = append(c.env, "TERM=xterm-256color")
+	cmd.Dir = c.dataDir
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	scr := &screen{reply: tty}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(scr, tty); close(copied) }()
+	typeLine := func(s string) {
+		if _, err := tty.Write([]byte(s + "\r")); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	scr.waitFor(t, "/help for commands")
+	typeLine("first question")
+	scr.waitFor(t, "Answer to first question")
+
+	typeLine("second slow question")
+	// On a terminal the answer is shown block by block, so wait for the request itself, then
+	// for the first chunk to be on its way.
+	waitRequest(t, c.srv, "second slow question")
+	time.Sleep(500 * time.Millisecond)
+	if _, err := tty.Write([]byte{3}); err != nil { // Ctrl-C while streaming
+		t.Fatal(err)
+	}
+	scr.waitFor(t, "cancelled")
+	scr.waitFor(t, "partial-start")
+
+	typeLine(`"""`)
+	typeLine("multi")
+	typeLine("line")
+	typeLine(`"""`)
+	scr.waitFor(t, "Answer to multi line")
+
+	typeLine("/title Investigation of i-99999999")
+	scr.waitFor(t, "Title set: Investigation of i-99999999")
+	typeLine("/usage")
+	scr.waitFor(t, "Tokens:")
+	typeLine("/exit")
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat exited with %v; screen:\n%s", err, scr.text())
+		}
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("chat did not exit; screen:\n%s", scr.text())
+	}
+	<-copied
+
+	screenText := scr.text()
+	if strings.Contains(screenText, "never-3") {
+		t.Fatal("the cancelled answer kept streaming")
+	}
+	m := regexp.MustCompile(`Resume with: alertchat chat -a ` + alertID + ` --history ([0-9a-f-]{36})`).FindStringSubmatch(screenText)
+	if m == nil {
+		t.Fatalf("no resume hint; screen:\n%s", screenText)
+	}
+	h := c.history(m[1])
+	if h.Title != "Investigation of i-99999999" {
+		t.Fatalf("stored title %q", h.Title)
+	}
+	var texts []string
+	for _, content := range h.Contents {
+		texts = append(texts, content.Role+": "+content.Parts[0].Text)
+	}
+	want := []string{
+		"user: first question", "model: **Answer** to first question",
+		"user: second slow question", "model: partial-start ",
+		"user: multi\nline", "model: **Answer** to multi\nline",
+	}
+	if strings.Join(texts, "|") != strings.Join(want, "|") {
+		t.Fatalf("stored transcript:\n%q\nwant\n%q", texts, want)
+	}
+}
