@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,5 +350,53 @@ func TestModelErrorsExitOne(t *testing.T) {
 				t.Fatal("the API key was printed")
 			}
 		})
+	}
+}
+
+// TestSlowTitleDoesNotDelayAnswer reads the binary's stdout as it streams: the first bytes of
+// the answer arrive well before a 300 ms title call could have finished.
+func TestSlowTitleDoesNotDelayAnswer(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Slow Title", Latency: 300 * time.Millisecond}
+		}
+		return geminitest.Reply{Chunks: []string{"first-chunk ", "second-chunk"}, ChunkDelay: 400 * time.Millisecond}
+	}))
+	alertID := c.addAlert("guardduty.json")
+	cmd := exec.Command(binary, "chat", "-a", alertID, "-q", "What happened?", "--raw")
+	cmd.Env, cmd.Dir = c.env, c.dataDir
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, err := stdout.Read(buf)
+	firstByte := time.Now()
+	if err != nil || !strings.HasPrefix(string(buf[:n]), "first-chunk") {
+		t.Fatalf("first read %q: %v", buf[:n], err)
+	}
+	rest, _ := io.ReadAll(stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]) + string(rest); got != "first-chunk second-chunk\n" {
+		t.Fatalf("answer %q", got)
+	}
+	var answerAt time.Time
+	for _, r := range c.srv.Requests() {
+		if r.Kind == geminitest.KindStreamGenerateContent {
+			answerAt = r.Time
+		}
+	}
+	if d := firstByte.Sub(answerAt); d >= 300*time.Millisecond {
+		t.Fatalf("first answer bytes %v after the request: the title call delayed them", d)
+	}
+	list := c.mustRun("", "history", "list", "-o", "json")
+	if !strings.Contains(list, `"title": "Slow Title"`) {
+		t.Fatalf("title not stored: %s", list)
 	}
 }
