@@ -18,24 +18,37 @@ const (
 
 var (
 	secretWords = []string{"password", "passwd", "pass", "pwd", "pw", "passphrase", "passcode", "secret", "secrets",
-		"private", "privatekey", "clientsecret", "secretkey", "credential", "credentials", "creds", "cred", "pswd", "psw"}
+		"private", "privatekey", "priv", "clientsecret", "secretkey", "credential", "credentials", "creds", "cred",
+		"pswd", "psw", "contrasena", "passwort", "motdepasse", "secrete"}
 	secretSuffixes = []string{"password", "passwd", "pwd", "secret", "passphrase"}
-	apiWords       = []string{"token", "apikey", "key", "auth", "authtoken", "accesstoken", "accesskey", "apitoken", "bearer",
-		"sessiontoken", "authkey", "webhook"}
+	// weak API words count only at the end of the key (key_down_event is not a key)
+	weakAPIWords = []string{"key", "auth", "authorization", "bearer", "webhook"}
+	apiWords     = []string{"token", "apikey", "authtoken", "accesstoken", "accesskey", "apitoken", "sessiontoken",
+		"authkey", "privkey", "secretkey"}
 	apiSuffixes = []string{"token", "apikey", "accesskey", "authkey"}
-	stopTail    = []string{"id", "ids", "name", "names", "length", "len", "size", "type", "types", "file", "filename", "files",
+	// words that may follow the key word of an API key name: api_key_prod, slack_token_value
+	allowedTail = []string{"value", "val", "string", "str", "data", "b64", "base64", "hex", "raw", "enc", "encoded",
+		"encrypted", "secure", "prod", "production", "dev", "development", "staging", "stage", "test", "testing", "live",
+		"sandbox", "new", "old", "main", "default", "local", "backup", "temp", "tmp", "current", "v"}
+	stopTail = []string{"id", "ids", "name", "names", "length", "len", "size", "type", "types", "file", "filename", "files",
 		"path", "paths", "dir", "url", "uri", "endpoint", "host", "chars", "charset", "count", "format", "field", "fields",
 		"label", "env", "var", "version", "prefix", "suffix", "pattern", "regex", "policy", "mode", "store", "vault",
 		"manager", "provider", "ref", "arn", "location", "expiry", "expires", "expiration", "ttl", "timeout", "required",
 		"enabled", "disabled", "hint", "rotation", "algorithm", "alg", "method", "scope", "scopes", "option", "options",
 		"bytes", "bits", "index", "idx", "column", "header", "headers", "param", "params", "list", "set", "kind", "hash",
 		"fingerprint", "digest", "sha", "md5", "checksum", "usage", "used", "limit", "max", "min", "input", "output",
-		"num", "number", "status", "state", "reset", "policy", "strength", "rule", "rules", "check", "valid", "validation",
-		"updated", "created", "changed", "age", "last", "field", "placeholder", "prompt", "label", "text", "desc",
-		"description", "title", "button", "form", "input", "class", "style", "template", "example", "sample", "test"}
+		"num", "number", "status", "state", "reset", "strength", "rule", "rules", "check", "valid", "validation",
+		"updated", "created", "changed", "age", "last", "placeholder", "prompt", "text", "desc", "description", "title",
+		"button", "form", "class", "style", "template", "example", "sample", "source", "variable", "variables", "event",
+		"events", "selector", "pair", "policy", "info", "details", "meta", "metadata", "config", "settings", "lifetime",
+		"duration", "at", "date", "time", "timestamp", "user", "username", "login", "email", "holder", "owner", "issuer",
+		"audience", "endpoint", "server", "service", "region", "ns", "namespace"}
 	stopAny = []string{"public", "pub", "primary", "foreign", "sort", "partition", "cache", "idempotency", "dedup",
 		"next", "page", "continuation", "pagination", "cursor", "max", "min", "total", "prompt", "completion", "input",
-		"output", "sync", "hotkey", "shortcut", "keyboard", "keys"}
+		"output", "sync", "hotkey", "shortcut", "keyboard", "keys", "bucket", "object", "routing", "lookup", "map", "dict",
+		"table", "column", "row", "attr", "attribute", "property", "tag", "schema", "sequence", "group", "csrf", "xsrf",
+		"vault", "store", "keystore", "truststore", "forgot", "reset", "policy", "expiry", "length", "placeholder",
+		"label", "hint", "show", "hide", "toggle", "remember"}
 )
 
 func inList(w string, list []string) bool {
@@ -96,12 +109,17 @@ func keyWords(key string, fn func(w string) bool) {
 	flush()
 }
 
-// classifyKey returns keyNone, keyAPI or keySecret for an assignment key.
+// classifyKey returns keyNone, keyAPI or keySecret for an assignment key. A
+// password or secret word anywhere makes it a secret; a key or token word
+// makes it an API key only when it ends the name (or is followed by words
+// such as "value" or "prod"): key_down_event is not an API key.
 func classifyKey(key string) uint8 {
 	if len(key) > 96 {
 		key = key[len(key)-96:]
 	}
-	secret, api, account, stop := false, false, false, false
+	secret, account, stop, strong := false, false, false, false
+	apiTail := false // a weak API word seen, and only allowedTail words after it
+	prevAPI := false
 	last := ""
 	keyWords(key, func(w string) bool {
 		last = w
@@ -111,14 +129,22 @@ func classifyKey(key string) uint8 {
 			return false
 		case inList(w, secretWords) || hasSuffixIn(w, secretSuffixes):
 			secret = true
-		case w == "account" || w == "accountkey" || w == "storagekey":
+			apiTail = false
+		case w == "account" || w == "storage":
 			account = true
-			if w != "account" {
-				api = true
-			}
-		case inList(w, apiWords) || hasSuffixIn(w, apiSuffixes):
-			api = true
+		case w == "accountkey" || w == "storagekey":
+			account = true
+			apiTail = true
+		case inList(w, apiWords) || hasSuffixIn(w, apiSuffixes) || (prevAPI && (w == "key" || w == "token")):
+			strong = true
+			apiTail = true
+		case inList(w, weakAPIWords):
+			apiTail = true
+		case apiTail && inList(w, allowedTail):
+		default:
+			apiTail = false
 		}
+		prevAPI = w == "api"
 		return true
 	})
 	if stop || inList(last, stopTail) {
@@ -127,9 +153,9 @@ func classifyKey(key string) uint8 {
 	switch {
 	case secret:
 		return keySecret
-	case account && api:
+	case account && apiTail:
 		return keySecret
-	case api:
+	case apiTail || strong:
 		return keyAPI
 	}
 	return keyNone
@@ -213,12 +239,14 @@ func (sc *scanner) assignment(s string, i int) int {
 	}
 	// quick reject: the byte after the key must be able to lead to an operator
 	switch s[ke] {
-	case '"', '\'', '\\', ' ', '\t', ':', '=', '!', '?', '.', '+', '|', '>':
+	case '"', '\'', '\\', ' ', '\t', ':', '=', '!', '?', '.', '+', '|', '>', '[', ']', '(':
 	default:
 		return -1
 	}
 	p := ke
 	xml := false
+	// define('DB_PASSWORD', 'value') / setenv("TOKEN", "value")
+	callArg := (s[ke] == '"' || s[ke] == '\'') && i >= 2 && s[i-1] == s[ke] && s[i-2] == '('
 	switch {
 	case s[p] == '"' || s[p] == '\'':
 		p++
@@ -227,23 +255,62 @@ func (sc *scanner) assignment(s string, i int) int {
 	case s[p] == '>' && i > 0 && s[i-1] == '<':
 		xml = true
 	}
+	if !xml && p < n && s[p] == ']' && i >= 2 && s[i-2] == '[' {
+		p++ // some_dict["secret"] = …
+	}
+	if !xml && p < n && s[p] == '[' {
+		// char x_token[] = "…", char secret[25] = "…"
+		d := spanClass(s, p+1, cDigit, 6)
+		if d < n && s[d] == ']' {
+			p = d + 1
+		}
+	}
 	q := p
 	for q < n && (s[q] == ' ' || s[q] == '\t') && q-p < 16 {
 		q++
 	}
+	if !xml && q < n && s[q] != '=' && s[q] != ':' {
+		q = skipTypeAnnotation(s, q)
+	} else if !xml && q+1 < n && s[q] == ':' && s[q+1] == ' ' {
+		// Kotlin/TypeScript "token: String = …"
+		if t := skipTypeAnnotation(s, q); t > q {
+			q = t
+		}
+	}
 	var v int
+	lineStart := false
 	switch {
 	case xml:
 		v = p + 1
+		for v < n && (s[v] == ' ' || s[v] == '\t' || s[v] == '\n' || s[v] == '\r') && v-p < 64 {
+			v++
+		}
+	case callArg && q < n && s[q] == ',':
+		v = q + 1
+	case q == ke && q+1 < n && s[q] == '(' && (s[q+1] == '"' || s[q+1] == '\''):
+		// std::string secret("…"); secret.assign("…", 17)
+		if !callSetsValue(s[i:ke]) {
+			return -1
+		}
+		v = q + 1
 	default:
 		v = parseOp(s, q)
 		if v < 0 {
-			// CLI flag "--token VALUE"
-			if q > p && i >= 2 && s[i-1] == '-' && s[i-2] == '-' {
+			switch {
+			case q > p && i >= 2 && s[i-1] == '-' && s[i-2] == '-':
+				v = q // CLI flag "--token VALUE"
+			case q < n && (s[q] == '"' || s[q] == '\''):
+				// `private_key "value";`, `(def api-token "value")`
+				_, ve, _, ok := parseValue(s, q, false, false)
+				if !ok || ve+1 >= n || (s[ve+1] != ';' && s[ve+1] != ')') {
+					return -1
+				}
 				v = q
-			} else {
+			default:
 				return -1
 			}
+		} else if s[q] == ':' || s[q] == '=' {
+			lineStart = atLineStart(s, i)
 		}
 	}
 	key := s[i:ke]
@@ -255,9 +322,17 @@ func (sc *scanner) assignment(s string, i int) int {
 	for v < n && (s[v] == ' ' || s[v] == '\t') && v-q < 32 {
 		v++
 	}
-	vs, ve, quoted, ok := parseValue(s, v, xml)
+	query := i > 0 && (s[i-1] == '?' || s[i-1] == '&')
+	vs, ve, quoted, ok := parseValue(s, v, xml, query)
 	if !ok {
 		return ke
+	}
+	if !quoted && lineStart && !query && !referenceValue(s[vs:ve]) && !placeholderValue(s[vs:ve]) {
+		// "key: value with spaces" on a config line: the value runs to the
+		// end of the line (the first word alone is checked for references)
+		if le := lineValueEnd(s, vs); le > ve {
+			ve = le
+		}
 	}
 	val := s[vs:ve]
 	typ, ok := valueType(cls, key, val, quoted)
@@ -267,9 +342,111 @@ func (sc *scanner) assignment(s string, i int) int {
 	return ke
 }
 
+// callSetsValue reports whether key(…) is a constructor or setter call rather
+// than a lookup such as get_secret("name").
+func callSetsValue(key string) bool {
+	ok := true
+	first := true
+	keyWords(key, func(w string) bool {
+		if first {
+			first = false
+			if inList(w, lookupVerbs) {
+				ok = false
+				return false
+			}
+		}
+		return true
+	})
+	return ok
+}
+
+var lookupVerbs = []string{"get", "load", "read", "fetch", "find", "lookup", "resolve", "retrieve", "request", "has",
+	"is", "check", "validate", "verify", "remove", "delete", "del", "create", "generate", "gen", "rotate", "update",
+	"decrypt", "encrypt", "hash", "compare", "print", "log", "show", "list", "describe", "new", "make", "parse"}
+
+// atLineStart reports whether only indentation (or "export ") precedes i on its line.
+func atLineStart(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j >= 7 && s[j-7:j] == "export " {
+		j -= 7
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
+		}
+	}
+	return j == 0 || s[j-1] == '\n' || (j >= 2 && s[j-2] == '\\' && s[j-1] == 'n')
+}
+
+// lineValueEnd returns the end of an unquoted config value starting at v:
+// the end of the line, before a " #" comment, without trailing spaces and
+// closing punctuation.
+func lineValueEnd(s string, v int) int {
+	n := len(s)
+	q := v
+	for q < n && s[q] != '\n' && s[q] != '\r' && q-v < 256 {
+		if s[q] == '\\' && q+1 < n && (s[q+1] == 'n' || s[q+1] == 'r') {
+			break
+		}
+		if s[q] == '#' && q > v && (s[q-1] == ' ' || s[q-1] == '\t') {
+			break // trailing comment
+		}
+		q++
+	}
+	for q > v && strings.IndexByte(" \t,;`\"'", s[q-1]) >= 0 {
+		q--
+	}
+	return q
+}
+
+// typeWords are declared types that may sit between a key and its operator:
+// "var token string = …", "Dim token As String = …", "token: String = …".
+var typeWords = []string{"string", "str", "&str", "char", "text", "bytes", "[]byte", "as", "const", "final", "static", "secret", "securestring", "password", "any"}
+
+// skipTypeAnnotation skips ": Type" or up to two type words at q when an
+// assignment operator follows them; it returns q unchanged otherwise.
+func skipTypeAnnotation(s string, q int) int {
+	n := len(s)
+	p := q
+	if p < n && s[p] == ':' {
+		p++
+		for p < n && s[p] == ' ' {
+			p++
+		}
+	}
+	words := 0
+	for words < 2 {
+		e := p
+		for e < n && (isWord(s[e]) || s[e] == '&' || s[e] == '[' || s[e] == ']' || s[e] == '?') && e-p < 16 {
+			e++
+		}
+		if e == p {
+			break
+		}
+		var buf [16]byte
+		w := buf[:0]
+		for k := p; k < e; k++ {
+			w = append(w, lower(s[k]))
+		}
+		if !inList(strings.TrimSuffix(string(w), "?"), typeWords) {
+			break
+		}
+		words++
+		p = e
+		for p < n && s[p] == ' ' {
+			p++
+		}
+	}
+	if words == 0 || p >= n || s[p] != '=' || (p+1 < n && s[p+1] == '=') {
+		return q
+	}
+	return p
+}
+
 // parseValue extracts the value starting at v: a quoted string on the same
 // line (plain, JSON-escaped \"…\", or ObjC @"…"), or an unquoted run.
-func parseValue(s string, v int, xml bool) (vs, ve int, quoted, ok bool) {
+func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) {
 	n := len(s)
 	if v >= n {
 		return
@@ -308,12 +485,25 @@ func parseValue(s string, v int, xml bool) (vs, ve int, quoted, ok bool) {
 		}
 		return
 	case c == '`':
-		return // command substitution or template literal
+		// a Go raw string or JS template literal holding one token; a
+		// command substitution (`cat /run/secret`) has spaces and is left
+		for e := v + 1; e < n && e-v < 2048; e++ {
+			switch b := s[e]; {
+			case b == '`':
+				if e == v+1 || hasInterpolation(s[v+1:e]) {
+					return
+				}
+				return v + 1, e, true, true
+			case b <= ' ':
+				return
+			}
+		}
+		return
 	}
 	e := v
 	for e < n && e-v < 1024 {
 		b := s[e]
-		if b <= ' ' || b >= 0x80 || b == '"' || b == '\'' || b == '`' || b == ',' || b == ';' || b == '&' || (xml && b == '<') {
+		if b <= ' ' || b >= 0x80 || b == '"' || b == '\'' || b == '`' || b == ',' || b == ';' || (query && (b == '&' || b == '#')) || (xml && b == '<') {
 			break
 		}
 		if b == '\\' && e+1 < n && strings.IndexByte("ntr\"'", s[e+1]) >= 0 {
@@ -362,7 +552,7 @@ var stopValues = []string{"password", "passwd", "pass", "secret", "token", "key"
 
 // valueType decides whether val, assigned to key, is a credential and of which type.
 func valueType(cls uint8, key, val string, quoted bool) (uint8, bool) {
-	if len(val) == 0 || strings.HasPrefix(val, phPrefix) || strings.Contains(val, phPrefix) {
+	if len(val) == 0 || strings.Contains(val, phPrefix) || !hasAlnum(val) {
 		return 0, false
 	}
 	// vendor rules that depend on the key (Sumo Logic access ID, Facebook app secret)
@@ -374,6 +564,9 @@ func valueType(cls uint8, key, val string, quoted bool) (uint8, bool) {
 	}
 	if cls == keyNone {
 		return 0, false
+	}
+	if cls == keyAPI && keyMentions(key, "cloudant") {
+		cls = keySecret // Cloudant API keys are account passwords
 	}
 	if placeholderValue(val) || (!quoted && referenceValue(val)) {
 		return 0, false
@@ -393,7 +586,7 @@ func valueType(cls uint8, key, val string, quoted bool) (uint8, bool) {
 	}
 	switch cls {
 	case keySecret:
-		if len(val) < 6 {
+		if len(val) < 4 || (len(val) < 6 && allClass(val, cUpper|cLower)) || identifierLike(val) {
 			return 0, false
 		}
 		if !quoted && allClass(val, cUpper|cLower|cUnder) {
@@ -401,7 +594,7 @@ func valueType(cls uint8, key, val string, quoted bool) (uint8, bool) {
 		}
 		return tSecret, true
 	case keyAPI:
-		if len(val) < 8 || strings.IndexByte(val, ' ') >= 0 {
+		if len(val) < 8 || (!quoted && strings.IndexByte(val, ' ') >= 0) || identifierLike(val) || alphabetRun(val) || versionSuffix(val) {
 			return 0, false
 		}
 		digit := strings.ContainsAny(val, "0123456789")
@@ -437,7 +630,7 @@ func placeholderValue(v string) bool {
 	for i := 0; i < len(v) && i < len(buf); i++ {
 		lv = append(lv, lower(v[i]))
 	}
-	for _, x := range [...]string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here", "-here", "replace_me", "replaceme", "example.com", "xxx"} {
+	for _, x := range [...]string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here", "-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
 		if strings.Contains(string(lv), x) {
 			return true
 		}
@@ -495,17 +688,22 @@ func credValueOK(p string) bool {
 // scanReversedCompare handles comparisons written value-first:
 // if ("hunter2" == password).
 func (sc *scanner) scanReversedCompare(s string) {
+	sc.reversedCompare(s, "==")
+	sc.reversedCompare(s, "!=")
+}
+
+func (sc *scanner) reversedCompare(s, opText string) {
 	n := len(s)
 	for from := 0; ; {
-		k := strings.Index(s[from:], "==")
+		k := strings.Index(s[from:], opText)
 		if k < 0 {
 			return
 		}
 		p := from + k
 		from = p + 2
 		op := p
-		if op > 0 && s[op-1] == '!' {
-			op--
+		if opText == "==" && op > 0 && (s[op-1] == '!' || s[op-1] == '=') {
+			continue // counted by the "!=" pass, or the tail of "==="
 		}
 		r := p + 2
 		for r < n && s[r] == '=' {
@@ -585,40 +783,91 @@ func (sc *scanner) scanCurlUser(s string) {
 		if q >= n {
 			return
 		}
-		var cs, ce int
-		if s[q] == '"' || s[q] == '\'' {
-			qc := s[q]
-			cs = q + 1
-			ce = cs
-			for ce < n && s[ce] != qc && s[ce] != '\n' && ce-cs < 512 {
-				ce++
-			}
-			if ce >= n || s[ce] != qc {
-				continue
-			}
-		} else {
-			cs = q
-			ce = cs
-			for ce < n && s[ce] > ' ' && s[ce] < 0x7f && s[ce] != '"' && s[ce] != '\'' && s[ce] != '`' && ce-cs < 512 {
-				ce++
-			}
-		}
-		cred := s[cs:ce]
-		c := strings.IndexByte(cred, ':')
-		if c < 0 || placeholderValue(cred) {
+		first, fs, fe, ok := curlPart(s, q)
+		if !ok {
 			continue
 		}
-		user, pass := cred[:c], cred[c+1:]
+		quoted := s[q] == '"' || s[q] == '\''
+		var user, pass string
+		us, ps, pe := fs, -1, -1
+		if c := strings.IndexByte(first, ':'); c >= 0 {
+			user, pass = first[:c], first[c+1:]
+			ps, pe = fs+c+1, fe
+			if pass == "" && !quoted && fe < n && (s[fe] == '"' || s[fe] == '\'') {
+				// user:'pass' — the password quoted on its own
+				if p2, a, b, ok2 := curlPart(s, fe); ok2 && p2 != "" {
+					pass, ps, pe = p2, a, b
+				}
+			}
+		} else if quoted && fe+1 < n && s[fe+1] == ':' {
+			// "user":"pass" written as two quoted strings
+			p2, a, b, ok2 := curlPart(s, fe+2)
+			if !ok2 {
+				continue
+			}
+			user, pass, ps, pe = first, p2, a, b
+		} else {
+			continue
+		}
+		// {…}-wrapped literals (IBM Cloud examples) are checked without the
+		// braces but replaced with them
+		if u := unwrapBraces(user); user != "" && placeholderValue(u) {
+			continue
+		}
+		if pass != "" && !credValueOK(unwrapBraces(pass)) {
+			continue
+		}
 		switch {
 		case pass != "":
-			if credValueOK(pass) {
-				sc.add(cs+c+1, ce, tSecret, prioCred)
-			}
+			sc.add(ps, pe, tSecret, prioCred)
 		case len(user) >= 8 && !placeholderValue(user) && mixedClasses(user, 2):
 			// "-u KEY:" — an API key used as the user name, empty password
-			sc.add(cs, cs+c, tSecret, prioCred)
+			sc.add(us, us+len(user), tSecret, prioCred)
 		}
-		from = ce
+		if pe > from {
+			from = pe
+		}
+	}
+}
+
+// unwrapBraces strips {…} around a literal credential (IBM Cloud examples
+// write "{apikey}"), keeping templates such as {{x}} and ${x} intact.
+func unwrapBraces(v string) string {
+	if len(v) > 2 && v[0] == '{' && v[len(v)-1] == '}' && v[1] != '{' && v[1] != '$' && !strings.ContainsAny(v[1:len(v)-1], "{}") {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// scanMySQLPassword handles "mysql -uroot -pS3cret": the value glued to -p on
+// a mysql/mysqldump/mysqladmin command line.
+func (sc *scanner) scanMySQLPassword(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], " -p")
+		if k < 0 {
+			return
+		}
+		p := from + k + 3
+		from = p
+		if p >= n || s[p] <= ' ' || s[p] == '-' || s[p] >= 0x7f {
+			continue
+		}
+		if !lineHasFold(s, p, "mysql") {
+			continue
+		}
+		vs := p
+		if s[p] == '"' || s[p] == '\'' {
+			vs++
+		}
+		e := vs
+		for e < n && s[e] > ' ' && s[e] < 0x7f && s[e] != '"' && s[e] != '\'' && e-vs < 256 {
+			e++
+		}
+		if e-vs >= 3 && !placeholderValue(s[vs:e]) {
+			sc.add(vs, e, tSecret, prioCred)
+		}
+		from = e
 	}
 }
 
@@ -634,6 +883,9 @@ var cjkKeywords = []struct {
 	{"APIキー", tAPIKey},
 	{"アクセスキー", tAPIKey},
 	{"トークン", tAPIKey},
+	{"contraseña", tSecret},
+	{"Contraseña", tSecret},
+	{"CONTRASEÑA", tSecret},
 }
 
 // scanCJKKeywords handles "パスワード: hunter2", "パスワードはhunter2です": the
@@ -659,11 +911,14 @@ func (sc *scanner) scanCJKKeywords(s string) {
 				}
 				break
 			}
-			e := p
-			for e < n && s[e] > ' ' && s[e] < 0x7f && e-p < 256 {
-				e++
+			vs, e, quoted, ok := parseValue(s, p, false, false)
+			if !ok {
+				continue
 			}
-			e = trimUnbalanced(s, p, e)
+			if !quoted {
+				e = trimUnbalanced(s, vs, e)
+			}
+			p = vs
 			val := s[p:e]
 			if len(val) < 4 || placeholderValue(val) || strings.Contains(val, "://") {
 				continue
@@ -683,6 +938,127 @@ func hasSymbol(v string) bool {
 		if ctab[v[i]]&cKey == 0 {
 			return true
 		}
+	}
+	return false
+}
+
+// identifierLike recognises names rather than random tokens: dotted names
+// (com.example.app, jetbrains.mps.v8_elimination) and snake_case made of
+// short words and numbers (DOC_Vector_5_32).
+func identifierLike(v string) bool {
+	if strings.IndexByte(v, '.') > 0 {
+		dotted := true
+		for _, seg := range strings.Split(v, ".") {
+			if seg == "" || !isAlpha(seg[0]) || !allClass(seg, cDigit|cUpper|cLower|cUnder) {
+				dotted = false
+				break
+			}
+		}
+		if dotted {
+			return true
+		}
+	}
+	if strings.IndexByte(v, '_') < 0 || !allClass(v, cDigit|cUpper|cLower|cUnder) {
+		return false
+	}
+	for _, seg := range strings.Split(v, "_") {
+		if len(seg) > 8 {
+			return false
+		}
+		if !allClass(seg, cUpper|cLower) && !allClass(seg, cDigit) {
+			return false
+		}
+	}
+	return true
+}
+
+// alphabetRun recognises character-set definitions such as
+// "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef…": 20 or more consecutive ascending letters.
+func alphabetRun(v string) bool {
+	run := 1
+	for i := 1; i < len(v); i++ {
+		if isAlpha(v[i]) && v[i] == v[i-1]+1 {
+			run++
+			if run >= 20 {
+				return true
+			}
+		} else {
+			run = 1
+		}
+	}
+	return false
+}
+
+// curlPart reads one curl credential word at q: a quoted string or a bare
+// run; it returns the text and its bounds (without quotes).
+func curlPart(s string, q int) (string, int, int, bool) {
+	n := len(s)
+	if q >= n {
+		return "", 0, 0, false
+	}
+	if s[q] == '"' || s[q] == '\'' {
+		qc := s[q]
+		e := q + 1
+		for e < n && s[e] != qc && s[e] != '\n' && e-q < 512 {
+			e++
+		}
+		if e >= n || s[e] != qc {
+			return "", 0, 0, false
+		}
+		return s[q+1 : e], q + 1, e, true
+	}
+	e := q
+	for e < n && s[e] > ' ' && s[e] < 0x7f && s[e] != '"' && s[e] != '\'' && s[e] != '`' && e-q < 512 {
+		e++
+	}
+	if e == q {
+		return "", 0, 0, false
+	}
+	return s[q:e], q, e, true
+}
+
+// versionSuffix recognises artifact names that end in a version number:
+// "jjwt-jackson-0.11.2", "SalesResults-1.2".
+func versionSuffix(v string) bool {
+	i := len(v)
+	dots := 0
+	for i > 0 && (isDigit(v[i-1]) || v[i-1] == '.') {
+		if v[i-1] == '.' {
+			dots++
+		}
+		i--
+	}
+	if dots == 0 || i == len(v) || i == 0 || !isDigit(v[i]) || v[len(v)-1] == '.' {
+		return false
+	}
+	c := v[i-1]
+	return c == '-' || c == '_' || c == 'v' || c == 'V' || c == '@'
+}
+
+func hasAlnum(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if isAlnum(v[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasInterpolation reports a ${name} interpolation.
+func hasInterpolation(v string) bool {
+	for k := strings.Index(v, "${"); k >= 0; {
+		e := k + 2
+		for e < len(v) && (isWord(v[e]) || v[e] == '.') {
+			e++
+		}
+		if e > k+2 && e < len(v) && v[e] == '}' {
+			return true
+		}
+		n := strings.Index(v[k+2:], "${")
+		if n < 0 {
+			break
+		}
+		k += 2 + n
 	}
 	return false
 }

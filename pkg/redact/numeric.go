@@ -326,8 +326,8 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		if d > maxGroup {
 			maxGroup = d
 		}
-		if x > 0 && !units[x].paren && d < 2 {
-			return end
+		if x > 0 && !units[x].paren && d < 2 && !(x == 1 && plus) {
+			return end // only a country code may be followed by a one-digit area code
 		}
 		if x > 0 && strings.IndexByte(seps[x], '-') >= 0 {
 			spacesOnly = false

@@ -33,6 +33,7 @@ func (sc *scanner) scan() {
 	sc.scanAzureSecret(s)
 	sc.scanReversedCompare(s)
 	sc.scanCurlUser(s)
+	sc.scanMySQLPassword(s)
 	sc.scanCJKKeywords(s)
 	sc.scanWords(s)
 }
@@ -136,7 +137,7 @@ func (sc *scanner) scanEmails(s string) {
 			continue
 		}
 		end := emailDomainEnd(s, at+1)
-		if end < 0 || (end < n && (isWord(s[end]) || s[end] == '@')) {
+		if end < 0 || (end < n && (isWord(s[end]) || s[end] == '@' || s[end] == '-')) {
 			continue
 		}
 		sc.add(ls, end, tEmail, prioEmail)
@@ -151,10 +152,10 @@ func emailDomainEnd(s string, p int) int {
 	dots := 0
 	for {
 		q := p
-		for q < n && ctab[s[q]]&cDomain != 0 && q-p < 63 {
+		for q < n && (ctab[s[q]]&cDomain != 0 || s[q] == '_') && q-p < 63 {
 			q++
 		}
-		if q == p || s[p] == '-' || s[q-1] == '-' {
+		if q == p {
 			return -1
 		}
 		if q+1 < n && s[q] == '.' && isAlnum(s[q+1]) {

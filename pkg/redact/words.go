@@ -50,6 +50,10 @@ func (sc *scanner) scanWords(s string) {
 // digitWord handles a word starting with a digit; [i,j) is its word run.
 func (sc *scanner) digitWord(s string, i, j int) int {
 	n := len(s)
+	if e, typ, ok := matchVendor(s, i); ok {
+		sc.add(i, e, typ, prioVendor)
+		return e
+	}
 	d := spanClass(s, i, cDigit, 0)
 	if d < j {
 		// digits glued to letters: a phone extension ("5272x565") or a token
