@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -21,7 +20,9 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 func historyCommand(g *globalOptions) *cli.Command {
@@ -368,29 +369,7 @@ func (e *errWriter) result() error {
 	return nil
 }
 
-// sanitizeText removes what must not reach a terminal from stored text (transcripts hold model
-// output): C0 and C1 control characters except newline and tab (so no escape sequence can
-// start), DEL, and the bidirectional overrides that make text display other than it reads.
-func sanitizeText(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case unicode.IsControl(r), isBidiControl(r):
-			return -1
-		}
-		return r
-	}, s)
-}
-
-func isBidiControl(r rune) bool {
-	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
-}
-
-// oneLine is sanitized text on a single line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(sanitizeText(s)), " ")
-}
+func oneLine(s string) string { return termsafe.Line(s) }
 
 func compactJSON(v any) string {
 	b, err := json.Marshal(v)
@@ -473,22 +452,22 @@ func renderTranscriptText(w io.Writer, h *model.History) error {
 func writeTextPart(ew *errWriter, p *genai.Part) {
 	switch {
 	case p.Text != "" && p.Thought:
-		for _, line := range strings.Split(strings.TrimRight(sanitizeText(p.Text), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(termsafe.String(p.Text), "\n"), "\n") {
 			ew.printf("[thought] %s\n", line)
 		}
 	case p.Text != "":
-		ew.printf("%s\n", strings.TrimRight(sanitizeText(p.Text), "\n"))
+		ew.printf("%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
 	case p.FunctionCall != nil:
-		ew.printf("-> call %s(%s)\n", oneLine(p.FunctionCall.Name), sanitizeText(compactJSON(p.FunctionCall.Args)))
+		ew.printf("-> call %s(%s)\n", oneLine(p.FunctionCall.Name), termsafe.String(compactJSON(p.FunctionCall.Args)))
 	case p.FunctionResponse != nil:
-		ew.printf("<- %s: %s\n", oneLine(p.FunctionResponse.Name), sanitizeText(compactJSON(p.FunctionResponse.Response)))
+		ew.printf("<- %s: %s\n", oneLine(p.FunctionResponse.Name), termsafe.String(compactJSON(p.FunctionResponse.Response)))
 	case p.ExecutableCode != nil:
-		code := sanitizeText(p.ExecutableCode.Code)
+		code := termsafe.String(p.ExecutableCode.Code)
 		fence := codeFence(code)
 		ew.printf("%s%s\n%s\n%s\n", fence, codeLanguage(p.ExecutableCode.Language), strings.TrimRight(code, "\n"), fence)
 	case p.CodeExecutionResult != nil:
 		ew.printf("[code result: %s]\n", oneLine(string(p.CodeExecutionResult.Outcome)))
-		if out := strings.TrimRight(sanitizeText(p.CodeExecutionResult.Output), "\n"); out != "" {
+		if out := strings.TrimRight(termsafe.String(p.CodeExecutionResult.Output), "\n"); out != "" {
 			ew.printf("%s\n", out)
 		}
 	case p.InlineData != nil:
@@ -496,9 +475,9 @@ func writeTextPart(ew *errWriter, p *genai.Part) {
 	case p.FileData != nil:
 		ew.printf("[file: %s]\n", oneLine(p.FileData.FileURI))
 	case p.ToolCall != nil:
-		ew.printf("-> tool call %s\n", sanitizeText(compactJSON(p.ToolCall)))
+		ew.printf("-> tool call %s\n", termsafe.String(compactJSON(p.ToolCall)))
 	case p.ToolResponse != nil:
-		ew.printf("<- tool response %s\n", sanitizeText(compactJSON(p.ToolResponse)))
+		ew.printf("<- tool response %s\n", termsafe.String(compactJSON(p.ToolResponse)))
 	}
 }
 
@@ -585,32 +564,32 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part) {
 	switch {
 	case p.Text != "" && p.Thought:
 		ew.printf("\n> *Thought:*\n")
-		for _, line := range strings.Split(strings.TrimRight(sanitizeText(p.Text), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(termsafe.String(p.Text), "\n"), "\n") {
 			ew.printf(">%s\n", strings.TrimRight(" "+line, " "))
 		}
 	case p.Text != "":
-		ew.printf("\n%s\n", strings.TrimRight(sanitizeText(p.Text), "\n"))
+		ew.printf("\n%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
 	case p.FunctionCall != nil:
 		ew.printf("\n-> call %s\n", inlineCode(p.FunctionCall.Name))
-		fenced(ew, "json", sanitizeText(compactJSON(p.FunctionCall.Args)))
+		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionCall.Args)))
 	case p.FunctionResponse != nil:
 		ew.printf("\n<- %s\n", inlineCode(p.FunctionResponse.Name))
-		fenced(ew, "json", sanitizeText(compactJSON(p.FunctionResponse.Response)))
+		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionResponse.Response)))
 	case p.ExecutableCode != nil:
-		fenced(ew, codeLanguage(p.ExecutableCode.Language), sanitizeText(p.ExecutableCode.Code))
+		fenced(ew, codeLanguage(p.ExecutableCode.Language), termsafe.String(p.ExecutableCode.Code))
 	case p.CodeExecutionResult != nil:
 		ew.printf("\nCode result (%s):\n", oneLine(string(p.CodeExecutionResult.Outcome)))
-		fenced(ew, "", sanitizeText(p.CodeExecutionResult.Output))
+		fenced(ew, "", termsafe.String(p.CodeExecutionResult.Output))
 	case p.InlineData != nil:
 		ew.printf("\n*[inline data: %s, %d bytes]*\n", oneLine(p.InlineData.MIMEType), len(p.InlineData.Data))
 	case p.FileData != nil:
 		ew.printf("\n*[file: %s]*\n", inlineCode(p.FileData.FileURI))
 	case p.ToolCall != nil:
 		ew.printf("\n-> tool call\n")
-		fenced(ew, "json", sanitizeText(compactJSON(p.ToolCall)))
+		fenced(ew, "json", termsafe.String(compactJSON(p.ToolCall)))
 	case p.ToolResponse != nil:
 		ew.printf("\n<- tool response\n")
-		fenced(ew, "json", sanitizeText(compactJSON(p.ToolResponse)))
+		fenced(ew, "json", termsafe.String(compactJSON(p.ToolResponse)))
 	}
 }
 
@@ -708,20 +687,6 @@ func confirm(ios *IOStreams, question string) (bool, error) {
 
 // ---- rename
 
-// maxTitleRunes is the longest title kept; longer ones are cut to maxTitleRunes-3 plus "...".
-const maxTitleRunes = 60
-
-// normalizeTitle makes a title safe and short: control characters removed, whitespace (newlines
-// included) collapsed to single spaces, trimmed, at most maxTitleRunes runes. "" when nothing
-// is left.
-func normalizeTitle(s string) string {
-	s = oneLine(s)
-	if r := []rune(s); len(r) > maxTitleRunes {
-		s = string(r[:maxTitleRunes-3]) + "..."
-	}
-	return s
-}
-
 func historyRenameCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "rename",
@@ -731,7 +696,7 @@ func historyRenameCommand(g *globalOptions) *cli.Command {
 			if c.Args().Len() != 2 {
 				return usageErrorf("history rename takes a history ID and a title (quote a title with spaces)")
 			}
-			title := normalizeTitle(c.Args().Get(1))
+			title := session.CleanManualTitle(c.Args().Get(1))
 			if title == "" {
 				return usageErrorf("the title is empty")
 			}

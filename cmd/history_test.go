@@ -301,7 +301,7 @@ func TestHistoryShowText(t *testing.T) {
 	}
 	assertNoControls(t, "text", out)
 	for _, want := range []string{
-		"DNS to a [2Jbad domain\n",
+		"DNS to a bad domain\n",
 		"id:       " + string(h.ID) + "\n",
 		"alert:    alert-0001\n",
 		"created:  " + rfc3339(h.CreatedAt) + "\n",
@@ -313,7 +313,7 @@ func TestHistoryShowText(t *testing.T) {
 		"\nGemini:\n[thought] Let me think.\n" + `-> call lookup_ip({"ip":"192.0.2.1","nested":{"list":["a",1.5,true,null]}})` + "\n",
 		`<- lookup_ip: {"output":{"asn":64500,"country":"JP"}}` + "\n",
 		"```python\nprint(1+1)\n```\n[code result: OUTCOME_OK]\n2\nThe instance queried a known bad domain.\n",
-		"Gemini:\nColour: [31mred]0;title and 2J done\n",
+		"Gemini:\nColour: red and 2J done\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
@@ -336,7 +336,7 @@ func TestHistoryShowMarkdown(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	assertNoControls(t, "md", out)
-	if !strings.HasPrefix(out, "# DNS to a [2Jbad domain\n\n- ID: `"+string(h.ID)+"`\n- Alert: `alert-0001`\n") {
+	if !strings.HasPrefix(out, "# DNS to a bad domain\n\n- ID: `"+string(h.ID)+"`\n- Alert: `alert-0001`\n") {
 		t.Errorf("md header:\n%s", out)
 	}
 	for _, want := range []string{
@@ -348,7 +348,7 @@ func TestHistoryShowMarkdown(t *testing.T) {
 		"\n```python\nprint(1+1)\n```\n",
 		"Code result (OUTCOME_OK):\n\n```\n2\n```\n",
 		"*[inline data: image/png, 8 bytes]*", "*[file: `gs://bucket/report.pdf`]*",
-		"Colour: [31mred]0;title and 2J done\n",
+		"Colour: red and 2J done\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("md output lacks %q:\n%s", want, out)
@@ -589,7 +589,7 @@ func TestHistoryRename(t *testing.T) {
 	}{
 		{"Lateral movement", "Lateral movement"},
 		{"  padded \n two\tlines  ", "padded two lines"},
-		{"\x1b[31mred\x07 alert\u202e", "[31mred alert"},
+		{"\x1b[31mred\x07 alert\u202e", "red alert"},
 		{strings.Repeat("x", 60), strings.Repeat("x", 60)},
 		{strings.Repeat("x", 61), strings.Repeat("x", 57) + "..."},
 		{long, strings.Repeat("調", 57) + "..."},

@@ -17,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 const chatHelp = `Type a question and press Enter. Commands:
@@ -116,9 +117,9 @@ func (c *interactiveChat) banner() {
 	if title == "" {
 		title = string(a.ID)
 	}
-	fmt.Fprintf(c.ios.ErrOut, "alertchat: %s\n", sanitize(title))
+	fmt.Fprintf(c.ios.ErrOut, "alertchat: %s\n", termsafe.Line(title))
 	if h := c.sess.History(); len(h.Contents) > 0 {
-		fmt.Fprintf(c.ios.ErrOut, "Resuming %q (%s), %d messages.\n", sanitize(h.Title), h.ID, h.MessageCount)
+		fmt.Fprintf(c.ios.ErrOut, "Resuming %q (%s), %d messages.\n", termsafe.Line(h.Title), h.ID, h.MessageCount)
 	}
 	fmt.Fprintln(c.ios.ErrOut, "Ask about the alert. /help for commands, /exit or Ctrl-D to leave.")
 }
@@ -233,7 +234,7 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 		fmt.Fprint(out, chatHelp)
 	case "/title":
 		if arg == "" {
-			fmt.Fprintf(out, "Title: %s\nUsage: /title NEW TITLE\n", sanitize(c.sess.History().Title))
+			fmt.Fprintf(out, "Title: %s\nUsage: /title NEW TITLE\n", termsafe.Line(c.sess.History().Title))
 			break
 		}
 		if err := c.sess.SetTitle(ctx, arg); err != nil {

@@ -2,34 +2,12 @@ package cmd
 
 import (
 	"io"
-	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/glamour"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
-
-// ansiSequence matches terminal escape sequences (CSI, OSC, and two-byte escapes).
-var ansiSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
-
-// sanitize removes terminal control sequences and control characters (but newlines and tabs)
-// from text the model or a stored transcript supplies, so it cannot drive the terminal.
-func sanitize(s string) string {
-	if !strings.ContainsFunc(s, isUnsafeRune) {
-		return s
-	}
-	s = ansiSequence.ReplaceAllString(s, "")
-	return strings.Map(func(r rune) rune {
-		if isUnsafeRune(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-func isUnsafeRune(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029')
-}
 
 // answerWriter prints a streamed answer: raw text as it arrives, or, for a person at a
 // terminal, Markdown rendered block by block (a block ends at a blank line outside a code
@@ -59,7 +37,7 @@ func newAnswerWriter(ios *IOStreams, raw bool) *answerWriter {
 
 // Write takes the next piece of the answer.
 func (a *answerWriter) Write(chunk string) {
-	chunk = sanitize(chunk)
+	chunk = termsafe.String(chunk)
 	if chunk == "" {
 		return
 	}

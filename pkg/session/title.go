@@ -8,6 +8,8 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // Title limits: generated and fallback titles alike fit in MaxTitleRunes.
@@ -111,12 +113,7 @@ func FallbackTitle(input string) string {
 			break
 		}
 	}
-	line = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, line)), " ")
+	line = termsafe.Line(line)
 	r := []rune(line)
 	if len(r) <= fallbackTitleRunes {
 		return line
@@ -134,13 +131,7 @@ func FallbackTitle(input string) string {
 
 // CleanManualTitle makes a user's title one clean line of at most MaxTitleRunes.
 func CleanManualTitle(t string) string {
-	t = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, t)
-	return clipRunes(strings.Join(strings.Fields(t), " "), MaxTitleRunes)
+	return clipRunes(termsafe.Line(t), MaxTitleRunes)
 }
 
 // clipRunes cuts s to n runes, the last three being "...", never splitting a rune.
