@@ -147,6 +147,7 @@ func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}
 	markUsageErrors(root)
+	bindEnvVars(root)
 	return root, g
 }
 
