@@ -45,6 +45,12 @@ const (
 //
 // Revision is the optimistic-concurrency token: a store saves a history only when the stored
 // revision still equals the one the caller loaded (0 for a history not yet stored), then bumps it.
+//
+// A history with a ParentID is a fork: a writer that lost a concurrent save (store.ErrConflict)
+// keeps its turns in a new history instead of overwriting the other writer's. ForkPoint is how
+// many leading contents the fork shares with its parent; its own turns are Contents[ForkPoint:].
+// So every turn of a conversation is counted exactly once as the parent's contents plus, for each
+// fork, the contents after its ForkPoint.
 type History struct {
 	ID           HistoryID      `json:"id"`
 	Workspace    string         `json:"workspace"`
@@ -52,6 +58,7 @@ type History struct {
 	Title        string         `json:"title"`
 	TitleSource  string         `json:"title_source,omitempty"`
 	ParentID     HistoryID      `json:"parent_id,omitempty"`
+	ForkPoint    int            `json:"fork_point,omitempty"`
 	CreatedAt    time.Time      `json:"created_at"`
 	UpdatedAt    time.Time      `json:"updated_at"`
 	MessageCount int            `json:"message_count"`

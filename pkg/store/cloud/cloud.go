@@ -2,7 +2,7 @@
 //
 // Layout:
 //   - Firestore collection "histories": one document per history, document ID = history ID
-//     (a UUID), fields id, workspace, alert_id, title, title_source, parent_id, created_at,
+//     (a UUID), fields id, workspace, alert_id, title, title_source, parent_id, fork_point, created_at,
 //     updated_at, message_count, usage {input_tokens, output_tokens}, redactions,
 //     redacted_count, revision, object_generation.
 //   - Firestore collection "alerts": one document per alert and workspace, document ID =

@@ -25,6 +25,7 @@ type historyDoc struct {
 	Title            string         `firestore:"title"`
 	TitleSource      string         `firestore:"title_source"`
 	ParentID         string         `firestore:"parent_id"`
+	ForkPoint        int64          `firestore:"fork_point"`
 	CreatedAt        time.Time      `firestore:"created_at"`
 	UpdatedAt        time.Time      `firestore:"updated_at"`
 	MessageCount     int64          `firestore:"message_count"`
@@ -58,6 +59,7 @@ func newHistoryDoc(h *model.History, workspace string, revision, generation int6
 		Title:            h.Title,
 		TitleSource:      h.TitleSource,
 		ParentID:         string(h.ParentID),
+		ForkPoint:        int64(h.ForkPoint),
 		CreatedAt:        h.CreatedAt,
 		UpdatedAt:        h.UpdatedAt,
 		MessageCount:     int64(h.MessageCount),
@@ -77,6 +79,7 @@ func (d *historyDoc) history() *model.History {
 		Title:         d.Title,
 		TitleSource:   d.TitleSource,
 		ParentID:      model.HistoryID(d.ParentID),
+		ForkPoint:     int(d.ForkPoint),
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 		MessageCount:  int(d.MessageCount),

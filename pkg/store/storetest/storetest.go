@@ -173,6 +173,7 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	hist.Title = "Suspicious DNS 調査"
 	hist.TitleSource = model.TitleManual
 	hist.ParentID = store.NewHistoryID()
+	hist.ForkPoint = 2
 	hist.CreatedAt = store.Now().Add(-time.Hour)
 	hist.Usage = model.Usage{InputTokens: 1234, OutputTokens: 56}
 	hist.Redactions = map[string]int{"EMAIL": 2, "IP": 1}
