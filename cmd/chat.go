@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -195,10 +194,8 @@ func runOneShot(ctx context.Context, ios *IOStreams, sess *session.Session, ques
 	spin := startSpinner(ios)
 	if !jsonOut {
 		aw = newAnswerWriter(ios, opts.Raw)
-		onText = func(t string) {
-			spin.stop()
-			aw.Write(t)
-		}
+		aw.beforeFirstWrite = spin.stop
+		onText = aw.Write
 	}
 	turn, err := sess.Send(ctx, question, onText)
 	spin.stop()
@@ -271,11 +268,7 @@ func startSpinner(ios *IOStreams) *chatSpinner {
 	if !ios.StderrTTY || ios.NoColor {
 		return &chatSpinner{}
 	}
-	w, ok := ios.ErrOut.(io.Writer)
-	if !ok {
-		return &chatSpinner{}
-	}
-	s := spinner.New(spinner.CharSets[14], 100*time.Millisecond, spinner.WithWriter(w))
+	s := spinner.New(spinner.CharSets[14], 100*time.Millisecond, spinner.WithWriter(ios.ErrOut))
 	s.Suffix = " thinking..."
 	s.Start()
 	return &chatSpinner{s: s}

@@ -193,10 +193,8 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 
 	aw := newAnswerWriter(c.ios, c.opts.Raw)
 	spin := startSpinner(c.ios)
-	turn, err := c.sess.Send(turnCtx, question, func(t string) {
-		spin.stop()
-		aw.Write(t)
-	})
+	aw.beforeFirstWrite = spin.stop
+	turn, err := c.sess.Send(turnCtx, question, aw.Write)
 	spin.stop()
 	aw.Close()
 	switch {

@@ -18,6 +18,9 @@ type answerWriter struct {
 	pending  strings.Builder
 	wrote    bool
 	endsNL   bool
+	// beforeFirstWrite runs once before anything is printed (it stops the spinner, which keeps
+	// going while Markdown waits for a whole block).
+	beforeFirstWrite func()
 }
 
 func newAnswerWriter(ios *IOStreams, raw bool) *answerWriter {
@@ -71,6 +74,9 @@ func (a *answerWriter) Close() {
 func (a *answerWriter) emit(s string) {
 	if s == "" {
 		return
+	}
+	if !a.wrote && a.beforeFirstWrite != nil {
+		a.beforeFirstWrite()
 	}
 	_, _ = io.WriteString(a.w, s)
 	a.wrote = true
