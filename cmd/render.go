@@ -93,14 +93,18 @@ func (a *answerWriter) render(md string) string {
 
 // lastBlockEnd is the index after the last blank line that is outside a code fence, or 0.
 func lastBlockEnd(text string) int {
-	end, inFence, pos := 0, false, 0
+	end, pos := 0, 0
+	inFence, content := false, false
 	for _, line := range strings.SplitAfter(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
 			inFence = !inFence
 		}
 		pos += len(line)
-		if !inFence && trimmed == "" && strings.HasSuffix(line, "\n") && pos > len(line) {
+		switch {
+		case trimmed != "":
+			content = true
+		case content && !inFence && strings.HasSuffix(line, "\n"):
 			end = pos
 		}
 	}
