@@ -47,6 +47,9 @@ type Options struct {
 	Titles bool
 	// TitleModel defaults to Model.
 	TitleModel string
+	// Spool, when set, keeps the history on local disk when the store fails, so that no turn
+	// is lost; a later flush uploads it (see Spool and SaveOrFork).
+	Spool Spool
 	// SaveTimeout bounds a save; a turn's save is not cancelled with the turn.
 	SaveTimeout time.Duration
 	Now         func() time.Time
@@ -61,6 +64,7 @@ type Session struct {
 	alert   *model.Alert
 	history *model.History
 	system  *genai.Content
+	saved   saveState
 }
 
 // New starts a session on alert, continuing h, or a new history when h is nil.
@@ -114,6 +118,13 @@ type Turn struct {
 	Partial bool
 	// SaveErr is set when the turn is in the session but could not be saved.
 	SaveErr error
+	// Spooled is set when the store failed and the turn was kept in the local spool instead,
+	// to be uploaded later; SpoolCause is the store's error.
+	Spooled    bool
+	SpoolCause error
+	// ForkedFrom is set when another writer saved the history since it was loaded: the turn
+	// went to a new history (History().ID) forked from ForkedFrom. See SaveOrFork.
+	ForkedFrom model.HistoryID
 }
 
 // Send asks input, streaming the answer's text to onText as it arrives. On success, the
@@ -161,6 +172,7 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 		s.setTitle(input, titleCh)
 	}
 	turn.SaveErr = s.save(ctx)
+	turn.Spooled, turn.SpoolCause, turn.ForkedFrom = s.saved.lastErr != nil, s.saved.lastErr, s.saved.last.ForkedFrom
 	if streamErr != nil {
 		return turn, streamErr
 	}
@@ -289,10 +301,7 @@ func (s *Session) save(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.SaveTimeout)
 	defer cancel()
 	RedactHistory(s.opts.Redactor, s.history)
-	if err := s.opts.Store.SaveHistory(ctx, s.history); err != nil {
-		return goerr.Wrap(err, "failed to save history", goerr.V("history_id", s.history.ID))
-	}
-	return nil
+	return s.persist(ctx)
 }
 
 // RedactHistory passes everything of h that is about to be written through r: the contents not

@@ -21,6 +21,9 @@ var (
 	ErrConflict = errors.New("history was changed by another writer")
 	// ErrInvalid is returned for a request the store refuses (bad ID, bad cursor, ...).
 	ErrInvalid = errors.New("invalid request")
+	// ErrNoSpace is returned when the backend's storage is full. Nothing was written: the
+	// previous transcript and metadata are intact.
+	ErrNoSpace = errors.New("disk full")
 )
 
 // HistoryQuery selects a page of histories, newest update first.

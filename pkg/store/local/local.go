@@ -188,12 +188,21 @@ func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.Hist
 // SaveHistory implements store.Histories: the transcript file is written and synced first, then,
 // under the database's write lock, the revision is checked, the file renamed into place and the
 // metadata row written.
+//
+// Until the metadata commits, the transcript it describes stays reachable (a hard link next to
+// it): a failed commit puts it back, so a failed save changes nothing. A crash between the
+// rename and the commit leaves the new transcript under the old metadata (content ahead of
+// metadata: every turn kept, nothing missing) and the link as a leftover temporary file, or,
+// for a new history, a transcript without metadata; `alertchat history fsck` finds both.
 func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 	if !store.ValidHistoryID(h.ID) {
 		return goerr.Wrap(store.ErrInvalid, "invalid history ID", goerr.V("history_id", h.ID))
 	}
 	tmp, err := writeTemp(s.historyDir(), func(w io.Writer) error { return store.WriteTranscript(w, h.Contents) })
 	if err != nil {
+		if isNoSpace(err) {
+			return s.noSpace(h.ID, err)
+		}
 		return goerr.Wrap(err, "failed to write transcript", goerr.V("history_id", h.ID))
 	}
 	renamed := false
@@ -219,7 +228,11 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 		return goerr.Wrap(err, "failed to encode history metadata", goerr.V("history_id", h.ID))
 	}
 
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The transaction holds the write lock while the transcript file changes: it must not be
+	// rolled back (and the lock released) behind this function's back when ctx ends, so it
+	// runs without ctx's cancellation, and ctx is checked before the point of no return.
+	txCtx := context.WithoutCancel(ctx)
+	tx, err := s.db.BeginTx(txCtx, nil)
 	if err != nil {
 		return goerr.Wrap(err, "failed to begin save", goerr.V("history_id", h.ID))
 	}
@@ -227,7 +240,7 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 
 	var ws string
 	var rev int64
-	err = tx.QueryRowContext(ctx, `SELECT workspace, revision FROM histories WHERE id = ?`, string(h.ID)).Scan(&ws, &rev)
+	err = tx.QueryRowContext(txCtx, `SELECT workspace, revision FROM histories WHERE id = ?`, string(h.ID)).Scan(&ws, &rev)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if h.Revision != 0 {
@@ -244,13 +257,52 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 			goerr.V("history_id", h.ID), goerr.V("loaded_revision", h.Revision), goerr.V("stored_revision", rev))
 	}
 
-	if err := os.Rename(tmp, s.objectPath(h.ID)); err != nil {
+	if err := ctx.Err(); err != nil {
+		return goerr.Wrap(err, "save abandoned", goerr.V("history_id", h.ID))
+	}
+	obj := s.objectPath(h.ID)
+	prev := tmp + ".prev" // the transcript the stored metadata describes, until the commit
+	switch err := os.Link(obj, prev); {
+	case errors.Is(err, os.ErrNotExist):
+		prev = ""
+	case err != nil:
+		if isNoSpace(err) {
+			return s.noSpace(h.ID, err)
+		}
+		return goerr.Wrap(err, "failed to keep the previous transcript", goerr.V("history_id", h.ID))
+	}
+	if err := os.Rename(tmp, obj); err != nil {
+		if prev != "" {
+			_ = os.Remove(prev)
+		}
 		return goerr.Wrap(err, "failed to move transcript into place", goerr.V("history_id", h.ID))
 	}
 	renamed = true
+	if err := s.commitMeta(txCtx, tx, h, &meta, metaJSON); err != nil {
+		// Still under the write lock: put back what the stored metadata describes.
+		if prev != "" {
+			_ = os.Rename(prev, obj)
+		} else {
+			_ = os.Remove(obj)
+		}
+		return err
+	}
+	if prev != "" {
+		_ = os.Remove(prev)
+	}
+	h.Workspace = meta.Workspace
+	h.Revision = meta.Revision
+	h.ContentVersion = meta.Revision
+	h.CreatedAt, h.UpdatedAt = meta.CreatedAt, meta.UpdatedAt
+	return nil
+}
+
+// commitMeta makes the renamed transcript durable and commits its metadata.
+func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *model.History, metaJSON []byte) error {
 	if err := syncDir(s.historyDir()); err != nil {
 		return goerr.Wrap(err, "failed to sync history directory", goerr.V("history_id", h.ID))
 	}
+	var err error
 	if h.Revision == 0 {
 		_, err = tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta) VALUES (?, ?, ?, ?, ?, ?)`,
 			string(h.ID), s.workspace, string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON))
@@ -259,16 +311,25 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 			string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), string(h.ID), h.Revision)
 	}
 	if err != nil {
+		if isNoSpace(err) {
+			return s.noSpace(h.ID, err)
+		}
 		return goerr.Wrap(err, "failed to write history metadata", goerr.V("history_id", h.ID))
 	}
 	if err := tx.Commit(); err != nil {
+		if isNoSpace(err) {
+			return s.noSpace(h.ID, err)
+		}
 		return goerr.Wrap(err, "failed to commit history metadata", goerr.V("history_id", h.ID))
 	}
-	h.Workspace = meta.Workspace
-	h.Revision = meta.Revision
-	h.ContentVersion = meta.Revision
-	h.CreatedAt, h.UpdatedAt = meta.CreatedAt, meta.UpdatedAt
 	return nil
+}
+
+// noSpace is the error of a save refused by a full disk.
+func (s *Store) noSpace(id model.HistoryID, cause error) error {
+	return goerr.Wrap(store.ErrNoSpace, "no space left on the device of "+s.dir+" to save history "+string(id)+
+		"; free some space and try again (the previous transcript is intact)",
+		goerr.V("history_id", id), goerr.V("dir", s.dir), goerr.V("cause", cause.Error()))
 }
 
 // DeleteHistory implements store.Histories. Metadata goes first, so it never points at a

@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/alertchat/alertchat/pkg/model"
+)
+
+// ObjectInfo describes one object in a store's transcript key space ({prefix}histories/).
+type ObjectInfo struct {
+	Key string
+	// ID is the history whose transcript the key holds; empty for a key that is not a
+	// transcript key ({id}.json) and for temporary files.
+	ID model.HistoryID
+	// Workspace is the workspace the object says it belongs to, when the backend records one
+	// (Cloud Storage object metadata); empty when unknown.
+	Workspace string
+	// Temp is set for a temporary file of an unfinished or interrupted write (local store).
+	Temp    bool
+	Size    int64
+	Updated time.Time
+}
+
+// Checker is implemented by stores that can be checked and repaired (alertchat history fsck).
+// It is kept out of Store so that the storage contract stays small. The object key space is
+// shared by every workspace of a backend, so listing objects sees them all; metadata stays
+// scoped to the store's workspace except for MetadataExists.
+type Checker interface {
+	// ListObjects lists every object under {prefix}histories/.
+	ListObjects(ctx context.Context) ([]ObjectInfo, error)
+	// ListHistoryIDs lists the IDs of this workspace's metadata records, whether or not they
+	// parse.
+	ListHistoryIDs(ctx context.Context) ([]model.HistoryID, error)
+	// MetadataExists reports whether a metadata record of id exists in any workspace, so an
+	// object of another workspace is never taken for an orphan.
+	MetadataExists(ctx context.Context, id model.HistoryID) (bool, error)
+	// ReadObject returns an object's bytes; a missing object is ErrNotFound.
+	ReadObject(ctx context.Context, key string) ([]byte, error)
+	// MoveAside moves an object out of the transcript key space into {prefix}lost+found/ and
+	// returns its new key. A temporary file is removed instead (returned key "").
+	MoveAside(ctx context.Context, key string) (string, error)
+	// DropMetadata removes this workspace's metadata record of id, keeping a copy of it with
+	// reason in {prefix}lost+found/, and returns the copy's key.
+	DropMetadata(ctx context.Context, id model.HistoryID, reason string) (string, error)
+}
+
+// LostAndFoundKey is where a moved-aside object or metadata record goes:
+// {prefix}lost+found/{name}.
+func LostAndFoundKey(prefix, name string) string { return prefix + "lost+found/" + name }

@@ -1,0 +1,352 @@
+// Package resilient wraps a store.Store so that a flaky backend is retried and a dead one
+// fails fast.
+//
+// Every call is retried on transient errors (IsTransient: network errors, timeouts, HTTP 408,
+// 429 and 5xx, gRPC Unavailable and the like) with exponential backoff and jitter, each attempt
+// bounded by Options.AttemptTimeout and the whole call by Options.Budget (10 s by default).
+// Errors that retrying cannot fix (store.ErrConflict, ErrNotFound, ErrInvalid, ErrNoSpace,
+// a corrupt transcript, a refused permission, ...) are returned at once.
+//
+// A circuit breaker shared by every call of the Store keeps a dead backend from costing a
+// full budget on every call: after Options.Threshold consecutive failed attempts, or a call
+// that spent its whole budget failing, it opens and every call fails at once with
+// ErrUnavailable (itself transient) for Options.Cooldown. Then it half-opens: one call goes
+// through, with a single attempt; its success closes the breaker, its failure opens it again.
+// A call already retrying when the breaker opens finishes its own retries.
+package resilient
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// ErrUnavailable is returned without calling the backend while the breaker is open.
+var ErrUnavailable = errors.New("storage backend unavailable")
+
+// Defaults of Options.
+const (
+	DefaultBudget         = 10 * time.Second
+	DefaultAttemptTimeout = 5 * time.Second
+	DefaultBaseDelay      = 200 * time.Millisecond
+	DefaultMaxDelay       = 2 * time.Second
+	DefaultThreshold      = 3
+	DefaultCooldown       = 30 * time.Second
+)
+
+// Options tune the retries and the breaker; zero values take the defaults.
+type Options struct {
+	// Budget bounds one call, retries included.
+	Budget time.Duration
+	// AttemptTimeout bounds one attempt (never beyond the call's budget).
+	AttemptTimeout time.Duration
+	// BaseDelay is the first backoff; it doubles up to MaxDelay. Each wait is drawn at random
+	// between half and all of it.
+	BaseDelay, MaxDelay time.Duration
+	// Threshold is how many consecutive failed attempts open the breaker.
+	Threshold int
+	// Cooldown is how long the breaker stays open before letting one call through.
+	Cooldown time.Duration
+	// OnStateChange, when set, is told when the breaker opens, half-opens or closes.
+	OnStateChange func(from, to State)
+}
+
+func (o *Options) defaults() {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.AttemptTimeout <= 0 {
+		o.AttemptTimeout = DefaultAttemptTimeout
+	}
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = DefaultBaseDelay
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = DefaultMaxDelay
+	}
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.Cooldown <= 0 {
+		o.Cooldown = DefaultCooldown
+	}
+}
+
+// Store is a store.Store with retries and a circuit breaker. It is safe for concurrent use.
+type Store struct {
+	inner store.Store
+	o     Options
+	br    *Breaker
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New wraps inner.
+func New(inner store.Store, o Options) *Store {
+	o.defaults()
+	return &Store{inner: inner, o: o, br: NewBreaker(o.Threshold, o.Cooldown, o.OnStateChange)}
+}
+
+// Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
+func (s *Store) Unwrap() store.Store { return s.inner }
+
+// Breaker returns the store's circuit breaker.
+func (s *Store) Breaker() *Breaker { return s.br }
+
+// do runs op with retries under the breaker.
+func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, attempt int) error) error {
+	probe, err := s.br.allow()
+	if err != nil {
+		return goerr.Wrap(err, "storage "+op+" not attempted", goerr.V("op", op))
+	}
+	deadline := time.Now().Add(s.o.Budget)
+	for attempt := 1; ; attempt++ {
+		remaining := time.Until(deadline)
+		actx, cancel := context.WithTimeout(ctx, min(s.o.AttemptTimeout, remaining))
+		err := fn(actx, attempt)
+		timedOut := actx.Err() != nil && ctx.Err() == nil
+		cancel()
+		switch {
+		case err == nil:
+			s.br.success()
+			return nil
+		case ctx.Err() != nil:
+			s.br.release(probe)
+			return err // the caller gave up: says nothing about the backend
+		case !timedOut && !IsTransient(err):
+			s.br.success() // the backend answered
+			return err
+		}
+		s.br.failure()
+		delay := backoff(s.o.BaseDelay, s.o.MaxDelay, attempt)
+		if probe || time.Until(deadline) < delay+s.o.BaseDelay {
+			s.br.trip()
+			return goerr.Wrap(err, "storage "+op+" failed", goerr.V("op", op), goerr.V("attempts", attempt), goerr.V("transient", true))
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// backoff is the wait after the attempt-th failure: BaseDelay doubling up to MaxDelay, drawn
+// at random between half and all of it.
+func backoff(base, maxDelay time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < maxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, maxDelay)
+	return d/2 + rand.N(d/2+1)
+}
+
+// GetHistory implements store.Histories.
+func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (h *model.History, err error) {
+	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
+		h, err = s.inner.GetHistory(ctx, id)
+		return err
+	})
+	return h, err
+}
+
+// GetHistoryMeta implements store.Histories.
+func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (h *model.History, err error) {
+	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
+		h, err = s.inner.GetHistoryMeta(ctx, id)
+		return err
+	})
+	return h, err
+}
+
+// SaveHistory implements store.Histories. A retried save is the same save: the stores carry
+// h.ContentVersion across attempts so that a transcript written by a failed attempt is not
+// taken for another writer's.
+func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+	return s.do(ctx, "save", func(ctx context.Context, _ int) error { return s.inner.SaveHistory(ctx, h) })
+}
+
+// DeleteHistory implements store.Histories. A retry that finds the history gone reports
+// success: the first attempt deleted it before its answer was lost.
+func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
+	return s.do(ctx, "delete", func(ctx context.Context, attempt int) error {
+		err := s.inner.DeleteHistory(ctx, id)
+		if attempt > 1 && errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+}
+
+// ListHistories implements store.Histories.
+func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (p *store.HistoryPage, err error) {
+	err = s.do(ctx, "list", func(ctx context.Context, _ int) error {
+		p, err = s.inner.ListHistories(ctx, q)
+		return err
+	})
+	return p, err
+}
+
+// FindHistories implements store.Histories.
+func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (ids []model.HistoryID, err error) {
+	err = s.do(ctx, "lookup", func(ctx context.Context, _ int) error {
+		ids, err = s.inner.FindHistories(ctx, prefix, limit)
+		return err
+	})
+	return ids, err
+}
+
+// PutAlert implements store.Alerts (idempotent: an alert's ID is its content's).
+func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (created bool, err error) {
+	err = s.do(ctx, "save", func(ctx context.Context, _ int) error {
+		created, err = s.inner.PutAlert(ctx, a)
+		return err
+	})
+	return created, err
+}
+
+// GetAlert implements store.Alerts.
+func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (a *model.Alert, err error) {
+	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
+		a, err = s.inner.GetAlert(ctx, id)
+		return err
+	})
+	return a, err
+}
+
+// ListAlerts implements store.Alerts.
+func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (p *store.AlertPage, err error) {
+	err = s.do(ctx, "list", func(ctx context.Context, _ int) error {
+		p, err = s.inner.ListAlerts(ctx, q)
+		return err
+	})
+	return p, err
+}
+
+// Close implements store.Store.
+func (s *Store) Close() error { return s.inner.Close() }
+
+// State is a breaker's state.
+type State int
+
+// Breaker states.
+const (
+	Closed State = iota
+	Open
+	HalfOpen
+)
+
+func (s State) String() string {
+	switch s {
+	case Open:
+		return "open"
+	case HalfOpen:
+		return "half-open"
+	}
+	return "closed"
+}
+
+// Breaker is a circuit breaker counting consecutive failed attempts.
+type Breaker struct {
+	threshold int
+	cooldown  time.Duration
+	onChange  func(from, to State)
+	now       func() time.Time
+
+	mu       sync.Mutex
+	state    State
+	failures int
+	openedAt time.Time
+	probing  bool
+}
+
+// NewBreaker returns a closed breaker.
+func NewBreaker(threshold int, cooldown time.Duration, onChange func(from, to State)) *Breaker {
+	return &Breaker{threshold: max(threshold, 1), cooldown: cooldown, onChange: onChange, now: time.Now}
+}
+
+// State returns the breaker's state now.
+func (b *Breaker) State() State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == Open && b.now().Sub(b.openedAt) >= b.cooldown {
+		return HalfOpen
+	}
+	return b.state
+}
+
+func (b *Breaker) set(to State) {
+	from := b.state
+	b.state = to
+	if from != to && b.onChange != nil {
+		b.onChange(from, to)
+	}
+}
+
+// allow lets a call through, reporting whether it is the half-open probe, or refuses it.
+func (b *Breaker) allow() (probe bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case Closed:
+		return false, nil
+	case Open:
+		wait := b.cooldown - b.now().Sub(b.openedAt)
+		if wait > 0 {
+			return false, goerr.Wrap(ErrUnavailable, "storage backend unavailable: recent attempts failed, next try in "+wait.Round(time.Second).String(),
+				goerr.V("retry_in", wait.Round(time.Millisecond).String()))
+		}
+		b.set(HalfOpen)
+	}
+	if b.probing {
+		return false, goerr.Wrap(ErrUnavailable, "storage backend unavailable: checking whether it is back")
+	}
+	b.probing = true
+	return true, nil
+}
+
+func (b *Breaker) success() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.failures, b.probing = 0, false
+	b.set(Closed)
+}
+
+func (b *Breaker) failure() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.failures++
+	if b.failures >= b.threshold && b.state == Closed {
+		b.openedAt = b.now()
+		b.set(Open)
+	}
+}
+
+// trip opens the breaker now (a call spent its budget failing, or the probe failed).
+func (b *Breaker) trip() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probing = false
+	b.openedAt = b.now()
+	b.set(Open)
+}
+
+// release ends a probe that was abandoned by its caller.
+func (b *Breaker) release(probe bool) {
+	if !probe {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probing = false
+}

@@ -1,0 +1,193 @@
+package resilient_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/api/googleapi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
+)
+
+// fakeStore answers SaveHistory and DeleteHistory with what fn says.
+type fakeStore struct {
+	store.Store
+	calls atomic.Int32
+	fn    func(ctx context.Context, call int) error
+}
+
+func (f *fakeStore) SaveHistory(ctx context.Context, _ *model.History) error {
+	return f.fn(ctx, int(f.calls.Add(1)))
+}
+
+func (f *fakeStore) DeleteHistory(ctx context.Context, _ model.HistoryID) error {
+	return f.fn(ctx, int(f.calls.Add(1)))
+}
+
+var refused = goerr.Wrap(syscall.ECONNREFUSED, "dial tcp 127.0.0.1:1")
+
+func fast(o resilient.Options) resilient.Options {
+	if o.Budget == 0 {
+		o.Budget = 2 * time.Second
+	}
+	o.BaseDelay, o.MaxDelay = 5*time.Millisecond, 20*time.Millisecond
+	return o
+}
+
+func TestIsTransient(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{refused, true},
+		{context.DeadlineExceeded, true},
+		{&googleapi.Error{Code: http.StatusServiceUnavailable}, true},
+		{goerr.Wrap(&googleapi.Error{Code: http.StatusTooManyRequests}, "x"), true},
+		{&googleapi.Error{Code: http.StatusForbidden}, false},
+		{status.Error(codes.Unavailable, "connection refused"), true},
+		{goerr.Wrap(status.Error(codes.DeadlineExceeded, "slow"), "x"), true},
+		{status.Error(codes.PermissionDenied, "no"), false},
+		{goerr.Wrap(store.ErrConflict, "x"), false},
+		{goerr.Wrap(store.ErrNotFound, "x"), false},
+		{goerr.Wrap(store.ErrInvalid, "x"), false},
+		{goerr.Wrap(store.ErrNoSpace, "x"), false},
+		{context.Canceled, false},
+		{errors.New("corrupt transcript of history x"), false},
+		{errors.New("database is locked (5) (SQLITE_BUSY)"), true},
+	} {
+		if got := resilient.IsTransient(tc.err); got != tc.want {
+			t.Errorf("IsTransient(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestRetriesTransientErrorsOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// Two failures, then success: one call, three attempts.
+	f := &fakeStore{fn: func(_ context.Context, call int) error {
+		if call < 3 {
+			return refused
+		}
+		return nil
+	}}
+	s := resilient.New(f, fast(resilient.Options{Threshold: 10}))
+	if err := s.SaveHistory(ctx, &model.History{}); err != nil || f.calls.Load() != 3 {
+		t.Fatalf("save: %v after %d attempts", err, f.calls.Load())
+	}
+	// A conflict is never retried.
+	f = &fakeStore{fn: func(context.Context, int) error { return goerr.Wrap(store.ErrConflict, "stale") }}
+	s = resilient.New(f, fast(resilient.Options{}))
+	if err := s.SaveHistory(ctx, &model.History{}); !errors.Is(err, store.ErrConflict) || f.calls.Load() != 1 {
+		t.Fatalf("conflict: %v after %d attempts", err, f.calls.Load())
+	}
+	// A delete whose first answer was lost reports success when the retry finds it gone.
+	f = &fakeStore{fn: func(_ context.Context, call int) error {
+		if call == 1 {
+			return refused
+		}
+		return goerr.Wrap(store.ErrNotFound, "gone")
+	}}
+	s = resilient.New(f, fast(resilient.Options{}))
+	if err := s.DeleteHistory(ctx, "x"); err != nil {
+		t.Fatalf("retried delete: %v", err)
+	}
+}
+
+func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := &fakeStore{fn: func(context.Context, int) error { return refused }}
+	s := resilient.New(f, fast(resilient.Options{Budget: 300 * time.Millisecond, Cooldown: time.Hour}))
+	start := time.Now()
+	err := s.SaveHistory(ctx, &model.History{})
+	closed := time.Since(start)
+	if !errors.Is(err, syscall.ECONNREFUSED) || !resilient.IsTransient(err) {
+		t.Fatalf("dead backend: %v", err)
+	}
+	if closed < 200*time.Millisecond || closed > 2*time.Second || f.calls.Load() < 3 {
+		t.Fatalf("dead backend cost %v over %d attempts; want about the 300ms budget", closed, f.calls.Load())
+	}
+	if s.Breaker().State() != resilient.Open {
+		t.Fatalf("breaker %v after a call spent its budget", s.Breaker().State())
+	}
+	calls := f.calls.Load()
+	start = time.Now()
+	err = s.SaveHistory(ctx, &model.History{})
+	open := time.Since(start)
+	if !errors.Is(err, resilient.ErrUnavailable) || !resilient.IsTransient(err) || f.calls.Load() != calls {
+		t.Fatalf("open breaker: %v, backend called %d times", err, f.calls.Load()-calls)
+	}
+	if open > 10*time.Millisecond {
+		t.Fatalf("open breaker took %v", open)
+	}
+	t.Logf("dead backend, per call: %v with the breaker closed (%d attempts), %v with it open", closed, calls, open)
+}
+
+func TestHangingBackendIsBoundedByAttemptTimeout(t *testing.T) {
+	t.Parallel()
+	f := &fakeStore{fn: func(ctx context.Context, _ int) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	s := resilient.New(f, fast(resilient.Options{Budget: 600 * time.Millisecond, AttemptTimeout: 150 * time.Millisecond}))
+	start := time.Now()
+	err := s.SaveHistory(context.Background(), &model.History{})
+	if d := time.Since(start); !resilient.IsTransient(err) || d > 2*time.Second || f.calls.Load() < 2 {
+		t.Fatalf("hanging backend: %v after %v, %d attempts", err, d, f.calls.Load())
+	}
+}
+
+func TestBreakerHalfOpens(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var up atomic.Bool
+	f := &fakeStore{fn: func(context.Context, int) error {
+		if up.Load() {
+			return nil
+		}
+		return refused
+	}}
+	s := resilient.New(f, fast(resilient.Options{Threshold: 2, Cooldown: 100 * time.Millisecond, Budget: 100 * time.Millisecond}))
+	_ = s.SaveHistory(ctx, &model.History{})
+	if s.Breaker().State() != resilient.Open {
+		t.Fatal("breaker not open")
+	}
+	time.Sleep(120 * time.Millisecond)
+	if s.Breaker().State() != resilient.HalfOpen {
+		t.Fatalf("breaker %v after the cool-down", s.Breaker().State())
+	}
+	// The probe gets one attempt; failing, it opens the breaker again at once.
+	calls := f.calls.Load()
+	if err := s.SaveHistory(ctx, &model.History{}); err == nil || f.calls.Load() != calls+1 || s.Breaker().State() != resilient.Open {
+		t.Fatalf("failed probe: %v, %d attempts, %v", err, f.calls.Load()-calls, s.Breaker().State())
+	}
+	time.Sleep(120 * time.Millisecond)
+	up.Store(true)
+	if err := s.SaveHistory(ctx, &model.History{}); err != nil || s.Breaker().State() != resilient.Closed {
+		t.Fatalf("successful probe: %v, %v", err, s.Breaker().State())
+	}
+}
+
+func TestCallerCancellationStopsRetries(t *testing.T) {
+	t.Parallel()
+	f := &fakeStore{fn: func(context.Context, int) error { return refused }}
+	s := resilient.New(f, resilient.Options{Budget: time.Minute, BaseDelay: 50 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := s.SaveHistory(ctx, &model.History{}); err == nil || time.Since(start) > time.Second {
+		t.Fatalf("cancelled call: %v after %v", err, time.Since(start))
+	}
+}
