@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Key/value assignments: `password = "…"`, `"api_key": "…"`, `token: …`,
 // `--token=…`, `<password>…</password>`, `if (db_pass !== "…")`. The key is
@@ -51,6 +54,39 @@ var (
 		"label", "hint", "show", "hide", "toggle", "remember"}
 )
 
+// Word flags, looked up once per key word in wordFlags.
+const (
+	wSecret uint16 = 1 << iota
+	wAPI
+	wWeakAPI
+	wAllowedTail
+	wStopTail
+	wStopAny
+	wLookupVerb
+	wTypeWord
+	wStopValue
+)
+
+var wordFlags = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for _, l := range []struct {
+		words []string
+		f     uint16
+	}{
+		{secretWords, wSecret}, {apiWords, wAPI}, {weakAPIWords, wWeakAPI}, {allowedTail, wAllowedTail},
+		{stopTail, wStopTail}, {stopAny, wStopAny}, {lookupVerbs, wLookupVerb}, {typeWords, wTypeWord},
+		{stopValues, wStopValue},
+	} {
+		for _, w := range l.words {
+			m[w] |= l.f
+		}
+	}
+	return m
+}()
+
+// lookupWord returns the flags of a lower-case word (no allocation).
+func lookupWord(w []byte) uint16 { return wordFlags[string(w)] }
+
 func inList(w string, list []string) bool {
 	for _, x := range list {
 		if w == x {
@@ -60,118 +96,135 @@ func inList(w string, list []string) bool {
 	return false
 }
 
-func hasSuffixIn(w string, list []string) bool {
+func hasSuffixIn(w []byte, list []string) bool {
 	for _, x := range list {
-		if len(w) > len(x) && strings.HasSuffix(w, x) {
+		if len(w) > len(x) && string(w[len(w)-len(x):]) == x {
 			return true
 		}
 	}
 	return false
 }
 
-// keyWords splits a key into lower-case words (digits dropped) and calls fn
-// for each; it stops early when fn returns false.
-func keyWords(key string, fn func(w string) bool) {
-	var buf [40]byte
-	n := 0
-	flush := func() bool {
-		if n == 0 {
-			return true
-		}
-		w := string(buf[:n])
-		n = 0
-		return fn(w)
-	}
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		f := ctab[c]
-		switch {
-		case f&(cUpper|cLower) == 0:
-			if !flush() {
-				return
-			}
-			continue
-		case f&cUpper != 0 && n > 0:
-			prevLower := i > 0 && ctab[key[i-1]]&cLower != 0
-			nextLower := i+1 < len(key) && ctab[key[i+1]]&cLower != 0
-			prevUpper := i > 0 && ctab[key[i-1]]&cUpper != 0
-			if prevLower || (prevUpper && nextLower) {
-				if !flush() {
-					return
-				}
-			}
-		}
-		if n < len(buf) {
-			buf[n] = lower(c)
-			n++
-		}
-	}
-	flush()
+// wordIter splits a key into lower-case words (digits and punctuation
+// separate words and are dropped; camelCase and ACRONYMWord boundaries split).
+// The returned word is only valid until the next call.
+type wordIter struct {
+	key string
+	i   int
+	buf [40]byte
 }
 
-// classifyKey returns keyNone, keyAPI or keySecret for an assignment key. A
-// password or secret word anywhere makes it a secret; a key or token word
-// makes it an API key only when it ends the name (or is followed by words
-// such as "value" or "prod"): key_down_event is not an API key.
-func classifyKey(key string) uint8 {
+func (it *wordIter) next() ([]byte, bool) {
+	key := it.key
+	n := 0
+	for it.i < len(key) {
+		i := it.i
+		c := key[i]
+		f := ctab[c]
+		if f&(cUpper|cLower) == 0 {
+			it.i++
+			if n > 0 {
+				return it.buf[:n], true
+			}
+			continue
+		}
+		if f&cUpper != 0 && n > 0 {
+			prevLower := ctab[key[i-1]]&cLower != 0
+			nextLower := i+1 < len(key) && ctab[key[i+1]]&cLower != 0
+			prevUpper := ctab[key[i-1]]&cUpper != 0
+			if prevLower || (prevUpper && nextLower) {
+				return it.buf[:n], true
+			}
+		}
+		if n < len(it.buf) {
+			it.buf[n] = lower(c)
+			n++
+		}
+		it.i++
+	}
+	return it.buf[:n], n > 0
+}
+
+// keyInfo is what an assignment key says about its value.
+type keyInfo struct {
+	cls                      uint8 // keyNone, keyAPI, keySecret
+	sumo, facebook, cloudant bool  // vendor names with key-dependent value rules
+	lookup                   bool  // first word is a lookup verb: get_secret(...)
+}
+
+func hasPrefixB(w []byte, p string) bool { return len(w) >= len(p) && string(w[:len(p)]) == p }
+
+// classifyKey classifies an assignment key. A password or secret word
+// anywhere makes it a secret; a key or token word makes it an API key, the
+// generic words (key, auth) only when they end the name or are followed by
+// words such as "value" or "prod": key_down_event is not an API key.
+func classifyKey(key string) keyInfo {
 	if len(key) > 96 {
 		key = key[len(key)-96:]
 	}
+	var ki keyInfo
 	secret, account, stop, strong := false, false, false, false
-	apiTail := false // a weak API word seen, and only allowedTail words after it
+	apiTail := false
 	prevAPI := false
-	last := ""
-	keyWords(key, func(w string) bool {
-		last = w
+	first := true
+	var lastFlags uint16
+	it := wordIter{key: key}
+	for {
+		w, ok := it.next()
+		if !ok {
+			break
+		}
+		f := lookupWord(w)
+		lastFlags = f
+		if first {
+			first = false
+			ki.lookup = f&wLookupVerb != 0
+		}
+		if hasPrefixB(w, "sumo") {
+			ki.sumo = true
+		}
+		if hasPrefixB(w, "facebook") {
+			ki.facebook = true
+		}
+		if hasPrefixB(w, "cloudant") {
+			ki.cloudant = true
+		}
 		switch {
-		case inList(w, stopAny):
+		case f&wStopAny != 0:
 			stop = true
-			return false
-		case inList(w, secretWords) || hasSuffixIn(w, secretSuffixes):
+		case f&wSecret != 0 || hasSuffixIn(w, secretSuffixes):
 			secret = true
 			apiTail = false
-		case w == "account" || w == "storage":
+		case string(w) == "account" || string(w) == "storage":
 			account = true
-		case w == "accountkey" || w == "storagekey":
+		case string(w) == "accountkey" || string(w) == "storagekey":
 			account = true
 			apiTail = true
-		case inList(w, apiWords) || hasSuffixIn(w, apiSuffixes) || (prevAPI && (w == "key" || w == "token")):
+		case f&wAPI != 0 || hasSuffixIn(w, apiSuffixes) || (prevAPI && (string(w) == "key" || string(w) == "token")):
 			strong = true
 			apiTail = true
-		case inList(w, weakAPIWords):
+		case f&wWeakAPI != 0:
 			apiTail = true
-		case apiTail && inList(w, allowedTail):
+		case apiTail && f&wAllowedTail != 0:
 		default:
 			apiTail = false
 		}
-		prevAPI = w == "api"
-		return true
-	})
-	if stop || inList(last, stopTail) {
-		return keyNone
+		prevAPI = string(w) == "api"
+		if stop {
+			break
+		}
 	}
 	switch {
+	case stop || lastFlags&wStopTail != 0:
+		ki.cls = keyNone
 	case secret:
-		return keySecret
+		ki.cls = keySecret
 	case account && apiTail:
-		return keySecret
+		ki.cls = keySecret
 	case apiTail || strong:
-		return keyAPI
+		ki.cls = keyAPI
 	}
-	return keyNone
-}
-
-// keyMentions reports whether one of the key's words is w.
-func keyMentions(key, w string) bool {
-	found := false
-	keyWords(key, func(x string) bool {
-		if x == w || strings.HasPrefix(x, w) {
-			found = true
-			return false
-		}
-		return true
-	})
-	return found
+	return ki
 }
 
 // parseOp recognises an assignment or comparison operator at q and returns
@@ -234,7 +287,7 @@ func (sc *scanner) assignment(s string, i int) int {
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
 		ke--
 	}
-	if ke-i < 2 || ke >= n {
+	if ke-i < 2 || ke >= n || !keyMayMatter(s[i:ke]) {
 		return -1
 	}
 	// quick reject: the byte after the key must be able to lead to an operator
@@ -289,7 +342,7 @@ func (sc *scanner) assignment(s string, i int) int {
 		v = q + 1
 	case q == ke && q+1 < n && s[q] == '(' && (s[q+1] == '"' || s[q+1] == '\''):
 		// std::string secret("…"); secret.assign("…", 17)
-		if !callSetsValue(s[i:ke]) {
+		if classifyKey(s[i:ke]).lookup {
 			return -1
 		}
 		v = q + 1
@@ -314,9 +367,8 @@ func (sc *scanner) assignment(s string, i int) int {
 		}
 	}
 	key := s[i:ke]
-	cls := classifyKey(key)
-	vendorKW := cls == keyNone && (keyMentions(key, "sumo") || keyMentions(key, "facebook"))
-	if cls == keyNone && !vendorKW {
+	ki := classifyKey(key)
+	if ki.cls == keyNone && !ki.sumo && !ki.facebook {
 		return ke
 	}
 	for v < n && (s[v] == ' ' || s[v] == '\t') && v-q < 32 {
@@ -335,30 +387,13 @@ func (sc *scanner) assignment(s string, i int) int {
 		}
 	}
 	val := s[vs:ve]
-	typ, ok := valueType(cls, key, val, quoted)
+	typ, ok := valueType(ki, key, val, quoted)
 	if ok {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return ke
 }
 
-// callSetsValue reports whether key(…) is a constructor or setter call rather
-// than a lookup such as get_secret("name").
-func callSetsValue(key string) bool {
-	ok := true
-	first := true
-	keyWords(key, func(w string) bool {
-		if first {
-			first = false
-			if inList(w, lookupVerbs) {
-				ok = false
-				return false
-			}
-		}
-		return true
-	})
-	return ok
-}
 
 var lookupVerbs = []string{"get", "load", "read", "fetch", "find", "lookup", "resolve", "retrieve", "request", "has",
 	"is", "check", "validate", "verify", "remove", "delete", "del", "create", "generate", "gen", "rotate", "update",
@@ -427,9 +462,11 @@ func skipTypeAnnotation(s string, q int) int {
 		var buf [16]byte
 		w := buf[:0]
 		for k := p; k < e; k++ {
-			w = append(w, lower(s[k]))
+			if s[k] != '?' {
+				w = append(w, lower(s[k]))
+			}
 		}
-		if !inList(strings.TrimSuffix(string(w), "?"), typeWords) {
+		if lookupWord(w)&wTypeWord == 0 {
 			break
 		}
 		words++
@@ -551,21 +588,22 @@ var stopValues = []string{"password", "passwd", "pass", "secret", "token", "key"
 	"username", "user", "str", "bool", "int", "object", "any", "omitted", "removed", "redacted", "secret_value"}
 
 // valueType decides whether val, assigned to key, is a credential and of which type.
-func valueType(cls uint8, key, val string, quoted bool) (uint8, bool) {
+func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
+	cls := ki.cls
 	if len(val) == 0 || strings.Contains(val, phPrefix) || !hasAlnum(val) {
 		return 0, false
 	}
 	// vendor rules that depend on the key (Sumo Logic access ID, Facebook app secret)
-	if keyMentions(key, "sumo") && len(val) == 14 && strings.HasPrefix(val, "su") && allClass(val, cDigit|cUpper|cLower) && mixedClasses(val, 2) {
+	if ki.sumo && len(val) == 14 && strings.HasPrefix(val, "su") && allClass(val, cDigit|cUpper|cLower) && mixedClasses(val, 2) {
 		return tAPIKey, true
 	}
-	if keyMentions(key, "facebook") && len(val) == 32 && isLowerHex(val) && hasLetter(val) {
+	if ki.facebook && len(val) == 32 && isLowerHex(val) && hasLetter(val) {
 		return tSecret, true
 	}
 	if cls == keyNone {
 		return 0, false
 	}
-	if cls == keyAPI && keyMentions(key, "cloudant") {
+	if cls == keyAPI && ki.cloudant {
 		cls = keySecret // Cloudant API keys are account passwords
 	}
 	if placeholderValue(val) || (!quoted && referenceValue(val)) {
@@ -577,7 +615,7 @@ func valueType(cls uint8, key, val string, quoted bool) (uint8, bool) {
 		for i := 0; i < len(lv); i++ {
 			buf[i] = lower(lv[i])
 		}
-		if inList(string(buf[:len(lv)]), stopValues) {
+		if lookupWord(buf[:len(lv)])&wStopValue != 0 {
 			return 0, false
 		}
 	}
@@ -631,7 +669,7 @@ func placeholderValue(v string) bool {
 		lv = append(lv, lower(v[i]))
 	}
 	for _, x := range [...]string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here", "-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
-		if strings.Contains(string(lv), x) {
+		if bytes.Contains(lv, []byte(x)) {
 			return true
 		}
 	}
@@ -676,7 +714,7 @@ func credValueOK(p string) bool {
 		for i := 0; i < len(p); i++ {
 			buf[i] = lower(p[i])
 		}
-		if inList(string(buf[:len(p)]), stopValues) {
+		if lookupWord(buf[:len(p)])&wStopValue != 0 {
 			return false
 		}
 	}
@@ -736,11 +774,11 @@ func (sc *scanner) reversedCompare(s, opText string) {
 			continue
 		}
 		key := s[r:ke]
-		cls := classifyKey(key)
-		if cls == keyNone {
+		ki := classifyKey(key)
+		if ki.cls == keyNone {
 			continue
 		}
-		if typ, ok := valueType(cls, key, s[vs:ve], true); ok {
+		if typ, ok := valueType(ki, key, s[vs:ve], true); ok {
 			sc.add(vs, ve, typ, prioAssign)
 		}
 	}
@@ -844,12 +882,15 @@ func unwrapBraces(v string) string {
 func (sc *scanner) scanMySQLPassword(s string) {
 	n := len(s)
 	for from := 0; ; {
-		k := strings.Index(s[from:], " -p")
+		k := strings.Index(s[from:], "-p")
 		if k < 0 {
 			return
 		}
-		p := from + k + 3
+		p := from + k + 2
 		from = p
+		if p < 3 || s[p-3] != ' ' {
+			continue
+		}
 		if p >= n || s[p] <= ' ' || s[p] == '-' || s[p] >= 0x7f {
 			continue
 		}
@@ -873,63 +914,69 @@ func (sc *scanner) scanMySQLPassword(s string) {
 
 // ---------------------------------------------------------------- Japanese keywords
 
+// cjkKeywords are matched at their first byte while scanWords walks the
+// non-ASCII text; prefix, when set, must precede the needle (case-insensitive).
 var cjkKeywords = []struct {
-	kw  string
-	typ uint8
+	needle, prefix string
+	typ            uint8
 }{
-	{"パスワード", tSecret},
-	{"暗証番号", tSecret},
-	{"シークレット", tSecret},
-	{"APIキー", tAPIKey},
-	{"アクセスキー", tAPIKey},
-	{"トークン", tAPIKey},
-	{"contraseña", tSecret},
-	{"Contraseña", tSecret},
-	{"CONTRASEÑA", tSecret},
+	{"パスワード", "", tSecret},
+	{"暗証番号", "", tSecret},
+	{"シークレット", "", tSecret},
+	{"キー", "api", tAPIKey},
+	{"アクセスキー", "", tAPIKey},
+	{"トークン", "", tAPIKey},
+	{"ña", "contrase", tSecret},
+	{"ÑA", "contrase", tSecret},
 }
 
-// scanCJKKeywords handles "パスワード: hunter2", "パスワードはhunter2です": the
-// value is the ASCII run after the keyword and an optional separator.
-func (sc *scanner) scanCJKKeywords(s string) {
+// cjkKeywordAt handles "パスワード: hunter2", "パスワードはhunter2です" with the
+// keyword at i: the value is the ASCII run (or quoted string) after the
+// keyword and an optional separator. It returns where scanning continues,
+// or -1 when there is no keyword at i.
+func (sc *scanner) cjkKeywordAt(s string, i int) int {
 	n := len(s)
 	for _, kw := range cjkKeywords {
-		for from := 0; ; {
-			k := strings.Index(s[from:], kw.kw)
-			if k < 0 {
-				break
-			}
-			p := from + k + len(kw.kw)
-			from = p
-			for p < n && p-from < 8 {
-				switch {
-				case s[p] == ' ' || s[p] == ':' || s[p] == '=' || s[p] == '\t':
-					p++
-					continue
-				case strings.HasPrefix(s[p:], "は"), strings.HasPrefix(s[p:], "「"), strings.HasPrefix(s[p:], "："):
-					p += 3
-					continue
-				}
-				break
-			}
-			vs, e, quoted, ok := parseValue(s, p, false, false)
-			if !ok {
-				continue
-			}
-			if !quoted {
-				e = trimUnbalanced(s, vs, e)
-			}
-			p = vs
-			val := s[p:e]
-			if len(val) < 4 || placeholderValue(val) || strings.Contains(val, "://") {
-				continue
-			}
-			if kw.typ == tAPIKey && !(mixedClasses(val, 2) && len(val) >= 8) {
-				continue
-			}
-			sc.add(p, e, kw.typ, prioAssign)
-			from = e
+		if s[i] != kw.needle[0] || !strings.HasPrefix(s[i:], kw.needle) {
+			continue
 		}
+		if kw.prefix != "" {
+			a := i - len(kw.prefix)
+			if a < 0 || !hasPrefixFold(s[a:], kw.prefix) {
+				continue
+			}
+		}
+		from := i + len(kw.needle)
+		p := from
+		for p < n && p-from < 8 {
+			switch {
+			case s[p] == ' ' || s[p] == ':' || s[p] == '=' || s[p] == '\t':
+				p++
+				continue
+			case strings.HasPrefix(s[p:], "は"), strings.HasPrefix(s[p:], "「"), strings.HasPrefix(s[p:], "："):
+				p += 3
+				continue
+			}
+			break
+		}
+		vs, e, quoted, ok := parseValue(s, p, false, false)
+		if !ok {
+			return from
+		}
+		if !quoted {
+			e = trimUnbalanced(s, vs, e)
+		}
+		val := s[vs:e]
+		if len(val) < 4 || placeholderValue(val) || strings.Contains(val, "://") {
+			return from
+		}
+		if kw.typ == tAPIKey && !(mixedClasses(val, 2) && len(val) >= 8) {
+			return from
+		}
+		sc.add(vs, e, kw.typ, prioAssign)
+		return from
 	}
+	return -1
 }
 
 // hasSymbol reports a character other than letters, digits, '_', '-' and '.'.
@@ -948,7 +995,7 @@ func hasSymbol(v string) bool {
 func identifierLike(v string) bool {
 	if strings.IndexByte(v, '.') > 0 {
 		dotted := true
-		for _, seg := range strings.Split(v, ".") {
+		for seg := range strings.SplitSeq(v, ".") {
 			if seg == "" || !isAlpha(seg[0]) || !allClass(seg, cDigit|cUpper|cLower|cUnder) {
 				dotted = false
 				break
@@ -961,7 +1008,7 @@ func identifierLike(v string) bool {
 	if strings.IndexByte(v, '_') < 0 || !allClass(v, cDigit|cUpper|cLower|cUnder) {
 		return false
 	}
-	for _, seg := range strings.Split(v, "_") {
+	for seg := range strings.SplitSeq(v, "_") {
 		if len(seg) > 8 {
 			return false
 		}
@@ -1059,6 +1106,34 @@ func hasInterpolation(v string) bool {
 			break
 		}
 		k += 2 + n
+	}
+	return false
+}
+
+// keyBigrams holds the first two letters of every key word that can make a
+// key interesting (pass, pwd, secret, key, token, auth, ...): a key without
+// any of these letter pairs is skipped before it is split into words.
+var keyBigrams = func() (t [26 * 26]bool) {
+	for _, w := range []string{"pass", "pwd", "pw", "psw", "secret", "private", "priv", "cred", "contrase", "passwort",
+		"motdepasse", "key", "token", "auth", "bearer", "webhook", "sumo", "facebook", "cloudant"} {
+		t[int(w[0]-'a')*26+int(w[1]-'a')] = true
+	}
+	return
+}()
+
+func keyMayMatter(key string) bool {
+	prev := -1
+	for i := 0; i < len(key); i++ {
+		c := lower(key[i])
+		if c < 'a' || c > 'z' {
+			prev = -1
+			continue
+		}
+		x := int(c - 'a')
+		if prev >= 0 && keyBigrams[prev*26+x] {
+			return true
+		}
+		prev = x
 	}
 	return false
 }

@@ -63,8 +63,8 @@ func foldRune(r rune) (byte, bool) {
 	return 0, false
 }
 
-// normalize builds the folded text in sc.norm and the map from folded byte
-// offsets to original byte offsets in sc.nmap (len(norm)+1 entries).
+// normalize builds the folded text of s in sc.norm and the map from folded
+// byte offsets to byte offsets in s in sc.nmap (len(norm)+1 entries).
 func (sc *scanner) normalize(s string) string {
 	norm := sc.norm[:0]
 	nmap := sc.nmap[:0]
@@ -72,35 +72,35 @@ func (sc *scanner) normalize(s string) string {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			norm = append(norm, c)
-			nmap = append(nmap, i)
+			nmap = append(nmap, int32(i))
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if b, ok := foldRune(r); ok {
 			norm = append(norm, b)
-			nmap = append(nmap, i)
+			nmap = append(nmap, int32(i))
 			i += size
 			continue
 		}
 		for k := 0; k < size; k++ {
 			norm = append(norm, s[i+k])
-			nmap = append(nmap, i+k)
+			nmap = append(nmap, int32(i+k))
 		}
 		i += size
 	}
-	nmap = append(nmap, len(s))
+	nmap = append(nmap, int32(len(s)))
 	sc.norm = norm
 	sc.nmap = nmap
 	return string(norm)
 }
 
-// mapBack converts candidate offsets from folded to original text.
-func (sc *scanner) mapBack(origLen int) {
-	for i := range sc.cands {
+// mapBack converts the candidates from index first on from folded-line
+// offsets to offsets in the original text (the line starts at base).
+func (sc *scanner) mapBack(first, base int) {
+	for i := first; i < len(sc.cands); i++ {
 		c := &sc.cands[i]
-		c.start = sc.nmap[c.start]
-		c.end = sc.nmap[c.end]
+		c.start = base + int(sc.nmap[c.start])
+		c.end = base + int(sc.nmap[c.end])
 	}
-	_ = origLen
 }

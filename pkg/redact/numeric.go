@@ -72,7 +72,7 @@ func (sc *scanner) numeric(s string, i int) int {
 			q++
 		}
 	done:
-		if spaces > 1 || dashes > 1 {
+		if spaces > 1 || dashes > 1 || nu == maxUnits {
 			break
 		}
 		if q < n && (isDigit(s[q]) || (s[q] == '(' && q+1 < n && isDigit(s[q+1]))) {
@@ -141,7 +141,7 @@ func rightOK(s string, e int) bool {
 // ipRightOK is the right boundary for IPv4: a port (":8080") or a prefix
 // length ("/24") may follow.
 func ipRightOK(s string, e int) bool {
-	return e >= len(s) || (!isWord(s[e]) && s[e] != '@')
+	return e >= len(s) || !isWord(s[e])
 }
 
 // phoneExt returns the end of an extension ("x565", " ext. 12") at e, or e.
@@ -360,6 +360,25 @@ func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
 	if np == 4 && validIPv4(txt) {
 		if left && ipRightOK(s, u.end) && !versionContext(s, u.start) {
 			sc.add(u.start, u.end, tIP, prioIP)
+		}
+		return
+	}
+	if np > 4 && np <= 8 && left && !versionContext(s, u.start) {
+		// 192.168.1.1.1: the leading four parts, then the next four, as a
+		// word-bounded pattern would match them
+		a := u.start
+		for k := 0; k+4 <= np; k += 4 {
+			e := a
+			for x := 0; x < 4; x++ {
+				e = spanClass(s, e, cDigit, 0)
+				if x < 3 {
+					e++
+				}
+			}
+			if validIPv4(s[a:e]) {
+				sc.add(a, e, tIP, prioIP)
+			}
+			a = e + 1
 		}
 		return
 	}

@@ -118,13 +118,12 @@ var scannerPool = sync.Pool{New: func() any { return &scanner{} }}
 func getScanner() *scanner { return scannerPool.Get().(*scanner) }
 
 func putScanner(sc *scanner) {
-	if cap(sc.cands) > 1<<16 {
+	if cap(sc.cands) > 1<<20 || cap(sc.norm) > 16<<20 {
 		sc.cands = nil
 		sc.out = nil
 		sc.norm = nil
 		sc.nmap = nil
 	}
-	sc.s = ""
 	scannerPool.Put(sc)
 }
 
@@ -134,14 +133,26 @@ func putScanner(sc *scanner) {
 func (sc *scanner) find(s string) []match {
 	sc.cands = sc.cands[:0]
 	sc.out = sc.out[:0]
-	if needsNormalize(s) {
-		ns := sc.normalize(s)
-		sc.s = ns
-		sc.scan()
-		sc.mapBack(len(s))
-	} else {
-		sc.s = s
-		sc.scan()
+	sc.fold = false
+	sc.scan(s, triggers(s))
+	if sc.fold {
+		// lines holding fullwidth forms are scanned again, folded to ASCII;
+		// their matches are mapped back to the original offsets
+		for a := 0; a < len(s); {
+			b := strings.IndexByte(s[a:], '\n')
+			if b < 0 {
+				b = len(s)
+			} else {
+				b += a
+			}
+			if line := s[a:b]; needsNormalize(line) {
+				first := len(sc.cands)
+				ns := sc.normalize(line)
+				sc.scan(ns, triggers(ns))
+				sc.mapBack(first, a)
+			}
+			a = b + 1
+		}
 	}
 	sc.resolve()
 	return sc.out

@@ -7,11 +7,11 @@ import (
 // scanner holds the per-call state of one detection run. Scanners are pooled;
 // all detection tables are package-level and built once.
 type scanner struct {
-	s     string
 	cands []match
 	out   []match
 	norm  []byte
-	nmap  []int
+	nmap  []int32
+	fold  bool // a foldable (fullwidth) character was seen by scanWords
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {
@@ -20,21 +20,72 @@ func (sc *scanner) add(start, end int, typ, prio uint8) {
 	}
 }
 
-// scan runs every detector over sc.s and collects candidates. Detectors that
+// Trigger bytes: a detector that needs a rare literal runs only when its
+// first byte occurs in the text. One pass computes the set.
+const (
+	tgBracket uint16 = 1 << iota // '[': existing placeholders
+	tgDash                       // '-': PEM blocks, curl -u, mysql -p
+	tgAt                         // '@': e-mail
+	tgColon                      // ':': URLs, IPv6
+	tgTilde                      // '~': Azure client secrets
+	tgEq                         // '=': value-first comparisons
+	tgHigh                       // bytes >= 0x80: Japanese keywords, fullwidth forms
+)
+
+var trigTable = func() (t [256]uint16) {
+	t['['] = tgBracket
+	t['-'] = tgDash
+	t['@'] = tgAt
+	t[':'] = tgColon
+	t['~'] = tgTilde
+	t['='] = tgEq
+	for c := 0x80; c < 256; c++ {
+		t[c] = tgHigh
+	}
+	return
+}()
+
+func triggers(s string) uint16 {
+	var a, b, c, d uint16
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		a |= trigTable[s[i]]
+		b |= trigTable[s[i+1]]
+		c |= trigTable[s[i+2]]
+		d |= trigTable[s[i+3]]
+	}
+	for ; i < len(s); i++ {
+		a |= trigTable[s[i]]
+	}
+	return a | b | c | d
+}
+
+// scan runs every detector over s and collects candidates. Detectors that
 // hang off a rare literal ("://", "-----BEGIN ", '@', ...) find it with
-// strings.Index; everything else is one pass over the words of the text.
-func (sc *scanner) scan() {
-	s := sc.s
-	sc.scanPlaceholders(s)
-	sc.scanPEM(s)
-	sc.scanEmails(s)
-	sc.scanURLs(s)
-	sc.scanIPv6(s)
-	sc.scanAzureSecret(s)
-	sc.scanReversedCompare(s)
-	sc.scanCurlUser(s)
-	sc.scanMySQLPassword(s)
-	sc.scanCJKKeywords(s)
+// strings.Index, and only when its first byte occurs at all; everything
+// else is one pass over the words of the text.
+func (sc *scanner) scan(s string, m uint16) {
+	if m&tgBracket != 0 {
+		sc.scanPlaceholders(s)
+	}
+	if m&tgDash != 0 {
+		sc.scanPEM(s)
+		sc.scanCurlUser(s)
+		sc.scanMySQLPassword(s)
+	}
+	if m&tgAt != 0 {
+		sc.scanEmails(s)
+	}
+	if m&tgColon != 0 {
+		sc.scanURLs(s)
+		sc.scanIPv6(s)
+	}
+	if m&tgTilde != 0 {
+		sc.scanAzureSecret(s)
+	}
+	if m&tgEq != 0 {
+		sc.scanReversedCompare(s)
+	}
 	sc.scanWords(s)
 }
 
@@ -303,6 +354,8 @@ func (sc *scanner) scanIPv6(s string) {
 		}
 		if end, ok := ipv6At(s[a:b]); ok {
 			sc.add(a, a+end, tIP, prioIP)
+		} else if b-a == 2 && unspecifiedAt(s, a) {
+			sc.add(a, b, tIP, prioIP)
 		}
 	}
 }
@@ -402,6 +455,24 @@ func validIPv6(s string) bool {
 		return false
 	}
 	return true
+}
+
+// unspecifiedAt reports a standalone "::" at c: the unspecified address,
+// written alone or as a prefix ("::/0"), not a scope operator.
+func unspecifiedAt(s string, c int) bool {
+	n := len(s)
+	if c+1 >= n || s[c+1] != ':' || (c > 0 && (isWord(s[c-1]) || s[c-1] == ':')) {
+		return false
+	}
+	e := c + 2
+	if e < n && s[e] == '/' {
+		return e+1 < n && isDigit(s[e+1])
+	}
+	if c > 0 && s[c-1] != ' ' && s[c-1] != '\t' && s[c-1] != '"' && s[c-1] != '\'' && s[c-1] != '[' && s[c-1] != '(' {
+		return false
+	}
+	return e == n || s[e] == '\n' || s[e] == '"' || s[e] == '\'' || s[e] == ']' || s[e] == ')' ||
+		((s[e] == '.' || s[e] == ',' || s[e] == ';') && (e+1 == n || s[e+1] == ' ' || s[e+1] == '\n'))
 }
 
 func validIPv4(s string) bool {

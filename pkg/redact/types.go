@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -99,7 +100,7 @@ func ParseTypes(s string) ([]Type, error) {
 		name := strings.ToLower(strings.TrimSpace(raw))
 		switch name {
 		case "":
-			return nil, goerr.New("empty redaction type name", goerr.V("list", s))
+			return nil, goerr.New(fmt.Sprintf("empty redaction type name in %q", s), goerr.V("list", s))
 		case "all":
 			sawOther = true
 			for i := range sel {
@@ -112,14 +113,15 @@ func ParseTypes(s string) ([]Type, error) {
 		}
 		t, ok := typeAliases[name]
 		if !ok {
-			return nil, goerr.New("unknown redaction type", goerr.V("type", strings.TrimSpace(raw)))
+			bad := strings.TrimSpace(raw)
+			return nil, goerr.New(fmt.Sprintf("unknown redaction type %q (want a comma-separated list of email, phone, cc, ssn, ip, api_key, secret, or all or none)", bad), goerr.V("type", bad))
 		}
 		n, _ := typeNum(t)
 		sel[n] = true
 		sawOther = true
 	}
 	if sawNone && sawOther {
-		return nil, goerr.New(`redaction type "none" cannot be combined with other types`, goerr.V("list", s))
+		return nil, goerr.New(fmt.Sprintf(`redaction type "none" cannot be combined with other types in %q`, s), goerr.V("list", s))
 	}
 	out := make([]Type, 0, numTypes)
 	for i, on := range sel {

@@ -175,84 +175,93 @@ var vendorRules = []vrule{
 	{"sl.", setAND, 130, 200, tAPIKey, 0},
 	{"sl.u.", setAND, 130, 400, tAPIKey, 0},
 	// more vendor prefixes (gitleaks rule set)
-	{"p8e-", setAN, 32, 32, tSecret, fMixed},                  // Adobe client secret
-	{"4b1d", setAN, 38, 38, tAPIKey, fMixed},                  // ClickHouse Cloud
-	{"v1.0-", setHexLD, 150, 200, tAPIKey, 0},                 // Cloudflare origin CA
-	{"CFPAT-", setAND, 43, 43, tAPIKey, 0},                    // Contentful
-	{"dnkey-", setAND, 40, 120, tAPIKey, 0},                   // Defined Networking
-	{"dp.pt.", setAN, 43, 43, tAPIKey, 0},                     // Doppler
-	{"dp.st.", setAND, 43, 80, tAPIKey, 0},                    // Doppler service token
-	{"duffel_test_", setAND, 43, 43, tAPIKey, 0},              // Duffel
-	{"duffel_live_", setAND, 43, 43, tAPIKey, 0},              // Duffel
-	{"dt0c01.", setSG, 89, 89, tAPIKey, 0},                    // Dynatrace
-	{"EZAK", setAN, 54, 54, tAPIKey, 0},                       // EasyPost
-	{"EZTK", setAN, 54, 54, tAPIKey, 0},                       // EasyPost test
-	{"FLWSECK_TEST-", setAND, 32, 40, tSecret, 0},             // Flutterwave
-	{"FLWSECK-", setAND, 32, 40, tSecret, 0},                  // Flutterwave
-	{"FLWPUBK_TEST-", setAND, 32, 40, tAPIKey, 0},             // Flutterwave
-	{"fio-u-", setAND, 64, 64, tAPIKey, 0},                    // Frame.io
-	{"pat.", setSG, 60, 80, tAPIKey, fMixed},                  // Harness
-	{"hvs.", setAND, 90, 200, tAPIKey, 0},                     // HashiCorp Vault service token
-	{"hvb.", setAND, 130, 300, tAPIKey, 0},                    // HashiCorp Vault batch token
-	{"AKCp", setAN, 60, 80, tAPIKey, 0},                       // JFrog
-	{"AKC", setAN, 10, 100, tAPIKey, fMixed},                  // Artifactory
-	{"pk.eyJ", setSG, 60, 300, tAPIKey, 0},                    // Mapbox
-	{"sk.eyJ", setSG, 60, 300, tAPIKey, 0},                    // Mapbox
-	{"NRAK-", setUD, 27, 27, tAPIKey, 0},                      // New Relic
-	{"NRJS-", setHexL, 19, 19, tAPIKey, 0},                    // New Relic browser
-	{"NRII-", setAND, 32, 32, tAPIKey, 0},                     // New Relic insert
-	{"oy2", setLD, 43, 43, tAPIKey, fMixed},                   // NuGet
-	{"access-sandbox-", setHexLD, 36, 36, tAPIKey, 0},         // Plaid
-	{"access-development-", setHexLD, 36, 36, tAPIKey, 0},     // Plaid
-	{"access-production-", setHexLD, 36, 36, tAPIKey, 0},      // Plaid
-	{"pscale_tkn_", setAND, 32, 64, tAPIKey, 0},               // PlanetScale
-	{"pscale_pw_", setAND, 32, 64, tSecret, 0},                // PlanetScale
-	{"pscale_oauth_", setAND, 32, 64, tAPIKey, 0},             // PlanetScale
-	{"pnu_", setAN, 36, 36, tAPIKey, 0},                       // Prefect
-	{"pul-", setHexL, 40, 40, tAPIKey, 0},                     // Pulumi
-	{"rdme_", setAN, 70, 70, tAPIKey, 0},                      // Readme
-	{"tk-us-", setAND, 48, 48, tAPIKey, 0},                    // Scalingo
-	{"sm_pat_", setAN, 16, 16, tAPIKey, 0},                    // SettleMint
-	{"sm_aat_", setAN, 16, 16, tAPIKey, 0},                    // SettleMint
-	{"sm_sat_", setAN, 16, 16, tAPIKey, 0},                    // SettleMint
-	{"shippo_live_", setHexL, 40, 40, tAPIKey, 0},             // Shippo
-	{"shippo_test_", setHexL, 40, 40, tAPIKey, 0},             // Shippo
-	{"squ_", setHexL, 40, 40, tAPIKey, 0},                     // SonarQube
-	{"sqp_", setHexL, 40, 40, tAPIKey, 0},                     // SonarQube
-	{"sqa_", setHexL, 40, 40, tAPIKey, 0},                     // SonarQube
-	{"sgp_", setANU, 40, 70, tAPIKey, fMixed},                 // Sourcegraph
-	{"tfp_", setAND, 59, 59, tAPIKey, 0},                      // Typeform
-	{"AQVN", setAND, 35, 38, tAPIKey, 0},                      // Yandex
-	{"AAAAAAAAAAAAAAAAAAAAA", setAND, 40, 150, tAPIKey, 0},    // Twitter bearer
-	{"AC", setLD, 32, 32, tAPIKey, fMixed},                    // Twilio account SID
-	{"lsv2_pt_", setANU, 40, 60, tAPIKey, 0},                  // LangSmith
-	{"lsv2_sk_", setANU, 40, 60, tAPIKey, 0},                  // LangSmith
-	{"sk-or-v1-", setHexL, 64, 64, tAPIKey, 0},                // OpenRouter
-	{"fo1_", setAND, 43, 43, tAPIKey, 0},                      // Fly.io
-	{"sk_", setHexL, 48, 64, tAPIKey, 0},                      // ElevenLabs and similar
+	{"p8e-", setAN, 32, 32, tSecret, fMixed},               // Adobe client secret
+	{"4b1d", setAN, 38, 38, tAPIKey, fMixed},               // ClickHouse Cloud
+	{"v1.0-", setHexLD, 150, 200, tAPIKey, 0},              // Cloudflare origin CA
+	{"CFPAT-", setAND, 43, 43, tAPIKey, 0},                 // Contentful
+	{"dnkey-", setAND, 40, 120, tAPIKey, 0},                // Defined Networking
+	{"dp.pt.", setAN, 43, 43, tAPIKey, 0},                  // Doppler
+	{"dp.st.", setAND, 43, 80, tAPIKey, 0},                 // Doppler service token
+	{"duffel_test_", setAND, 43, 43, tAPIKey, 0},           // Duffel
+	{"duffel_live_", setAND, 43, 43, tAPIKey, 0},           // Duffel
+	{"dt0c01.", setSG, 89, 89, tAPIKey, 0},                 // Dynatrace
+	{"EZAK", setAN, 54, 54, tAPIKey, 0},                    // EasyPost
+	{"EZTK", setAN, 54, 54, tAPIKey, 0},                    // EasyPost test
+	{"FLWSECK_TEST-", setAND, 32, 40, tSecret, 0},          // Flutterwave
+	{"FLWSECK-", setAND, 32, 40, tSecret, 0},               // Flutterwave
+	{"FLWPUBK_TEST-", setAND, 32, 40, tAPIKey, 0},          // Flutterwave
+	{"fio-u-", setAND, 64, 64, tAPIKey, 0},                 // Frame.io
+	{"pat.", setSG, 60, 80, tAPIKey, fMixed},               // Harness
+	{"hvs.", setAND, 90, 200, tAPIKey, 0},                  // HashiCorp Vault service token
+	{"hvb.", setAND, 130, 300, tAPIKey, 0},                 // HashiCorp Vault batch token
+	{"AKCp", setAN, 60, 80, tAPIKey, 0},                    // JFrog
+	{"AKC", setAN, 10, 100, tAPIKey, fMixed},               // Artifactory
+	{"pk.eyJ", setSG, 60, 300, tAPIKey, 0},                 // Mapbox
+	{"sk.eyJ", setSG, 60, 300, tAPIKey, 0},                 // Mapbox
+	{"NRAK-", setUD, 27, 27, tAPIKey, 0},                   // New Relic
+	{"NRJS-", setHexL, 19, 19, tAPIKey, 0},                 // New Relic browser
+	{"NRII-", setAND, 32, 32, tAPIKey, 0},                  // New Relic insert
+	{"oy2", setLD, 43, 43, tAPIKey, fMixed},                // NuGet
+	{"access-sandbox-", setHexLD, 36, 36, tAPIKey, 0},      // Plaid
+	{"access-development-", setHexLD, 36, 36, tAPIKey, 0},  // Plaid
+	{"access-production-", setHexLD, 36, 36, tAPIKey, 0},   // Plaid
+	{"pscale_tkn_", setAND, 32, 64, tAPIKey, 0},            // PlanetScale
+	{"pscale_pw_", setAND, 32, 64, tSecret, 0},             // PlanetScale
+	{"pscale_oauth_", setAND, 32, 64, tAPIKey, 0},          // PlanetScale
+	{"pnu_", setAN, 36, 36, tAPIKey, 0},                    // Prefect
+	{"pul-", setHexL, 40, 40, tAPIKey, 0},                  // Pulumi
+	{"rdme_", setAN, 70, 70, tAPIKey, 0},                   // Readme
+	{"tk-us-", setAND, 48, 48, tAPIKey, 0},                 // Scalingo
+	{"sm_pat_", setAN, 16, 16, tAPIKey, 0},                 // SettleMint
+	{"sm_aat_", setAN, 16, 16, tAPIKey, 0},                 // SettleMint
+	{"sm_sat_", setAN, 16, 16, tAPIKey, 0},                 // SettleMint
+	{"shippo_live_", setHexL, 40, 40, tAPIKey, 0},          // Shippo
+	{"shippo_test_", setHexL, 40, 40, tAPIKey, 0},          // Shippo
+	{"squ_", setHexL, 40, 40, tAPIKey, 0},                  // SonarQube
+	{"sqp_", setHexL, 40, 40, tAPIKey, 0},                  // SonarQube
+	{"sqa_", setHexL, 40, 40, tAPIKey, 0},                  // SonarQube
+	{"sgp_", setANU, 40, 70, tAPIKey, fMixed},              // Sourcegraph
+	{"tfp_", setAND, 59, 59, tAPIKey, 0},                   // Typeform
+	{"AQVN", setAND, 35, 38, tAPIKey, 0},                   // Yandex
+	{"AAAAAAAAAAAAAAAAAAAAA", setAND, 40, 150, tAPIKey, 0}, // Twitter bearer
+	{"AC", setLD, 32, 32, tAPIKey, fMixed},                 // Twilio account SID
+	{"lsv2_pt_", setANU, 40, 60, tAPIKey, 0},               // LangSmith
+	{"lsv2_sk_", setANU, 40, 60, tAPIKey, 0},               // LangSmith
+	{"sk-or-v1-", setHexL, 64, 64, tAPIKey, 0},             // OpenRouter
+	{"fo1_", setAND, 43, 43, tAPIKey, 0},                   // Fly.io
+	{"sk_", setHexL, 48, 64, tAPIKey, 0},                   // ElevenLabs and similar
 }
 
-// vendorIndex maps a first byte to the rules starting with it, longest prefix first.
-var vendorIndex = func() [256][]int {
-	var idx [256][]int
+// vendorLists holds, for each pair of first bytes, the rules whose prefix
+// starts with them, longest prefix first; vendorIndex maps the pair to its
+// list (0 = none).
+var vendorLists, vendorIndex = func() ([][]int, [256 * 256]uint16) {
+	var idx [256 * 256]uint16
+	lists := [][]int{nil}
 	for i, r := range vendorRules {
-		c := r.prefix[0]
-		idx[c] = append(idx[c], i)
+		k := int(r.prefix[0])<<8 | int(r.prefix[1])
+		if idx[k] == 0 {
+			lists = append(lists, nil)
+			idx[k] = uint16(len(lists) - 1)
+		}
+		lists[idx[k]] = append(lists[idx[k]], i)
 	}
-	for c := range idx {
-		l := idx[c]
+	for _, l := range lists {
 		for a := 1; a < len(l); a++ {
 			for b := a; b > 0 && len(vendorRules[l[b]].prefix) > len(vendorRules[l[b-1]].prefix); b-- {
 				l[b], l[b-1] = l[b-1], l[b]
 			}
 		}
 	}
-	return idx
+	return lists, idx
 }()
 
 // matchVendor tries the vendor rules at i (a word start).
 func matchVendor(s string, i int) (int, uint8, bool) {
-	rules := vendorIndex[s[i]]
+	if i+1 >= len(s) {
+		return 0, 0, false
+	}
+	rules := vendorLists[vendorIndex[int(s[i])<<8|int(s[i+1])]]
 	if len(rules) == 0 {
 		return 0, 0, false
 	}

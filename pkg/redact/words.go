@@ -18,7 +18,27 @@ func (sc *scanner) scanWords(s string) {
 		c := s[i]
 		f := ctab[c]
 		if f&word == 0 {
-			if (c == '+' || c == '(') && i+1 < n && isDigit(s[i+1]) && leftBoundary(s, i) {
+			switch {
+			case c >= 0x80:
+				switch c {
+				case 0xE3, 0xE6, 0xC3:
+					if e := sc.cjkKeywordAt(s, i); e > i {
+						i = e
+						continue
+					}
+					if c == 0xE3 && i+2 < n && s[i+1] == 0x80 && s[i+2] == 0x80 {
+						sc.fold = true // U+3000 ideographic space
+					}
+				case 0xEF:
+					if i+1 < n && (s[i+1] == 0xBC || s[i+1] == 0xBD) {
+						sc.fold = true // fullwidth forms
+					}
+				case 0xE2:
+					if i+2 < n && ((s[i+1] == 0x80 && s[i+2] >= 0x90 && s[i+2] <= 0x95) || (s[i+1] == 0x88 && s[i+2] == 0x92)) {
+						sc.fold = true // dashes
+					}
+				}
+			case (c == '+' || c == '(') && i+1 < n && isDigit(s[i+1]) && leftBoundary(s, i):
 				i = sc.numeric(s, i)
 				continue
 			}
