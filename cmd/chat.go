@@ -30,6 +30,9 @@ type chatOptions struct {
 	Raw       bool
 	Output    string
 	NoTitles  bool
+	// AutoContinue is --continue=auto; JudgeModel is --judge-model (see samechat.go).
+	AutoContinue bool
+	JudgeModel   string
 }
 
 func chatCommand(g *globalOptions) *cli.Command {
@@ -47,7 +50,8 @@ func chatCommand(g *globalOptions) *cli.Command {
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "add this alert JSON file (- for stdin) and chat about it", Destination: &opts.File},
 			&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "ask one question, print the answer and exit", Destination: &opts.Query},
 			&cli.StringFlag{Name: "history", Usage: "resume this history (full ID or a unique prefix of 8+ characters)", Destination: &opts.HistoryID},
-			&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "resume the alert's most recent history", Destination: &opts.Continue},
+			continueFlag(opts),
+			judgeModelFlag(opts),
 			&cli.StringFlag{Name: "title", Usage: "title the conversation yourself (never replaced by a generated one)", Destination: &opts.Title},
 			&cli.BoolFlag{Name: "raw", Usage: "print the answer as raw text, without Markdown rendering", Sources: envVar("RAW"), Destination: &opts.Raw},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
@@ -71,7 +75,7 @@ func (o *chatOptions) validate(interactive bool) error {
 		return usageErrorf("use -a ALERT_ID or -f FILE, not both")
 	case o.AlertID == "" && o.File == "" && o.HistoryID == "":
 		return usageErrorf("say which alert: -a ALERT_ID, -f FILE, or --history ID")
-	case o.HistoryID != "" && o.Continue:
+	case o.HistoryID != "" && (o.Continue || o.AutoContinue):
 		return usageErrorf("use --history or --continue, not both")
 	case o.File == "-" && o.Query == "":
 		return usageErrorf("with -f - the alert comes from stdin, so the question must be given with -q")
@@ -85,6 +89,9 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 	ios := g.io
 	interactive := opts.Query == "" && ios.StdinTTY && opts.File != "-"
 	if err := opts.validate(interactive); err != nil {
+		return err
+	}
+	if err := g.checkContextBudget(); err != nil {
 		return err
 	}
 	// Read a piped question before anything else can fail, so bad input is reported first.
@@ -113,6 +120,7 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 		newSession := func(h *model.History) (*session.Session, error) {
 			return session.New(session.Options{
 				LLM: client.Models, Store: s, Redactor: red, Model: g.Model, Titles: !opts.NoTitles,
+				MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
 			}, a, h)
 		}
 		sess, err := newSession(h)
@@ -127,6 +135,7 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 		if interactive {
 			return runInteractive(ctx, g, s, sess, newSession, opts)
 		}
+		sess = g.offerSameConversation(ctx, s, sess, newSession, opts, client.Models, question)
 		return runOneShot(ctx, ios, sess, question, opts)
 	})
 }
@@ -238,6 +247,8 @@ func describeModelError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
+	case errors.Is(err, session.ErrContextTooLong):
+		return goerr.Wrap(err, "the request is too long for Gemini even with the earlier conversation summarised: lower --max-context-tokens, or start a new conversation")
 	case errors.Is(err, session.ErrBlocked):
 		return goerr.Wrap(err, "Gemini declined to answer (blocked by its safety filters); rephrase the question")
 	case errors.As(err, &apiErr):

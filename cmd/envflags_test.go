@@ -25,6 +25,8 @@ func TestEveryFlagHasAnEnvVar(t *testing.T) {
 				keys = fl.Sources.EnvKeys()
 			case *cli.FloatFlag:
 				keys = fl.Sources.EnvKeys()
+			case *cli.GenericFlag:
+				keys = fl.Sources.EnvKeys()
 			default:
 				t.Errorf("%s --%s: flag type %T not bound to a variable", c.FullName(), f.Names()[0], f)
 			}

@@ -161,6 +161,7 @@ type transcriptJSON struct {
 	Usage        model.Usage      `json:"usage"`
 	Redactions   map[string]int   `json:"redactions"`
 	ParentID     model.HistoryID  `json:"parent_id,omitempty"`
+	Summary      *model.Summary   `json:"summary,omitempty"`
 	Contents     []*genai.Content `json:"contents"`
 }
 
@@ -169,7 +170,7 @@ func newTranscriptJSON(h *model.History) transcriptJSON {
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: rfc3339(h.CreatedAt), UpdatedAt: rfc3339(h.UpdatedAt),
 		MessageCount: h.MessageCount, Usage: h.Usage, Redactions: h.Redactions,
-		ParentID: h.ParentID, Contents: h.Contents,
+		ParentID: h.ParentID, Contents: h.Contents, Summary: h.Summary,
 	}
 	if t.Redactions == nil {
 		t.Redactions = map[string]int{}
@@ -435,6 +436,9 @@ func renderTranscriptText(w io.Writer, h *model.History) error {
 	if r := redactionSummary(h.Redactions); r != "" {
 		ew.printf("redacted: %s\n", r)
 	}
+	if s := summaryNote(h); s != "" {
+		ew.printf("summary:  %s\n", s)
+	}
 	for _, c := range h.Contents {
 		if c == nil {
 			continue
@@ -539,6 +543,9 @@ func renderTranscriptMarkdown(w io.Writer, h *model.History) error {
 	ew.printf("- Tokens: %s\n", tokenSummary(h.Usage))
 	if r := redactionSummary(h.Redactions); r != "" {
 		ew.printf("- Redacted: %s\n", r)
+	}
+	if s := summaryNote(h); s != "" {
+		ew.printf("- Summary: %s\n", s)
 	}
 	for _, c := range h.Contents {
 		if c == nil {

@@ -26,6 +26,7 @@ const chatHelp = `Type a question and press Enter. Commands:
   /history         this alert's conversations
   /new             start a new conversation about the same alert
   /usage           tokens used by this conversation
+  /compress        summarise the older turns now (they stay in the history)
   /retry           send the last question again (after a failure)
   /export FILE     write the conversation to FILE (.md or .json)
   /exit            leave (Ctrl-D works too)
@@ -44,6 +45,8 @@ type interactiveChat struct {
 	rl         *readline.Instance
 	// pending is a question whose answer failed, for /retry.
 	pending string
+	// same offers to continue an earlier conversation on the first question (samechat.go).
+	same *sameConversation
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the answer in flight
@@ -69,6 +72,7 @@ func runInteractive(ctx context.Context, g *globalOptions, s store.Store, sess *
 	_ = os.Chmod(filepath.Join(g.DataDir, "input_history"), 0o600)
 
 	c := &interactiveChat{g: g, ios: ios, store: s, sess: sess, newSession: newSession, opts: opts, rl: rl}
+	c.same = newSameConversation(g, s, sess, newSession, opts, nil)
 
 	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
 	// only; the session goes on.
@@ -180,6 +184,9 @@ func (c *interactiveChat) readBlock() (string, error) {
 
 // ask sends a question and prints the streamed answer. A failed question is kept for /retry.
 func (c *interactiveChat) ask(ctx context.Context, question string) {
+	if c.same != nil {
+		c.offerSame(ctx, question)
+	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
 	c.cancel = cancel
@@ -249,12 +256,14 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 			break
 		}
 		c.farewell()
-		c.sess, c.pending = sess, ""
+		c.sess, c.pending, c.same = sess, "", nil
 		fmt.Fprintln(out, "New conversation about the same alert.")
 	case "/usage":
 		h := c.sess.History()
 		fmt.Fprintf(out, "Tokens: %d in, %d out (%d total) over %d messages.\n",
 			h.Usage.InputTokens, h.Usage.OutputTokens, h.Usage.InputTokens+h.Usage.OutputTokens, h.MessageCount)
+	case "/compress":
+		c.compress(ctx)
 	case "/retry":
 		if c.pending == "" {
 			fmt.Fprintln(out, "Nothing to retry.")

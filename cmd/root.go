@@ -35,6 +35,8 @@ type globalOptions struct {
 	LogLevel          string
 	Verbose           bool
 	Redact            string
+	// MaxContextTokens is the token budget of one Gemini request (see pkg/convo).
+	MaxContextTokens int
 
 	io     *IOStreams
 	logger *slog.Logger
@@ -51,6 +53,7 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "prefix", Usage: "object key prefix, e.g. alertchat/", Sources: envVar("PREFIX"), Destination: &g.Prefix},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: envVar("WORKSPACE"), Destination: &g.Workspace},
 		&cli.StringFlag{Name: "model", Usage: "Gemini model", Value: "gemini-2.5-flash", Sources: envVar("MODEL"), Destination: &g.Model},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: defaultMaxContextTokens, Sources: envVar("MAX_CONTEXT_TOKENS"), Destination: &g.MaxContextTokens},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: envVar("LOG_LEVEL"), Destination: &g.LogLevel},
 		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: envVar("REDACT"), Destination: &g.Redact},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logs and error details", Sources: envVar("VERBOSE"), Destination: &g.Verbose},

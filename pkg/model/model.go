@@ -68,6 +68,9 @@ type History struct {
 	// only what is new.
 	RedactedCount int   `json:"redacted_count,omitempty"`
 	Revision      int64 `json:"revision"`
+	// Summary stands for the transcript's leading contents in requests to the model once the
+	// conversation outgrew the context budget; the transcript itself stays whole.
+	Summary *Summary `json:"summary,omitempty"`
 
 	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
 	Contents []*genai.Content `json:"-"`
@@ -75,6 +78,13 @@ type History struct {
 	// ContentVersion is a store-private token of the transcript object that was loaded or last
 	// written (the object generation in Cloud Storage); callers carry it untouched.
 	ContentVersion int64 `json:"-"`
+}
+
+// Summary is a model-written summary of a history's first CoversCount contents.
+type Summary struct {
+	Text        string    `json:"text"`
+	CoversCount int       `json:"covers_count"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // Meta returns a copy of h without its transcript.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -53,6 +54,15 @@ type Options struct {
 	// SaveTimeout bounds a save; a turn's save is not cancelled with the turn.
 	SaveTimeout time.Duration
 	Now         func() time.Time
+	// MaxContextTokens is the token budget of one request (alert, summary, turns and question);
+	// 0 means DefaultMaxContextTokens. The transcript is stored whole whatever its size.
+	MaxContextTokens int
+	// CompactAt is the share of the budget past which older turns are summarised; 0 means
+	// DefaultCompactAt, a negative value turns summaries off (older turns are then only left
+	// out of requests).
+	CompactAt float64
+	// Logger receives notices about compaction; nil discards them.
+	Logger *slog.Logger
 }
 
 // titleTimeout bounds how long a finished answer waits for its title before falling back.
@@ -65,6 +75,8 @@ type Session struct {
 	history *model.History
 	system  *genai.Content
 	saved   saveState
+	// cw is what the session knows of its requests' size (see context.go).
+	cw *contextState
 }
 
 // New starts a session on alert, continuing h, or a new history when h is nil.
@@ -137,9 +149,6 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 		return nil, goerr.New("empty question")
 	}
 	user := genai.NewContentFromText(input, genai.RoleUser)
-	contents := make([]*genai.Content, 0, len(s.history.Contents)+1)
-	contents = append(contents, s.history.Contents...)
-	contents = append(contents, user)
 
 	// The title is asked for alongside the first answer, never before it.
 	var titleCh chan titleResult
@@ -153,7 +162,8 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 		}()
 	}
 
-	reply, usage, streamErr := s.stream(ctx, contents, onText)
+	// The request carries the newest turns that fit the budget (see context.go).
+	reply, usage, streamErr := s.streamShaped(ctx, user, onText)
 	if streamErr != nil && !hasParts(reply) {
 		return nil, streamErr
 	}
@@ -313,6 +323,7 @@ func RedactHistory(r Redactor, h *model.History) {
 	}
 	counts := r.RedactContents(h.Contents[h.RedactedCount:])
 	h.RedactedCount = len(h.Contents)
+	redactSummary(r, h)
 	title, tc := r.RedactString(h.Title)
 	h.Title = title
 	for _, c := range []map[string]int{counts, tc} {

@@ -4,7 +4,8 @@
 //   - Firestore collection "histories": one document per history, document ID = history ID
 //     (a UUID), fields id, workspace, alert_id, title, title_source, parent_id, fork_point, created_at,
 //     updated_at, message_count, usage {input_tokens, output_tokens}, redactions,
-//     redacted_count, revision, object_generation.
+//     redacted_count, revision, object_generation, summary {text, covers_count, created_at}
+//     (absent until a conversation is summarised).
 //   - Firestore collection "alerts": one document per alert and workspace, document ID =
 //     "{workspace}:{alert ID}" (see alertDocID), fields workspace, id, title, data (the alert
 //     JSON as a string, exactly as given), created_at.

@@ -34,6 +34,14 @@ type historyDoc struct {
 	RedactedCount    int64          `firestore:"redacted_count"`
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
+	Summary          *summaryDoc    `firestore:"summary,omitempty"`
+}
+
+// summaryDoc is model.Summary in a history's document.
+type summaryDoc struct {
+	Text        string    `firestore:"text"`
+	CoversCount int64     `firestore:"covers_count"`
+	CreatedAt   time.Time `firestore:"created_at"`
 }
 
 type usageDoc struct {
@@ -68,7 +76,15 @@ func newHistoryDoc(h *model.History, workspace string, revision, generation int6
 		RedactedCount:    int64(h.RedactedCount),
 		Revision:         revision,
 		ObjectGeneration: generation,
+		Summary:          newSummaryDoc(h.Summary),
 	}
+}
+
+func newSummaryDoc(s *model.Summary) *summaryDoc {
+	if s == nil {
+		return nil
+	}
+	return &summaryDoc{Text: s.Text, CoversCount: int64(s.CoversCount), CreatedAt: s.CreatedAt}
 }
 
 func (d *historyDoc) history() *model.History {
@@ -89,6 +105,9 @@ func (d *historyDoc) history() *model.History {
 	}
 	if len(d.Redactions) > 0 {
 		h.Redactions = d.Redactions
+	}
+	if d.Summary != nil {
+		h.Summary = &model.Summary{Text: d.Summary.Text, CoversCount: int(d.Summary.CoversCount), CreatedAt: d.Summary.CreatedAt.UTC()}
 	}
 	return h
 }

@@ -178,6 +178,7 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	hist.Usage = model.Usage{InputTokens: 1234, OutputTokens: 56}
 	hist.Redactions = map[string]int{"EMAIL": 2, "IP": 1}
 	hist.RedactedCount = 4
+	hist.Summary = &model.Summary{Text: "IOCs: 198.51.100.7\n調査結果: beaconing", CoversCount: 2, CreatedAt: store.Now().Add(-time.Minute)}
 	save(t, s, hist)
 	got, err := s.GetHistoryMeta(ctx, hist.ID)
 	if err != nil {

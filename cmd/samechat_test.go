@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/urfave/cli/v3"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+func TestContinueFlag(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args           []string
+		continued      bool
+		auto, parseErr bool
+	}{
+		{[]string{"x"}, false, false, false},
+		{[]string{"x", "--continue"}, true, false, false},
+		{[]string{"x", "-c"}, true, false, false},
+		{[]string{"x", "--continue=true"}, true, false, false},
+		{[]string{"x", "--continue=auto"}, false, true, false},
+		{[]string{"x", "-c=auto"}, false, true, false},
+		{[]string{"x", "--continue=false"}, false, false, false},
+		{[]string{"x", "--continue=sometimes"}, false, false, true},
+		// A bool flag takes no separate value: "auto" stays an argument.
+		{[]string{"x", "--continue", "auto"}, true, false, false},
+	}
+	for _, tc := range tests {
+		opts := &chatOptions{}
+		var args []string
+		cmd := &cli.Command{Name: "x", Writer: io.Discard, ErrWriter: io.Discard, Flags: []cli.Flag{continueFlag(opts)}, Action: func(_ context.Context, c *cli.Command) error {
+			args = c.Args().Slice()
+			return nil
+		}}
+		err := cmd.Run(context.Background(), tc.args)
+		if (err != nil) != tc.parseErr || opts.Continue != tc.continued || opts.AutoContinue != tc.auto {
+			t.Errorf("%v: continue %v, auto %v, err %v", tc.args[1:], opts.Continue, opts.AutoContinue, err)
+		}
+		if len(tc.args) == 3 && tc.args[2] == "auto" && (len(args) != 1 || args[0] != "auto") {
+			t.Errorf("%v: args %v", tc.args[1:], args)
+		}
+	}
+}
+
+func TestHistoryShowSummary(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	contents := []*genai.Content{
+		genai.NewContentFromText("first question", genai.RoleUser), genai.NewContentFromText("first answer", genai.RoleModel),
+		genai.NewContentFromText("second question", genai.RoleUser), genai.NewContentFromText("second answer", genai.RoleModel),
+	}
+	h := newHist("alert-0001", "Summarised", store.Now(), contents...)
+	h.Summary = &model.Summary{Text: "IOCs: none.", CoversCount: 2, CreatedAt: store.Now()}
+	plain := newHist("alert-0001", "Plain", store.Now(), contents...)
+	seedHistories(t, dir, "default", h, plain)
+
+	out, _, code := runCLI(t, dir, "", "history", "show", string(h.ID))
+	if code != 0 || !strings.Contains(out, "summary:  the first 2 of 4 messages are summarised") || !strings.Contains(out, "first question") {
+		t.Fatalf("text:\n%s", out)
+	}
+	out, _, _ = runCLI(t, dir, "", "history", "show", string(h.ID), "-o", "md")
+	if !strings.Contains(out, "- Summary: the first 2 of 4 messages") || !strings.Contains(out, "first answer") {
+		t.Fatalf("markdown:\n%s", out)
+	}
+	out, _, _ = runCLI(t, dir, "", "history", "show", string(h.ID), "-o", "json")
+	var got transcriptJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Summary == nil || got.Summary.Text != "IOCs: none." || len(got.Contents) != 4 {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	out, _, _ = runCLI(t, dir, "", "history", "show", string(plain.ID))
+	if strings.Contains(out, "summary:") {
+		t.Fatalf("a history without a summary shows one:\n%s", out)
+	}
+}
+
+// TestOneShotOfferOnTerminal: a one-shot question on a terminal is offered the matching
+// conversation (prompt on stderr, answer on stdin); without a terminal nothing is judged.
+func TestOneShotOfferOnTerminal(t *testing.T) {
+	var judged atomic.Int64
+	srv := geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		switch {
+		case r.Kind == geminitest.KindGenerateContent && strings.Contains(r.SystemText(), "continues an earlier conversation"):
+			judged.Add(1)
+			return geminitest.Reply{Text: "1: SAME\n2: DIFFERENT\n3: DIFFERENT"}
+		case r.Kind == geminitest.KindGenerateContent:
+			return geminitest.Reply{Text: "A Title"}
+		}
+		return geminitest.Reply{Text: "answer"}
+	}))
+	t.Setenv("GEMINI_API_KEY", "test-key")
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL())
+	dir := t.TempDir()
+	alertOut, _, _ := runCLI(t, dir, `{"Title":"x"}`, "alert", "add", "-f", "-")
+	alertID := strings.TrimSpace(alertOut)
+
+	chat := func(tty bool, stdin, q string) (chatJSON, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, NoColor: true}
+		if code := Run(context.Background(), []string{"alertchat", "--data-dir", dir, "chat", "-o", "json", "-a", alertID, "-q", q}, ios); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		var got chatJSON
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got, errOut.String()
+	}
+	first, _ := chat(false, "", "first question")
+	second, _ := chat(false, "", "second question")
+	if second.HistoryID == first.HistoryID || judged.Load() != 0 {
+		t.Fatalf("without a terminal: %s, %d judgements", second.HistoryID, judged.Load())
+	}
+
+	got, stderr := chat(true, "y\n", "follow-up")
+	if got.HistoryID != second.HistoryID || !strings.Contains(stderr, "Continue it? [y/N]") || !strings.Contains(stderr, "Continuing") {
+		t.Fatalf("accepted offer: %s (want %s, %d judgements); stderr %q", got.HistoryID, second.HistoryID, judged.Load(), stderr)
+	}
+	got, stderr = chat(true, "\n", "another follow-up")
+	if got.HistoryID == second.HistoryID || got.HistoryID == first.HistoryID || !strings.Contains(stderr, "Continue it?") {
+		t.Fatalf("declined offer: %s; stderr %q", got.HistoryID, stderr)
+	}
+}
