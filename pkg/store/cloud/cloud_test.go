@@ -194,8 +194,8 @@ func TestStoredShape(t *testing.T) {
 		fields = append(fields, k)
 	}
 	sort.Strings(fields)
-	wantFields := []string{"alert_id", "created_at", "id", "message_count", "object_generation", "parent_id", "redacted_count",
-		"redactions", "revision", "title", "title_source", "updated_at", "usage", "workspace"}
+	wantFields := []string{"alert_id", "created_at", "fork_point", "id", "message_count", "object_generation", "parent_id",
+		"redacted_count", "redactions", "revision", "title", "title_source", "updated_at", "usage", "workspace"}
 	if !slices.Equal(fields, wantFields) {
 		t.Errorf("document fields %v, want %v", fields, wantFields)
 	}
