@@ -97,8 +97,18 @@ func lower(b byte) byte {
 // leftBoundary reports whether a token may start at i: the previous byte is
 // not a word byte, or it is the letter of a JSON/C escape such as "\n" (so a
 // value right after an escaped newline inside JSON-escaped text is found).
+//
+// A placeholder right before i counts as a word: a value glued to a redacted
+// value is not taken on its own, so that redacting twice changes nothing.
 func leftBoundary(s string, i int) bool {
-	if i == 0 || !isWord(s[i-1]) {
+	if i == 0 {
+		return true
+	}
+	c := s[i-1]
+	if c == ']' {
+		return !phBefore(s, i)
+	}
+	if !isWord(c) {
 		return true
 	}
 	return isEscapeLetterAt(s, i-1)
@@ -115,7 +125,7 @@ func isEscapeLetterAt(s string, j int) bool {
 
 // rightBoundary reports whether a token may end at i (exclusive).
 func rightBoundary(s string, i int) bool {
-	return i >= len(s) || !isWord(s[i])
+	return i >= len(s) || (!isWord(s[i]) && !phAfter(s, i))
 }
 
 // span scans forward from i while bytes have class f; it stops after max bytes.

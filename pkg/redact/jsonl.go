@@ -39,12 +39,14 @@ func (r *Redactor) RunJSONL(in io.Reader, out io.Writer) error {
 			}
 		}
 		if err != nil && err != io.EOF {
+			_ = bw.Flush()
 			return goerr.Wrap(err, "failed to read JSONL input", goerr.V("line", lineNo+1))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			lineNo++
 			id, text, perr := parseLine(line)
 			if perr != nil {
+				_ = bw.Flush() // answers to the earlier lines still go out
 				return goerr.Wrap(perr, "malformed JSONL input line", goerr.V("line", lineNo))
 			}
 			red, _ := r.redact(text, nil)

@@ -56,6 +56,18 @@ func (sc *scanner) numeric(s string, i int) int {
 			p = d
 			units[nu] = u
 		}
+		if nu > 0 && !units[nu].paren && !cleanUnit(s, units[nu].start, units[nu].end) {
+			// "555 1234abc", "4536… 0000@mail": a group glued to what follows
+			// is not part of this number
+			break
+		}
+		if units[nu].parts > 1 {
+			// a dotted run (IPv4, 930.167.3943) stands alone
+			if nu == 0 {
+				nu++
+			}
+			break
+		}
 		nu++
 		// separator before the next unit: "", " ", "-", " - " is not allowed
 		q := p
@@ -98,41 +110,56 @@ func (sc *scanner) numeric(s string, i int) int {
 			dotted = true
 		}
 	}
+	before := len(sc.cands)
+	next := end
 	if dotted {
 		for k := 0; k < nu; k++ {
 			if units[k].parts > 1 {
 				sc.dottedUnit(s, units[k], plus && k == 0)
 			}
 		}
-		return end
+	} else {
+		next = sc.chain(s, i, plus, units[:nu], seps[:nu])
 	}
-	return sc.chain(s, i, plus, units[:nu], seps[:nu])
+	if len(sc.cands) == before && ((end < n && !isSpace(s[end])) || (i > 0 && !isSpace(s[i-1]))) {
+		// a rejected number touching other text: if part of it is taken by
+		// another match, the rest is looked at again (see rescan)
+		sc.add(i, end, tProbe, 0)
+	}
+	return next
 }
 
 // leftOK is the left boundary rule for phone, card and SSN numbers: the
-// number must not continue a compound token such as "v1.2-3456789" or
-// "abc/123".
+// number must not continue a compound token such as "v1.2-3456789",
+// "abc/123", "12:34" or "1,234". A placeholder counts as the value it
+// replaced, so that redacting a neighbour never changes the decision.
 func leftOK(s string, i int) bool {
-	if !leftBoundary(s, i) {
+	if !leftBoundary(s, i) || phBefore(s, i) {
 		return false
 	}
-	if i >= 2 && (s[i-1] == '-' || s[i-1] == '.' || s[i-1] == '/') && isAlnum(s[i-2]) {
-		return false
+	if i >= 2 {
+		switch s[i-1] {
+		case '-', '.', '/':
+			return !isAlnum(s[i-2]) && !phBefore(s, i-1)
+		case ':', ',':
+			return !isDigit(s[i-2]) && !phBefore(s, i-1)
+		}
 	}
 	return true
 }
 
 // rightOK is the right boundary rule: not glued to a word, not followed by a
-// time (":30"), a path or date continuation ("/21") or an e-mail '@'.
+// time (":30"), a path or date continuation ("/21"), a decimal or thousands
+// part, or an e-mail '@'.
 func rightOK(s string, e int) bool {
 	if e >= len(s) {
 		return true
 	}
 	c := s[e]
-	if isWord(c) || c == '@' {
+	if isWord(c) || c == '@' || phAfter(s, e) {
 		return false
 	}
-	if (c == ':' || c == '/' || c == '.' || c == ',') && e+1 < len(s) && isDigit(s[e+1]) {
+	if (c == ':' || c == '/' || c == '.' || c == ',') && e+1 < len(s) && (isDigit(s[e+1]) || phAfter(s, e+1)) {
 		return false
 	}
 	return true
@@ -141,7 +168,45 @@ func rightOK(s string, e int) bool {
 // ipRightOK is the right boundary for IPv4: a port (":8080") or a prefix
 // length ("/24") may follow.
 func ipRightOK(s string, e int) bool {
-	return e >= len(s) || !isWord(s[e])
+	return e >= len(s) || (!isWord(s[e]) && !phAfter(s, e))
+}
+
+// phBefore reports whether a placeholder ends at i; phAfter whether one starts at i.
+func phBefore(s string, i int) bool {
+	if i < len(phPrefix)+2 || s[i-1] != ']' {
+		return false
+	}
+	j := i - 2
+	for j >= 0 && j > i-40 && (s[j] >= 'A' && s[j] <= 'Z' || isDigit(s[j]) || s[j] == '_') {
+		j--
+	}
+	return j >= 0 && strings.HasPrefix(s[j:], phPrefix)
+}
+
+func phAfter(s string, i int) bool {
+	return i < len(s) && s[i] == '[' && strings.HasPrefix(s[i:], phPrefix)
+}
+
+// cleanUnit reports whether a digit group [a,e) may belong to a number: not
+// glued to a word (except an "x123" extension), a placeholder, or the rest
+// of an e-mail local part ("0%0@host").
+func cleanUnit(s string, a, e int) bool {
+	if e >= len(s) {
+		return true
+	}
+	c := s[e]
+	if c == 'x' || c == 'X' {
+		return e+1 < len(s) && isDigit(s[e+1])
+	}
+	if isWord(c) || c == '@' || phAfter(s, e) {
+		return false
+	}
+	if ctab[c]&cLocal != 0 {
+		if l := spanClass(s, a, cLocal, 65); l < len(s) && s[l] == '@' {
+			return false
+		}
+	}
+	return true
 }
 
 // phoneExt returns the end of an extension ("x565", " ext. 12") at e, or e.
@@ -356,7 +421,7 @@ func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
 		q = d + 1
 	}
 	txt := s[u.start:u.end]
-	left := leftBoundary(s, u.start) && (u.start == 0 || s[u.start-1] != '.')
+	left := leftBoundary(s, u.start) && (u.start == 0 || s[u.start-1] != '.') && !phBefore(s, u.start)
 	if np == 4 && validIPv4(txt) {
 		if left && ipRightOK(s, u.end) && !versionContext(s, u.start) {
 			sc.add(u.start, u.end, tIP, prioIP)

@@ -154,18 +154,19 @@ func (sc *scanner) find(s string) []match {
 			a = b + 1
 		}
 	}
-	sc.resolve()
+	sc.resolve(s)
 	return sc.out
 }
 
 // resolve picks non-overlapping matches from sc.cands into sc.out: candidates
 // are grouped into clusters of transitively overlapping spans; inside a
 // cluster the highest priority wins, then the longest, then the leftmost.
-func (sc *scanner) resolve() {
+func (sc *scanner) resolve(s string) {
 	c := sc.cands
 	if len(c) == 0 {
 		return
 	}
+	rescanned := false
 	slices.SortFunc(c, func(a, b match) int {
 		if a.start != b.start {
 			return a.start - b.start
@@ -181,16 +182,36 @@ func (sc *scanner) resolve() {
 			}
 			j++
 		}
+		cs := c[i].start // before resolveCluster reorders the cluster
 		if j == i+1 {
 			sc.out = append(sc.out, c[i])
-		} else {
-			sc.resolveCluster(c[i:j])
+		} else if base := len(sc.out); sc.resolveCluster(c[i:j]) && sc.depth < 2 {
+			// a candidate lost part of its text to a winner and the rest may
+			// be a value of its own once the winner is replaced: look again
+			// at the neighbourhood as the replaced text reads
+			if sc.rescan(s, cs, maxEnd, sc.out[base:len(sc.out):len(sc.out)]) {
+				rescanned = true
+			}
 		}
 		i = j
 	}
+	if rescanned {
+		slices.SortFunc(sc.out, func(a, b match) int { return a.start - b.start })
+	}
+	// probes only served to trigger rescans
+	k := 0
+	for _, m := range sc.out {
+		if m.typ != tProbe {
+			sc.out[k] = m
+			k++
+		}
+	}
+	sc.out = sc.out[:k]
 }
 
-func (sc *scanner) resolveCluster(c []match) {
+// resolveCluster accepts the winners of one cluster into sc.out. It reports
+// whether a losing candidate had text outside every winner.
+func (sc *scanner) resolveCluster(c []match) bool {
 	slices.SortFunc(c, func(a, b match) int {
 		if a.prio != b.prio {
 			return int(b.prio) - int(a.prio)
@@ -201,6 +222,7 @@ func (sc *scanner) resolveCluster(c []match) {
 		return a.start - b.start
 	})
 	base := len(sc.out)
+	remainder := false
 	for _, m := range c {
 		ok := true
 		for _, a := range sc.out[base:] {
@@ -211,8 +233,96 @@ func (sc *scanner) resolveCluster(c []match) {
 		}
 		if ok {
 			sc.out = append(sc.out, m)
+		} else if !remainder && m.typ != tKeep && !covered(m, sc.out[base:]) {
+			remainder = true
 		}
 	}
 	acc := sc.out[base:]
 	slices.SortFunc(acc, func(a, b match) int { return a.start - b.start })
+	return remainder
 }
+
+// covered reports whether every byte of m lies in one of the (sorted,
+// disjoint) spans acc.
+func covered(m match, acc []match) bool {
+	pos := m.start
+	for _, a := range acc {
+		if a.end <= pos || a.start >= m.end {
+			continue
+		}
+		if a.start > pos {
+			return false
+		}
+		pos = a.end
+		if pos >= m.end {
+			return true
+		}
+	}
+	return pos >= m.end
+}
+
+// rescan looks at the text around the cluster winners acc as it reads after
+// they are replaced by placeholders, and adds the matches found there that
+// lie inside the cluster [cs,ce) and outside the winners. It reports whether
+// it added any.
+func (sc *scanner) rescan(s string, cs, ce int, acc []match) bool {
+	if len(acc) == 0 {
+		return false
+	}
+	wa, wb := acc[0].start, acc[len(acc)-1].end
+	for k := 0; wa > 0 && (k < 48 || !isSpace(s[wa-1])) && k < 128; k++ {
+		wa--
+	}
+	for k := 0; wb < len(s) && (k < 48 || !isSpace(s[wb])) && k < 128; k++ {
+		wb++
+	}
+	// the window text with the winners replaced, and where its pieces start
+	type piece struct{ mini, orig, n int }
+	var pieces [16]piece
+	np := 0
+	var b strings.Builder
+	prev := wa
+	for _, a := range acc {
+		if np+2 > len(pieces) {
+			return false
+		}
+		pieces[np] = piece{b.Len(), prev, a.start - prev}
+		np++
+		b.WriteString(s[prev:a.start])
+		if a.typ == tKeep || a.typ == tProbe {
+			b.WriteString(s[a.start:a.end])
+		} else {
+			b.WriteString(placeholders[a.typ])
+		}
+		prev = a.end
+	}
+	pieces[np] = piece{b.Len(), prev, wb - prev}
+	np++
+	b.WriteString(s[prev:wb])
+	mini := b.String()
+
+	sub := getScanner()
+	sub.depth = sc.depth + 1
+	ms := sub.find(mini)
+	added := false
+	for _, m := range ms {
+		if m.typ == tKeep || (m.start == 0 && wa > 0) || (m.end == len(mini) && wb < len(s)) {
+			continue
+		}
+		for _, p := range pieces[:np] {
+			if m.start >= p.mini && m.end <= p.mini+p.n {
+				st, en := p.orig+m.start-p.mini, p.orig+m.end-p.mini
+				if st >= cs && en <= ce {
+					sc.out = append(sc.out, match{start: st, end: en, typ: m.typ, prio: m.prio})
+					added = true
+				}
+				break
+			}
+		}
+	}
+	sub.depth = 0
+	putScanner(sub)
+	return added
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }

@@ -321,3 +321,15 @@ func TestParseTypes(t *testing.T) {
 		})
 	}
 }
+
+func TestPlaceholderNeighbours(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"[REDACTED_IP]", "x [REDACTED_API_KEY]", "[REDACTED_EMAIL_2]"} {
+		if !phBefore(s, len(s)) {
+			t.Errorf("phBefore(%q)", s)
+		}
+	}
+	if phBefore("[x]", 3) || phBefore("ab]", 3) || !phAfter("a[REDACTED_IP]", 1) || phAfter("a[x", 1) {
+		t.Error("phBefore/phAfter")
+	}
+}

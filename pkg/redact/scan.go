@@ -12,6 +12,7 @@ type scanner struct {
 	norm  []byte
 	nmap  []int32
 	fold  bool // a foldable (fullwidth) character was seen by scanWords
+	depth int  // rescan nesting
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {
@@ -346,11 +347,8 @@ func (sc *scanner) scanIPv6(s string) {
 		if (a > 0 && ctab[s[a-1]]&cV6 != 0) || (b < n && ctab[s[b]]&cV6 != 0) {
 			continue // too long to be an address
 		}
-		for a < b && s[a] == '.' {
-			a++
-		}
-		if !leftBoundary(s, a) || !rightBoundary(s, b) {
-			continue
+		if s[a] == '.' || !leftBoundary(s, a) || !rightBoundary(s, b) {
+			continue // "1.::1" is not an address, and neither is any part of it
 		}
 		if end, ok := ipv6At(s[a:b]); ok {
 			sc.add(a, a+end, tIP, prioIP)
@@ -461,7 +459,7 @@ func validIPv6(s string) bool {
 // written alone or as a prefix ("::/0"), not a scope operator.
 func unspecifiedAt(s string, c int) bool {
 	n := len(s)
-	if c+1 >= n || s[c+1] != ':' || (c > 0 && (isWord(s[c-1]) || s[c-1] == ':')) {
+	if c+1 >= n || s[c] != ':' || s[c+1] != ':' || (c > 0 && (isWord(s[c-1]) || s[c-1] == ':')) {
 		return false
 	}
 	e := c + 2

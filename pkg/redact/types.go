@@ -36,7 +36,8 @@ const (
 	tIP
 	tAPIKey
 	tSecret
-	tKeep uint8 = 255 // an existing placeholder: never replaced, blocks overlapping matches
+	tKeep  uint8 = 255 // an existing placeholder: never replaced, blocks overlapping matches
+	tProbe uint8 = 254 // a rejected candidate: never replaced, triggers a rescan when it loses text
 )
 
 var placeholders = func() [numTypes]string {

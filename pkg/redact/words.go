@@ -345,11 +345,11 @@ func awsSecretShape(s string, i, e int) bool {
 	}
 	// inside a URL?
 	a := i
-	for a > 0 && s[a-1] != ' ' && s[a-1] != '\n' && s[a-1] != '\t' && s[a-1] != '"' && s[a-1] != '\'' && i-a < 256 {
+	for a > 0 && s[a-1] > ' ' && s[a-1] != '"' && s[a-1] != '\'' && i-a < 256 {
 		a--
 	}
-	if strings.Contains(s[a:i], "://") {
-		return false
+	if strings.Contains(s[a:i], "://") || strings.Contains(s[a:i], phPrefix) {
+		return false // in a URL, or glued to a redacted value that may have been one
 	}
 	// one line of a base64 block (PEM/PGP armour, certificates)?
 	lineStart := i == 0 || s[i-1] == '\n'
