@@ -415,3 +415,33 @@ func TestTitleFunctions(t *testing.T) {
 		}
 	}
 }
+
+func TestTitleThinkingBudgetFitsTheModel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		model  string
+		budget int32
+	}{{"gemini-2.5-flash", 0}, {"gemini-2.5-pro", 128}} {
+		e := newEnv(t, routeTitles(geminitest.Reply{Text: "A Title"}, func(*geminitest.Request) geminitest.Reply { return geminitest.Reply{Text: "a"} }))
+		client, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := session.New(session.Options{LLM: client.Models, Store: e.store, Redactor: e.red, Model: tc.model, Titles: true}, e.alert, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Send(context.Background(), "q", nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range e.srv.Requests() {
+			if r.Kind != geminitest.KindGenerateContent {
+				continue
+			}
+			tcfg := r.GenerationConfig.ThinkingConfig
+			if tcfg == nil || tcfg.ThinkingBudget == nil || *tcfg.ThinkingBudget != tc.budget {
+				t.Fatalf("%s: title thinking config %+v, want budget %d", tc.model, tcfg, tc.budget)
+			}
+		}
+	}
+}

@@ -33,12 +33,8 @@ Query:
 // generateTitle asks the model for a title of the first question; junk is an error, so the
 // caller falls back.
 func generateTitle(ctx context.Context, llm LLM, modelName, input string) (string, error) {
-	budget := int32(0)
-	cfg := &genai.GenerateContentConfig{
-		Temperature:     genai.Ptr[float32](0.2),
-		MaxOutputTokens: 64,
-		ThinkingConfig:  &genai.ThinkingConfig{ThinkingBudget: &budget},
-	}
+	cfg := &genai.GenerateContentConfig{Temperature: genai.Ptr[float32](0.2)}
+	limitOutput(cfg, modelName, 64)
 	q := input
 	if r := []rune(q); len(r) > 2000 {
 		q = string(r[:2000])
