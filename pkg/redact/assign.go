@@ -87,15 +87,6 @@ var wordFlags = func() map[string]uint16 {
 // lookupWord returns the flags of a lower-case word (no allocation).
 func lookupWord(w []byte) uint16 { return wordFlags[string(w)] }
 
-func inList(w string, list []string) bool {
-	for _, x := range list {
-		if w == x {
-			return true
-		}
-	}
-	return false
-}
-
 func hasSuffixIn(w []byte, list []string) bool {
 	for _, x := range list {
 		if len(w) > len(x) && string(w[len(w)-len(x):]) == x {
@@ -935,6 +926,17 @@ var cjkKeywords = []struct {
 // or -1 when there is no keyword at i.
 func (sc *scanner) cjkKeywordAt(s string, i int) int {
 	n := len(s)
+	if i+2 >= n {
+		return -1
+	}
+	// quick filter on the first character: パ シ キ ア ト (E3 8x xx), 暗 (E6 9A 97), ñ Ñ (C3 B1, C3 91)
+	switch uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2]) {
+	case 0xE38391, 0xE382B7, 0xE382AD, 0xE382A2, 0xE38388, 0xE69A97:
+	default:
+		if s[i] != 0xC3 || (s[i+1] != 0xB1 && s[i+1] != 0x91) {
+			return -1
+		}
+	}
 	for _, kw := range cjkKeywords {
 		if s[i] != kw.needle[0] || !strings.HasPrefix(s[i:], kw.needle) {
 			continue

@@ -324,13 +324,13 @@ func placeholderBody(body string) bool {
 	if len(body) == 0 {
 		return true
 	}
-	var seen [256]bool
+	var seen [4]uint64
 	distinct, xs := 0, 0
 	run, maxRun := 0, 0
 	for i := 0; i < len(body); i++ {
 		c := body[i]
-		if !seen[c] {
-			seen[c] = true
+		if bit := uint64(1) << (c & 63); seen[c>>6]&bit == 0 {
+			seen[c>>6] |= bit
 			distinct++
 		}
 		if c == 'x' || c == 'X' || c == '*' {

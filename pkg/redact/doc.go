@@ -1,0 +1,101 @@
+// Package redact replaces personal data and secrets in text with typed
+// placeholders before the text leaves the machine (model requests, stored
+// history, logs).
+//
+// # Types and placeholders
+//
+// A value of type T becomes "[REDACTED_T]":
+//
+//	EMAIL    e-mail addresses (IDN xn-- domains included)
+//	PHONE    phone numbers in national and international layouts: 03-1234-5678,
+//	         090-1234-5678, +81 90 1234 5678, (555) 123-4567, +1-202-555-0143,
+//	         +41 (0)71 526 99 04, 916.972.1680x22008; a bare run of digits only
+//	         after a phone word ("Tel", "Desk:", "電話番号") or before one ("... office")
+//	CC       card numbers of 13-19 digits (12 after a card word) that pass the
+//	         Luhn check, plain or grouped by one space or dash
+//	SSN      US social security numbers 078-05-1123, 078 05 1123, 078.05.1123
+//	         (area 000, 666 and 9xx, group 00 and serial 0000 are not SSNs)
+//	IP       IPv4 and IPv6 addresses, compressed, zoned, IPv4-mapped, private
+//	         and loopback ranges included; ports and prefix lengths are kept
+//	API_KEY  vendor token formats (AWS access key IDs, Google API keys, GitHub,
+//	         GitLab, Slack tokens and webhook URLs, Stripe, OpenAI, Anthropic,
+//	         Hugging Face, JWTs, about 150 prefixes in all), Bearer tokens, and
+//	         values assigned to keys such as api_key, apikey, x-api-key, token,
+//	         access_token
+//	SECRET   values assigned to password, passwd, pwd, secret, private_key,
+//	         client_secret, ... (also パスワード and contraseña), PEM private-key
+//	         blocks, the password of scheme://user:pass@host and of curl -u
+//	         user:pass, HTTP Basic credentials, AWS secret access keys, Azure
+//	         client secrets and other secret-typed vendor formats
+//
+// ParseTypes reads a comma-separated list of these names (or "all", "none")
+// for command-line flags.
+//
+// # What is kept
+//
+// Values analysts need as indicators, and look-alikes that are not personal
+// data, are left as they are: URLs and domains (only credentials inside a URL
+// are removed, and whole webhook URLs, which are secrets), dates and
+// timestamps, UUIDs, hashes, version strings (a dotted quad after "version",
+// "v", "build" or "Product/" is a version, not an address), ordinary numbers,
+// AWS account IDs (12 digits) and resource IDs (i-0abc..., arn:...), numbers
+// that fail the Luhn check, invalid SSNs and IP addresses, placeholders such
+// as ghp_xxxx..., ${PASSWORD}, <your-api-key>, ****, YOUR_KEY_HERE, and
+// indirect references such as secret = get_secret() or
+// password = os.environ["X"].
+//
+// # How it works
+//
+// Detection is hand-written byte scanning with tables built once at package
+// initialisation; no regular expression is compiled per call. One pass walks
+// the words of the text and dispatches on their first bytes (digits to the
+// number parser, letters to the vendor-prefix table, key=value assignments
+// and Authorization schemes); detectors anchored on a rare literal (an '@',
+// "://", "-----BEGIN ", a placeholder) run only when its trigger byte occurs.
+// Every detector proposes candidate spans with a priority; overlapping
+// candidates are resolved deterministically: higher priority first (existing
+// placeholders, private keys, vendor tokens, credentials, assignments, e-mail,
+// cards, SSNs, IP addresses, phones), then the longer span, then the leftmost.
+// A card number is therefore never reported as a phone number, also when only
+// PHONE is enabled.
+//
+// Fullwidth forms (０９０－１２３４－５６７８, ＠, ：) and the ideographic space are
+// folded to ASCII for detection; values glued to Japanese text
+// ("電話は090-1234-5678です") are found because every non-ASCII byte separates
+// words. Offsets are bytes of the original text, and replacements always cover
+// whole characters, so the output is valid UTF-8 whenever the input is.
+//
+// Redaction is idempotent: placeholders are never matched and count as
+// opaque neighbours in boundary checks, so redacting redacted text changes
+// nothing.
+//
+// # genai contents
+//
+// Redactor.Contents redacts []*genai.Content in place: Part.Text (thoughts
+// included), function call arguments and function responses at any depth
+// (strings in maps, slices and typed values; map keys are left alone), tool
+// calls and responses, executable code and its results, and audio
+// transcriptions. Thought signatures are opaque and never touched. FileData
+// URIs are references the API resolves and are left as they are.
+//
+// Inline data rule: Blob data (and function-response inline data) is redacted
+// when its MIME type is textual — text/*, JSON (also NDJSON and +json), XML
+// (+xml), YAML, TOML, CSV, JavaScript, shell, SQL, form data, PEM and a few
+// other source types — and the bytes are valid UTF-8; a charset parameter
+// other than UTF-8/US-ASCII makes the data binary. The bytes are decoded as
+// text, redacted and replaced. All other inline data (images, audio, PDF,
+// octet-stream, ...) is left untouched. See IsTextualMIME.
+//
+// # Limits
+//
+// Detection is by layout and context, not by meaning. Names, postal addresses,
+// IBANs and other identifiers are out of scope. A phone number written as a
+// bare run of digits without a phone word nearby, a secret in free prose
+// without a key word ("it is hunter2"), a generic high-entropy string with no
+// key and no known prefix, and vendor formats not in the table are not found.
+// Conversely a number laid out like a phone number (three groups such as
+// "100 200 300") is taken as one, a dotted quad that is really an OID prefix
+// is taken as an address, and an API-key-looking value assigned to a key word
+// is redacted even when it is a public identifier. A value on a config line
+// ("password: two words") runs to the end of the line.
+package redact
