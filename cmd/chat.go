@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -113,13 +114,14 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 		if err != nil {
 			return err
 		}
+		llmClient := g.retrying(client.Models, nil, nil)
 		red, err := g.redactor()
 		if err != nil {
 			return err
 		}
 		newSession := func(h *model.History) (*session.Session, error) {
 			return session.New(session.Options{
-				LLM: client.Models, Store: s, Redactor: red, Model: g.Model, Titles: !opts.NoTitles,
+				LLM: llmClient, Store: s, Redactor: red, Model: g.Model, Titles: !opts.NoTitles,
 				MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
 			}, a, h)
 		}
@@ -251,6 +253,8 @@ func describeModelError(err error) error {
 		return goerr.Wrap(err, "the request is too long for Gemini even with the earlier conversation summarised: lower --max-context-tokens, or start a new conversation")
 	case errors.Is(err, session.ErrBlocked):
 		return goerr.Wrap(err, "Gemini declined to answer (blocked by its safety filters); rephrase the question")
+	case errors.Is(err, llm.ErrCallTimeout):
+		return goerr.Wrap(err, "Gemini did not answer in time"+triedNote(err)+": try again, or raise --call-timeout")
 	case errors.As(err, &apiErr):
 		switch apiErr.Code {
 		case 400:
@@ -263,10 +267,10 @@ func describeModelError(err error) error {
 		case 404:
 			return goerr.Wrap(err, "Gemini does not know this model: check --model")
 		case 429:
-			return goerr.Wrap(err, "Gemini quota or rate limit reached: wait, or check the project's quota")
+			return goerr.Wrap(err, "Gemini quota or rate limit reached"+triedNote(err)+": wait, or check the project's quota")
 		}
 		if apiErr.Code >= 500 {
-			return goerr.Wrap(err, "Gemini is unavailable right now: try again")
+			return goerr.Wrap(err, "Gemini is unavailable right now"+triedNote(err)+": try again")
 		}
 	}
 	return goerr.Wrap(err, "Gemini request failed")

@@ -40,6 +40,7 @@ type globalOptions struct {
 
 	io     *IOStreams
 	logger *slog.Logger
+	retry  retryOptions
 }
 
 func envVar(name string) cli.ValueSourceChain { return cli.EnvVars("ALERTCHAT_" + name) }
@@ -82,6 +83,9 @@ func (g *globalOptions) setup() error {
 	g.logger = slog.New(slog.NewTextHandler(g.io.ErrOut, &slog.HandlerOptions{Level: level}))
 	if !store.ValidWorkspace(g.Workspace) {
 		return usageErrorf("invalid --workspace %q: letters, digits, '.', '_' and '-', at most 64", g.Workspace)
+	}
+	if err := g.retry.validate(); err != nil {
+		return err
 	}
 	if (g.FirestoreProject == "") != (g.Bucket == "") {
 		return usageErrorf("the cloud store needs both --firestore-project and --bucket; set both, or neither for the local store")
@@ -130,7 +134,7 @@ func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
 		Name:    "alertchat",
 		Usage:   "chat with Gemini about security alerts",
 		Version: Version,
-		Flags:   globalFlags(g),
+		Flags:   append(globalFlags(g), retryFlags(&g.retry)...),
 		Reader:  ios.In, Writer: ios.Out, ErrWriter: ios.ErrOut,
 		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
 			return ctx, g.setup()
@@ -140,6 +144,7 @@ func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
 			chatCommand(g),
 			historyCommand(g),
 			redactCommand(g),
+			batchCommand(g),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
