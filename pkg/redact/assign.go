@@ -22,7 +22,8 @@ const (
 var (
 	secretWords = []string{"password", "passwd", "pass", "pwd", "pw", "passphrase", "passcode", "secret", "secrets",
 		"private", "privatekey", "priv", "clientsecret", "secretkey", "credential", "credentials", "creds", "cred",
-		"pswd", "psw", "contrasena", "passwort", "motdepasse", "secrete"}
+		"pswd", "psw", "contrasena", "passwort", "motdepasse", "secrete",
+		"contribsys"} // Sidekiq Enterprise credentials: BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:pass
 	secretSuffixes = []string{"password", "passwd", "pwd", "secret", "passphrase"}
 	// weak API words count only at the end of the key (key_down_event is not a key)
 	weakAPIWords = []string{"key", "auth", "authorization", "bearer", "webhook"}
@@ -274,11 +275,11 @@ func parseOp(s string, q int) int {
 // value and returns the end of the key, or -1.
 func (sc *scanner) assignment(s string, i int) int {
 	n := len(s)
-	ke := spanClass(s, i, cKey, 128)
+	ke, may := keySpan(s, i)
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
 		ke--
 	}
-	if ke-i < 2 || ke >= n || !keyMayMatter(s[i:ke]) {
+	if !may || ke-i < 2 || ke >= n {
 		return -1
 	}
 	// quick reject: the byte after the key must be able to lead to an operator
@@ -626,6 +627,9 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 			return 0, false
 		}
 		digit := strings.ContainsAny(val, "0123456789")
+		if len(val) >= 16 && allClass(val, cDigit) && distinctBytes(val) >= 5 {
+			return tAPIKey, true // numeric tokens
+		}
 		if (digit && hasLetter(val)) || (len(val) >= 16 && (mixedClasses(val, 2) || hasSymbol(val)) && !allClass(val, cLower|cUnder|cDigit)) {
 			return tAPIKey, true
 		}
@@ -1122,19 +1126,40 @@ var keyBigrams = func() (t [26 * 26]bool) {
 	return
 }()
 
-func keyMayMatter(key string) bool {
+// keySpan returns the end of the key starting at i (A-Z a-z 0-9 _ . -, at
+// most 128 bytes) and whether it holds one of the keyBigrams.
+func keySpan(s string, i int) (int, bool) {
+	end := min(len(s), i+128)
+	may := false
 	prev := -1
-	for i := 0; i < len(key); i++ {
-		c := lower(key[i])
-		if c < 'a' || c > 'z' {
+	for ; i < end; i++ {
+		c := s[i]
+		f := ctab[c]
+		if f&cKey == 0 {
+			break
+		}
+		if f&(cUpper|cLower) == 0 {
 			prev = -1
 			continue
 		}
-		x := int(c - 'a')
+		x := int(c|0x20) - 'a'
 		if prev >= 0 && keyBigrams[prev*26+x] {
-			return true
+			may = true
 		}
 		prev = x
 	}
-	return false
+	return i, may
+}
+
+func distinctBytes(v string) int {
+	var seen [4]uint64
+	n := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if bit := uint64(1) << (c & 63); seen[c>>6]&bit == 0 {
+			seen[c>>6] |= bit
+			n++
+		}
+	}
+	return n
 }

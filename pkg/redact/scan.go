@@ -156,7 +156,9 @@ func (sc *scanner) scanPEM(s string) {
 				}
 			}
 		}
-		sc.add(b, end, tSecret, prioPEM)
+		if pemBodyChars(s[body:end]) >= 10 {
+			sc.add(b, end, tSecret, prioPEM)
+		}
 		from = end
 	}
 }
@@ -531,4 +533,24 @@ func (sc *scanner) scanAzureSecret(s string) {
 		sc.add(a, e, tSecret, prioVendor)
 		from = e
 	}
+}
+
+// pemBodyChars counts the characters of a PEM block between the markers,
+// leaving out whitespace, escaped newlines and the END marker.
+func pemBodyChars(b string) int {
+	if k := strings.Index(b, "-----END "); k >= 0 {
+		b = b[:k]
+	}
+	n := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c <= ' ':
+		case c == '\\' && i+1 < len(b) && (b[i+1] == 'n' || b[i+1] == 'r'):
+			i++
+		default:
+			n++
+		}
+	}
+	return n
 }

@@ -299,7 +299,7 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 		}
 	}
 	// AWS secret access key: exactly 40 base64 characters
-	if j-i >= 8 || (j < n && (s[j] == '/' || s[j] == '+')) {
+	if j-i == 40 || (j-i < 40 && j < n && (s[j] == '/' || s[j] == '+')) {
 		e := spanClass(s, i, cB64, 41)
 		if e-i == 40 && (e >= n || (ctab[s[e]]&cB64 == 0 && s[e] != '=')) && awsSecretShape(s, i, e) {
 			sc.add(i, e, tSecret, prioShape)
