@@ -137,7 +137,7 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 		if interactive {
 			return runInteractive(ctx, g, s, sess, newSession, opts)
 		}
-		sess = g.offerSameConversation(ctx, s, sess, newSession, opts, client.Models, question)
+		sess = g.offerSameConversation(ctx, s, sess, newSession, opts, llmClient, question)
 		return runOneShot(ctx, ios, sess, question, opts)
 	})
 }

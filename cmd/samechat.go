@@ -169,7 +169,7 @@ func (sc *sameConversation) judge(ctx context.Context, question string, candidat
 		if err != nil {
 			return nil, err
 		}
-		llm = client.Models
+		llm = sc.g.retrying(client.Models, nil, nil)
 	}
 	modelName := sc.opts.JudgeModel
 	if modelName == "" {

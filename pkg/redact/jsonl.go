@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/m-mizutani/goerr/v2"
 )
@@ -24,8 +25,7 @@ import (
 func (r *Redactor) RunJSONL(in io.Reader, out io.Writer) error {
 	br := bufio.NewReaderSize(in, 1<<20)
 	bw := bufio.NewWriterSize(out, 1<<20)
-	var line []byte
-	var outBuf []byte
+	var line, outBuf, scratch []byte
 	lineNo := 0
 	for {
 		line = line[:0]
@@ -44,13 +44,16 @@ func (r *Redactor) RunJSONL(in io.Reader, out io.Writer) error {
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			lineNo++
-			id, text, perr := parseLine(line)
+			id, text, perr := parseLine(line, &scratch)
 			if perr != nil {
 				_ = bw.Flush() // answers to the earlier lines still go out
 				return goerr.Wrap(perr, "malformed JSONL input line", goerr.V("line", lineNo))
 			}
-			red, _ := r.redact(text, nil)
-			outBuf = appendLine(outBuf[:0], id, red)
+			outBuf = append(outBuf[:0], `{"id":`...)
+			outBuf = append(outBuf, id...)
+			outBuf = append(outBuf, `,"text":`...)
+			outBuf = r.appendJSONRedacted(outBuf, text)
+			outBuf = append(outBuf, "}\n"...)
 			if _, werr := bw.Write(outBuf); werr != nil {
 				return goerr.Wrap(werr, "failed to write JSONL output", goerr.V("line", lineNo))
 			}
@@ -73,9 +76,10 @@ func (r *Redactor) RunJSONL(in io.Reader, out io.Writer) error {
 var errLine = errors.New("expected a JSON object with a string \"text\" field")
 
 // parseLine extracts the raw "id" value and the decoded "text" string. It has
-// a fast path for flat objects and falls back to encoding/json otherwise.
-func parseLine(line []byte) (id []byte, text string, err error) {
-	if id, text, ok := parseLineFast(line); ok {
+// a fast path for flat objects and falls back to encoding/json otherwise. The
+// results may alias line and *scratch: they are valid until either changes.
+func parseLine(line []byte, scratch *[]byte) (id []byte, text string, err error) {
+	if id, text, ok := parseLineFast(line, scratch); ok {
 		return id, text, nil
 	}
 	var v struct {
@@ -104,7 +108,7 @@ func skipWS(b []byte, i int) int {
 
 // parseLineFast handles objects whose values are strings, numbers, true,
 // false or null.
-func parseLineFast(b []byte) (id []byte, text string, ok bool) {
+func parseLineFast(b []byte, scratch *[]byte) (id []byte, text string, ok bool) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, "", false
@@ -143,16 +147,17 @@ func parseLineFast(b []byte) (id []byte, text string, ok bool) {
 			vend = ve + 1
 			if string(key) == "text" {
 				if esc {
-					t, ok3 := unescape(b[vs:ve])
+					u, ok3 := unescape((*scratch)[:0], b[vs:ve])
 					if !ok3 {
 						return nil, "", false
 					}
-					text = t
+					*scratch = u
+					text = unsafe.String(unsafe.SliceData(u), len(u))
 				} else {
 					if !utf8.Valid(b[vs:ve]) {
 						return nil, "", false
 					}
-					text = string(b[vs:ve])
+					text = unsafe.String(&b[vs], ve-vs)
 				}
 				haveText = true
 			}
@@ -214,8 +219,8 @@ func scanString(b []byte, i int) (start, end int, escaped, ok bool) {
 	return 0, 0, false, false
 }
 
-func unescape(b []byte) (string, bool) {
-	out := make([]byte, 0, len(b))
+// unescape decodes the body of a JSON string into out.
+func unescape(out, b []byte) ([]byte, bool) {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if c != '\\' {
@@ -224,7 +229,7 @@ func unescape(b []byte) (string, bool) {
 		}
 		i++
 		if i >= len(b) {
-			return "", false
+			return nil, false
 		}
 		switch b[i] {
 		case '"', '\\', '/':
@@ -242,7 +247,7 @@ func unescape(b []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(b, i+1)
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -261,13 +266,13 @@ func unescape(b []byte) (string, bool) {
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(out) {
-		return "", false
+		return nil, false
 	}
-	return string(out), true
+	return out, true
 }
 
 func hex4(b []byte, i int) (rune, bool) {
@@ -290,13 +295,25 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// appendLine writes {"id":<id>,"text":"<text>"}\n.
-func appendLine(dst, id []byte, text string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"text":`...)
-	dst = appendJSONString(dst, text)
-	return append(dst, "}\n"...)
+// appendJSONRedacted appends s, redacted, as a JSON string, without
+// building the redacted string first.
+func (r *Redactor) appendJSONRedacted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	if !r.Enabled() || s == "" {
+		return append(appendJSONBody(dst, s), '"')
+	}
+	sc := getScanner()
+	prev := 0
+	for _, m := range sc.find(s) {
+		if m.typ == tKeep || !r.on[m.typ] {
+			continue
+		}
+		dst = appendJSONBody(dst, s[prev:m.start])
+		dst = append(dst, placeholders[m.typ]...)
+		prev = m.end
+	}
+	putScanner(sc)
+	return append(appendJSONBody(dst, s[prev:]), '"')
 }
 
 const hexDigits = "0123456789abcdef"
@@ -305,7 +322,11 @@ const hexDigits = "0123456789abcdef"
 // quotes, backslashes and control characters are escaped, U+2028/U+2029 are
 // escaped, invalid UTF-8 becomes U+FFFD.
 func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	return append(appendJSONBody(append(dst, '"'), s), '"')
+}
+
+// appendJSONBody appends s escaped as the inside of a JSON string.
+func appendJSONBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -348,6 +369,5 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
