@@ -659,16 +659,44 @@ func placeholderValue(v string) bool {
 	}
 	var buf [64]byte
 	lv := buf[:0]
+	var present [4]uint64
 	for i := 0; i < len(v) && i < len(buf); i++ {
-		lv = append(lv, lower(v[i]))
+		c := lower(v[i])
+		lv = append(lv, c)
+		present[c>>6] |= 1 << (c & 63)
 	}
-	for _, x := range [...]string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here", "-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
-		if bytes.Contains(lv, []byte(x)) {
+	for k := range placeholderWords {
+		w := &placeholderWords[k]
+		if present[0]&w.need[0] == w.need[0] && present[1]&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
 			return true
 		}
 	}
 	return false
 }
+
+// placeholderWords are example-text fragments; need is the set of their
+// bytes, a cheap test before the substring search.
+var placeholderWords = func() []struct {
+	word []byte
+	need [2]uint64
+} {
+	var out []struct {
+		word []byte
+		need [2]uint64
+	}
+	for _, x := range []string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here",
+		"-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
+		var need [2]uint64
+		for i := 0; i < len(x); i++ {
+			need[x[i]>>6] |= 1 << (x[i] & 63)
+		}
+		out = append(out, struct {
+			word []byte
+			need [2]uint64
+		}{[]byte(x), need})
+	}
+	return out
+}()
 
 // referenceValue recognises unquoted code references: a.b.c, f(...), m[...].
 func referenceValue(v string) bool {

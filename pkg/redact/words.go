@@ -125,10 +125,48 @@ func (sc *scanner) alphaWord(s string, i, j int) int {
 			return e
 		}
 	}
-	if e := sc.assignment(s, i); e > 0 {
-		return e
+	if mayAssign(s, i, j) {
+		if e := sc.assignment(s, i); e > 0 {
+			return e
+		}
 	}
 	return sc.tokenShapes(s, i, j)
+}
+
+// mayAssign is a cheap test of what follows the word [i,j) before the key
+// is examined: an operator, a quote, a key continuation ('.', '-'), or after
+// spaces an operator, a quote or the first letter of a type name.
+func mayAssign(s string, i, j int) bool {
+	if j >= len(s) {
+		return false
+	}
+	switch s[j] {
+	case '.', '-', '"', '\'', '\\', ':', '=', '!', '?', '+', '|', '>', '[', ']', '(':
+		return true
+	case ' ', '\t':
+		if i >= 2 && s[i-1] == '-' && s[i-2] == '-' {
+			return true // --token VALUE
+		}
+		k := j + 1
+		for k < len(s) && k-j < 16 && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k >= len(s) {
+			return false
+		}
+		switch c := s[k]; {
+		case isAlpha(c):
+			switch c | 0x20 {
+			case 's', 'c', 't', 'b', 'a', 'f', 'p':
+				return true // string, char, text, bytes, As, final, password, ...
+			}
+			return false
+		case isDigit(c):
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // jwtEnd matches header.payload[.signature] with base64url JSON segments.
