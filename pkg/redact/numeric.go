@@ -365,6 +365,12 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 	if k == 2 && yearLike(grp(0)) && yearLike(grp(1)) {
 		return end
 	}
+	if !plus && !paren && k == 2 && sep == "-" && units[0].digits == 5 && units[1].digits == 4 && !hasContext(s, first, phoneContext) {
+		return end // US ZIP+4
+	}
+	if first >= 3 && s[first-3:first] == "〒" {
+		return end // Japanese postal code
+	}
 	// phone
 	if nd > 15 || !left {
 		return end

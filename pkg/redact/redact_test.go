@@ -174,6 +174,7 @@ func TestSurvives(t *testing.T) {
 		{"key metadata", `"kms_key_id": "555ea4a3-d53a-4412-9c66-3a7cb667b0d6", key_length = XSalsa20.key_length, "key_name": "prod5zyxlmy-cmk"`},
 		{"pgp public block", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBFOrMNcBCAC+gLI4s3bUkobS5NpOQbWfjWXbqC0Ixpc5bZYDOvsmfstmswna\n-----END PGP PUBLIC KEY BLOCK-----"},
 		{"curl placeholders", `curl -u "${username}:${password}" && curl -u username:token && curl -u <user:password>`},
+		{"postal codes", "San Francisco, CA 94105-1234 and 〒100-0001 東京都千代田区"},
 		{"guardduty", `{"accountId":"123456789012","id":"16afba5c5c43e07c9e3e5e2e544e95df","severity":2.0,"service":{"count":42,"eventFirstSeen":"2023-04-16T06:11:53.438Z"},"instanceId":"i-0abc1234def567890","port":22}`},
 	}
 	for _, tc := range cases {
