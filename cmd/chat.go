@@ -122,7 +122,7 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 		newSession := func(h *model.History) (*session.Session, error) {
 			return session.New(session.Options{
 				LLM: llmClient, Store: s, Redactor: red, Model: g.Model, Titles: !opts.NoTitles,
-				MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
+				Spool: g.sessionSpool(), MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
 			}, a, h)
 		}
 		sess, err := newSession(h)
@@ -222,13 +222,14 @@ func runOneShot(ctx context.Context, ios *IOStreams, sess *session.Session, ques
 			return perr
 		}
 	}
+	reportSave(ios.ErrOut, turn, h)
 	if err != nil {
 		return describeModelError(err) // the partial answer was printed and saved
 	}
 	if turn.SaveErr != nil {
 		return goerr.Wrap(turn.SaveErr, "the answer was printed but not saved")
 	}
-	if !jsonOut && ios.StderrTTY {
+	if !jsonOut && ios.StderrTTY && !turn.Spooled {
 		fmt.Fprintf(ios.ErrOut, "\nSaved as %s. Continue with: alertchat chat --history %s\n", h.ID, h.ID)
 	}
 	return nil

@@ -39,6 +39,8 @@ func historyCommand(g *globalOptions) *cli.Command {
 			historyRmCommand(g),
 			historyRenameCommand(g),
 			historyPruneCommand(g),
+			historySyncCommand(g),
+			historyFsckCommand(g),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
@@ -139,13 +141,16 @@ type historyJSON struct {
 	MessageCount int             `json:"message_count"`
 	Usage        model.Usage     `json:"usage"`
 	ParentID     model.HistoryID `json:"parent_id,omitempty"`
+	ForkPoint    int             `json:"fork_point,omitempty"`
+	// Pending is set when turns of the history are kept locally, not yet uploaded.
+	Pending bool `json:"pending,omitempty"`
 }
 
 func newHistoryJSON(h *model.History) historyJSON {
 	return historyJSON{
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: rfc3339(h.CreatedAt), UpdatedAt: rfc3339(h.UpdatedAt),
-		MessageCount: h.MessageCount, Usage: h.Usage, ParentID: h.ParentID,
+		MessageCount: h.MessageCount, Usage: h.Usage, ParentID: h.ParentID, ForkPoint: h.ForkPoint,
 	}
 }
 
@@ -248,10 +253,13 @@ func listHistories(ctx context.Context, ios *IOStreams, s store.Histories, opts 
 	if err != nil {
 		return err
 	}
+	hs, pending := withPending(s, hs, model.AlertID(opts.AlertID), opts.Limit)
 	if opts.Output == "json" {
 		out := make([]historyJSON, 0, len(hs))
 		for _, h := range hs {
-			out = append(out, newHistoryJSON(h))
+			j := newHistoryJSON(h)
+			j.Pending = pending[h.ID]
+			out = append(out, j)
 		}
 		return printJSON(ios.Out, out)
 	}
@@ -270,7 +278,7 @@ func listHistories(ctx context.Context, ios *IOStreams, s store.Histories, opts 
 	for _, h := range hs {
 		tokens := h.Usage.InputTokens + h.Usage.OutputTokens
 		if ios.StdoutTTY {
-			t.row(shortID(string(h.ID)), h.Title, shortID(string(h.AlertID)), relativeTime(now, h.UpdatedAt),
+			t.row(shortID(string(h.ID))+pendingMark(pending[h.ID]), h.Title, shortID(string(h.AlertID)), relativeTime(now, h.UpdatedAt),
 				strconv.Itoa(h.MessageCount), compactCount(tokens))
 			continue
 		}
@@ -278,6 +286,9 @@ func listHistories(ctx context.Context, ios *IOStreams, s store.Histories, opts 
 			strconv.Itoa(h.MessageCount), strconv.FormatInt(tokens, 10))
 	}
 	t.flush()
+	if len(pending) > 0 && ios.StdoutTTY {
+		fmt.Fprintln(ios.ErrOut, "* has turns kept locally, not uploaded yet (alertchat history sync uploads them)")
+	}
 	return nil
 }
 

@@ -225,6 +225,7 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	if turn != nil && turn.SaveErr != nil {
 		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%v); it stays in this session and is saved with the next turn.\n", turn.SaveErr)
 	}
+	reportSave(c.ios.ErrOut, turn, c.sess.History())
 }
 
 // command runs a slash command; it reports whether the chat should end.

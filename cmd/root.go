@@ -41,6 +41,7 @@ type globalOptions struct {
 	io     *IOStreams
 	logger *slog.Logger
 	retry  retryOptions
+	res    resilience // retries, circuit breaker and spool of the store (spool.go)
 }
 
 func envVar(name string) cli.ValueSourceChain { return cli.EnvVars("ALERTCHAT_" + name) }
@@ -58,6 +59,7 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: envVar("LOG_LEVEL"), Destination: &g.LogLevel},
 		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: envVar("REDACT"), Destination: &g.Redact},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logs and error details", Sources: envVar("VERBOSE"), Destination: &g.Verbose},
+		&cli.DurationFlag{Name: "store-timeout", Usage: "how long a storage call retries a failing backend; a turn that still cannot be saved is kept locally and uploaded later", Value: defaultStoreTimeout, Sources: envVar("STORE_TIMEOUT"), Destination: &g.res.Timeout},
 	}
 }
 
@@ -125,7 +127,7 @@ func (g *globalOptions) withStore(ctx context.Context, fn func(store.Store) erro
 			g.logger.Warn("failed to close store", "error", cerr)
 		}
 	}()
-	return fn(redactingStore{Store: s, redactor: red})
+	return fn(g.prepareStore(ctx, s, red))
 }
 
 func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {

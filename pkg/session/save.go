@@ -133,7 +133,17 @@ func fork(ctx context.Context, st HistoryStore, h *model.History, forkPoint int,
 	f.Contents = h.Contents
 	f.MessageCount = len(f.Contents)
 	res := SaveResult{History: f, ForkedFrom: h.ID}
-	if err := st.SaveHistory(ctx, f); err != nil {
+	err := st.SaveHistory(ctx, f)
+	if errors.Is(err, store.ErrConflict) {
+		// A new ID conflicts only with itself: a retried create whose first attempt was stored.
+		if getter, ok := st.(historyGetter); ok {
+			if cur, gerr := getter.GetHistory(ctx, f.ID); gerr == nil && commonPrefix(cur.Contents, f.Contents) == len(f.Contents) {
+				res.History = cur
+				return res, nil
+			}
+		}
+	}
+	if err != nil {
 		return res, goerr.Wrap(err, "failed to save the fork of history "+string(h.ID), goerr.V("history_id", f.ID), goerr.V("parent_id", h.ID))
 	}
 	return res, nil

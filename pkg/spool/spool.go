@@ -27,9 +27,9 @@
 // makes a flush idempotent: an entry uploaded by a flush that crashed before removing it is
 // found already stored (the stored transcript begins with all of its contents) and nothing is
 // written; an entry whose history another writer continued meanwhile becomes a fork. After a
-// successful upload the files of the key up to the uploaded seq are removed. A transient
-// failure stops the flush and leaves the spool intact; an entry the store refuses as invalid
-// is moved to rejected/ so it cannot block the others.
+// successful upload the files of the key up to the uploaded seq are removed. A failure stops
+// the flush and leaves the spool intact; only an entry the store refuses as invalid, or one
+// that cannot be read, is moved to rejected/ so it cannot block the others.
 package spool
 
 import (
@@ -404,7 +404,7 @@ func (s *Spool) Flush(ctx context.Context, st session.HistoryStore) (*Report, er
 				continue
 			}
 		}
-		if errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrConflict) || isCorrupt(err) {
+		if errors.Is(err, store.ErrInvalid) || isCorrupt(err) {
 			if dest, merr := s.reject(e); merr == nil {
 				rep.Rejected = append(rep.Rejected, dest)
 				continue

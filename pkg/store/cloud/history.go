@@ -293,9 +293,14 @@ func normTime(t time.Time) time.Time {
 func (s *Store) create(ctx context.Context, h *model.History, data []byte) error {
 	gen, err := s.writeObject(ctx, h.ID, data, storage.Conditions{DoesNotExist: true})
 	if err != nil && h.ContentVersion != 0 && errors.Is(err, store.ErrConflict) {
-		// A retry of a create whose metadata write failed: the object there is the one this
-		// caller wrote. (Trying DoesNotExist first keeps a ContentVersion copied from another
-		// history, e.g. into a new child history, from failing the create.)
+		// A retry of a create whose answer was lost: done if the document was created too.
+		if d, gerr := s.getDoc(ctx, h.ID); gerr == nil && d.Revision == 1 && d.ObjectGeneration == h.ContentVersion {
+			h.Revision, h.Workspace = 1, s.workspace
+			return nil
+		}
+		// Else its metadata write failed: the object there is the one this caller wrote.
+		// (Trying DoesNotExist first keeps a ContentVersion copied from another history, e.g.
+		// into a new child history, from failing the create.)
 		gen, err = s.writeObject(ctx, h.ID, data, storage.Conditions{GenerationMatch: h.ContentVersion})
 	}
 	if err != nil {

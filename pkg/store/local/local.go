@@ -261,15 +261,15 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 		return goerr.Wrap(err, "save abandoned", goerr.V("history_id", h.ID))
 	}
 	obj := s.objectPath(h.ID)
-	prev := tmp + ".prev" // the transcript the stored metadata describes, until the commit
+	prev, existed := tmp+".prev", true // the transcript the stored metadata describes, until the commit
 	switch err := os.Link(obj, prev); {
+	case err == nil:
 	case errors.Is(err, os.ErrNotExist):
-		prev = ""
-	case err != nil:
-		if isNoSpace(err) {
-			return s.noSpace(h.ID, err)
-		}
-		return goerr.Wrap(err, "failed to keep the previous transcript", goerr.V("history_id", h.ID))
+		prev, existed = "", false
+	case isNoSpace(err):
+		return s.noSpace(h.ID, err)
+	default:
+		prev = "" // no hard links here: a failed commit leaves the content ahead of its metadata
 	}
 	if err := os.Rename(tmp, obj); err != nil {
 		if prev != "" {
@@ -280,9 +280,10 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 	renamed = true
 	if err := s.commitMeta(txCtx, tx, h, &meta, metaJSON); err != nil {
 		// Still under the write lock: put back what the stored metadata describes.
-		if prev != "" {
+		switch {
+		case prev != "":
 			_ = os.Rename(prev, obj)
-		} else {
+		case !existed:
 			_ = os.Remove(obj)
 		}
 		return err

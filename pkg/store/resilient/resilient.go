@@ -7,12 +7,16 @@
 // Errors that retrying cannot fix (store.ErrConflict, ErrNotFound, ErrInvalid, ErrNoSpace,
 // a corrupt transcript, a refused permission, ...) are returned at once.
 //
-// A circuit breaker shared by every call of the Store keeps a dead backend from costing a
-// full budget on every call: after Options.Threshold consecutive failed attempts, or a call
-// that spent its whole budget failing, it opens and every call fails at once with
-// ErrUnavailable (itself transient) for Options.Cooldown. Then it half-opens: one call goes
-// through, with a single attempt; its success closes the breaker, its failure opens it again.
-// A call already retrying when the breaker opens finishes its own retries.
+// Circuit breakers keep a dead backend from costing a full budget on every call: after
+// Options.Threshold consecutive failed attempts, or a call that spent its whole budget
+// failing, a breaker opens and every call it guards fails at once with ErrUnavailable (itself
+// transient) for Options.Cooldown. Then it half-opens: one call goes through, with a single
+// attempt; its success closes the breaker, its failure opens it again. A call already
+// retrying when its breaker opens finishes its own retries.
+//
+// Writes (saves, deletes, alerts added) and reads have a breaker each: a backend is often two
+// services (Firestore and Cloud Storage), and an outage of the one that takes transcripts
+// must not stop listings, which only need the other.
 package resilient
 
 import (
@@ -45,7 +49,8 @@ const (
 type Options struct {
 	// Budget bounds one call, retries included.
 	Budget time.Duration
-	// AttemptTimeout bounds one attempt (never beyond the call's budget).
+	// AttemptTimeout bounds one attempt (never beyond the call's budget); by default the
+	// smaller of DefaultAttemptTimeout and half the budget.
 	AttemptTimeout time.Duration
 	// BaseDelay is the first backoff; it doubles up to MaxDelay. Each wait is drawn at random
 	// between half and all of it.
@@ -63,7 +68,8 @@ func (o *Options) defaults() {
 		o.Budget = DefaultBudget
 	}
 	if o.AttemptTimeout <= 0 {
-		o.AttemptTimeout = DefaultAttemptTimeout
+		// At least two attempts fit in the budget, so one slow answer is not the end.
+		o.AttemptTimeout = min(DefaultAttemptTimeout, o.Budget/2)
 	}
 	if o.BaseDelay <= 0 {
 		o.BaseDelay = DefaultBaseDelay
@@ -81,9 +87,10 @@ func (o *Options) defaults() {
 
 // Store is a store.Store with retries and a circuit breaker. It is safe for concurrent use.
 type Store struct {
-	inner store.Store
-	o     Options
-	br    *Breaker
+	inner  store.Store
+	o      Options
+	reads  *Breaker
+	writes *Breaker
 }
 
 var _ store.Store = (*Store)(nil)
@@ -91,18 +98,27 @@ var _ store.Store = (*Store)(nil)
 // New wraps inner.
 func New(inner store.Store, o Options) *Store {
 	o.defaults()
-	return &Store{inner: inner, o: o, br: NewBreaker(o.Threshold, o.Cooldown, o.OnStateChange)}
+	return &Store{inner: inner, o: o,
+		reads:  NewBreaker(o.Threshold, o.Cooldown, o.OnStateChange),
+		writes: NewBreaker(o.Threshold, o.Cooldown, o.OnStateChange)}
 }
 
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
 func (s *Store) Unwrap() store.Store { return s.inner }
 
-// Breaker returns the store's circuit breaker.
-func (s *Store) Breaker() *Breaker { return s.br }
+// ReadBreaker and WriteBreaker return the store's circuit breakers.
+func (s *Store) ReadBreaker() *Breaker { return s.reads }
 
-// do runs op with retries under the breaker.
+// WriteBreaker returns the breaker of saves, deletes and added alerts.
+func (s *Store) WriteBreaker() *Breaker { return s.writes }
+
+// do runs op with retries under its breaker (the write breaker for "save" and "delete").
 func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, attempt int) error) error {
-	probe, err := s.br.allow()
+	br := s.reads
+	if op == "save" || op == "delete" {
+		br = s.writes
+	}
+	probe, err := br.allow()
 	if err != nil {
 		return goerr.Wrap(err, "storage "+op+" not attempted", goerr.V("op", op))
 	}
@@ -115,19 +131,19 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 		cancel()
 		switch {
 		case err == nil:
-			s.br.success()
+			br.success()
 			return nil
 		case ctx.Err() != nil:
-			s.br.release(probe)
+			br.release(probe)
 			return err // the caller gave up: says nothing about the backend
 		case !timedOut && !IsTransient(err):
-			s.br.success() // the backend answered
+			br.success() // the backend answered
 			return err
 		}
-		s.br.failure()
+		br.failure()
 		delay := backoff(s.o.BaseDelay, s.o.MaxDelay, attempt)
 		if probe || time.Until(deadline) < delay+s.o.BaseDelay {
-			s.br.trip()
+			br.trip()
 			return goerr.Wrap(err, "storage "+op+" failed", goerr.V("op", op), goerr.V("attempts", attempt), goerr.V("transient", true))
 		}
 		t := time.NewTimer(delay)

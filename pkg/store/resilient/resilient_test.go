@@ -30,6 +30,10 @@ func (f *fakeStore) SaveHistory(ctx context.Context, _ *model.History) error {
 	return f.fn(ctx, int(f.calls.Add(1)))
 }
 
+func (f *fakeStore) ListHistories(context.Context, store.HistoryQuery) (*store.HistoryPage, error) {
+	return &store.HistoryPage{}, nil
+}
+
 func (f *fakeStore) DeleteHistory(ctx context.Context, _ model.HistoryID) error {
 	return f.fn(ctx, int(f.calls.Add(1)))
 }
@@ -119,8 +123,8 @@ func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
 	if closed < 200*time.Millisecond || closed > 2*time.Second || f.calls.Load() < 3 {
 		t.Fatalf("dead backend cost %v over %d attempts; want about the 300ms budget", closed, f.calls.Load())
 	}
-	if s.Breaker().State() != resilient.Open {
-		t.Fatalf("breaker %v after a call spent its budget", s.Breaker().State())
+	if s.WriteBreaker().State() != resilient.Open {
+		t.Fatalf("breaker %v after a call spent its budget", s.WriteBreaker().State())
 	}
 	calls := f.calls.Load()
 	start = time.Now()
@@ -133,6 +137,10 @@ func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
 		t.Fatalf("open breaker took %v", open)
 	}
 	t.Logf("dead backend, per call: %v with the breaker closed (%d attempts), %v with it open", closed, calls, open)
+	// Reads have their own breaker: a transcript service down does not stop listings.
+	if _, err := s.ListHistories(ctx, store.HistoryQuery{}); err != nil || s.ReadBreaker().State() != resilient.Closed {
+		t.Fatalf("read with the write breaker open: %v", err)
+	}
 }
 
 func TestHangingBackendIsBoundedByAttemptTimeout(t *testing.T) {
@@ -161,22 +169,22 @@ func TestBreakerHalfOpens(t *testing.T) {
 	}}
 	s := resilient.New(f, fast(resilient.Options{Threshold: 2, Cooldown: 100 * time.Millisecond, Budget: 100 * time.Millisecond}))
 	_ = s.SaveHistory(ctx, &model.History{})
-	if s.Breaker().State() != resilient.Open {
+	if s.WriteBreaker().State() != resilient.Open {
 		t.Fatal("breaker not open")
 	}
 	time.Sleep(120 * time.Millisecond)
-	if s.Breaker().State() != resilient.HalfOpen {
-		t.Fatalf("breaker %v after the cool-down", s.Breaker().State())
+	if s.WriteBreaker().State() != resilient.HalfOpen {
+		t.Fatalf("breaker %v after the cool-down", s.WriteBreaker().State())
 	}
 	// The probe gets one attempt; failing, it opens the breaker again at once.
 	calls := f.calls.Load()
-	if err := s.SaveHistory(ctx, &model.History{}); err == nil || f.calls.Load() != calls+1 || s.Breaker().State() != resilient.Open {
-		t.Fatalf("failed probe: %v, %d attempts, %v", err, f.calls.Load()-calls, s.Breaker().State())
+	if err := s.SaveHistory(ctx, &model.History{}); err == nil || f.calls.Load() != calls+1 || s.WriteBreaker().State() != resilient.Open {
+		t.Fatalf("failed probe: %v, %d attempts, %v", err, f.calls.Load()-calls, s.WriteBreaker().State())
 	}
 	time.Sleep(120 * time.Millisecond)
 	up.Store(true)
-	if err := s.SaveHistory(ctx, &model.History{}); err != nil || s.Breaker().State() != resilient.Closed {
-		t.Fatalf("successful probe: %v, %v", err, s.Breaker().State())
+	if err := s.SaveHistory(ctx, &model.History{}); err != nil || s.WriteBreaker().State() != resilient.Closed {
+		t.Fatalf("successful probe: %v, %v", err, s.WriteBreaker().State())
 	}
 }
 

@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/spool"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+type plainRedactor struct{}
+
+func (plainRedactor) RedactContents([]*genai.Content) map[string]int { return nil }
+func (plainRedactor) RedactString(s string) (string, map[string]int) { return s, nil }
+
+// TestHistoryListMarksPending: histories with turns kept locally are marked (a "*" on a
+// terminal, "pending": true in JSON, absent otherwise), histories that exist only in the spool
+// are listed too, and sync uploads them.
+func TestHistoryListMarksPending(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := store.Now()
+	stored := newHist("alert-1", "Stored", now.Add(-time.Hour), genai.NewContentFromText("q", genai.RoleUser))
+	quiet := newHist("alert-1", "Quiet", now.Add(-2*time.Hour), genai.NewContentFromText("q", genai.RoleUser))
+	seedHistories(t, dir, "default", stored, quiet)
+
+	g := &globalOptions{DataDir: dir, Workspace: "default"}
+	sp, err := spool.Open(spool.Options{Root: g.spoolRoot(), Backend: g.backendID(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *stored
+	next.Contents = append(append([]*genai.Content(nil), stored.Contents...), genai.NewContentFromText("a", genai.RoleModel))
+	next.MessageCount, next.UpdatedAt = 2, now
+	if _, err := sp.Put("", &next); err != nil {
+		t.Fatal(err)
+	}
+	created := newHist("alert-2", "Created offline", now.Add(-time.Minute), genai.NewContentFromText("q", genai.RoleUser))
+	if _, err := sp.Put("", created); err != nil {
+		t.Fatal(err)
+	}
+
+	// Listed without the flush (which the local store would pass at once).
+	s := openLocal(t, dir, "default")
+	defer s.Close()
+	st := spooledStore{redactingStore: redactingStore{Store: s, redactor: plainRedactor{}}, spool: sp}
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{Out: &out, ErrOut: &errOut}
+	if err := listHistories(context.Background(), ios, st, &historyListOptions{Limit: 50, Output: "json"}); err != nil {
+		t.Fatal(err)
+	}
+	var hs []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &hs); err != nil || len(hs) != 3 {
+		t.Fatalf("list: %v %s", err, out.String())
+	}
+	pending := map[string]any{}
+	for _, h := range hs {
+		pending[h["title"].(string)] = h["pending"]
+	}
+	if pending["Stored"] != true || pending["Created offline"] != true || pending["Quiet"] != nil {
+		t.Fatalf("pending fields: %v", pending)
+	}
+	out.Reset()
+	ios.StdoutTTY = true
+	if err := listHistories(context.Background(), ios, st, &historyListOptions{Limit: 50, Output: "text", AlertID: "alert-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), shortID(string(stored.ID))+"*") || strings.Contains(out.String(), shortID(string(quiet.ID))+"*") ||
+		strings.Contains(out.String(), "Created offline") || !strings.Contains(errOut.String(), "not uploaded yet") {
+		t.Fatalf("terminal listing:\n%s%s", out.String(), errOut.String())
+	}
+
+	_, stderr, code := runCLI(t, dir, "", "history", "sync")
+	if code != 0 || strings.Count(stderr, "Uploaded turns kept locally") != 2 {
+		t.Fatalf("sync: exit %d, %q", code, stderr)
+	}
+	stdout, _, _ := runCLI(t, dir, "", "history", "list", "-o", "json")
+	if strings.Contains(stdout, "pending") || strings.Count(stdout, `"id"`) != 3 {
+		t.Fatalf("after sync: %s", stdout)
+	}
+	if h, err := getMeta(t, dir, stored.ID); err != nil || len(h.Contents) != 2 {
+		t.Fatalf("stored after sync: %v", err)
+	}
+}

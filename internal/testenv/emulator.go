@@ -1,0 +1,178 @@
+package testenv
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// FirestoreEmulator is a Firestore emulator of a test's own, which the test may stop, pause
+// and restart without disturbing the shared one other tests use. Its data lives in memory: a
+// stop loses it, a pause keeps it.
+type FirestoreEmulator struct {
+	t    testing.TB
+	Host string // 127.0.0.1:PORT, the value of FIRESTORE_EMULATOR_HOST
+	java string
+	jar  string
+	log  string
+
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// StartFirestoreEmulator starts a dedicated emulator (java and the emulator jar are found as
+// internal/cmd/testrun finds them). Without them the test is skipped, or fails when
+// ALERTCHAT_TEST_REQUIRE_EMULATOR=1. It is stopped when the test ends.
+func StartFirestoreEmulator(t testing.TB) *FirestoreEmulator {
+	t.Helper()
+	java, jar, err := emulatorBinaries()
+	if err != nil {
+		if os.Getenv(EnvRequireEmulator) == "1" {
+			t.Fatalf("dedicated Firestore emulator: %v", err)
+		}
+		t.Skipf("dedicated Firestore emulator: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := l.Addr().String()
+	_ = l.Close()
+	e := &FirestoreEmulator{t: t, Host: host, java: java, jar: jar, log: filepath.Join(t.TempDir(), "emulator.log")}
+	e.start()
+	t.Cleanup(e.Stop)
+	return e
+}
+
+func (e *FirestoreEmulator) start() {
+	e.t.Helper()
+	logFile, err := os.OpenFile(e.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(e.Host)
+	cmd := exec.Command(e.java, "-Xmx256m", "-cp", e.jar, "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
+		"start", "--host=127.0.0.1", "--port="+port)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		e.t.Fatalf("start the Firestore emulator: %v", err)
+	}
+	e.cmd, e.done = cmd, make(chan struct{})
+	done := e.done
+	go func() {
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		close(done)
+	}()
+	deadline := time.Now().Add(90 * time.Second)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		if resp, err := client.Get("http://" + e.Host + "/"); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 16))
+			_ = resp.Body.Close()
+			if strings.TrimSpace(string(body)) == "Ok" {
+				e.warmUp()
+				return
+			}
+		}
+		select {
+		case <-done:
+			data, _ := os.ReadFile(e.log)
+			e.t.Fatalf("the Firestore emulator exited before it was ready:\n%s", data)
+		default:
+		}
+		if time.Now().After(deadline) {
+			e.Stop()
+			e.t.Fatalf("the Firestore emulator did not answer on %s", e.Host)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// warmUp makes the emulator serve its first document read, which on a cold JVM can take
+// several seconds, so that the code under test meets a server as responsive as a real one.
+func (e *FirestoreEmulator) warmUp() {
+	client := &http.Client{Timeout: 60 * time.Second}
+	resp, err := client.Get("http://" + e.Host + "/v1/projects/warm-up/databases/(default)/documents/warm/up")
+	if err == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+	}
+}
+
+// Stop kills the emulator (its data is lost); connections to Host are then refused.
+func (e *FirestoreEmulator) Stop() {
+	if e.cmd == nil {
+		return
+	}
+	pgid := e.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGCONT)
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-e.done
+	e.cmd = nil
+}
+
+// Restart starts a stopped emulator again on the same address, empty.
+func (e *FirestoreEmulator) Restart() {
+	e.t.Helper()
+	e.Stop()
+	e.start()
+}
+
+// Pause stops the emulator's processes (SIGSTOP): connections are accepted and never answered,
+// as by a hung server. Resume lets them go on, data intact.
+func (e *FirestoreEmulator) Pause() {
+	if e.cmd != nil {
+		_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGSTOP)
+	}
+}
+
+// Resume continues a paused emulator.
+func (e *FirestoreEmulator) Resume() {
+	if e.cmd != nil {
+		_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGCONT)
+	}
+}
+
+// emulatorBinaries finds java and the emulator jar the way internal/cmd/testrun does.
+func emulatorBinaries() (java, jar string, err error) {
+	java = "java"
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		java = filepath.Join(home, "bin", "java")
+	}
+	if java, err = exec.LookPath(java); err != nil {
+		return "", "", fmt.Errorf("java not found: %w", err)
+	}
+	if p := os.Getenv("FIRESTORE_EMULATOR_JAR"); p != "" {
+		return java, p, nil
+	}
+	const rel = "platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
+	roots := []string{os.Getenv("CLOUDSDK_ROOT_DIR"), "/usr/lib/google-cloud-sdk", "/usr/share/google-cloud-sdk", "/opt/google-cloud-sdk"}
+	if home, herr := os.UserHomeDir(); herr == nil {
+		roots = append(roots, filepath.Join(home, "google-cloud-sdk"))
+	}
+	if g, gerr := exec.LookPath("gcloud"); gerr == nil {
+		if real, rerr := filepath.EvalSymlinks(g); rerr == nil {
+			roots = append(roots, filepath.Dir(filepath.Dir(real)))
+		}
+	}
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		if _, serr := os.Stat(filepath.Join(r, rel)); serr == nil {
+			return java, filepath.Join(r, rel), nil
+		}
+	}
+	return "", "", fmt.Errorf("emulator jar %s not found under %s", rel, strings.Join(roots, ", "))
+}
