@@ -529,7 +529,7 @@ func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) 
 		return
 	}
 	e := v
-	for e < n && e-v < 1024 {
+	for e < n && e-v < 256 {
 		b := s[e]
 		if b <= ' ' || b >= 0x80 || b == '"' || b == '\'' || b == '`' || b == ',' || b == ';' || (query && (b == '&' || b == '#')) || (xml && b == '<') {
 			break

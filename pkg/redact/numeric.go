@@ -22,8 +22,8 @@ const maxUnits = 12
 // caller checked the left boundary) and returns where scanning continues.
 func (sc *scanner) numeric(s string, i int) int {
 	n := len(s)
-	var units [maxUnits]numUnit
-	var seps [maxUnits]string // seps[k] precedes units[k]
+	units := &sc.units
+	seps := &sc.seps // seps[k] precedes units[k]
 	nu := 0
 	p := i
 	plus := false

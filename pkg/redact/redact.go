@@ -131,6 +131,9 @@ func putScanner(sc *scanner) {
 // including tKeep matches for placeholders already present in s. Offsets are
 // into s. The result aliases scanner memory.
 func (sc *scanner) find(s string) []match {
+	if want := len(s) / 32; cap(sc.cands) < want && want > 1024 {
+		sc.cands = make([]match, 0, want)
+	}
 	sc.cands = sc.cands[:0]
 	sc.out = sc.out[:0]
 	sc.fold = false
@@ -209,8 +212,9 @@ func (sc *scanner) resolve(s string) {
 	sc.out = sc.out[:k]
 }
 
-// resolveCluster accepts the winners of one cluster into sc.out. It reports
-// whether a losing candidate had text outside every winner.
+// resolveCluster accepts the winners of one cluster into sc.out (sorted by
+// start). It reports whether a losing candidate had text outside every
+// winner.
 func (sc *scanner) resolveCluster(c []match) bool {
 	slices.SortFunc(c, func(a, b match) int {
 		if a.prio != b.prio {
@@ -224,21 +228,20 @@ func (sc *scanner) resolveCluster(c []match) bool {
 	base := len(sc.out)
 	remainder := false
 	for _, m := range c {
-		ok := true
-		for _, a := range sc.out[base:] {
-			if m.start < a.end && a.start < m.end {
-				ok = false
-				break
+		acc := sc.out[base:]
+		// acc is sorted by start and disjoint: find the first span ending after m.start
+		k, _ := slices.BinarySearchFunc(acc, m.start, func(a match, pos int) int {
+			if a.end <= pos {
+				return -1
 			}
-		}
-		if ok {
-			sc.out = append(sc.out, m)
-		} else if !remainder && m.typ != tKeep && !covered(m, sc.out[base:]) {
+			return 1
+		})
+		if k == len(acc) || acc[k].start >= m.end {
+			sc.out = slices.Insert(sc.out, base+k, m)
+		} else if !remainder && m.typ != tKeep && !covered(m, acc) {
 			remainder = true
 		}
 	}
-	acc := sc.out[base:]
-	slices.SortFunc(acc, func(a, b match) int { return a.start - b.start })
 	return remainder
 }
 
@@ -275,6 +278,9 @@ func (sc *scanner) rescan(s string, cs, ce int, acc []match) bool {
 	}
 	for k := 0; wb < len(s) && (k < 48 || !isSpace(s[wb])) && k < 128; k++ {
 		wb++
+	}
+	if wb-wa > 8192 {
+		return false // a pathological cluster; not worth a second look
 	}
 	// the window text with the winners replaced, and where its pieces start
 	type piece struct{ mini, orig, n int }

@@ -13,6 +13,8 @@ type scanner struct {
 	nmap  []int32
 	fold  bool // a foldable (fullwidth) character was seen by scanWords
 	depth int  // rescan nesting
+	units [maxUnits]numUnit
+	seps  [maxUnits]string
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {
@@ -118,6 +120,7 @@ func (sc *scanner) scanPlaceholders(s string) {
 
 func (sc *scanner) scanPEM(s string) {
 	const begin = "-----BEGIN "
+	noEnd := false // no END marker after the current position: do not search again
 	for from := 0; ; {
 		k := strings.Index(s[from:], begin)
 		if k < 0 {
@@ -138,7 +141,11 @@ func (sc *scanner) scanPEM(s string) {
 		}
 		body := lbl + e + 5
 		end := -1
-		if j := strings.Index(s[body:], "-----END "); j >= 0 {
+		if noEnd {
+			// already known
+		} else if j := strings.Index(s[body:], "-----END "); j < 0 {
+			noEnd = true
+		} else {
 			q := body + j + len("-----END ")
 			lim := min(q+64, len(s))
 			if t := strings.Index(s[q:lim], "-----"); t >= 0 {
@@ -259,7 +266,7 @@ func (sc *scanner) scanURLs(s string) {
 		}
 		h := p + 3
 		e := h
-		for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' {
+		for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' && e-h < 512 {
 			e++
 		}
 		hostStart := h
@@ -273,25 +280,35 @@ func (sc *scanner) scanURLs(s string) {
 			}
 			hostStart = h + at + 1
 		}
-		// whole URL end
-		ue := e
-		for ue < n && ctab[s[ue]]&cURL != 0 {
-			ue++
-		}
-		for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
-			ue--
-		}
 		host := s[hostStart:e]
 		if c := strings.LastIndexByte(host, ':'); c >= 0 {
 			host = host[:c]
 		}
-		if isWebhook(host, s[e:ue]) {
-			sc.add(a, ue, tAPIKey, prioVendor)
+		if webhookHost(host) {
+			// whole URL end
+			ue := e
+			for ue < n && ctab[s[ue]]&cURL != 0 && ue-e < 4096 {
+				ue++
+			}
+			for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
+				ue--
+			}
+			if isWebhook(host, s[e:ue]) {
+				sc.add(a, ue, tAPIKey, prioVendor)
+			}
 		}
 		if e > from {
 			from = e
 		}
 	}
+}
+
+// webhookHost reports whether host is one of the webhook hosts of isWebhook.
+func webhookHost(host string) bool {
+	return eqFold(host, "hooks.slack.com") || eqFold(host, "discord.com") || eqFold(host, "discordapp.com") ||
+		eqFold(host, "ptb.discord.com") || eqFold(host, "canary.discord.com") || hasSuffixFold(host, ".webhook.office.com") ||
+		eqFold(host, "outlook.office.com") || eqFold(host, "outlook.office365.com") || eqFold(host, "hooks.zapier.com") ||
+		eqFold(host, "chat.googleapis.com") || eqFold(host, "maker.ifttt.com") || eqFold(host, "api.telegram.org")
 }
 
 func isWebhook(host, path string) bool {
