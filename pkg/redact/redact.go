@@ -131,7 +131,7 @@ func putScanner(sc *scanner) {
 // including tKeep matches for placeholders already present in s. Offsets are
 // into s. The result aliases scanner memory.
 func (sc *scanner) find(s string) []match {
-	if want := len(s) / 32; cap(sc.cands) < want && want > 1024 {
+	if want := len(s) / 96; cap(sc.cands) < want && want > 1024 {
 		sc.cands = make([]match, 0, want)
 	}
 	sc.cands = sc.cands[:0]
