@@ -193,12 +193,12 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 // some chunks, the reply holds what arrived.
 func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string)) (*genai.Content, model.Usage, error) {
 	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system}
-	reply := &genai.Content{Role: genai.RoleModel}
+	var reply replyBuilder
 	var usage model.Usage
 	var blocked string
 	for resp, err := range s.opts.LLM.GenerateContentStream(ctx, s.opts.Model, contents, cfg) {
 		if err != nil {
-			return reply, usage, goerr.Wrap(err, "model request failed", goerr.V("model", s.opts.Model))
+			return reply.content(), usage, goerr.Wrap(err, "model request failed", goerr.V("model", s.opts.Model))
 		}
 		if resp.UsageMetadata != nil {
 			usage = usageOf(resp.UsageMetadata)
@@ -213,35 +213,63 @@ func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText 
 			if p == nil {
 				continue
 			}
-			appendPart(reply, p)
+			reply.add(p)
 			if p.Text != "" && !p.Thought && onText != nil {
 				onText(p.Text)
 			}
 		}
 	}
-	if blocked != "" && !hasParts(reply) {
-		return reply, usage, goerr.Wrap(ErrBlocked, "the model refused the question", goerr.V("reason", blocked))
+	content := reply.content()
+	if blocked != "" && !hasParts(content) {
+		return content, usage, goerr.Wrap(ErrBlocked, "the model refused the question", goerr.V("reason", blocked))
 	}
-	if !hasParts(reply) {
-		return reply, usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer")
+	if !hasParts(content) {
+		return content, usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer")
 	}
-	return reply, usage, nil
+	return content, usage, nil
 }
 
-// appendPart adds p to c, joining streamed text pieces into one part. Parts carrying a thought
-// signature, and anything that is not plain text, keep their own place: order is untouched.
-func appendPart(c *genai.Content, p *genai.Part) {
-	if n := len(c.Parts); n > 0 && isPlainText(p) && len(p.ThoughtSignature) == 0 {
-		last := c.Parts[n-1]
-		if isPlainText(last) && last.Thought == p.Thought && len(last.ThoughtSignature) == 0 {
-			joined := *last
-			joined.Text += p.Text
-			c.Parts[n-1] = &joined
+// replyBuilder assembles the model's Content from streamed parts, joining runs of plain text
+// pieces (same thought flag, no signature) into one part in linear time. Parts carrying a
+// thought signature, and anything that is not plain text, keep their own place: order is
+// untouched.
+type replyBuilder struct {
+	parts []*genai.Part
+	open  *genai.Part // the run of text being joined, not yet in parts
+	text  strings.Builder
+}
+
+func (b *replyBuilder) add(p *genai.Part) {
+	if isPlainText(p) && len(p.ThoughtSignature) == 0 {
+		if b.open != nil && b.open.Thought == p.Thought {
+			b.text.WriteString(p.Text)
 			return
 		}
+		b.closeRun()
+		cp := *p
+		b.open = &cp
+		b.text.WriteString(p.Text)
+		return
 	}
+	b.closeRun()
 	cp := *p
-	c.Parts = append(c.Parts, &cp)
+	b.parts = append(b.parts, &cp)
+}
+
+func (b *replyBuilder) closeRun() {
+	if b.open == nil {
+		return
+	}
+	b.open.Text = b.text.String()
+	b.parts = append(b.parts, b.open)
+	b.open = nil
+	b.text.Reset()
+}
+
+// content is the reply so far.
+func (b *replyBuilder) content() *genai.Content {
+	b.closeRun()
+	return &genai.Content{Role: genai.RoleModel, Parts: b.parts}
 }
 
 func isPlainText(p *genai.Part) bool {

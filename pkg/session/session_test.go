@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -443,5 +444,25 @@ func TestTitleThinkingBudgetFitsTheModel(t *testing.T) {
 				t.Fatalf("%s: title thinking config %+v, want budget %d", tc.model, tcfg, tc.budget)
 			}
 		}
+	}
+}
+
+// TestManyChunksJoinInLinearTime streams a long answer in many small chunks: it is joined into
+// one text part, byte for byte.
+func TestManyChunksJoinInLinearTime(t *testing.T) {
+	t.Parallel()
+	chunks := make([]string, 20000)
+	for i := range chunks {
+		chunks[i] = fmt.Sprintf("w%05d ", i)
+	}
+	e := newEnv(t, geminitest.WithHandler(func(*geminitest.Request) geminitest.Reply { return geminitest.Reply{Chunks: chunks} }))
+	s := e.session(t, false, nil)
+	turn, err := s.Send(context.Background(), "long", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := s.History().Contents[1].Parts
+	if len(parts) != 1 || parts[0].Text != strings.Join(chunks, "") || turn.Answer != parts[0].Text {
+		t.Fatalf("%d parts, text of %d bytes", len(parts), len(parts[0].Text))
 	}
 }
