@@ -433,31 +433,53 @@ func tokenSummary(u model.Usage) string {
 // renderTranscriptText writes a history for reading in a terminal: a header, then one block per
 // content. Everything from storage is sanitized.
 func renderTranscriptText(w io.Writer, h *model.History) error {
+	return renderTranscript(w, h, transcriptStyle{
+		title: func(t string) string { return t + "\n" },
+		field: func(label, value string, _ bool) string {
+			return fmt.Sprintf("%-9s %s\n", strings.ToLower(label)+":", value)
+		},
+		section: func(who string) string { return "\n" + who + ":\n" },
+		part:    writeTextPart,
+	})
+}
+
+// transcriptStyle is how one output format writes the parts of a transcript.
+type transcriptStyle struct {
+	title   func(title string) string
+	field   func(label, value string, code bool) string
+	section func(speaker string) string
+	part    func(ew *errWriter, p *genai.Part)
+}
+
+// renderTranscript walks a history once for every output format: title, metadata, then each
+// content's parts.
+func renderTranscript(w io.Writer, h *model.History, st transcriptStyle) error {
 	ew := &errWriter{w: w}
-	ew.printf("%s\n", displayTitle(h))
-	ew.printf("id:       %s\n", oneLine(string(h.ID)))
-	ew.printf("alert:    %s\n", oneLine(string(h.AlertID)))
+	ew.printf("%s", st.title(displayTitle(h)))
+	field := func(label, value string, code bool) { ew.printf("%s", st.field(label, oneLine(value), code)) }
+	field("ID", string(h.ID), true)
+	field("Alert", string(h.AlertID), true)
 	if h.ParentID != "" {
-		ew.printf("parent:   %s\n", oneLine(string(h.ParentID)))
+		field("Parent", string(h.ParentID), true)
 	}
-	ew.printf("created:  %s\n", rfc3339(h.CreatedAt))
-	ew.printf("updated:  %s\n", rfc3339(h.UpdatedAt))
-	ew.printf("messages: %d\n", h.MessageCount)
-	ew.printf("tokens:   %s\n", tokenSummary(h.Usage))
+	field("Created", rfc3339(h.CreatedAt), false)
+	field("Updated", rfc3339(h.UpdatedAt), false)
+	field("Messages", strconv.Itoa(h.MessageCount), false)
+	field("Tokens", tokenSummary(h.Usage), false)
 	if r := redactionSummary(h.Redactions); r != "" {
-		ew.printf("redacted: %s\n", r)
+		field("Redacted", r, false)
 	}
 	if s := summaryNote(h); s != "" {
-		ew.printf("summary:  %s\n", s)
+		field("Summary", s, false)
 	}
 	for _, c := range h.Contents {
 		if c == nil {
 			continue
 		}
-		ew.printf("\n%s:\n", speaker(c.Role))
+		ew.printf("%s", st.section(speaker(c.Role)))
 		for _, p := range c.Parts {
 			if p != nil {
-				writeTextPart(ew, p)
+				st.part(ew, p)
 			}
 		}
 	}
@@ -541,35 +563,17 @@ func inlineCode(s string) string {
 // renderTranscriptMarkdown writes a history as a Markdown document to share: a title, a metadata
 // list, then a "## You" / "## Gemini" section per content. Everything from storage is sanitized.
 func renderTranscriptMarkdown(w io.Writer, h *model.History) error {
-	ew := &errWriter{w: w}
-	ew.printf("# %s\n\n", displayTitle(h))
-	ew.printf("- ID: %s\n", inlineCode(string(h.ID)))
-	ew.printf("- Alert: %s\n", inlineCode(string(h.AlertID)))
-	if h.ParentID != "" {
-		ew.printf("- Continued from: %s\n", inlineCode(string(h.ParentID)))
-	}
-	ew.printf("- Created: %s\n", rfc3339(h.CreatedAt))
-	ew.printf("- Updated: %s\n", rfc3339(h.UpdatedAt))
-	ew.printf("- Messages: %d\n", h.MessageCount)
-	ew.printf("- Tokens: %s\n", tokenSummary(h.Usage))
-	if r := redactionSummary(h.Redactions); r != "" {
-		ew.printf("- Redacted: %s\n", r)
-	}
-	if s := summaryNote(h); s != "" {
-		ew.printf("- Summary: %s\n", s)
-	}
-	for _, c := range h.Contents {
-		if c == nil {
-			continue
-		}
-		ew.printf("\n## %s\n", speaker(c.Role))
-		for _, p := range c.Parts {
-			if p != nil {
-				writeMarkdownPart(ew, p)
+	return renderTranscript(w, h, transcriptStyle{
+		title: func(t string) string { return "# " + t + "\n\n" },
+		field: func(label, value string, code bool) string {
+			if code {
+				value = inlineCode(value)
 			}
-		}
-	}
-	return ew.result()
+			return "- " + label + ": " + value + "\n"
+		},
+		section: func(who string) string { return "\n## " + who + "\n" },
+		part:    writeMarkdownPart,
+	})
 }
 
 func fenced(ew *errWriter, info, body string) {
