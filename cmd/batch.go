@@ -91,21 +91,17 @@ func runBatch(ctx context.Context, g *globalOptions, opts *batchOptions) error {
 		if err != nil {
 			return err
 		}
-		red, err := g.redactor()
+		var retries atomic.Int64
+		llmClient := g.retrying(client.Models, llm.NewLimiter(opts.RPM, 1), func(llm.Retry) { retries.Add(1) })
+		sessOpts, err := g.sessionOptions(llmClient, s, !opts.NoTitles)
 		if err != nil {
 			return err
 		}
-		var retries atomic.Int64
-		llmClient := g.retrying(client.Models, llm.NewLimiter(opts.RPM, 1), func(llm.Retry) { retries.Add(1) })
 		bar := startProgressBar(g.io, len(qs), &retries)
 		sum, err := batch.Run(ctx, qs, g.io.Out, batch.Options{
 			Store: s,
 			NewSession: func(a *model.Alert, h *model.History) (*session.Session, error) {
-				// The sessions of a one-shot chat (cmd/chat.go).
-				return session.New(session.Options{
-					LLM: llmClient, Store: s, Redactor: red, Model: g.Model, Titles: !opts.NoTitles,
-					MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
-				}, a, h)
+				return session.New(sessOpts, a, h)
 			},
 			Concurrency:   opts.Concurrency,
 			DescribeError: func(err error) string { return describeModelError(err).Error() },

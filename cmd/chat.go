@@ -115,16 +115,11 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 			return err
 		}
 		llmClient := g.retrying(client.Models, nil, nil)
-		red, err := g.redactor()
+		sessOpts, err := g.sessionOptions(llmClient, s, !opts.NoTitles)
 		if err != nil {
 			return err
 		}
-		newSession := func(h *model.History) (*session.Session, error) {
-			return session.New(session.Options{
-				LLM: llmClient, Store: s, Redactor: red, Model: g.Model, Titles: !opts.NoTitles,
-				Spool: g.sessionSpool(), MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
-			}, a, h)
-		}
+		newSession := func(h *model.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 		sess, err := newSession(h)
 		if err != nil {
 			return err
@@ -140,6 +135,19 @@ func runChat(ctx context.Context, g *globalOptions, opts *chatOptions) error {
 		sess = g.offerSameConversation(ctx, s, sess, newSession, opts, llmClient, question)
 		return runOneShot(ctx, ios, sess, question, opts)
 	})
+}
+
+// sessionOptions are the settings of every session the command line starts (chat and batch):
+// the retrying model client, the store, redaction, the spool, the context budget.
+func (g *globalOptions) sessionOptions(llm session.LLM, s store.Store, titles bool) (session.Options, error) {
+	red, err := g.redactor()
+	if err != nil {
+		return session.Options{}, err
+	}
+	return session.Options{
+		LLM: llm, Store: s, Redactor: red, Model: g.Model, Titles: titles,
+		Spool: g.sessionSpool(), MaxContextTokens: g.MaxContextTokens, Logger: g.logger,
+	}, nil
 }
 
 // openConversation finds the alert and, when resuming, the history.
