@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -53,6 +54,62 @@ func (s *screen) waitFor(t *testing.T, want string) {
 	t.Fatalf("screen never showed %q; screen:\n%s", want, s.text())
 }
 
+// terminalSession is the binary running in a pseudo-terminal of 40 rows and cols columns.
+type terminalSession struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	tty    *os.File
+	scr    *screen
+	copied chan struct{}
+}
+
+func startTerminal(t *testing.T, c *cli, cols uint16, args ...string) *terminalSession {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(c.env, "TERM=xterm-256color")
+	cmd.Dir = c.dataDir
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tty.Close() })
+	ts := &terminalSession{t: t, cmd: cmd, tty: tty, scr: &screen{reply: tty}, copied: make(chan struct{})}
+	go func() { _, _ = io.Copy(ts.scr, tty); close(ts.copied) }()
+	return ts
+}
+
+// typeLine types s and Enter.
+func (ts *terminalSession) typeLine(s string) { ts.write(s + "\r") }
+
+func (ts *terminalSession) write(s string) {
+	if _, err := ts.tty.Write([]byte(s)); err != nil {
+		ts.t.Fatal(err)
+	}
+}
+
+func (ts *terminalSession) waitFor(want string) {
+	ts.t.Helper()
+	ts.scr.waitFor(ts.t, want)
+}
+
+// wait waits for the program to exit successfully and returns the whole screen's text.
+func (ts *terminalSession) wait() string {
+	ts.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- ts.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			ts.t.Fatalf("exited with %v; screen:\n%s", err, ts.scr.text())
+		}
+	case <-time.After(20 * time.Second):
+		_ = ts.cmd.Process.Kill()
+		ts.t.Fatalf("did not exit; screen:\n%s", ts.scr.text())
+	}
+	<-ts.copied
+	return ts.scr.text()
+}
+
 func waitRequest(t *testing.T, srv *geminitest.Server, question string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -82,22 +139,8 @@ func TestInteractiveChat(t *testing.T) {
 	}))
 	alertID := c.addAlert("guardduty.json")
 
-	cmd := exec.Command(binary, "chat", "-a", alertID)
-	cmd.Env = append(c.env, "TERM=xterm-256color")
-	cmd.Dir = c.dataDir
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	scr := &screen{reply: tty}
-	copied := make(chan struct{})
-	go func() { _, _ = io.Copy(scr, tty); close(copied) }()
-	typeLine := func(s string) {
-		if _, err := tty.Write([]byte(s + "\r")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	term := startTerminal(t, c, 120, "chat", "-a", alertID)
+	scr, typeLine := term.scr, term.typeLine
 
 	scr.waitFor(t, "/help for commands")
 	typeLine("first question")
@@ -108,9 +151,7 @@ func TestInteractiveChat(t *testing.T) {
 	// for the first chunk to be on its way.
 	waitRequest(t, c.srv, "second slow question")
 	time.Sleep(500 * time.Millisecond)
-	if _, err := tty.Write([]byte{3}); err != nil { // Ctrl-C while streaming
-		t.Fatal(err)
-	}
+	term.write("\x03") // Ctrl-C while streaming
 	scr.waitFor(t, "cancelled")
 	scr.waitFor(t, "partial-start")
 
@@ -126,20 +167,7 @@ func TestInteractiveChat(t *testing.T) {
 	scr.waitFor(t, "Tokens:")
 	typeLine("/exit")
 
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chat exited with %v; screen:\n%s", err, scr.text())
-		}
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("chat did not exit; screen:\n%s", scr.text())
-	}
-	<-copied
-
-	screenText := scr.text()
+	screenText := term.wait()
 	if strings.Contains(screenText, "never-3") {
 		t.Fatal("the cancelled answer kept streaming")
 	}

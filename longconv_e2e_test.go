@@ -3,17 +3,12 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
@@ -173,22 +168,8 @@ func TestInteractiveSameConversationOffer(t *testing.T) {
 	alertID := c.addAlert("guardduty.json")
 	exfil := c.askJSON("", "-a", alertID, "-q", "Is there data exfiltration over DNS?")
 
-	cmd := exec.Command(binary, "chat", "-a", alertID)
-	cmd.Env = append(c.env, "TERM=xterm-256color")
-	cmd.Dir = c.dataDir
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	scr := &screen{reply: tty}
-	copied := make(chan struct{})
-	go func() { _, _ = io.Copy(scr, tty); close(copied) }()
-	typeLine := func(s string) {
-		if _, err := tty.Write([]byte(s + "\r")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	term := startTerminal(t, c, 160, "chat", "-a", alertID)
+	scr, typeLine := term.scr, term.typeLine
 
 	scr.waitFor(t, "/help for commands")
 	typeLine("What volume of exfiltration happened?")
@@ -201,18 +182,7 @@ func TestInteractiveSameConversationOffer(t *testing.T) {
 	scr.waitFor(t, "Summarised the first 2 of 4 messages")
 	typeLine("/exit")
 
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chat exited with %v; screen:\n%s", err, scr.text())
-		}
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("chat did not exit; screen:\n%s", scr.text())
-	}
-	<-copied
+	term.wait()
 	if judgeCalls.Load() != 1 {
 		t.Fatalf("%d judge calls", judgeCalls.Load())
 	}
