@@ -78,31 +78,34 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				srv := geminitest.NewServer(b, geminitest.WithoutRecording(), geminitest.WithHandler(func(*geminitest.Request) geminitest.Reply {
 					return geminitest.Reply{Chunks: []string{"The instance ", "is compromised."}}
 				}))
-				s := st.open(b)
-				base := tr.contents()
-				h := storetest.NewHistory("alert", append([]*genai.Content(nil), base...))
-				h.Title, h.TitleSource = "bench", model.TitleManual
-				h.RedactedCount = len(base)
-				if err := s.SaveHistory(context.Background(), h); err != nil {
-					b.Fatal(err)
-				}
-				alert := &model.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
-				sess, err := session.New(session.Options{LLM: benchClient(b, srv).Models, Store: s, Redactor: nopRedactor{}, Model: "m"}, alert, h)
-				if err != nil {
-					b.Fatal(err)
-				}
-				data, _ := store.EncodeTranscript(base)
-				b.SetBytes(int64(len(data)))
-				ctx := context.Background()
-				for b.Loop() {
-					sess.History().Contents = sess.History().Contents[:len(base)]
-					sess.History().RedactedCount = len(base)
-					turn, err := sess.Send(ctx, "What next?", nil)
-					if err != nil || turn.SaveErr != nil {
-						b.Fatal(err, turn.SaveErr)
-					}
-				}
+				benchTurns(b, st.open(b), tr.contents(), benchClient(b, srv).Models)
 			})
+		}
+	}
+}
+
+// benchTurns times turns on a stored history of base, reset to base before each turn.
+func benchTurns(b *testing.B, s benchStore, base []*genai.Content, llm session.LLM) {
+	h := storetest.NewHistory("alert", append([]*genai.Content(nil), base...))
+	h.Title, h.TitleSource = "bench", model.TitleManual
+	h.RedactedCount = len(base)
+	if err := s.SaveHistory(context.Background(), h); err != nil {
+		b.Fatal(err)
+	}
+	alert := &model.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
+	sess, err := session.New(session.Options{LLM: llm, Store: s, Redactor: nopRedactor{}, Model: "m"}, alert, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, _ := store.EncodeTranscript(base)
+	b.SetBytes(int64(len(data)))
+	ctx := context.Background()
+	for b.Loop() {
+		sess.History().Contents = sess.History().Contents[:len(base)]
+		sess.History().RedactedCount = len(base)
+		turn, err := sess.Send(ctx, "What next?", nil)
+		if err != nil || turn.SaveErr != nil {
+			b.Fatal(err, turn.SaveErr)
 		}
 	}
 }
@@ -193,26 +196,7 @@ func BenchmarkTurnSessionOnly(b *testing.B) {
 	for _, st := range benchStores[:1] {
 		for _, tr := range benchTranscripts {
 			b.Run(st.name+"/"+tr.name, func(b *testing.B) {
-				s := st.open(b)
-				base := tr.contents()
-				h := storetest.NewHistory("alert", append([]*genai.Content(nil), base...))
-				h.Title, h.TitleSource = "bench", model.TitleManual
-				alert := &model.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
-				sess, err := session.New(session.Options{LLM: instantLLM{}, Store: s, Redactor: nopRedactor{}, Model: "m"}, alert, h)
-				if err != nil {
-					b.Fatal(err)
-				}
-				data, _ := store.EncodeTranscript(base)
-				b.SetBytes(int64(len(data)))
-				ctx := context.Background()
-				for b.Loop() {
-					sess.History().Contents = sess.History().Contents[:len(base)]
-					sess.History().RedactedCount = len(base)
-					turn, err := sess.Send(ctx, "What next?", nil)
-					if err != nil || turn.SaveErr != nil {
-						b.Fatal(err, turn.SaveErr)
-					}
-				}
+				benchTurns(b, st.open(b), tr.contents(), instantLLM{})
 			})
 		}
 	}
