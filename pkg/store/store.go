@@ -84,6 +84,9 @@ type Alerts interface {
 	PutAlert(ctx context.Context, a *model.Alert) (created bool, err error)
 	GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error)
 	ListAlerts(ctx context.Context, q AlertQuery) (*AlertPage, error)
+	// FindAlerts returns the IDs of alerts whose ID starts with prefix (at most limit), in ID
+	// order.
+	FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error)
 }
 
 // Store is everything a command needs from a backend.

@@ -131,3 +131,21 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 	}
 	return page, nil
 }
+
+// FindAlerts returns the IDs starting with prefix, in ID order: a document ID range within the
+// workspace's part of the collection ("{workspace}:{id}"), reading no fields.
+func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error) {
+	coll := s.alerts()
+	from := alertDocID(s.workspace, model.AlertID(prefix))
+	snaps, err := coll.Where(firestore.DocumentID, ">=", coll.Doc(from)).
+		Where(firestore.DocumentID, "<", coll.Doc(from+"\uf8ff")).
+		OrderBy(firestore.DocumentID, firestore.Asc).Select().Limit(store.ClampLimit(limit)).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to find alerts", goerr.V("prefix", prefix))
+	}
+	ids := make([]model.AlertID, 0, len(snaps))
+	for _, snap := range snaps {
+		ids = append(ids, model.AlertID(strings.TrimPrefix(snap.Ref.ID, s.workspace+":")))
+	}
+	return ids, nil
+}

@@ -423,6 +423,25 @@ func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]
 	return ids, rows.Err()
 }
 
+// FindAlerts implements store.Alerts.
+func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM alerts WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
+		s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to find alerts", goerr.V("prefix", prefix))
+	}
+	defer rows.Close()
+	var ids []model.AlertID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, goerr.Wrap(err, "failed to read alert row")
+		}
+		ids = append(ids, model.AlertID(id))
+	}
+	return ids, rows.Err()
+}
+
 // PutAlert implements store.Alerts.
 func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
 	created := a.CreatedAt

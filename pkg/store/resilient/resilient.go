@@ -222,6 +222,15 @@ func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (id
 	return ids, err
 }
 
+// FindAlerts implements store.Alerts.
+func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (ids []model.AlertID, err error) {
+	err = s.do(ctx, "lookup", func(ctx context.Context, _ int) error {
+		ids, err = s.inner.FindAlerts(ctx, prefix, limit)
+		return err
+	})
+	return ids, err
+}
+
 // PutAlert implements store.Alerts (idempotent: an alert's ID is its content's).
 func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (created bool, err error) {
 	err = s.do(ctx, "save", func(ctx context.Context, _ int) error {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +51,7 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"NotFound", testNotFound},
 		{"FindByPrefix", testFindByPrefix},
 		{"Alerts", testAlerts},
+		{"FindAlertsByPrefix", testFindAlertsByPrefix},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -583,6 +585,37 @@ func testFindByPrefix(t *testing.T, h *Harness) {
 	got, err := s.FindHistories(ctx, "", 3)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("empty prefix, limit 3: %v %v", got, err)
+	}
+}
+
+func testFindAlertsByPrefix(t *testing.T, h *Harness) {
+	ctx := context.Background()
+	a, b := h.Open(t, "ws-a"), h.Open(t, "ws-b")
+	for _, id := range []model.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001", "0f1e2d3c-bbbb-5000-8000-000000000002", "9a8b7c6d-aaaa-5000-8000-000000000003"} {
+		if _, err := a.PutAlert(ctx, &model.Alert{ID: id, Title: "t", Data: json.RawMessage(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		prefix string
+		want   []model.AlertID
+	}{
+		{"0f1e2d3c-a", []model.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001"}},
+		{"0f1e2d3c", []model.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001", "0f1e2d3c-bbbb-5000-8000-000000000002"}},
+		{"9a8b7c6d-aaaa-5000-8000-000000000003", []model.AlertID{"9a8b7c6d-aaaa-5000-8000-000000000003"}},
+		{"ffffffff", nil},
+	}
+	for _, tc := range tests {
+		got, err := a.FindAlerts(ctx, tc.prefix, 10)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("FindAlerts(%q) = %v, %v; want %v", tc.prefix, got, err, tc.want)
+		}
+	}
+	if got, err := b.FindAlerts(ctx, "0f1e2d3c", 10); err != nil || len(got) != 0 {
+		t.Errorf("another workspace finds %v, %v", got, err)
+	}
+	if got, err := a.FindAlerts(ctx, "", 2); err != nil || len(got) != 2 {
+		t.Errorf("empty prefix, limit 2: %v, %v", got, err)
 	}
 }
 
