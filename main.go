@@ -11,6 +11,7 @@ import (
 	"github.com/joho/godotenv"
 
 	"github.com/alertchat/alertchat/cmd"
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 )
 
 func main() {
@@ -20,5 +21,5 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	os.Exit(cmd.Run(ctx, os.Args, cmd.SystemIO()))
+	os.Exit(cmd.Run(ctx, os.Args, cmdutil.SystemIO()))
 }

@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 )
 
 // runCLI runs the command line in process with the given stdin; dataDir isolates the store.
 func runCLI(t *testing.T, dataDir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
+	ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
 	full := append([]string{"alertchat", "--data-dir", dataDir}, args...)
 	code = Run(context.Background(), full, ios)
 	return out.String(), errOut.String(), code
@@ -52,7 +54,8 @@ func TestAlertAdd(t *testing.T) {
 		{"missing file", []string{"alert", "add", "-f", "/does/not/exist.json"}, "", 2, "no such file"},
 		{"directory", []string{"alert", "add", "-f", t.TempDir()}, "", 2, "directory"},
 		{"no -f", []string{"alert", "add"}, "", 2, "file"},
-		{"extra args", []string{"alert", "add", "-f", "-", "extra"}, `{}`, 2, "unexpected"},
+		{"more files, one missing", []string{"alert", "add", "-f", "-", "/does/not/exist.json"}, `{}`, 2, "no such file"},
+		{"stdin twice", []string{"alert", "add", "-f", "-", "-"}, `{}`, 2, "once"},
 		{"bad flag", []string{"alert", "add", "--nope"}, "", 2, "nope"},
 	}
 	for _, tc := range tests {
@@ -170,11 +173,67 @@ func TestAlertListTTY(t *testing.T) {
 	dir := t.TempDir()
 	runCLI(t, dir, `{"Title": "Shown to people"}`, "alert", "add", "-f", "-")
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, StdoutTTY: true}
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, StdoutTTY: true}
 	if code := Run(context.Background(), []string{"alertchat", "--data-dir", dir, "alert", "list"}, ios); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !strings.HasPrefix(out.String(), "ID") || !strings.Contains(out.String(), "just now") || strings.Contains(out.String(), "\t") {
 		t.Fatalf("terminal list is not a table: %q", out.String())
+	}
+}
+
+// TestAlertAddSeveralFiles: "alert add -f a b c" (what a shell glob gives) prints one ID a
+// line, in order; one bad file stores nothing at all.
+func TestAlertAddSeveralFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := writeFile(t, "a.json", `{"Title": "a"}`)
+	b := writeFile(t, "b.json", `{"Title": "b"}`)
+	c := writeFile(t, "c.json", `[1, 2]`)
+	bad := writeFile(t, "bad.json", `{"Title": `)
+	out, errOut, code := runCLI(t, dir, "", "alert", "add", "-f", a, bad, b)
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, "bad.json") {
+		t.Fatalf("with a bad file: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if list, _, _ := runCLI(t, dir, "", "alert", "list"); list != "" {
+		t.Fatalf("a failed add stored something: %q", list)
+	}
+	out, errOut, code = runCLI(t, dir, "", "alert", "add", "-f", a, b, c)
+	ids := strings.Fields(out)
+	if code != 0 || len(ids) != 3 || strings.Count(out, "\n") != 3 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for i, f := range []string{a, b, c} {
+		one, _, _ := runCLI(t, dir, "", "alert", "add", "-f", f)
+		if strings.TrimSpace(one) != ids[i] {
+			t.Errorf("line %d is %s, but %s alone gives %s", i+1, ids[i], f, one)
+		}
+	}
+}
+
+// TestAlertIDPrefix: alert IDs, like history IDs, may be given as a unique prefix of 8 or more
+// characters.
+func TestAlertIDPrefix(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, _, _ := runCLI(t, dir, `{"Title": "prefixed"}`, "alert", "add", "-f", "-")
+	id := strings.TrimSpace(out)
+	for _, tc := range []struct {
+		arg  string
+		code int
+	}{
+		{id, 0}, {id[:8], 0}, {id[:13], 0}, {id[:5], cmdutil.ExitUsage}, {"ffffffff", cmdutil.ExitNotFound},
+	} {
+		out, errOut, code := runCLI(t, dir, "", "alert", "show", tc.arg, "-o", "json")
+		if code != tc.code {
+			t.Errorf("alert show %s: exit %d, want %d (%s)", tc.arg, code, tc.code, errOut)
+			continue
+		}
+		if code == 0 && !strings.Contains(out, id) {
+			t.Errorf("alert show %s: %s", tc.arg, out)
+		}
+		if code == cmdutil.ExitNotFound && errOut != "Error: no alert \"ffffffff\"\n" {
+			t.Errorf("not found says %q", errOut)
+		}
 	}
 }

@@ -1,9 +1,14 @@
 package cmd
 
 import (
+	"context"
+
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
 
 	"github.com/alertchat/alertchat/pkg/batch"
 )
@@ -34,8 +39,8 @@ func TestBatchUsageErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out, errOut, code := runCLI(t, t.TempDir(), tc.stdin, tc.args...)
-			if code != ExitUsage {
-				t.Fatalf("exit %d, want %d (stderr %q)", code, ExitUsage, errOut)
+			if code != cmdutil.ExitUsage {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, cmdutil.ExitUsage, errOut)
 			}
 			if out != "" || !strings.Contains(errOut, tc.msg) {
 				t.Fatalf("stdout %q, stderr %q (want %q)", out, errOut, tc.msg)
@@ -48,7 +53,7 @@ func TestBatchEmptyInput(t *testing.T) {
 	t.Parallel()
 	// Nothing to ask: no credentials needed, nothing written.
 	out, errOut, code := runCLI(t, t.TempDir(), "\n  \n", "batch", "-f", "-")
-	if code != ExitOK || out != "" {
+	if code != cmdutil.ExitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
@@ -56,45 +61,24 @@ func TestBatchEmptyInput(t *testing.T) {
 func TestRetryFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("ALERTCHAT_MAX_ATTEMPTS", "0")
 	_, errOut, code := runCLI(t, t.TempDir(), "", "alert", "list")
-	if code != ExitUsage || !strings.Contains(errOut, "--max-attempts") {
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--max-attempts") {
 		t.Fatalf("ALERTCHAT_MAX_ATTEMPTS ignored: exit %d, %q", code, errOut)
 	}
-	root, g := newRoot(&IOStreams{})
 	t.Setenv("ALERTCHAT_MAX_ATTEMPTS", "7")
 	t.Setenv("ALERTCHAT_MAX_WAIT", "5s")
 	t.Setenv("ALERTCHAT_CALL_TIMEOUT", "90s")
-	if err := root.Run(t.Context(), []string{"alertchat", "--data-dir", t.TempDir(), "alert", "list"}); err != nil {
-		t.Fatal(err)
-	}
-	if g.retry != (retryOptions{MaxAttempts: 7, MaxWait: 5 * time.Second, CallTimeout: 90 * time.Second}) {
-		t.Fatalf("retry options %+v", g.retry)
-	}
-}
-
-func TestProgressLine(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		p       batch.Progress
-		retries int64
-		elapsed time.Duration
-		want    string
-	}{
-		{batch.Progress{Total: 200}, 0, 0, "[....................] 0/200  --/min  ETA --"},
-		{batch.Progress{Total: 200, Done: 50, Failed: 2}, 3, time.Minute, "[#####...............] 50/200  2 failed  3 retries  50/min  ETA 3m0s"},
-		{batch.Progress{Total: 10, Done: 10}, 0, 30 * time.Second, "[####################] 10/10  20/min  ETA 0s"},
-	} {
-		if got := progressLine(tc.p, tc.retries, tc.elapsed); got != tc.want {
-			t.Errorf("progressLine(%+v) = %q, want %q", tc.p, got, tc.want)
-		}
-	}
-}
-
-func TestLineRanges(t *testing.T) {
-	t.Parallel()
-	if got := lineRanges([]int{3, 7, 8, 9, 12, 15, 16}, 20); got != "3, 7-9, 12, 15-16" {
-		t.Fatal(got)
-	}
-	if got := lineRanges([]int{1, 3, 5, 7}, 2); got != "1, 3, ..." {
-		t.Fatal(got)
+	var got cmdutil.Config
+	ios, _, _ := cmdutil.TestIO("", false)
+	code = RunWith(t.Context(), []string{"alertchat", "--data-dir", t.TempDir(), "alert", "list"}, ios, RunOptions{
+		Customize: func(f *cmdutil.Factory) {
+			open := f.OpenStore
+			f.OpenStore = func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error) {
+				got = f.Config()
+				return open(ctx, o)
+			}
+		},
+	})
+	if code != 0 || got.Retry != (cmdutil.RetryConfig{MaxAttempts: 7, MaxWait: 5 * time.Second, CallTimeout: 90 * time.Second}) {
+		t.Fatalf("exit %d, retry options %+v", code, got.Retry)
 	}
 }

@@ -2,54 +2,95 @@ package cmd
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// TestEveryFlagHasAnEnvVar walks the whole command tree.
-func TestEveryFlagHasAnEnvVar(t *testing.T) {
-	root, _ := newRoot(&IOStreams{})
+func envKeys(f cli.Flag) []string {
+	switch fl := f.(type) {
+	case *cli.StringFlag:
+		return fl.Sources.EnvKeys()
+	case *cli.BoolFlag:
+		return fl.Sources.EnvKeys()
+	case *cli.IntFlag:
+		return fl.Sources.EnvKeys()
+	case *cli.DurationFlag:
+		return fl.Sources.EnvKeys()
+	case *cli.FloatFlag:
+		return fl.Sources.EnvKeys()
+	case *cli.GenericFlag:
+		return fl.Sources.EnvKeys()
+	}
+	return nil
+}
+
+// TestEnvVarsOnlyForGlobalFlagsAndChatDefaults walks the whole command tree: every global flag
+// and every default of chat has its ALERTCHAT_ variable, and no other flag has one, so a
+// variable never changes what another command does and nothing destructive comes from the
+// environment.
+func TestEnvVarsOnlyForGlobalFlagsAndChatDefaults(t *testing.T) {
+	t.Parallel()
+	root, _ := newRoot(&cmdutil.IOStreams{}, RunOptions{Getenv: func(string) string { return "" }})
+	chatDefaults := map[string]bool{"alert": true, "raw": true, "no-title-generation": true, "continue": true, "judge-model": true}
+	for _, f := range root.Flags {
+		name := f.Names()[0]
+		if name == "help" || name == "version" {
+			continue
+		}
+		want := "ALERTCHAT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if keys := envKeys(f); len(keys) != 1 || keys[0] != want {
+			t.Errorf("global --%s: variables %v, want [%s]", name, keys, want)
+		}
+	}
 	var walk func(c *cli.Command)
 	walk = func(c *cli.Command) {
 		for _, f := range c.Flags {
-			var keys []string
-			switch fl := f.(type) {
-			case *cli.StringFlag:
-				keys = fl.Sources.EnvKeys()
-			case *cli.BoolFlag:
-				keys = fl.Sources.EnvKeys()
-			case *cli.IntFlag:
-				keys = fl.Sources.EnvKeys()
-			case *cli.DurationFlag:
-				keys = fl.Sources.EnvKeys()
-			case *cli.FloatFlag:
-				keys = fl.Sources.EnvKeys()
-			case *cli.GenericFlag:
-				keys = fl.Sources.EnvKeys()
-			default:
-				t.Errorf("%s --%s: flag type %T not bound to a variable", c.FullName(), f.Names()[0], f)
-			}
-			if len(keys) == 0 {
-				t.Errorf("%s --%s has no ALERTCHAT_ variable", c.FullName(), f.Names()[0])
+			name := f.Names()[0]
+			keys := envKeys(f)
+			switch {
+			case c.Name == "chat" && chatDefaults[name]:
+				if len(keys) != 1 {
+					t.Errorf("chat --%s: variables %v, want one", name, keys)
+				}
+			case len(keys) != 0:
+				t.Errorf("%s --%s has variables %v: only global flags and chat's defaults may", c.FullName(), name, keys)
 			}
 		}
 		for _, sub := range c.Commands {
 			walk(sub)
 		}
 	}
-	walk(root)
+	for _, c := range root.Commands {
+		walk(c)
+	}
 }
 
-func TestFlagFromEnvironment(t *testing.T) {
+// TestVariablesDoNotReachOtherCommands: chat's alert variable does not filter history list, and
+// a command's own flags (limit, output, yes) are not read from the environment.
+func TestVariablesDoNotReachOtherCommands(t *testing.T) {
 	dir := t.TempDir()
 	runCLI(t, dir, `{"Title": "one"}`, "alert", "add", "-f", "-")
 	runCLI(t, dir, `{"Title": "two"}`, "alert", "add", "-f", "-")
+	seedHistories(t, dir, "default", newHist("alert-1", "first", store.Now()), newHist("alert-2", "second", store.Now()))
 	t.Setenv("ALERTCHAT_LIMIT", "1")
 	t.Setenv("ALERTCHAT_OUTPUT", "json")
+	t.Setenv("ALERTCHAT_ALERT", "alert-1")
+	t.Setenv("ALERTCHAT_YES", "true")
 	out, errOut, code := runCLI(t, dir, "", "alert", "list")
-	var list []map[string]any
-	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 1 {
-		t.Fatalf("ALERTCHAT_LIMIT/OUTPUT ignored: exit %d, %q, %s", code, out, errOut)
+	if code != 0 || strings.HasPrefix(strings.TrimSpace(out), "[") || strings.Count(out, "\n") != 2 {
+		t.Fatalf("alert list read ALERTCHAT_LIMIT/OUTPUT: exit %d, %q, %s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, dir, "", "history", "list", "-o", "json")
+	var hs []map[string]any
+	if err := json.Unmarshal([]byte(out), &hs); err != nil || code != 0 || len(hs) != 2 {
+		t.Fatalf("history list filtered by ALERTCHAT_ALERT or limited by ALERTCHAT_LIMIT: exit %d, %q, %s", code, out, errOut)
+	}
+	if _, _, code := runCLI(t, dir, "", "history", "rm", hs[0]["id"].(string)); code != cmdutil.ExitUsage {
+		t.Fatalf("history rm took ALERTCHAT_YES: exit %d", code)
 	}
 }

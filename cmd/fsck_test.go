@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,28 +15,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/pkg/fsck"
+
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
-func fsckJSON(t *testing.T, dir string, args ...string) ([]fsckFinding, string, int) {
+func fsckJSON(t *testing.T, dir string, args ...string) ([]fsck.Finding, string, int) {
 	t.Helper()
 	out, errOut, code := runCLI(t, dir, "", append([]string{"history", "fsck", "-o", "json"}, args...)...)
-	var fs []fsckFinding
+	var fs []fsck.Finding
 	if err := json.Unmarshal([]byte(out), &fs); err != nil {
 		t.Fatalf("fsck -o json printed %q (stderr %q): %v", out, errOut, err)
 	}
 	return fs, errOut, code
 }
 
-func kinds(fs []fsckFinding) map[string][]fsckFinding {
-	m := map[string][]fsckFinding{}
+func kinds(fs []fsck.Finding) map[string][]fsck.Finding {
+	m := map[string][]fsck.Finding{}
 	for _, f := range fs {
 		m[f.Kind] = append(m[f.Kind], f)
 	}
@@ -90,7 +89,7 @@ func TestFsckLocal(t *testing.T) {
 
 	// Young leftovers may belong to a save in progress: notes only.
 	fs, _, code := fsckJSON(t, dir)
-	if k := kinds(fs); code != 1 || len(k[fsckInProgress]) != 2 || len(k[fsckOrphan]) != 0 {
+	if k := kinds(fs); code != 1 || len(k[fsck.KindInProgress]) != 2 || len(k[fsck.KindOrphan]) != 0 {
 		t.Fatalf("fsck with young leftovers: exit %d, %+v", code, fs)
 	}
 	age(t, orphanPath, time.Hour)
@@ -101,16 +100,16 @@ func TestFsckLocal(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "4 problems found") {
 		t.Fatalf("fsck: exit %d, stderr %q", code, errOut)
 	}
-	for kind, want := range map[string]model.HistoryID{fsckMissingContent: missing.ID, fsckCorruptContent: corrupt.ID, fsckOrphan: orphan, fsckStaleMetadata: behind.ID} {
+	for kind, want := range map[string]model.HistoryID{fsck.KindMissingContent: missing.ID, fsck.KindCorruptContent: corrupt.ID, fsck.KindOrphan: orphan, fsck.KindStaleMetadata: behind.ID} {
 		if len(k[kind]) != 1 || k[kind][0].HistoryID != want {
 			t.Errorf("%s: %+v, want history %s", kind, k[kind], want)
 		}
 	}
-	if len(k[fsckTemp]) != 1 || len(k[fsckUnknownObject]) != 1 || k[fsckStaleMetadata][0].Problem {
+	if len(k[fsck.KindTemp]) != 1 || len(k[fsck.KindUnknownObject]) != 1 || k[fsck.KindStaleMetadata][0].Problem {
 		t.Errorf("findings %+v", fs)
 	}
-	if !strings.Contains(k[fsckCorruptContent][0].Detail, string(corrupt.ID)) {
-		t.Errorf("the corrupt transcript's report does not name it: %q", k[fsckCorruptContent][0].Detail)
+	if !strings.Contains(k[fsck.KindCorruptContent][0].Detail, string(corrupt.ID)) {
+		t.Errorf("the corrupt transcript's report does not name it: %q", k[fsck.KindCorruptContent][0].Detail)
 	}
 
 	fs, errOut, code = fsckJSON(t, dir, "--repair", "--grace", "0s")
@@ -146,104 +145,6 @@ func TestFsckLocal(t *testing.T) {
 	defer s.Close()
 	if _, err := s.GetHistory(context.Background(), other.ID); err != nil {
 		t.Errorf("the other workspace's history: %v", err)
-	}
-}
-
-func TestFsckCloud(t *testing.T) {
-	t.Parallel()
-	env := testenv.CloudEnv(t)
-	const prefix = "team/"
-	open := func(ws string) *cloud.Store {
-		s, err := cloud.New(cloud.Config{Firestore: env.Firestore, Bucket: env.BucketHandle(), Prefix: prefix, Workspace: ws})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	s, otherWS := open("default"), open("other")
-	ctx := context.Background()
-	healthy := storetest.NewHistory("a", storetest.EveryPartKind())
-	missing := storetest.NewHistory("a", storetest.EveryPartKind())
-	corrupt := storetest.NewHistory("a", storetest.EveryPartKind())
-	for _, h := range []*model.History{healthy, missing, corrupt} {
-		if err := s.SaveHistory(ctx, h); err != nil {
-			t.Fatal(err)
-		}
-	}
-	other := storetest.NewHistory("a", storetest.EveryPartKind())
-	if err := otherWS.SaveHistory(ctx, other); err != nil {
-		t.Fatal(err)
-	}
-	bucket := env.BucketHandle()
-	if err := bucket.Object(store.ObjectKey(prefix, missing.ID)).Delete(ctx); err != nil {
-		t.Fatal(err)
-	}
-	put := func(key, data string) {
-		w := bucket.Object(key).NewWriter(ctx)
-		if _, err := io.WriteString(w, data); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(store.ObjectKey(prefix, corrupt.ID), "not json")
-	orphan := store.NewHistoryID()
-	put(store.ObjectKey(prefix, orphan), "[]")
-
-	opts := &fsckOptions{}
-	fs, err := checkStore(ctx, s, prefix, "default", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := kinds(fs)
-	if len(k[fsckMissingContent]) != 1 || len(k[fsckCorruptContent]) != 1 || len(k[fsckOrphan])+len(k[fsckInProgress]) != 1 || len(fs) != 3 {
-		t.Fatalf("findings %+v", fs)
-	}
-	opts.Repair = true
-	if fs, err = checkStore(ctx, s, prefix, "default", opts); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range fs {
-		if f.Problem && !f.Repaired {
-			t.Fatalf("not repaired: %+v", f)
-		}
-	}
-	opts.Repair = false
-	if fs, err = checkStore(ctx, s, prefix, "default", opts); err != nil || len(fs) != 0 {
-		t.Fatalf("after repair: %v %+v", err, fs)
-	}
-	if _, err := s.GetHistory(ctx, healthy.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := otherWS.GetHistory(ctx, other.ID); err != nil {
-		t.Fatalf("the other workspace's history: %v", err)
-	}
-	if _, err := s.GetHistoryMeta(ctx, missing.ID); err == nil {
-		t.Fatal("metadata without content is still listed")
-	}
-	var moved int
-	objs, _ := s.ListObjects(ctx)
-	for _, o := range objs {
-		if o.ID == orphan || o.ID == corrupt.ID {
-			t.Fatalf("%s is still in the transcript key space", o.Key)
-		}
-	}
-	for _, key := range []string{string(orphan), string(corrupt.ID), string(missing.ID)} {
-		it := bucket.Objects(ctx, nil)
-		for {
-			a, err := it.Next()
-			if err != nil {
-				break
-			}
-			if strings.HasPrefix(a.Name, prefix+"lost+found/"+key) {
-				moved++
-				break
-			}
-		}
-	}
-	if moved != 3 {
-		t.Fatalf("%d of 3 moved to lost+found", moved)
 	}
 }
 
@@ -294,7 +195,7 @@ func TestKilledSavesLeaveStoreConsistent(t *testing.T) {
 	}
 	fs, errOut, code := fsckJSON(t, dir, "--grace", "0s")
 	for _, f := range fs {
-		if f.Problem && f.Kind != fsckOrphan && f.Kind != fsckTemp {
+		if f.Problem && f.Kind != fsck.KindOrphan && f.Kind != fsck.KindTemp {
 			t.Errorf("fsck after kills: %+v", f)
 		}
 	}

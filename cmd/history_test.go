@@ -10,12 +10,14 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -55,7 +57,7 @@ func getMeta(t *testing.T, dir string, id model.HistoryID) (*model.History, erro
 func runTTY(t *testing.T, dataDir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: true, StdoutTTY: true, StderrTTY: true}
+	ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: true, StdoutTTY: true, StderrTTY: true}
 	full := append([]string{"alertchat", "--data-dir", dataDir}, args...)
 	code = Run(context.Background(), full, ios)
 	return out.String(), errOut.String(), code
@@ -91,9 +93,9 @@ func TestHistoryList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	want := strings.Join([]string{
-		strings.Join([]string{string(newest.ID), "Newest", "alert-aaaaaaaaaa", rfc3339(newest.UpdatedAt), "2", "1234"}, "\t"),
-		strings.Join([]string{string(middle.ID), "Middle one", "alert-bbbbbbbbbb", rfc3339(middle.UpdatedAt), "0", "0"}, "\t"),
-		strings.Join([]string{string(oldest.ID), "Oldest", "alert-aaaaaaaaaa", rfc3339(oldest.UpdatedAt), "1", "0"}, "\t"),
+		strings.Join([]string{string(newest.ID), "Newest", "alert-aaaaaaaaaa", format.RFC3339(newest.UpdatedAt), "2", "1234"}, "\t"),
+		strings.Join([]string{string(middle.ID), "Middle one", "alert-bbbbbbbbbb", format.RFC3339(middle.UpdatedAt), "0", "0"}, "\t"),
+		strings.Join([]string{string(oldest.ID), "Oldest", "alert-aaaaaaaaaa", format.RFC3339(oldest.UpdatedAt), "1", "0"}, "\t"),
 	}, "\n") + "\n"
 	if out != want {
 		t.Fatalf("piped list:\n got %q\nwant %q", out, want)
@@ -172,7 +174,7 @@ func TestHistoryList(t *testing.T) {
 			t.Errorf("entry %d keys %v, want %v", i, keys, wantKeys)
 		}
 		if list[i]["id"] != string(h.ID) || list[i]["alert_id"] != string(h.AlertID) || list[i]["title"] != h.Title ||
-			list[i]["created_at"] != rfc3339(h.CreatedAt) || list[i]["updated_at"] != rfc3339(h.UpdatedAt) ||
+			list[i]["created_at"] != format.RFC3339(h.CreatedAt) || list[i]["updated_at"] != format.RFC3339(h.UpdatedAt) ||
 			list[i]["message_count"] != float64(h.MessageCount) {
 			t.Errorf("entry %d = %v", i, list[i])
 		}
@@ -256,18 +258,6 @@ func TestHistoryListTTY(t *testing.T) {
 	}
 }
 
-func TestCompactCount(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int64]string{
-		0: "0", 999: "999", 1000: "1k", 1234: "1.2k", 1250: "1.2k", 12345: "12.3k", 999_949: "999.9k",
-		999_999: "1M", 1_500_000: "1.5M", 2_000_000_000: "2G",
-	} {
-		if got := compactCount(n); got != want {
-			t.Errorf("compactCount(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // showFixture stores a history with every part kind, a hostile model text, redactions and
 // usage, and returns it.
 func showFixture(t *testing.T, dir string) *model.History {
@@ -304,8 +294,8 @@ func TestHistoryShowText(t *testing.T) {
 		"DNS to a bad domain\n",
 		"id:       " + string(h.ID) + "\n",
 		"alert:    alert-0001\n",
-		"created:  " + rfc3339(h.CreatedAt) + "\n",
-		"updated:  " + rfc3339(h.UpdatedAt) + "\n",
+		"created:  " + format.RFC3339(h.CreatedAt) + "\n",
+		"updated:  " + format.RFC3339(h.UpdatedAt) + "\n",
 		"messages: 5\n",
 		"tokens:   1.3k (1234 in, 56 out)\n",
 		"redacted: EMAIL 2, IP 1\n",
@@ -359,20 +349,6 @@ func TestHistoryShowMarkdown(t *testing.T) {
 	}
 	if strings.Count(out, "```")%2 != 0 {
 		t.Errorf("unbalanced fences:\n%s", out)
-	}
-}
-
-func TestRenderMarkdownFences(t *testing.T) {
-	t.Parallel()
-	h := newHist("a", "", store.Now(), &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
-		{ExecutableCode: &genai.ExecutableCode{Language: genai.LanguagePython, Code: "s = '```'\nprint(s)"}},
-	}})
-	var b bytes.Buffer
-	if err := renderTranscriptMarkdown(&b, h); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(b.String(), "# (untitled)\n") || !strings.Contains(b.String(), "\n````python\ns = '```'\nprint(s)\n````\n") {
-		t.Fatalf("code holding a fence is not fenced longer:\n%s", b.String())
 	}
 }
 
@@ -502,8 +478,13 @@ func TestHistoryRm(t *testing.T) {
 		return err == nil
 	}
 
-	// Piped: no prompt. A full ID and a prefix; stdout stays clean.
-	out, errOut, code := runCLI(t, dir, "", "history", "rm", string(hs[0].ID), string(hs[1].ID)[:8])
+	// Piped: nothing can be asked, so nothing is deleted without -y.
+	out, errOut, code := runCLI(t, dir, "", "history", "rm", string(hs[0].ID))
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, "-y") || !exists(hs[0]) {
+		t.Fatalf("rm without -y in a pipe: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// With -y: a full ID and a prefix; stdout stays clean.
+	out, errOut, code = runCLI(t, dir, "", "history", "rm", "-y", string(hs[0].ID), string(hs[1].ID)[:8])
 	if code != 0 || out != "" {
 		t.Fatalf("rm: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -538,7 +519,7 @@ func TestHistoryRm(t *testing.T) {
 	// On a terminal: asks; anything but y/yes keeps it.
 	for _, answer := range []string{"n\n", "\n", "", "nope\n", "yess\n"} {
 		out, errOut, code := runTTY(t, dir, answer, "history", "rm", string(hs[2].ID))
-		if code != 0 || out != "" || !strings.Contains(errOut, "Delete 1 history? [y/N] ") || !strings.Contains(errOut, "Aborted.") {
+		if code != 0 || out != "" || !strings.Contains(errOut, "Delete history "+string(hs[2].ID)[:8]+` "h" (`) || !strings.Contains(errOut, "? [y/N] ") || !strings.Contains(errOut, "Aborted.") {
 			t.Errorf("answer %q: exit %d, stdout %q, stderr %q", answer, code, out, errOut)
 		}
 		if !exists(hs[2]) {
@@ -546,7 +527,7 @@ func TestHistoryRm(t *testing.T) {
 		}
 	}
 	out, errOut, code = runTTY(t, dir, "Y\n", "history", "rm", string(hs[2].ID), string(hs[3].ID))
-	if code != 0 || !strings.Contains(errOut, "Delete 2 histories? [y/N] ") || exists(hs[2]) || exists(hs[3]) {
+	if code != 0 || !strings.Contains(errOut, "Delete 2 histories?\n  "+string(hs[2].ID)[:8]) || !strings.Contains(errOut, "\n  "+string(hs[3].ID)[:8]) || exists(hs[2]) || exists(hs[3]) {
 		t.Fatalf("answer y: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, errOut, code = runTTY(t, dir, "", "history", "rm", "-y", string(hs[4].ID), string(hs[4].ID))
@@ -630,83 +611,6 @@ func TestHistoryRename(t *testing.T) {
 	}
 }
 
-// conflictingStore makes the first n saves fail with store.ErrConflict after another writer
-// bumped the revision.
-type conflictingStore struct {
-	store.Histories
-	n     int32
-	saves atomic.Int32
-}
-
-func (c *conflictingStore) SaveHistory(ctx context.Context, h *model.History) error {
-	if c.saves.Add(1) <= c.n {
-		other, err := c.Histories.GetHistory(ctx, h.ID)
-		if err != nil {
-			return err
-		}
-		other.MessageCount++
-		if err := c.Histories.SaveHistory(ctx, other); err != nil {
-			return err
-		}
-		return c.Histories.SaveHistory(ctx, h) // stale now: ErrConflict
-	}
-	return c.Histories.SaveHistory(ctx, h)
-}
-
-func TestRenameRetriesConflicts(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	for _, tc := range []struct {
-		conflicts int32
-		wantErr   bool
-	}{{0, false}, {2, false}, {renameAttempts, true}} {
-		s := openLocal(t, t.TempDir(), "default")
-		h := newHist("alert-1", "old", store.Now())
-		if err := s.SaveHistory(ctx, h); err != nil {
-			t.Fatal(err)
-		}
-		cs := &conflictingStore{Histories: s, n: tc.conflicts}
-		_, err := renameHistory(ctx, cs, string(h.ID), "new")
-		if tc.wantErr {
-			if !errors.Is(err, store.ErrConflict) || exitCode(err) != ExitFailure {
-				t.Errorf("%d conflicts: %v, want ErrConflict", tc.conflicts, err)
-			}
-		} else {
-			got, gerr := s.GetHistoryMeta(ctx, h.ID)
-			if err != nil || gerr != nil || got.Title != "new" || got.MessageCount != int(tc.conflicts) {
-				t.Errorf("%d conflicts: %v %v %+v", tc.conflicts, err, gerr, got)
-			}
-		}
-		s.Close()
-	}
-}
-
-func TestParseAge(t *testing.T) {
-	t.Parallel()
-	day := 24 * time.Hour
-	for _, tc := range []struct {
-		in   string
-		want time.Duration
-	}{
-		{"30d", 30 * day}, {"2w", 14 * day}, {"12h", 12 * time.Hour}, {"90m", 90 * time.Minute},
-		{"1h30m", 90 * time.Minute}, {"1w2d", 9 * day}, {"1.5d", 36 * time.Hour}, {"1d12h", 36 * time.Hour},
-		{"10s", 10 * time.Second}, {" 7d ", 7 * day}, {"+3d", 3 * day}, {"500ms", 500 * time.Millisecond},
-	} {
-		got, err := parseAge(tc.in)
-		if err != nil || got != tc.want {
-			t.Errorf("parseAge(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-	}
-	for _, in := range []string{
-		"", "  ", "0", "0d", "0s", "-1d", "-5h", "30", "d", "30days", "30D", "1y", "abc", "1d-1h", "1e3d",
-		"100000000w", "9999999999h", "1d 2h", "３０d",
-	} {
-		if got, err := parseAge(in); err == nil || exitCode(err) != ExitUsage {
-			t.Errorf("parseAge(%q) = %v, %v; want a usage error", in, got, err)
-		}
-	}
-}
-
 func TestHistoryPrune(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -759,6 +663,10 @@ func TestHistoryPrune(t *testing.T) {
 		t.Fatalf("terminal, no: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, errOut, code = runCLI(t, dir, "", "history", "prune", "--older-than", "30d")
+	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, "-y") || len(remaining()) != 3 {
+		t.Fatalf("prune in a pipe without -y: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, dir, "", "history", "prune", "--older-than", "30d", "-y")
 	if code != 0 || out != string(ancient.ID)+"\n" || !strings.Contains(errOut, "Deleted 1 history") {
 		t.Fatalf("prune 30d: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}

@@ -1,11 +1,11 @@
-// Package cmd is alertchat's command line: one file per command, each parsing its flags into an
-// options struct and calling a plain function with the IO streams and a store.
+// Package cmd is alertchat's command line. The root command parses the global flags into one
+// cmdutil.Config and builds one cmdutil.Factory; each command lives in a package of its own
+// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact), copies from the factory what it
+// needs into its options, and does its work in a plain function that tests call with fakes.
 package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -16,50 +16,75 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
+	"github.com/alertchat/alertchat/cmd/alert"
+	"github.com/alertchat/alertchat/cmd/batch"
+	"github.com/alertchat/alertchat/cmd/chat"
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/history"
+	"github.com/alertchat/alertchat/cmd/redact"
+	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
 )
 
 // Version is set at build time.
 var Version = "dev"
 
-// globalOptions are the flags every command shares.
-type globalOptions struct {
-	DataDir           string
-	FirestoreProject  string
-	FirestoreDatabase string
-	Bucket            string
-	Prefix            string
-	Workspace         string
-	Model             string
-	LogLevel          string
-	Verbose           bool
-	Redact            string
-	// MaxContextTokens is the token budget of one Gemini request (see pkg/convo).
-	MaxContextTokens int
-
-	io     *IOStreams
-	logger *slog.Logger
-	retry  retryOptions
-	res    resilience // retries, circuit breaker and spool of the store (spool.go)
+// RunOptions customise a run; the zero value is the real program.
+type RunOptions struct {
+	// Getenv reads the environment for the Gemini SDK's variables and the emulator hosts
+	// (default os.Getenv). Flags' ALERTCHAT_* variables are read by the flag parser.
+	Getenv func(string) string
+	// Customize, when set, may replace the factory's constructors (tests give a fake model
+	// client or store here) before any command runs.
+	Customize func(f *cmdutil.Factory)
 }
 
-func envVar(name string) cli.ValueSourceChain { return cli.EnvVars("ALERTCHAT_" + name) }
+// Run runs the command line and returns the process's exit code.
+func Run(ctx context.Context, args []string, ios *cmdutil.IOStreams) int {
+	return RunWith(ctx, args, ios, RunOptions{})
+}
 
-func globalFlags(g *globalOptions) []cli.Flag {
+// RunWith is Run with options.
+func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOptions) int {
+	// The Gemini SDK reports some conditions (a cancelled stream, non-text parts) through the
+	// standard logger; they are not for the user's terminal.
+	log.SetOutput(io.Discard)
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	root, cfg := newRoot(ios, o)
+	err := root.Run(ctx, args)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	code := cmdutil.ExitCode(err)
+	if code == cmdutil.ExitFailure && isFlagError(err) {
+		code = cmdutil.ExitUsage
+	}
+	cmdutil.PrintError(ios.ErrOut, err, cfg.Verbose)
+	return code
+}
+
+// globalFlags are the flags every command shares; each has an ALERTCHAT_ variable.
+func globalFlags(cfg *cmdutil.Config, logLevel *string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "data-dir", Usage: "directory of the embedded local store", Value: defaultDataDir(), Sources: envVar("DATA_DIR"), Destination: &g.DataDir},
-		&cli.StringFlag{Name: "firestore-project", Usage: "Google Cloud project of Firestore (with --bucket: use the cloud store)", Sources: envVar("FIRESTORE_PROJECT"), Destination: &g.FirestoreProject},
-		&cli.StringFlag{Name: "firestore-database", Usage: "Firestore database ID", Value: "(default)", Sources: envVar("FIRESTORE_DATABASE"), Destination: &g.FirestoreDatabase},
-		&cli.StringFlag{Name: "bucket", Usage: "Cloud Storage bucket for transcripts (with --firestore-project: use the cloud store)", Sources: envVar("BUCKET"), Destination: &g.Bucket},
-		&cli.StringFlag{Name: "prefix", Usage: "object key prefix, e.g. alertchat/", Sources: envVar("PREFIX"), Destination: &g.Prefix},
-		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: envVar("WORKSPACE"), Destination: &g.Workspace},
-		&cli.StringFlag{Name: "model", Usage: "Gemini model", Value: "gemini-2.5-flash", Sources: envVar("MODEL"), Destination: &g.Model},
-		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: defaultMaxContextTokens, Sources: envVar("MAX_CONTEXT_TOKENS"), Destination: &g.MaxContextTokens},
-		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: envVar("LOG_LEVEL"), Destination: &g.LogLevel},
-		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: envVar("REDACT"), Destination: &g.Redact},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logs and error details", Sources: envVar("VERBOSE"), Destination: &g.Verbose},
-		&cli.DurationFlag{Name: "store-timeout", Usage: "how long a storage call retries a failing backend; a turn that still cannot be saved is kept locally and uploaded later", Value: defaultStoreTimeout, Sources: envVar("STORE_TIMEOUT"), Destination: &g.res.Timeout},
+		&cli.StringFlag{Name: "data-dir", Usage: "directory of the embedded local store", Value: defaultDataDir(), Sources: cmdutil.EnvVar("DATA_DIR"), Destination: &cfg.DataDir},
+		&cli.StringFlag{Name: "firestore-project", Usage: "Google Cloud project of Firestore (with --bucket: use the cloud store)", Sources: cmdutil.EnvVar("FIRESTORE_PROJECT"), Destination: &cfg.FirestoreProject},
+		&cli.StringFlag{Name: "firestore-database", Usage: "Firestore database ID", Value: "(default)", Sources: cmdutil.EnvVar("FIRESTORE_DATABASE"), Destination: &cfg.FirestoreDatabase},
+		&cli.StringFlag{Name: "bucket", Usage: "Cloud Storage bucket for transcripts (with --firestore-project: use the cloud store)", Sources: cmdutil.EnvVar("BUCKET"), Destination: &cfg.Bucket},
+		&cli.StringFlag{Name: "prefix", Usage: "object key prefix, e.g. alertchat/", Sources: cmdutil.EnvVar("PREFIX"), Destination: &cfg.Prefix},
+		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: cmdutil.EnvVar("WORKSPACE"), Destination: &cfg.Workspace},
+		&cli.StringFlag{Name: "model", Usage: "Gemini model", Value: "gemini-2.5-flash", Sources: cmdutil.EnvVar("MODEL"), Destination: &cfg.Model},
+		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: session.DefaultMaxContextTokens, Sources: cmdutil.EnvVar("MAX_CONTEXT_TOKENS"), Destination: &cfg.MaxContextTokens},
+		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: cmdutil.EnvVar("LOG_LEVEL"), Destination: logLevel},
+		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: cmdutil.EnvVar("REDACT"), Destination: &cfg.Redact},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logs and error details", Sources: cmdutil.EnvVar("VERBOSE"), Destination: &cfg.Verbose},
+		&cli.DurationFlag{Name: "store-timeout", Usage: "how long a storage call retries a failing backend; a turn that still cannot be saved is kept locally and uploaded later", Value: resilient.DefaultBudget, Sources: cmdutil.EnvVar("STORE_TIMEOUT"), Destination: &cfg.StoreTimeout},
+		&cli.IntFlag{Name: "max-attempts", Usage: "tries of one Gemini call on rate limits (429), server errors (5xx), timeouts and network errors", Value: llm.DefaultMaxAttempts, Sources: cmdutil.EnvVar("MAX_ATTEMPTS"), Destination: &cfg.Retry.MaxAttempts},
+		&cli.DurationFlag{Name: "max-wait", Usage: "longest wait between two tries, a retry delay asked by the server included", Value: llm.DefaultMaxWait, Sources: cmdutil.EnvVar("MAX_WAIT"), Destination: &cfg.Retry.MaxWait},
+		&cli.DurationFlag{Name: "call-timeout", Usage: "give up a try of a Gemini call after this long without a response (streamed answers: without a new chunk), and retry", Value: llm.DefaultCallTimeout, Sources: cmdutil.EnvVar("CALL_TIMEOUT"), Destination: &cfg.Retry.CallTimeout},
 	}
 }
 
@@ -74,119 +99,82 @@ func defaultDataDir() string {
 	return "alertchat-data"
 }
 
-func (g *globalOptions) setup() error {
+// validate checks the global settings and returns the logger they ask for.
+func validate(cfg *cmdutil.Config, logLevel string, errOut io.Writer) (*slog.Logger, error) {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(g.LogLevel)); err != nil {
-		return usageErrorf("invalid --log-level %q: use debug, info, warn or error", g.LogLevel)
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return nil, cmdutil.UsageErrorf("invalid --log-level %q: use debug, info, warn or error", logLevel)
 	}
-	if g.Verbose {
+	if cfg.Verbose {
 		level = slog.LevelDebug
 	}
-	g.logger = slog.New(slog.NewTextHandler(g.io.ErrOut, &slog.HandlerOptions{Level: level}))
-	if !store.ValidWorkspace(g.Workspace) {
-		return usageErrorf("invalid --workspace %q: letters, digits, '.', '_' and '-', at most 64", g.Workspace)
+	switch r := cfg.Retry; {
+	case r.MaxAttempts < 1:
+		return nil, cmdutil.UsageErrorf("invalid --max-attempts %d: at least 1 (1 means no retries)", r.MaxAttempts)
+	case r.MaxWait <= 0:
+		return nil, cmdutil.UsageErrorf("invalid --max-wait %s: it must be positive", r.MaxWait)
+	case r.CallTimeout <= 0:
+		return nil, cmdutil.UsageErrorf("invalid --call-timeout %s: it must be positive", r.CallTimeout)
 	}
-	if err := g.retry.validate(); err != nil {
-		return err
+	if !store.ValidWorkspace(cfg.Workspace) {
+		return nil, cmdutil.UsageErrorf("invalid --workspace %q: letters, digits, '.', '_' and '-', at most 64", cfg.Workspace)
 	}
-	if (g.FirestoreProject == "") != (g.Bucket == "") {
-		return usageErrorf("the cloud store needs both --firestore-project and --bucket; set both, or neither for the local store")
+	if (cfg.FirestoreProject == "") != (cfg.Bucket == "") {
+		return nil, cmdutil.UsageErrorf("the cloud store needs both --firestore-project and --bucket; set both, or neither for the local store")
 	}
-	if g.Prefix != "" && (strings.HasPrefix(g.Prefix, "/") || strings.Contains(g.Prefix, "..")) {
-		return usageErrorf("invalid --prefix %q", g.Prefix)
+	if cfg.Prefix != "" && (strings.HasPrefix(cfg.Prefix, "/") || strings.Contains(cfg.Prefix, "..")) {
+		return nil, cmdutil.UsageErrorf("invalid --prefix %q", cfg.Prefix)
 	}
-	return nil
+	return slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level})), nil
 }
 
-// openStore opens the cloud store when a Firestore project and a bucket are set, else the
-// embedded local store.
-func (g *globalOptions) openStore(ctx context.Context) (store.Store, error) {
-	if g.FirestoreProject != "" {
-		return openCloudStore(ctx, g)
+func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Config) {
+	cfg := &cmdutil.Config{}
+	var logger *slog.Logger
+	var logLevel string
+	f := cmdutil.NewFactory(ios, o.Getenv, cfg, &logger)
+	if o.Customize != nil {
+		o.Customize(f)
 	}
-	s, err := local.Open(ctx, local.Options{Dir: g.DataDir, Prefix: g.Prefix, Workspace: g.Workspace})
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to open the local store", goerr.V("dir", g.DataDir))
-	}
-	return s, nil
-}
-
-// withStore runs fn with an opened store, whose history writes all pass the redaction step,
-// and closes it after.
-func (g *globalOptions) withStore(ctx context.Context, fn func(store.Store) error) error {
-	red, err := g.redactor()
-	if err != nil {
-		return err
-	}
-	s, err := g.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := s.Close(); cerr != nil {
-			g.logger.Warn("failed to close store", "error", cerr)
-		}
-	}()
-	return fn(g.prepareStore(ctx, s, red))
-}
-
-func newRoot(ios *IOStreams) (*cli.Command, *globalOptions) {
-	g := &globalOptions{io: ios}
 	root := &cli.Command{
 		Name:    "alertchat",
 		Usage:   "chat with Gemini about security alerts",
 		Version: Version,
-		Flags:   append(globalFlags(g), retryFlags(&g.retry)...),
+		Flags:   globalFlags(cfg, &logLevel),
 		Reader:  ios.In, Writer: ios.Out, ErrWriter: ios.ErrOut,
 		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
-			return ctx, g.setup()
+			cfg.EmulatorHosts = o.Getenv("FIRESTORE_EMULATOR_HOST") + "|" + o.Getenv("STORAGE_EMULATOR_HOST")
+			l, err := validate(cfg, logLevel, ios.ErrOut)
+			logger = l
+			return ctx, err
 		},
 		Commands: []*cli.Command{
-			alertCommand(g),
-			chatCommand(g),
-			historyCommand(g),
-			redactCommand(g),
-			batchCommand(g),
+			alert.NewCmdAlert(f),
+			chat.NewCmdChat(f, nil),
+			history.NewCmdHistory(f),
+			redact.NewCmdRedact(f, nil),
+			batch.NewCmdBatch(f, nil),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
-				return usageErrorf("unknown command %q; see 'alertchat --help'", c.Args().First())
+				return cmdutil.UsageErrorf("unknown command %q; see 'alertchat --help'", c.Args().First())
 			}
 			return cli.ShowRootCommandHelp(c)
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}
 	markUsageErrors(root)
-	bindEnvVars(root)
-	return root, g
+	return root, cfg
 }
 
 // markUsageErrors makes flag parsing errors of every command exit with ExitUsage.
 func markUsageErrors(c *cli.Command) {
 	c.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-		return goerr.Wrap(errUsage, err.Error())
+		return goerr.Wrap(cmdutil.ErrUsage, err.Error())
 	}
 	for _, sub := range c.Commands {
 		markUsageErrors(sub)
 	}
-}
-
-// Run runs the command line and returns the process's exit code.
-func Run(ctx context.Context, args []string, ios *IOStreams) int {
-	// The Gemini SDK reports some conditions (a cancelled stream, non-text parts) through the
-	// standard logger; they are not for the user's terminal.
-	log.SetOutput(io.Discard)
-	root, g := newRoot(ios)
-	err := root.Run(ctx, args)
-	if err == nil {
-		return ExitOK
-	}
-	code := exitCode(err)
-	if code == ExitFailure && isFlagError(err) {
-		code = ExitUsage
-	}
-	printError(ios.ErrOut, err, g.Verbose)
-	return code
 }
 
 // isFlagError recognises the parser's own errors that bypass OnUsageError.
@@ -199,52 +187,3 @@ func isFlagError(err error) bool {
 	}
 	return false
 }
-
-// readInput reads a file, or stdin for "-", refusing more than max bytes.
-func readInput(ios *IOStreams, path string, max int64) ([]byte, error) {
-	var r io.Reader
-	if path == "-" {
-		r = ios.In
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, usageErrorf("cannot read %s: no such file", path)
-			}
-			return nil, usageErrorf("cannot read %s: %v", path, err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return nil, usageErrorf("cannot read %s: it is a directory", path)
-		}
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, usageErrorf("cannot read %s: %v", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, usageErrorf("%s is larger than the limit of %d bytes", path, max)
-	}
-	return data, nil
-}
-
-// printJSON writes v as indented JSON.
-func printJSON(w io.Writer, v any) error {
-	enc := jsonEncoder(w)
-	if err := enc.Encode(v); err != nil {
-		return goerr.Wrap(err, "failed to write JSON")
-	}
-	return nil
-}
-
-func outputFormat(format string, allowed ...string) error {
-	for _, a := range allowed {
-		if format == a {
-			return nil
-		}
-	}
-	return usageErrorf("invalid output format %q: use %s", format, strings.Join(allowed, ", "))
-}
-
-var _ = fmt.Sprint

@@ -4,53 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/urfave/cli/v3"
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
-
-func TestContinueFlag(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		args           []string
-		continued      bool
-		auto, parseErr bool
-	}{
-		{[]string{"x"}, false, false, false},
-		{[]string{"x", "--continue"}, true, false, false},
-		{[]string{"x", "-c"}, true, false, false},
-		{[]string{"x", "--continue=true"}, true, false, false},
-		{[]string{"x", "--continue=auto"}, false, true, false},
-		{[]string{"x", "-c=auto"}, false, true, false},
-		{[]string{"x", "--continue=false"}, false, false, false},
-		{[]string{"x", "--continue=sometimes"}, false, false, true},
-		// A bool flag takes no separate value: "auto" stays an argument.
-		{[]string{"x", "--continue", "auto"}, true, false, false},
-	}
-	for _, tc := range tests {
-		opts := &chatOptions{}
-		var args []string
-		cmd := &cli.Command{Name: "x", Writer: io.Discard, ErrWriter: io.Discard, Flags: []cli.Flag{continueFlag(opts)}, Action: func(_ context.Context, c *cli.Command) error {
-			args = c.Args().Slice()
-			return nil
-		}}
-		err := cmd.Run(context.Background(), tc.args)
-		if (err != nil) != tc.parseErr || opts.Continue != tc.continued || opts.AutoContinue != tc.auto {
-			t.Errorf("%v: continue %v, auto %v, err %v", tc.args[1:], opts.Continue, opts.AutoContinue, err)
-		}
-		if len(tc.args) == 3 && tc.args[2] == "auto" && (len(args) != 1 || args[0] != "auto") {
-			t.Errorf("%v: args %v", tc.args[1:], args)
-		}
-	}
-}
 
 func TestHistoryShowSummary(t *testing.T) {
 	t.Parallel()
@@ -73,7 +39,7 @@ func TestHistoryShowSummary(t *testing.T) {
 		t.Fatalf("markdown:\n%s", out)
 	}
 	out, _, _ = runCLI(t, dir, "", "history", "show", string(h.ID), "-o", "json")
-	var got transcriptJSON
+	var got transcript.JSON
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Summary == nil || got.Summary.Text != "IOCs: none." || len(got.Contents) != 4 {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
@@ -97,20 +63,19 @@ func TestOneShotOfferOnTerminal(t *testing.T) {
 		}
 		return geminitest.Reply{Text: "answer"}
 	}))
-	t.Setenv("GEMINI_API_KEY", "test-key")
-	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL())
+	env := fakeGemini(srv.URL())
 	dir := t.TempDir()
 	alertOut, _, _ := runCLI(t, dir, `{"Title":"x"}`, "alert", "add", "-f", "-")
 	alertID := strings.TrimSpace(alertOut)
 
-	chat := func(tty bool, stdin, q string) (chatJSON, string) {
+	chat := func(tty bool, stdin, q string) (chatResult, string) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, NoColor: true}
-		if code := Run(context.Background(), []string{"alertchat", "--data-dir", dir, "chat", "-o", "json", "-a", alertID, "-q", q}, ios); code != 0 {
+		ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, NoColor: true}
+		if code := RunWith(context.Background(), []string{"alertchat", "--data-dir", dir, "chat", "-o", "json", "-a", alertID, "-q", q}, ios, env); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
-		var got chatJSON
+		var got chatResult
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatal(err)
 		}
@@ -130,4 +95,21 @@ func TestOneShotOfferOnTerminal(t *testing.T) {
 	if got.HistoryID == second.HistoryID || got.HistoryID == first.HistoryID || !strings.Contains(stderr, "Continue it?") {
 		t.Fatalf("declined offer: %s; stderr %q", got.HistoryID, stderr)
 	}
+}
+
+// chatResult is chat -o json's object.
+type chatResult struct {
+	HistoryID string  `json:"history_id"`
+	AlertID   string  `json:"alert_id"`
+	Title     string  `json:"title"`
+	Answer    string  `json:"answer"`
+	Error     *string `json:"error"`
+	Complete  bool    `json:"complete"`
+}
+
+// fakeGemini is a run whose Gemini credentials and address come from a map, not the process
+// environment.
+func fakeGemini(url string) RunOptions {
+	env := map[string]string{"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": url}
+	return RunOptions{Getenv: func(k string) string { return env[k] }}
 }

@@ -8,10 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd/history"
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/redacting"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 type plainRedactor struct{}
@@ -30,8 +36,8 @@ func TestHistoryListMarksPending(t *testing.T) {
 	quiet := newHist("alert-1", "Quiet", now.Add(-2*time.Hour), genai.NewContentFromText("q", genai.RoleUser))
 	seedHistories(t, dir, "default", stored, quiet)
 
-	g := &globalOptions{DataDir: dir, Workspace: "default"}
-	sp, err := spool.Open(spool.Options{Root: g.spoolRoot(), Backend: g.backendID(), Workspace: "default"})
+	cfg := cmdutil.Config{DataDir: dir, Workspace: "default"}
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: "default"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,10 +55,10 @@ func TestHistoryListMarksPending(t *testing.T) {
 	// Listed without the flush (which the local store would pass at once).
 	s := openLocal(t, dir, "default")
 	defer s.Close()
-	st := spooledStore{redactingStore: redactingStore{Store: s, redactor: plainRedactor{}}, spool: sp}
+	st := spooled.New(redacting.New(s, plainRedactor{}), sp)
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{Out: &out, ErrOut: &errOut}
-	if err := listHistories(context.Background(), ios, st, &historyListOptions{Limit: 50, Output: "json"}); err != nil {
+	ios := &cmdutil.IOStreams{Out: &out, ErrOut: &errOut}
+	if err := history.ListRun(context.Background(), &history.ListOptions{IO: ios, Limit: 50, Output: "json"}, st); err != nil {
 		t.Fatal(err)
 	}
 	var hs []map[string]any
@@ -68,10 +74,10 @@ func TestHistoryListMarksPending(t *testing.T) {
 	}
 	out.Reset()
 	ios.StdoutTTY = true
-	if err := listHistories(context.Background(), ios, st, &historyListOptions{Limit: 50, Output: "text", AlertID: "alert-1"}); err != nil {
+	if err := history.ListRun(context.Background(), &history.ListOptions{IO: ios, Limit: 50, Output: "text", AlertID: "alert-1"}, st); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), shortID(string(stored.ID))+"*") || strings.Contains(out.String(), shortID(string(quiet.ID))+"*") ||
+	if !strings.Contains(out.String(), format.ShortID(string(stored.ID))+"*") || strings.Contains(out.String(), format.ShortID(string(quiet.ID))+"*") ||
 		strings.Contains(out.String(), "Created offline") || !strings.Contains(errOut.String(), "not uploaded yet") {
 		t.Fatalf("terminal listing:\n%s%s", out.String(), errOut.String())
 	}

@@ -1,0 +1,95 @@
+package alert
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// ListOptions are "alert list"'s.
+type ListOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	Output    string
+	Limit     int
+}
+
+// NewCmdList is "alertchat alert list".
+func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
+	opts := &ListOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list alerts, newest first",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many alerts", Destination: &opts.Limit},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
+				return err
+			}
+			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+				return err
+			}
+			if opts.Limit <= 0 {
+				return cmdutil.UsageErrorf("--limit must be positive")
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return ListRun(ctx, opts, s)
+		},
+	}
+}
+
+// ListRun prints the workspace's newest alerts.
+func ListRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
+	ios := opts.IO
+	var alerts []*model.Alert
+	cursor := ""
+	for len(alerts) < opts.Limit {
+		page, err := s.ListAlerts(ctx, store.AlertQuery{Limit: opts.Limit - len(alerts), Cursor: cursor})
+		if err != nil {
+			return goerr.Wrap(err, "failed to list alerts")
+		}
+		alerts = append(alerts, page.Alerts...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if opts.Output == "json" {
+		out := make([]alertJSON, 0, len(alerts))
+		for _, a := range alerts {
+			out = append(out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt)})
+		}
+		return cmdutil.PrintJSON(ios.Out, out)
+	}
+	if len(alerts) == 0 && ios.StdoutTTY {
+		fmt.Fprintln(ios.ErrOut, "No alerts yet. Add one with: alertchat alert add -f alert.json")
+		return nil
+	}
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "TITLE")
+	now := time.Now()
+	for _, a := range alerts {
+		created := format.RFC3339(a.CreatedAt)
+		if ios.StdoutTTY {
+			created = format.RelativeTime(now, a.CreatedAt)
+		}
+		t.Row(string(a.ID), created, a.Title)
+	}
+	t.Flush()
+	return nil
+}

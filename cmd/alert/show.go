@@ -1,0 +1,70 @@
+package alert
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// ShowOptions are "alert show"'s.
+type ShowOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	// ID is a full alert ID or a unique prefix of 8 or more characters.
+	ID     string
+	Output string
+}
+
+// NewCmdShow is "alertchat alert show ID".
+func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
+	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show an alert as stored",
+		UsageText: "alertchat alert show ID [-o json]   (ID: full, or a unique prefix of 8+ characters)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text (the alert as stored) or json (with its metadata)", Destination: &opts.Output},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+				return err
+			}
+			if c.Args().Len() != 1 {
+				return cmdutil.UsageErrorf("alert show takes exactly one alert ID")
+			}
+			opts.ID = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return ShowRun(ctx, opts, s)
+		},
+	}
+}
+
+// ShowRun prints one alert: as stored, or as JSON with its metadata.
+func ShowRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
+	a, err := cmdutil.LoadAlert(ctx, s, opts.ID)
+	if err != nil {
+		return err
+	}
+	ios := opts.IO
+	if opts.Output == "json" {
+		return cmdutil.PrintJSON(ios.Out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data})
+	}
+	if _, err := ios.Out.Write(a.Data); err != nil {
+		return goerr.Wrap(err, "failed to write alert")
+	}
+	fmt.Fprintln(ios.Out)
+	return nil
+}

@@ -1,0 +1,277 @@
+// Package batch is "alertchat batch": many one-shot questions from JSONL, one JSON line per
+// question on stdout, in input order.
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/batch"
+	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
+)
+
+// Options are batch's.
+type Options struct {
+	IO        *cmdutil.IOStreams
+	Config    func() cmdutil.Config
+	Logger    func() *slog.Logger
+	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)
+	LLM       func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error)
+	Redactor  func() (session.Redactor, error)
+
+	File        string
+	Concurrency int
+	RPM         int
+	NoTitles    bool
+}
+
+// NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
+// input and pace are said on its command line.
+func NewCmdBatch(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
+	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM, Redactor: f.Redactor}
+	return &cli.Command{
+		Name:  "batch",
+		Usage: "ask many one-shot questions from a JSONL file; one JSON line per question on stdout, in input order",
+		UsageText: "alertchat batch -f questions.jsonl [--concurrency N] [--rpm N] > answers.jsonl\n" +
+			`input lines:  {"alert_id": "...", "query": "...", "history_id": "...", "id": "..."}` + "\n" +
+			`output lines: {"id", "line", "alert_id", "history_id", "title", "answer", "usage": {"input_tokens", "output_tokens"}, "error"}`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of questions, - for stdin", Required: true, Destination: &opts.File},
+			&cli.IntFlag{Name: "concurrency", Usage: "questions asked at once", Value: 4, Destination: &opts.Concurrency},
+			&cli.IntFlag{Name: "rpm", Usage: "at most N Gemini requests a minute, answers, titles and retries together (0: no limit)", Destination: &opts.RPM},
+			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), "the questions come from -f FILE"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return Run(ctx, opts)
+		},
+	}
+}
+
+// Run asks every question of the input and writes the answers in order.
+func Run(ctx context.Context, opts *Options) error {
+	cfg := opts.Config()
+	switch {
+	case opts.Concurrency < 1:
+		return cmdutil.UsageErrorf("invalid --concurrency %d: at least 1", opts.Concurrency)
+	case opts.RPM < 0:
+		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
+	}
+	data, err := cmdutil.ReadInput(opts.IO, opts.File, batch.MaxInputBytes)
+	if err != nil {
+		return err
+	}
+	qs, err := batch.Parse(data)
+	if err != nil {
+		return cmdutil.UsageErrorf("%s: %v", cmdutil.InputName(opts.File), err)
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+
+	// Ctrl-C or SIGTERM: stop starting questions, cancel those in flight, write what finished.
+	// A second Ctrl-C ends the process at once.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+
+	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
+	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var retries atomic.Int64
+	client, err := opts.LLM(ctx, cmdutil.LLMOptions{Limiter: llm.NewLimiter(opts.RPM, 1), OnRetry: func(llm.Retry) { retries.Add(1) }})
+	if err != nil {
+		return err
+	}
+	red, err := opts.Redactor()
+	if err != nil {
+		return err
+	}
+	sessOpts := cmdutil.SessionOptions(cfg, client, s, red, opts.Logger(), !opts.NoTitles)
+	bar := startProgressBar(opts.IO, len(qs), &retries)
+	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{
+		Store: s,
+		NewSession: func(a *model.Alert, h *model.History) (*session.Session, error) {
+			return session.New(sessOpts, a, h)
+		},
+		Concurrency:   opts.Concurrency,
+		DescribeError: func(err error) string { return cmdutil.Message(cmdutil.DescribeModelError(err)) },
+		Progress:      bar.update,
+	})
+	bar.stop()
+	return batchOutcome(opts.IO, sum, err)
+}
+
+// batchOutcome reports a finished run on stderr and turns it into the exit code: 0 when every
+// question succeeded, 1 when any failed, 130 when interrupted.
+func batchOutcome(ios *cmdutil.IOStreams, sum *batch.Summary, err error) error {
+	if sum == nil {
+		return err
+	}
+	if len(sum.Unfinished) > 0 && errors.Is(err, context.Canceled) {
+		written := sum.Succeeded + sum.Failed
+		for _, k := range sum.Kept {
+			fmt.Fprintf(ios.ErrOut, "Line %d was cancelled mid-answer; its partial answer was kept in history %s.\n", k.Line, k.HistoryID)
+		}
+		return goerr.Wrap(err, fmt.Sprintf("interrupted: %d of %d questions written; not answered: lines %s",
+			written, sum.Total, lineRanges(sum.Unfinished, 20)))
+	}
+	if err != nil {
+		return err
+	}
+	if ios.StderrTTY {
+		fmt.Fprintf(ios.ErrOut, "%d answered, %d failed.\n", sum.Succeeded, sum.Failed)
+	}
+	if sum.Failed > 0 {
+		return goerr.New(fmt.Sprintf("%d of %d questions failed (see the \"error\" of their lines)", sum.Failed, sum.Total))
+	}
+	return nil
+}
+
+// lineRanges compresses sorted line numbers: "3, 7-12, 15", at most max ranges.
+func lineRanges(lines []int, max int) string {
+	var parts []string
+	for i := 0; i < len(lines); {
+		j := i
+		for j+1 < len(lines) && lines[j+1] == lines[j]+1 {
+			j++
+		}
+		if len(parts) == max {
+			parts = append(parts, "...")
+			break
+		}
+		if i == j {
+			parts = append(parts, strconv.Itoa(lines[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", lines[i], lines[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// progressBar redraws one line on stderr, for a person: done/total, failures, retries, rate
+// and ETA. It is silent unless stderr is a terminal.
+type progressBar struct {
+	w       io.Writer
+	total   int
+	start   time.Time
+	retries *atomic.Int64
+
+	mu    sync.Mutex
+	p     batch.Progress
+	drawn int // width of the last line drawn
+
+	quit chan struct{}
+	done chan struct{}
+}
+
+// progressInterval keeps redraws to about ten a second.
+const progressInterval = 100 * time.Millisecond
+
+func startProgressBar(ios *cmdutil.IOStreams, total int, retries *atomic.Int64) *progressBar {
+	if !ios.StderrTTY {
+		return nil
+	}
+	b := &progressBar{w: ios.ErrOut, total: total, start: time.Now(), retries: retries,
+		p: batch.Progress{Total: total}, quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		t := time.NewTicker(progressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				b.draw()
+			case <-b.quit:
+				return
+			}
+		}
+	}()
+	return b
+}
+
+func (b *progressBar) update(p batch.Progress) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.p = p
+	b.mu.Unlock()
+}
+
+func (b *progressBar) stop() {
+	if b == nil {
+		return
+	}
+	close(b.quit)
+	<-b.done
+	b.draw()
+	fmt.Fprintln(b.w)
+}
+
+func (b *progressBar) draw() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	line := progressLine(b.p, b.retries.Load(), time.Since(b.start))
+	pad := ""
+	if n := len(line); n < b.drawn {
+		pad = strings.Repeat(" ", b.drawn-n)
+	}
+	b.drawn = len(line)
+	fmt.Fprint(b.w, "\r"+line+pad)
+}
+
+// progressLine is the text of the bar.
+func progressLine(p batch.Progress, retries int64, elapsed time.Duration) string {
+	const width = 20
+	filled := 0
+	if p.Total > 0 {
+		filled = p.Done * width / p.Total
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
+	if p.Failed > 0 {
+		fmt.Fprintf(&b, "  %d failed", p.Failed)
+	}
+	if retries > 0 {
+		fmt.Fprintf(&b, "  %d retries", retries)
+	}
+	if p.Done == 0 || elapsed <= 0 {
+		b.WriteString("  --/min  ETA --")
+		return b.String()
+	}
+	perMinute := float64(p.Done) / elapsed.Minutes()
+	eta := time.Duration(float64(p.Total-p.Done) / perMinute * float64(time.Minute))
+	fmt.Fprintf(&b, "  %.0f/min  ETA %s", perMinute, eta.Round(time.Second))
+	return b.String()
+}

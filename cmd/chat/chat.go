@@ -1,0 +1,253 @@
+// Package chat is "alertchat chat": an interactive conversation on a terminal, or one question
+// (-q, or a piped stdin) whose answer goes to stdout, as text or as one JSON object.
+package chat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/alert"
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
+)
+
+// maxQuestionSize bounds a question read from stdin.
+const maxQuestionSize = 1 << 20
+
+// minContextTokens is the smallest --max-context-tokens accepted.
+const minContextTokens = 1000
+
+// Options are chat's.
+type Options struct {
+	IO        *cmdutil.IOStreams
+	Config    func() cmdutil.Config
+	Logger    func() *slog.Logger
+	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)
+	LLM       func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error)
+	Redactor  func() (session.Redactor, error)
+
+	AlertID   string
+	File      string
+	Query     string
+	HistoryID string
+	Continue  bool
+	Title     string
+	Raw       bool
+	Output    string
+	NoTitles  bool
+	// AutoContinue is --continue=auto; JudgeModel is --judge-model (see samechat.go).
+	AutoContinue bool
+	JudgeModel   string
+}
+
+// NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,
+// --judge-model) have ALERTCHAT_ variables; the question, files and IDs do not.
+func NewCmdChat(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
+	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM, Redactor: f.Redactor}
+	return &cli.Command{
+		Name:  "chat",
+		Usage: "chat with Gemini about an alert (interactive on a terminal, one question with -q or piped stdin)",
+		UsageText: "alertchat chat -a ALERT_ID                 interactive\n" +
+			"alertchat chat -f alert.json               add the alert, then chat\n" +
+			"alertchat chat -a ALERT_ID -q TEXT [-o json] one question\n" +
+			"echo TEXT | alertchat chat -a ALERT_ID     the whole stdin is the question\n" +
+			"alertchat chat --history ID | -a ALERT_ID --continue   resume",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "alert ID (full, or a unique prefix of 8+ characters)", Sources: cmdutil.EnvVar("ALERT"), Destination: &opts.AlertID},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "add this alert JSON file (- for stdin) and chat about it", Destination: &opts.File},
+			&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "ask one question, print the answer and exit", Destination: &opts.Query},
+			&cli.StringFlag{Name: "history", Usage: "resume this history (full ID or a unique prefix of 8+ characters)", Destination: &opts.HistoryID},
+			continueFlag(opts),
+			&cli.StringFlag{Name: "judge-model", Usage: "model that tells whether a new chat's first question continues an earlier conversation (default: --model)", Sources: cmdutil.EnvVar("JUDGE_MODEL"), Destination: &opts.JudgeModel},
+			&cli.StringFlag{Name: "title", Usage: "title the conversation yourself (never replaced by a generated one)", Destination: &opts.Title},
+			&cli.BoolFlag{Name: "raw", Usage: "print the answer as raw text, without Markdown rendering", Sources: cmdutil.EnvVar("RAW"), Destination: &opts.Raw},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
+			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), `quote the question: -q "..."`); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return Run(ctx, opts)
+		},
+	}
+}
+
+func (o *Options) interactive() bool {
+	return o.Query == "" && o.IO.StdinTTY && o.File != "-"
+}
+
+func (o *Options) validate() error {
+	if err := cmdutil.CheckFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	switch {
+	case o.AlertID != "" && o.File != "":
+		return cmdutil.UsageErrorf("use -a ALERT_ID or -f FILE, not both")
+	case o.AlertID == "" && o.File == "" && o.HistoryID == "":
+		return cmdutil.UsageErrorf("say which alert: -a ALERT_ID, -f FILE, or --history ID")
+	case o.HistoryID != "" && (o.Continue || o.AutoContinue):
+		return cmdutil.UsageErrorf("use --history or --continue, not both")
+	case o.File == "-" && o.Query == "":
+		return cmdutil.UsageErrorf("with -f - the alert comes from stdin, so the question must be given with -q")
+	case o.interactive() && o.Output == "json":
+		return cmdutil.UsageErrorf("-o json needs one question: -q TEXT or a question on stdin")
+	}
+	if n := o.Config().MaxContextTokens; n < minContextTokens {
+		return cmdutil.UsageErrorf("invalid --max-context-tokens %d: at least %d", n, minContextTokens)
+	}
+	return nil
+}
+
+// Run is chat's work: validate, read a piped question, open the conversation, then talk.
+func Run(ctx context.Context, opts *Options) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	ios := opts.IO
+	interactive := opts.interactive()
+	// Read a piped question before anything else can fail, so bad input is reported first.
+	question := opts.Query
+	if !interactive && question == "" {
+		data, err := cmdutil.ReadInput(ios, "-", maxQuestionSize)
+		if err != nil {
+			return err
+		}
+		question = string(data)
+	}
+	if !interactive && isBlank(question) {
+		return cmdutil.UsageErrorf("the question is empty")
+	}
+	cfg := opts.Config()
+	cmdutil.WarnIfRedactionOff(ios.ErrOut, cfg.Redact)
+	out := &oneShotJSON{opts: opts}
+	err := run(ctx, opts, interactive, question, out)
+	if err != nil && opts.Output == "json" && !out.printed {
+		out.fail(err)
+	}
+	return err
+}
+
+func run(ctx context.Context, opts *Options, interactive bool, question string, out *oneShotJSON) error {
+	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	a, h, err := openConversation(ctx, opts, s)
+	if err != nil {
+		return err
+	}
+	out.alertID = a.ID
+	if h != nil {
+		out.historyID = h.ID
+	}
+	client, err := opts.LLM(ctx, cmdutil.LLMOptions{})
+	if err != nil {
+		return err
+	}
+	red, err := opts.Redactor()
+	if err != nil {
+		return err
+	}
+	cfg := opts.Config()
+	sessOpts := cmdutil.SessionOptions(cfg, client, s, red, opts.Logger(), !opts.NoTitles)
+	newSession := func(h *model.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
+	sess, err := newSession(h)
+	if err != nil {
+		return err
+	}
+	if opts.Title != "" {
+		if err := sess.SetTitle(ctx, opts.Title); err != nil {
+			return cmdutil.UsageErrorf("invalid --title: %v", err)
+		}
+	}
+	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, newSession: newSession}
+	if interactive {
+		return runInteractive(ctx, conv, sess)
+	}
+	sess = conv.offerSameOneShot(ctx, sess, question)
+	return runOneShot(ctx, opts, sess, question, out)
+}
+
+// conversation is what a chat keeps to open sessions about its alert.
+type conversation struct {
+	opts       *Options
+	cfg        cmdutil.Config
+	store      *spooled.Store
+	llm        session.LLM
+	newSession func(*model.History) (*session.Session, error)
+}
+
+// openConversation finds the alert and, when resuming, the history.
+func openConversation(ctx context.Context, opts *Options, s store.Store) (*model.Alert, *model.History, error) {
+	var alertArg string
+	switch {
+	case opts.File != "":
+		as, err := alert.ParseFiles(opts.IO, []string{opts.File})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := alert.Put(ctx, s, as[0]); err != nil {
+			return nil, nil, err
+		}
+		alertArg = string(as[0].ID)
+	case opts.AlertID != "":
+		alertArg = opts.AlertID
+	}
+	var h *model.History
+	switch {
+	case opts.HistoryID != "":
+		id, err := cmdutil.ResolveHistoryID(ctx, s, opts.HistoryID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h, err = cmdutil.LoadHistory(ctx, s, id, true); err != nil {
+			return nil, nil, err
+		}
+		if alertArg == "" {
+			alertArg = string(h.AlertID)
+		}
+	}
+	a, err := cmdutil.LoadAlert(ctx, s, alertArg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h != nil && h.AlertID != a.ID {
+		return nil, nil, cmdutil.UsageErrorf("history %s is about alert %s, not %s", h.ID, h.AlertID, a.ID)
+	}
+	if opts.Continue {
+		page, err := s.ListHistories(ctx, store.HistoryQuery{AlertID: a.ID, Limit: 1})
+		if err != nil {
+			return nil, nil, goerr.Wrap(err, "failed to find the latest history", goerr.V("alert_id", a.ID))
+		}
+		if len(page.Histories) == 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "No earlier conversation about alert %s: starting a new one.\n", a.ID)
+			return a, nil, nil
+		}
+		if h, err = cmdutil.LoadHistory(ctx, s, page.Histories[0].ID, true); err != nil {
+			return nil, nil, goerr.Wrap(err, "cannot resume the latest history")
+		}
+	}
+	return a, h, nil
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\n' && r != '\t' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,398 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ergochat/readline"
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/samechat"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
+	"github.com/alertchat/alertchat/pkg/transcript"
+)
+
+const chatHelp = `Type a question and press Enter. Commands:
+  /help            this help
+  /title NEW       rename this conversation
+  /history         this alert's conversations
+  /new             start a new conversation about the same alert
+  /usage           tokens used by this conversation
+  /compress        summarise the older turns now (they stay in the history)
+  /retry           send the last question again (after a failure)
+  /export FILE     write the conversation to FILE (.md or .json)
+  /exit            leave (Ctrl-D works too)
+Multi-line input: a line with just """ starts and ends a block; a line ending in \ continues.
+Ctrl-C stops an answer in flight; at the prompt it clears the line.
+`
+
+// interactiveChat is the state of one terminal chat.
+type interactiveChat struct {
+	*conversation
+	ios  *cmdutil.IOStreams
+	sess *session.Session
+	rl   *readline.Instance
+	// pending is a question whose answer failed, for /retry.
+	pending string
+	// same offers to continue an earlier conversation on the first question (samechat.go).
+	same *samechat.Resolver
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the answer in flight
+}
+
+func runInteractive(ctx context.Context, conv *conversation, sess *session.Session) error {
+	ios := conv.opts.IO
+	historyFile := filepath.Join(conv.cfg.DataDir, "input_history")
+	rl, err := readline.NewFromConfig(&readline.Config{
+		Prompt:          "> ",
+		HistoryFile:     historyFile,
+		HistoryLimit:    1000,
+		InterruptPrompt: "^C",
+		EOFPrompt:       "",
+		Stdin:           ios.In,
+		Stdout:          ios.Out,
+		Stderr:          ios.ErrOut,
+	})
+	if err != nil {
+		return goerr.Wrap(err, "failed to start the line editor")
+	}
+	defer rl.Close()
+	_ = os.Chmod(historyFile, 0o600)
+
+	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, rl: rl}
+	c.same = conv.resolver(sess)
+
+	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
+	// only; the session goes on.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		for range sigs {
+			c.mu.Lock()
+			if c.cancel != nil {
+				c.cancel()
+			}
+			c.mu.Unlock()
+		}
+	}()
+
+	c.banner()
+	defer c.farewell()
+	for {
+		input, err := c.readInput()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return goerr.Wrap(err, "failed to read input")
+		}
+		if strings.TrimSpace(input) == "" {
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(input), "/") {
+			if done := c.command(ctx, strings.TrimSpace(input)); done {
+				return nil
+			}
+			continue
+		}
+		c.ask(ctx, input)
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+func (c *interactiveChat) banner() {
+	a := c.sess.Alert()
+	title := a.Title
+	if title == "" {
+		title = string(a.ID)
+	}
+	fmt.Fprintf(c.ios.ErrOut, "alertchat: %s\n", termsafe.Line(title))
+	if h := c.sess.History(); len(h.Contents) > 0 {
+		fmt.Fprintf(c.ios.ErrOut, "Resuming %q (%s), %d messages.\n", termsafe.Line(h.Title), h.ID, h.MessageCount)
+	}
+	fmt.Fprintln(c.ios.ErrOut, "Ask about the alert. /help for commands, /exit or Ctrl-D to leave.")
+}
+
+func (c *interactiveChat) farewell() {
+	h := c.sess.History()
+	if len(h.Contents) == 0 {
+		return
+	}
+	fmt.Fprintf(c.ios.ErrOut, "\nResume with: alertchat chat -a %s --history %s\n", h.AlertID, h.ID)
+}
+
+// readInput reads one question: a line, a line continued with a trailing backslash, or a
+// """ block.
+func (c *interactiveChat) readInput() (string, error) {
+	c.rl.SetPrompt("> ")
+	line, err := c.rl.ReadLine()
+	for errors.Is(err, readline.ErrInterrupt) {
+		if line == "" {
+			fmt.Fprintln(c.ios.ErrOut, "(Ctrl-D or /exit to leave)")
+		}
+		line, err = c.rl.ReadLine()
+	}
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(line) == `"""` {
+		return c.readBlock()
+	}
+	var lines []string
+	for strings.HasSuffix(line, `\`) {
+		lines = append(lines, strings.TrimSuffix(line, `\`))
+		c.rl.SetPrompt(". ")
+		if line, err = c.rl.ReadLine(); err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(append(lines, line), "\n"), nil
+}
+
+func (c *interactiveChat) readBlock() (string, error) {
+	var lines []string
+	c.rl.SetPrompt(`""" `)
+	for {
+		line, err := c.rl.ReadLine()
+		if errors.Is(err, readline.ErrInterrupt) {
+			return "", nil // Ctrl-C abandons the block
+		}
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(line) == `"""` {
+			return strings.Join(lines, "\n"), nil
+		}
+		lines = append(lines, line)
+	}
+}
+
+// ask sends a question and prints the streamed answer. A failed question is kept for /retry.
+func (c *interactiveChat) ask(ctx context.Context, question string) {
+	if c.same != nil {
+		c.offerSame(ctx, question)
+	}
+	turnCtx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		cancel()
+	}()
+
+	aw := newAnswerWriter(c.ios, c.opts.Raw)
+	spin := cmdutil.StartSpinner(c.ios, "asking Gemini")
+	aw.beforeFirstWrite = spin.Stop
+	turn, err := c.sess.Send(turnCtx, question, aw.Write)
+	spin.Stop()
+	aw.Close()
+	switch {
+	case errors.Is(err, context.Canceled):
+		if turn == nil {
+			c.pending = question
+			fmt.Fprintln(c.ios.ErrOut, "(cancelled; /retry sends it again)")
+		} else {
+			c.pending = ""
+			fmt.Fprintln(c.ios.ErrOut, "(cancelled; the partial answer was kept)")
+		}
+	case err != nil && turn == nil:
+		c.pending = question
+		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is kept: /retry sends it again)\n", cmdutil.Message(cmdutil.DescribeModelError(err)))
+	case err != nil:
+		c.pending = ""
+		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(the partial answer was kept)\n", cmdutil.Message(cmdutil.DescribeModelError(err)))
+	default:
+		c.pending = ""
+	}
+	if turn != nil && turn.SaveErr != nil {
+		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn.\n", cmdutil.Message(turn.SaveErr))
+	}
+	cmdutil.ReportSave(c.ios.ErrOut, turn, c.sess.History())
+}
+
+// command runs a slash command; it reports whether the chat should end.
+func (c *interactiveChat) command(ctx context.Context, line string) bool {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	out := c.ios.ErrOut
+	switch name {
+	case "/exit", "/quit":
+		return true
+	case "/help":
+		fmt.Fprint(out, chatHelp)
+	case "/title":
+		if arg == "" {
+			fmt.Fprintf(out, "Title: %s\nUsage: /title NEW TITLE\n", termsafe.Line(c.sess.History().Title))
+			break
+		}
+		if err := c.sess.SetTitle(ctx, arg); err != nil {
+			printError(out, err)
+			break
+		}
+		fmt.Fprintf(out, "Title set: %s\n", c.sess.History().Title)
+	case "/history":
+		c.listHistories(ctx)
+	case "/new":
+		sess, err := c.newSession(nil)
+		if err != nil {
+			printError(out, err)
+			break
+		}
+		c.farewell()
+		c.sess, c.pending, c.same = sess, "", nil
+		fmt.Fprintln(out, "New conversation about the same alert.")
+	case "/usage":
+		h := c.sess.History()
+		fmt.Fprintf(out, "Tokens: %d in, %d out (%d total) over %d messages.\n",
+			h.Usage.InputTokens, h.Usage.OutputTokens, h.Usage.InputTokens+h.Usage.OutputTokens, h.MessageCount)
+	case "/compress":
+		c.compress(ctx)
+	case "/retry":
+		if c.pending == "" {
+			fmt.Fprintln(out, "Nothing to retry.")
+			break
+		}
+		c.ask(ctx, c.pending)
+	case "/export":
+		if err := c.export(arg); err != nil {
+			printError(out, err)
+		}
+	default:
+		fmt.Fprintf(out, "Unknown command %s; /help lists them.\n", name)
+	}
+	return false
+}
+
+func (c *interactiveChat) listHistories(ctx context.Context) {
+	out := c.ios.ErrOut
+	page, err := c.store.ListHistories(ctx, store.HistoryQuery{AlertID: c.sess.Alert().ID, Limit: 20})
+	if err != nil {
+		printError(out, err)
+		return
+	}
+	if len(page.Histories) == 0 {
+		fmt.Fprintln(out, "No saved conversations about this alert yet.")
+		return
+	}
+	t := cmdutil.NewTable(out, true, "ID", "TITLE", "UPDATED", "MSGS")
+	for _, h := range page.Histories {
+		mark := ""
+		if h.ID == c.sess.History().ID {
+			mark = " *"
+		}
+		t.Row(string(h.ID)+mark, h.Title, format.RelativeTime(store.Now(), h.UpdatedAt), fmt.Sprint(h.MessageCount))
+	}
+	t.Flush()
+	fmt.Fprintln(out, "Resume one with: alertchat chat --history ID")
+}
+
+func (c *interactiveChat) export(path string) error {
+	if path == "" {
+		return cmdutil.UsageErrorf("usage: /export FILE.md or /export FILE.json")
+	}
+	h := c.sess.History()
+	var write func(io.Writer) error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		write = func(w io.Writer) error { return transcript.Markdown(w, h) }
+	case ".json":
+		write = func(w io.Writer) error { return cmdutil.PrintJSON(w, transcript.NewJSON(h)) }
+	default:
+		return cmdutil.UsageErrorf("export to a .md or .json file")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return goerr.Wrap(err, "cannot write "+path, goerr.V("path", path))
+	}
+	if err := write(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return goerr.Wrap(err, "cannot write "+path, goerr.V("path", path))
+	}
+	fmt.Fprintf(c.ios.ErrOut, "Exported to %s\n", path)
+	return nil
+}
+
+// offerSame runs the offer on the first question of an interactive chat, asking on the line
+// editor. Ctrl-C while judging gives up the judgement.
+func (c *interactiveChat) offerSame(ctx context.Context, question string) {
+	sc := c.same
+	c.same = nil
+	if sc == nil {
+		return
+	}
+	jctx, done := c.cancellable(ctx)
+	defer done()
+	c.sess = sc.Resolve(jctx, c.sess, question, func(desc string) bool {
+		fmt.Fprintln(c.ios.ErrOut, desc)
+		c.rl.SetPrompt("Continue it? [y/N] ")
+		defer c.rl.SetPrompt("> ")
+		line, err := c.rl.ReadLine()
+		return err == nil && samechat.Yes(line)
+	})
+}
+
+// cancellable returns a context that Ctrl-C cancels, until done is called.
+func (c *interactiveChat) cancellable(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	return ctx, func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		cancel()
+	}
+}
+
+// compress is /compress: summarise the older turns now.
+func (c *interactiveChat) compress(ctx context.Context) {
+	out := c.ios.ErrOut
+	cctx, done := c.cancellable(ctx)
+	defer done()
+	spin := cmdutil.StartSpinner(c.ios, "summarising the older turns")
+	covers, err := c.sess.Compact(cctx)
+	spin.Stop()
+	n := len(c.sess.History().Contents)
+	switch {
+	case errors.Is(err, session.ErrNothingToCompact):
+		if covers > 0 {
+			fmt.Fprintf(out, "Nothing new to summarise: the summary covers the first %d of %d messages.\n", covers, n)
+		} else {
+			fmt.Fprintln(out, "Nothing to summarise yet: the conversation has no turn before the last one.")
+		}
+	case err != nil:
+		var apiErr genai.APIError
+		if errors.As(err, &apiErr) {
+			err = cmdutil.DescribeModelError(err)
+		}
+		printError(out, err)
+	default:
+		fmt.Fprintf(out, "Summarised the first %d of %d messages. They stay in the history; requests now carry the summary instead.\n", covers, n)
+	}
+}
+
+// printError reports a failed slash command; the chat goes on.
+func printError(w io.Writer, err error) { fmt.Fprintf(w, "Error: %s\n", cmdutil.Message(err)) }

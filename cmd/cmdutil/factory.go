@@ -1,0 +1,312 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/spool"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/redacting"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
+)
+
+// Config is the global settings of one run, fixed once the flags are parsed.
+type Config struct {
+	DataDir           string
+	FirestoreProject  string
+	FirestoreDatabase string
+	Bucket            string
+	Prefix            string
+	Workspace         string
+	Model             string
+	Verbose           bool
+	// Redact is --redact: all, none, or a list of types.
+	Redact string
+	// MaxContextTokens is the token budget of one Gemini request (see pkg/convo).
+	MaxContextTokens int
+	// StoreTimeout bounds a storage call, retries included (pkg/store/resilient).
+	StoreTimeout time.Duration
+	Retry        RetryConfig
+	// EmulatorHosts names the Firestore and Cloud Storage emulators in use, if any, so that a
+	// spool written against an emulator is never flushed into the real backend.
+	EmulatorHosts string
+}
+
+// RetryConfig is how Gemini calls are retried (pkg/llm).
+type RetryConfig struct {
+	MaxAttempts int
+	MaxWait     time.Duration
+	CallTimeout time.Duration
+}
+
+// Cloud reports whether the cloud store is configured.
+func (c Config) Cloud() bool { return c.FirestoreProject != "" }
+
+// BackendID names the backend the settings select, so a spool is only ever flushed into the
+// store it was written for.
+func (c Config) BackendID() string {
+	if c.Cloud() {
+		id := "cloud:" + c.FirestoreProject + "/" + c.FirestoreDatabase + "/" + c.Bucket + "/" + c.Prefix
+		if c.EmulatorHosts != "" && c.EmulatorHosts != "|" {
+			id += "@" + c.EmulatorHosts
+		}
+		return id
+	}
+	dir, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		dir = c.DataDir
+	}
+	return "local:" + dir + "|" + c.Prefix
+}
+
+// SpoolRoot is where spools live: {data-dir}/spool, for the cloud store too.
+func (c Config) SpoolRoot() string { return filepath.Join(c.DataDir, "spool") }
+
+// Factory builds what commands need. It is made once per run; the root command fills its
+// configuration when the global flags are parsed, and each command copies the parts it uses
+// into its own options, so tests give a command fakes without touching the environment.
+type Factory struct {
+	IO *IOStreams
+	// Config returns the run's settings.
+	Config func() Config
+	// Logger writes logs to stderr at the level of --log-level / -v.
+	Logger func() *slog.Logger
+	// Redactor returns the redaction step of every history write (--redact).
+	Redactor func() (session.Redactor, error)
+	// OpenStore opens the configured backend inside the stack every command uses: retries and
+	// circuit breaker (resilient), the redaction of every history write (redacting), and the
+	// local spool (spooled), whose pending turns are uploaded first unless o.NoAutoFlush.
+	OpenStore func(ctx context.Context, o StoreOptions) (*spooled.Store, error)
+	// LLM returns the Gemini client every model call of a command goes through, with the
+	// retries and timeouts of the flags.
+	LLM func(ctx context.Context, o LLMOptions) (*llm.Client, error)
+}
+
+// StoreOptions tune OpenStore for one command.
+type StoreOptions struct {
+	// NoAutoFlush leaves the spool's pending turns alone (history sync flushes and reports
+	// itself).
+	NoAutoFlush bool
+}
+
+// LLMOptions tune LLM for one command.
+type LLMOptions struct {
+	// Limiter caps the request rate (nil: no limit).
+	Limiter *llm.Limiter
+	// OnRetry is told of every retry.
+	OnRetry func(llm.Retry)
+}
+
+// NewFactory returns the factory of a run on ios. getenv reads the process environment for
+// the Gemini SDK's own variables; cfg is filled by the root command once the flags are
+// parsed, and must not change after.
+func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger **slog.Logger) *Factory {
+	f := &Factory{IO: ios}
+	f.Config = func() Config { return *cfg }
+	f.Logger = func() *slog.Logger {
+		if *logger == nil {
+			return slog.New(slog.NewTextHandler(io.Discard, nil))
+		}
+		return *logger
+	}
+	f.Redactor = func() (session.Redactor, error) { return NewRedactor(cfg.Redact) }
+	f.OpenStore = func(ctx context.Context, o StoreOptions) (*spooled.Store, error) {
+		red, err := f.Redactor()
+		if err != nil {
+			return nil, err
+		}
+		backend, err := OpenBackend(ctx, *cfg)
+		if err != nil {
+			return nil, err
+		}
+		return Stack(ctx, f.IO, *cfg, f.Logger(), backend, red, o), nil
+	}
+	f.LLM = func(ctx context.Context, o LLMOptions) (*llm.Client, error) {
+		gc, err := GeminiConfig(getenv)
+		if err != nil {
+			return nil, err
+		}
+		return NewLLM(ctx, gc, cfg.Retry, f.Logger(), o)
+	}
+	return f
+}
+
+// OpenBackend opens the cloud store when a Firestore project and a bucket are set, else the
+// embedded local store.
+func OpenBackend(ctx context.Context, cfg Config) (store.Store, error) {
+	if cfg.Cloud() {
+		s, err := cloud.Open(ctx, cloud.Options{
+			Project: cfg.FirestoreProject, Database: cfg.FirestoreDatabase,
+			Bucket: cfg.Bucket, Prefix: cfg.Prefix, Workspace: cfg.Workspace,
+		})
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to open the cloud store",
+				goerr.V("project", cfg.FirestoreProject), goerr.V("database", cfg.FirestoreDatabase), goerr.V("bucket", cfg.Bucket))
+		}
+		return s, nil
+	}
+	s, err := local.Open(ctx, local.Options{Dir: cfg.DataDir, Prefix: cfg.Prefix, Workspace: cfg.Workspace})
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to open the local store", goerr.V("dir", cfg.DataDir))
+	}
+	return s, nil
+}
+
+// Stack wraps an opened backend in the layers every command uses (see Factory.OpenStore). A
+// spool that cannot be opened is warned about; a flush that fails leaves the spool as it is
+// and warns: the command still runs.
+func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger, backend store.Store, red session.Redactor, o StoreOptions) *spooled.Store {
+	rs := resilient.New(backend, resilient.Options{
+		Budget: cfg.StoreTimeout,
+		OnStateChange: func(from, to resilient.State) {
+			logger.Info("storage circuit breaker", "from", from.String(), "to", to.String())
+		},
+	})
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red})
+	if err != nil {
+		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
+		sp = nil
+	}
+	st := spooled.New(redacting.New(rs, red), sp)
+	if sp != nil && !o.NoAutoFlush {
+		rep, err := st.Flush(ctx)
+		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)
+	}
+	return st
+}
+
+// NewRedactor builds the redaction engine of --redact.
+func NewRedactor(types string) (session.Redactor, error) {
+	ts, err := redact.ParseTypes(types)
+	if err != nil {
+		return nil, UsageErrorf("invalid --redact: %v", err)
+	}
+	return HistoryRedactor{redact.New(ts...)}, nil
+}
+
+// HistoryRedactor adapts the redaction engine to the redaction step every history write goes
+// through (session.Redactor).
+type HistoryRedactor struct{ R *redact.Redactor }
+
+// RedactContents implements session.Redactor.
+func (h HistoryRedactor) RedactContents(cs []*genai.Content) map[string]int {
+	return countsMap(h.R.Contents(cs))
+}
+
+// RedactString implements session.Redactor.
+func (h HistoryRedactor) RedactString(s string) (string, map[string]int) {
+	out, c := h.R.String(s)
+	return out, countsMap(c)
+}
+
+func countsMap(c redact.Counts) map[string]int {
+	if len(c) == 0 {
+		return nil
+	}
+	m := make(map[string]int, len(c))
+	for t, n := range c {
+		m[string(t)] = n
+	}
+	return m
+}
+
+// WarnIfRedactionOff says out loud, before anything is written, that nothing will be redacted.
+func WarnIfRedactionOff(w io.Writer, types string) {
+	if ts, err := redact.ParseTypes(types); err == nil && len(ts) == 0 {
+		fmt.Fprintln(w, "Warning: redaction is off (--redact none): personal data and secrets will be stored as typed.")
+	}
+}
+
+// NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
+func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+	client, err := genai.NewClient(ctx, gc)
+	if err != nil {
+		// The configuration holds the API key: never print it.
+		return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
+	}
+	return llm.New(client.Models, llm.Options{
+		MaxAttempts: rc.MaxAttempts,
+		MaxWait:     rc.MaxWait,
+		CallTimeout: rc.CallTimeout,
+		Limiter:     o.Limiter,
+		OnRetry: func(r llm.Retry) {
+			logger.Info("retrying a Gemini call", "attempt", r.Attempt, "wait", r.Wait.Round(time.Millisecond), "error", r.Err)
+			if o.OnRetry != nil {
+				o.OnRetry(r)
+			}
+		},
+	}), nil
+}
+
+// SessionOptions are the settings of every session the command line starts (chat and batch
+// build their sessions from them): the model client, the store stack, redaction, the spool and
+// the context budget.
+func SessionOptions(cfg Config, m session.LLM, st *spooled.Store, red session.Redactor, logger *slog.Logger, titles bool) session.Options {
+	o := session.Options{
+		LLM: m, Store: st, Redactor: red, Model: cfg.Model, Titles: titles,
+		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,
+	}
+	if sp := st.Spool(); sp != nil {
+		o.Spool = sp
+	}
+	return o
+}
+
+// ReportFlush tells the user, on stderr, what a spool flush did; verbose (history sync) also
+// reports entries found already uploaded and an empty spool.
+func ReportFlush(w io.Writer, dir string, rep *spool.Report, err error, verbose bool) {
+	for _, u := range rep.Uploaded {
+		switch {
+		case u.ForkedFrom != "":
+			fmt.Fprintf(w, "Uploaded turns kept locally: history %s was changed or removed meanwhile, so they went to a new history %s (a fork of it).\n", u.ForkedFrom, u.HistoryID)
+		case u.AlreadySaved:
+			if verbose {
+				fmt.Fprintf(w, "History %s already held the turns kept locally.\n", u.HistoryID)
+			}
+		default:
+			fmt.Fprintf(w, "Uploaded turns kept locally to history %s (%d messages).\n", u.HistoryID, u.Messages)
+		}
+	}
+	for _, r := range rep.Rejected {
+		fmt.Fprintf(w, "Warning: the store refused a conversation kept locally; it was moved to %s.\n", r)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "Warning: %s kept locally in %s could not be uploaded yet: %s\nThey stay there; a later command, or 'alertchat history sync', uploads them.\n",
+			format.Plural(max(rep.Pending, 1), "conversation", "conversations"), dir, OneLine(Message(err)))
+		return
+	}
+	if verbose && len(rep.Uploaded) == 0 && rep.Pending == 0 {
+		fmt.Fprintln(w, "Nothing to upload: no turns are kept locally.")
+	}
+}
+
+// ReportSave tells the user, on stderr, where a turn went when it is not simply saved: to a
+// fork (another writer saved the history meanwhile) or to the local spool (the store failed).
+func ReportSave(w io.Writer, turn *session.Turn, h *model.History) {
+	if turn == nil {
+		return
+	}
+	if turn.ForkedFrom != "" {
+		fmt.Fprintf(w, "Note: history %s was changed by another writer since it was loaded; this turn was saved to a new history %s (a fork of it). Continue with: alertchat chat --history %s\n",
+			turn.ForkedFrom, h.ID, h.ID)
+	}
+	if turn.Spooled {
+		fmt.Fprintf(w, "Warning: the store is unavailable (%s); this turn of history %s is kept locally (in the spool of the data directory) and will be uploaded by the next command that reaches the store, or by 'alertchat history sync'.\n",
+			OneLine(Message(turn.SpoolCause)), h.ID)
+	}
+}

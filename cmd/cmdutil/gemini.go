@@ -1,0 +1,83 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/session"
+)
+
+// GeminiConfig builds the genai client configuration from the SDK's standard variables, read
+// here so that pkg/ never reads the environment.
+func GeminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
+	cfg := &genai.ClientConfig{}
+	if base := getenv("GOOGLE_GEMINI_BASE_URL"); base != "" {
+		cfg.HTTPOptions.BaseURL = base
+	}
+	switch strings.ToLower(getenv("GOOGLE_GENAI_USE_VERTEXAI")) {
+	case "1", "true", "yes":
+		cfg.Backend = genai.BackendVertexAI
+		cfg.Project = getenv("GOOGLE_CLOUD_PROJECT")
+		cfg.Location = getenv("GOOGLE_CLOUD_LOCATION")
+		if cfg.Project == "" || cfg.Location == "" {
+			return nil, UsageErrorf("Vertex AI needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+		}
+		return cfg, nil
+	}
+	cfg.Backend = genai.BackendGeminiAPI
+	cfg.APIKey = getenv("GEMINI_API_KEY")
+	if cfg.APIKey == "" {
+		cfg.APIKey = getenv("GOOGLE_API_KEY")
+	}
+	if cfg.APIKey == "" {
+		return nil, UsageErrorf("no Gemini credentials: set GEMINI_API_KEY (or GOOGLE_API_KEY), or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+	}
+	return cfg, nil
+}
+
+// DescribeModelError turns the SDK's errors into messages a user can act on.
+func DescribeModelError(err error) error {
+	var apiErr genai.APIError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.Is(err, session.ErrContextTooLong):
+		return goerr.Wrap(err, "the request is too long for Gemini even with the earlier conversation summarised: lower --max-context-tokens, or start a new conversation")
+	case errors.Is(err, session.ErrBlocked):
+		return goerr.Wrap(err, "Gemini declined to answer (blocked by its safety filters); rephrase the question")
+	case errors.Is(err, llm.ErrCallTimeout):
+		return goerr.Wrap(err, "Gemini did not answer in time"+triedNote(err)+": try again, or raise --call-timeout")
+	case errors.As(err, &apiErr):
+		switch apiErr.Code {
+		case 400:
+			if apiErr.Status == "INVALID_ARGUMENT" && (strings.Contains(apiErr.Message, "API key") || strings.Contains(apiErr.Message, "API_KEY")) {
+				return goerr.Wrap(err, "Gemini rejected the API key: check GEMINI_API_KEY")
+			}
+			return goerr.Wrap(err, "Gemini rejected the request: "+apiErr.Message)
+		case 401, 403:
+			return goerr.Wrap(err, "Gemini refused access: check the API key or the Vertex AI permissions")
+		case 404:
+			return goerr.Wrap(err, "Gemini does not know this model: check --model")
+		case 429:
+			return goerr.Wrap(err, "Gemini quota or rate limit reached"+triedNote(err)+": wait, or check the project's quota")
+		}
+		if apiErr.Code >= 500 {
+			return goerr.Wrap(err, "Gemini is unavailable right now"+triedNote(err)+": try again")
+		}
+	}
+	return goerr.Wrap(err, "Gemini request failed")
+}
+
+// triedNote says how many tries a failed call made, when it was more than one.
+func triedNote(err error) string {
+	if n := llm.Attempts(err); n > 1 {
+		return fmt.Sprintf(" (%d attempts)", n)
+	}
+	return ""
+}

@@ -1,0 +1,41 @@
+// Package history is "alertchat history": list, show, search, rename and remove conversation
+// histories, and the housekeeping of the store (sync, fsck). One file per verb.
+package history
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
+)
+
+// NewCmdHistory is "alertchat history"; alone it lists, with the flags of "history list".
+func NewCmdHistory(f *cmdutil.Factory) *cli.Command {
+	opts := newListOptions(f)
+	return &cli.Command{
+		Name:      "history",
+		Usage:     "list, show, rename and remove conversation histories",
+		UsageText: "alertchat history [list] [-a ALERT_ID] [--limit N] [-o text|json]",
+		Flags:     listFlags(opts, true),
+		Commands: []*cli.Command{
+			NewCmdList(f, nil),
+			NewCmdShow(f, nil),
+			NewCmdRm(f, nil),
+			NewCmdRename(f, nil),
+			NewCmdPrune(f, nil),
+			NewCmdSync(f, nil),
+			NewCmdFsck(f, nil),
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() > 0 {
+				return cmdutil.UsageErrorf("unknown history command %q; see 'alertchat history --help'", c.Args().First())
+			}
+			return listAction(ctx, opts, nil)
+		},
+	}
+}
+
+// openStore is what every history verb needs from the factory.
+type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)

@@ -1,0 +1,233 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// ListOptions are "history list"'s.
+type ListOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	// AlertID filters by alert: a full ID or a unique prefix.
+	AlertID string
+	Limit   int
+	Output  string
+}
+
+func newListOptions(f *cmdutil.Factory) *ListOptions {
+	return &ListOptions{IO: f.IO, OpenStore: f.OpenStore}
+}
+
+func listFlags(opts *ListOptions, local bool) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "only histories of this alert (full ID or a unique prefix)", Destination: &opts.AlertID, Local: local},
+		&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many histories", Destination: &opts.Limit, Local: local},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output, Local: local},
+	}
+}
+
+// NewCmdList is "alertchat history list".
+func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
+	opts := newListOptions(f)
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list histories, most recently updated first",
+		UsageText: "alertchat history list [-a ALERT_ID] [--limit N] [-o text|json]",
+		Flags:     listFlags(opts, false),
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
+				return err
+			}
+			return listAction(ctx, opts, runF)
+		},
+	}
+}
+
+func listAction(ctx context.Context, opts *ListOptions, runF func(context.Context, *ListOptions) error) error {
+	if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+		return err
+	}
+	if opts.Limit <= 0 {
+		return cmdutil.UsageErrorf("--limit must be positive")
+	}
+	if runF != nil {
+		return runF(ctx, opts)
+	}
+	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return ListRun(ctx, opts, s)
+}
+
+// historyJSON is a history in listings (-o json): the contract's fields first.
+type historyJSON struct {
+	ID           model.HistoryID `json:"id"`
+	AlertID      model.AlertID   `json:"alert_id"`
+	Title        string          `json:"title"`
+	CreatedAt    string          `json:"created_at"`
+	UpdatedAt    string          `json:"updated_at"`
+	MessageCount int             `json:"message_count"`
+	Usage        model.Usage     `json:"usage"`
+	ParentID     model.HistoryID `json:"parent_id,omitempty"`
+	ForkPoint    int             `json:"fork_point,omitempty"`
+	// Pending is set when turns of the history are kept locally, not yet uploaded.
+	Pending bool `json:"pending,omitempty"`
+}
+
+func newHistoryJSON(h *model.History) historyJSON {
+	return historyJSON{
+		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
+		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
+		MessageCount: h.MessageCount, Usage: h.Usage, ParentID: h.ParentID, ForkPoint: h.ForkPoint,
+	}
+}
+
+// lister is what listing needs: histories, and alerts to resolve an alert ID prefix.
+type lister interface {
+	store.Histories
+	cmdutil.AlertFinder
+}
+
+// ListRun prints the newest histories, with the turns kept locally marked as pending.
+func ListRun(ctx context.Context, opts *ListOptions, s lister) error {
+	ios := opts.IO
+	alertID, err := alertFilter(ctx, s, opts.AlertID)
+	if err != nil {
+		return err
+	}
+	hs, err := collect(ctx, s, store.HistoryQuery{AlertID: alertID}, opts.Limit)
+	if err != nil {
+		return err
+	}
+	hs, pending := withPending(ctx, s, hs, alertID, opts.Limit)
+	if opts.Output == "json" {
+		out := make([]historyJSON, 0, len(hs))
+		for _, h := range hs {
+			j := newHistoryJSON(h)
+			j.Pending = pending[h.ID]
+			out = append(out, j)
+		}
+		return cmdutil.PrintJSON(ios.Out, out)
+	}
+	if len(hs) == 0 {
+		if ios.StdoutTTY {
+			if alertID != "" {
+				fmt.Fprintf(ios.ErrOut, "No histories for alert %s. Start one with: alertchat chat -a %s\n", alertID, alertID)
+			} else {
+				fmt.Fprintln(ios.ErrOut, "No histories yet. Start one with: alertchat chat -a ALERT_ID")
+			}
+		}
+		return nil
+	}
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS")
+	now := time.Now()
+	for _, h := range hs {
+		tokens := h.Usage.InputTokens + h.Usage.OutputTokens
+		if ios.StdoutTTY {
+			t.Row(format.ShortID(string(h.ID))+pendingMark(pending[h.ID]), h.Title, format.ShortID(string(h.AlertID)), format.RelativeTime(now, h.UpdatedAt),
+				strconv.Itoa(h.MessageCount), format.CompactCount(tokens))
+			continue
+		}
+		t.Row(string(h.ID), h.Title, string(h.AlertID), format.RFC3339(h.UpdatedAt),
+			strconv.Itoa(h.MessageCount), strconv.FormatInt(tokens, 10))
+	}
+	t.Flush()
+	if len(pending) > 0 && ios.StdoutTTY {
+		fmt.Fprintln(ios.ErrOut, "* has turns kept locally, not uploaded yet (alertchat history sync uploads them)")
+	}
+	return nil
+}
+
+// alertFilter resolves -a: a unique prefix of a stored alert's ID stands for that ID; a value
+// that matches no stored alert filters as it is (histories may outlive or predate their
+// alert's record).
+func alertFilter(ctx context.Context, s cmdutil.AlertFinder, arg string) (model.AlertID, error) {
+	if arg == "" {
+		return "", nil
+	}
+	id, err := cmdutil.ResolveAlertID(ctx, s, arg)
+	if errors.Is(err, store.ErrNotFound) {
+		return model.AlertID(arg), nil
+	}
+	return id, err
+}
+
+// collect pages through the store until limit histories (limit <= 0: all of them).
+func collect(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*model.History, error) {
+	var out []*model.History
+	for limit <= 0 || len(out) < limit {
+		q.Limit = store.MaxLimit
+		if limit > 0 {
+			q.Limit = min(limit-len(out), store.MaxLimit)
+		}
+		page, err := s.ListHistories(ctx, q)
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to list histories")
+		}
+		out = append(out, page.Histories...)
+		if q.Cursor = page.NextCursor; q.Cursor == "" {
+			break
+		}
+	}
+	return out, nil
+}
+
+// withPending marks the listed histories that have turns kept locally, and adds the histories
+// that exist only locally (created during an outage) that match alertID, newest first.
+func withPending(ctx context.Context, s any, hs []*model.History, alertID model.AlertID, limit int) ([]*model.History, map[model.HistoryID]bool) {
+	pr, ok := store.Find[store.PendingReporter](s)
+	if !ok {
+		return hs, nil
+	}
+	pend := pr.PendingHistories(ctx)
+	if len(pend) == 0 {
+		return hs, nil
+	}
+	marked := map[model.HistoryID]bool{}
+	for _, h := range hs {
+		if pend[h.ID] != nil {
+			marked[h.ID] = true
+		}
+	}
+	for id, h := range pend {
+		if marked[id] || h.Revision != 0 || (alertID != "" && h.AlertID != alertID) {
+			continue
+		}
+		marked[id] = true
+		hs = append(hs, h)
+	}
+	slices.SortStableFunc(hs, func(a, b *model.History) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(b.ID), string(a.ID))
+	})
+	if limit > 0 && len(hs) > limit {
+		hs = hs[:limit]
+	}
+	return hs, marked
+}
+
+// pendingMark flags a history with turns not yet uploaded in a terminal listing.
+func pendingMark(pending bool) string {
+	if pending {
+		return "*"
+	}
+	return ""
+}

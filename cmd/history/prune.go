@@ -1,0 +1,163 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// PruneOptions are "history prune"'s.
+type PruneOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	// Before: histories last updated before it are deleted.
+	Before time.Time
+	DryRun bool
+	// Yes deletes without asking; without it a command that cannot ask refuses.
+	Yes bool
+}
+
+// NewCmdPrune is "alertchat history prune --older-than AGE".
+func NewCmdPrune(f *cmdutil.Factory, runF func(context.Context, *PruneOptions) error) *cli.Command {
+	opts := &PruneOptions{IO: f.IO, OpenStore: f.OpenStore}
+	var olderThan string
+	return &cli.Command{
+		Name:      "prune",
+		Usage:     "delete histories not updated for a while",
+		UsageText: "alertchat history prune --older-than DURATION [--dry-run] [-y]   (DURATION: 30d, 2w, 12h, 90m, ...; asks on a terminal, needs -y elsewhere)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "older-than", Usage: "delete histories last updated longer ago than this (30d, 2w, 12h, 90m)", Required: true, Destination: &olderThan},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be deleted, delete nothing", Destination: &opts.DryRun},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "delete without asking (needed where nothing can be asked)", Destination: &opts.Yes},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
+				return err
+			}
+			age, err := ParseAge(olderThan)
+			if err != nil {
+				return err
+			}
+			opts.Before = store.Now().Add(-age)
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return PruneRun(ctx, opts, s)
+		},
+	}
+}
+
+var ageSegment = regexp.MustCompile(`^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([a-zµμ]+)`)
+
+// ParseAge parses a positive age: a Go duration ("12h", "90m", "1h30m") whose units may also
+// include d (24h) and w (7d), as in "30d", "2w" or "1w2d".
+func ParseAge(s string) (time.Duration, error) {
+	in := strings.TrimSpace(s)
+	if in == "" {
+		return 0, cmdutil.UsageErrorf("empty duration: use e.g. 30d, 2w, 12h or 90m")
+	}
+	if strings.HasPrefix(in, "-") {
+		return 0, cmdutil.UsageErrorf("invalid duration %q: it must be positive", s)
+	}
+	rest := strings.TrimPrefix(in, "+")
+	var total float64
+	for rest != "" {
+		m := ageSegment.FindStringSubmatch(rest)
+		if m == nil {
+			return 0, cmdutil.UsageErrorf("invalid duration %q: use e.g. 30d, 2w, 12h or 90m", s)
+		}
+		rest = rest[len(m[0]):]
+		var d float64
+		switch m[2] {
+		case "d", "w":
+			n, err := strconv.ParseFloat(m[1], 64)
+			if err != nil {
+				return 0, cmdutil.UsageErrorf("invalid duration %q: use e.g. 30d, 2w, 12h or 90m", s)
+			}
+			d = n * float64(24*time.Hour)
+			if m[2] == "w" {
+				d *= 7
+			}
+		default:
+			pd, err := time.ParseDuration(m[0])
+			if err != nil {
+				return 0, cmdutil.UsageErrorf("invalid duration %q: use e.g. 30d, 2w, 12h or 90m", s)
+			}
+			d = float64(pd)
+		}
+		total += d
+	}
+	if total >= math.MaxInt64 {
+		return 0, cmdutil.UsageErrorf("duration %q is too long", s)
+	}
+	if d := time.Duration(total); d > 0 {
+		return d, nil
+	}
+	return 0, cmdutil.UsageErrorf("invalid duration %q: it must be positive", s)
+}
+
+// PruneRun deletes (or, dry, lists) the histories last updated before opts.Before.
+func PruneRun(ctx context.Context, opts *PruneOptions, s store.Histories) error {
+	ios := opts.IO
+	hs, err := collect(ctx, s, store.HistoryQuery{UpdatedBefore: opts.Before}, 0)
+	if err != nil {
+		return err
+	}
+	since := format.RFC3339(opts.Before)
+	if len(hs) == 0 {
+		fmt.Fprintf(ios.ErrOut, "No histories last updated before %s.\n", since)
+		return nil
+	}
+	if opts.DryRun {
+		for _, h := range hs {
+			fmt.Fprintln(ios.Out, h.ID)
+		}
+		fmt.Fprintf(ios.ErrOut, "Would delete %s last updated before %s (dry run: nothing deleted).\n", format.Plural(len(hs), "history", "histories"), since)
+		return nil
+	}
+	ok, err := cmdutil.ConfirmDelete(ios, opts.Yes, pruneQuestion(hs, since))
+	if err != nil || !ok {
+		return err
+	}
+	deleted := 0
+	for _, h := range hs {
+		err := s.DeleteHistory(ctx, h.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile by someone else: the goal is reached
+		}
+		if err != nil {
+			return goerr.Wrap(err, fmt.Sprintf("failed to delete history %s (%d of %d deleted)", h.ID, deleted, len(hs)), goerr.V("history_id", h.ID))
+		}
+		deleted++
+		fmt.Fprintln(ios.Out, h.ID)
+	}
+	fmt.Fprintf(ios.ErrOut, "Deleted %s last updated before %s.\n", format.Plural(deleted, "history", "histories"), since)
+	return nil
+}
+
+// pruneQuestion names what a prune deletes.
+func pruneQuestion(hs []*model.History, since string) string {
+	q := deleteQuestion(hs)
+	if len(hs) == 1 {
+		return strings.TrimSuffix(q, "?") + ", last updated before " + since + "?"
+	}
+	return strings.Replace(q, "?", " last updated before "+since+"?", 1)
+}

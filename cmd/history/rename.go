@@ -1,0 +1,90 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// RenameOptions are "history rename"'s.
+type RenameOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	ID        string
+	// Title is the cleaned manual title.
+	Title string
+}
+
+// NewCmdRename is "alertchat history rename ID TITLE".
+func NewCmdRename(f *cmdutil.Factory, runF func(context.Context, *RenameOptions) error) *cli.Command {
+	opts := &RenameOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:      "rename",
+		Usage:     "set a history's title (a manual title is never regenerated)",
+		UsageText: "alertchat history rename ID TITLE",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 2 {
+				return cmdutil.UsageErrorf("history rename takes a history ID and a title (quote a title with spaces)")
+			}
+			opts.ID = c.Args().First()
+			if opts.Title = session.CleanManualTitle(c.Args().Get(1)); opts.Title == "" {
+				return cmdutil.UsageErrorf("the title is empty")
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			h, err := Rename(ctx, s, opts.ID, opts.Title)
+			if err != nil {
+				return err
+			}
+			// The store stack redacted the title: say what was stored.
+			fmt.Fprintf(opts.IO.ErrOut, "Renamed %s to %q\n", h.ID, cmdutil.OneLine(h.Title))
+			return nil
+		},
+	}
+}
+
+// renameAttempts bounds the load-and-save retries when other writers keep saving the history.
+const renameAttempts = 5
+
+// Rename sets a manual title on the history arg names, retrying on a concurrent save. Its
+// writes go through s, which must redact them (the command's store stack does).
+func Rename(ctx context.Context, s store.Histories, arg, title string) (*model.History, error) {
+	id, err := cmdutil.ResolveHistoryID(ctx, s, arg)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		h, err := cmdutil.LoadHistory(ctx, s, id, true)
+		if err != nil {
+			return nil, err
+		}
+		h.Title, h.TitleSource = title, model.TitleManual
+		err = s.SaveHistory(ctx, h)
+		if err == nil {
+			return h, nil
+		}
+		if !errors.Is(err, store.ErrConflict) || attempt == renameAttempts {
+			return nil, goerr.Wrap(err, "failed to rename history", goerr.V("history_id", id), goerr.V("attempts", attempt))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
+		}
+	}
+}

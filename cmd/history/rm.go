@@ -1,0 +1,114 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// RmOptions are "history rm"'s.
+type RmOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	// IDs are full history IDs or unique prefixes.
+	IDs []string
+	// Yes deletes without asking; without it a command that cannot ask refuses.
+	Yes bool
+}
+
+// NewCmdRm is "alertchat history rm ID...".
+func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) *cli.Command {
+	opts := &RmOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:      "rm",
+		Usage:     "delete histories (transcript and metadata)",
+		UsageText: "alertchat history rm [-y] ID...   (IDs: full, or unique prefixes of 8+ characters; asks on a terminal, needs -y elsewhere)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "delete without asking (needed where nothing can be asked)", Destination: &opts.Yes},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() == 0 {
+				return cmdutil.UsageErrorf("history rm takes one or more history IDs")
+			}
+			opts.IDs = c.Args().Slice()
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return RmRun(ctx, opts, s)
+		},
+	}
+}
+
+// RmRun resolves every argument first and deletes nothing unless all of them name existing
+// histories and the user agreed (or -y).
+func RmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
+	var hs []*model.History
+	seen := map[model.HistoryID]bool{}
+	for _, arg := range opts.IDs {
+		id, err := cmdutil.ResolveHistoryID(ctx, s, arg)
+		if err != nil {
+			return err
+		}
+		// A full ID is not looked up by the resolver: make sure it exists before deleting anything.
+		h, err := cmdutil.LoadHistory(ctx, s, id, false)
+		if err != nil {
+			return err
+		}
+		if !seen[id] {
+			seen[id] = true
+			hs = append(hs, h)
+		}
+	}
+	ok, err := cmdutil.ConfirmDelete(opts.IO, opts.Yes, deleteQuestion(hs))
+	if err != nil || !ok {
+		return err
+	}
+	for i, h := range hs {
+		if err := s.DeleteHistory(ctx, h.ID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				err = cmdutil.HistoryNotFound(string(h.ID))
+			}
+			return goerr.Wrap(err, fmt.Sprintf("failed to delete history %s (%d of %d deleted)", h.ID, i, len(hs)), goerr.V("history_id", h.ID))
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Deleted %s\n", h.ID)
+	}
+	return nil
+}
+
+// maxNamed is how many histories a deletion prompt names one by one.
+const maxNamed = 10
+
+// deleteQuestion names what a deletion removes: each history's short ID, title and size.
+func deleteQuestion(hs []*model.History) string {
+	var b strings.Builder
+	if len(hs) == 1 {
+		h := hs[0]
+		fmt.Fprintf(&b, "Delete history %s %q (%s, updated %s)?", format.ShortID(string(h.ID)), cmdutil.OneLine(h.Title),
+			format.Plural(h.MessageCount, "message", "messages"), format.RFC3339(h.UpdatedAt))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Delete %s?", format.Plural(len(hs), "history", "histories"))
+	for i, h := range hs {
+		if i == maxNamed {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(hs)-maxNamed)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s  %q (%s)", format.ShortID(string(h.ID)), cmdutil.OneLine(h.Title), format.Plural(h.MessageCount, "message", "messages"))
+	}
+	b.WriteString("\n")
+	return b.String()
+}

@@ -1,0 +1,70 @@
+package history
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/transcript"
+)
+
+// ShowOptions are "history show"'s.
+type ShowOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	// ID is a full history ID or a unique prefix of 8 or more characters.
+	ID     string
+	Output string
+}
+
+// NewCmdShow is "alertchat history show ID".
+func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
+	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one transcript",
+		UsageText: "alertchat history show ID [-o text|md|json]   (ID: full, or a unique prefix of 8+ characters)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, md (Markdown) or json", Destination: &opts.Output},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.CheckFormat(opts.Output, "text", "md", "json"); err != nil {
+				return err
+			}
+			if c.Args().Len() != 1 {
+				return cmdutil.UsageErrorf("history show takes exactly one history ID")
+			}
+			opts.ID = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return ShowRun(ctx, opts, s)
+		},
+	}
+}
+
+// ShowRun prints one transcript as text, Markdown or JSON.
+func ShowRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
+	id, err := cmdutil.ResolveHistoryID(ctx, s, opts.ID)
+	if err != nil {
+		return err
+	}
+	h, err := cmdutil.LoadHistory(ctx, s, id, true)
+	if err != nil {
+		return err
+	}
+	switch opts.Output {
+	case "json":
+		return cmdutil.PrintJSON(opts.IO.Out, transcript.NewJSON(h))
+	case "md":
+		return transcript.Markdown(opts.IO.Out, h)
+	}
+	return transcript.Text(opts.IO.Out, h)
+}

@@ -1,0 +1,61 @@
+package history
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/store/spooled"
+)
+
+// SyncOptions are "history sync"'s.
+type SyncOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+}
+
+// NewCmdSync is "alertchat history sync".
+func NewCmdSync(f *cmdutil.Factory, runF func(context.Context, *SyncOptions) error) *cli.Command {
+	opts := &SyncOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:  "sync",
+		Usage: "upload the turns kept locally while the store was unavailable",
+		UsageText: "alertchat history sync\n" +
+			"(every command that reaches the store does this first; sync does it on demand and reports)",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{NoAutoFlush: true})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return SyncRun(ctx, opts, s)
+		},
+	}
+}
+
+// SyncRun uploads the spool's pending turns and reports each.
+func SyncRun(ctx context.Context, opts *SyncOptions, s *spooled.Store) error {
+	rep, err := s.Flush(ctx)
+	dir := ""
+	if sp := s.Spool(); sp != nil {
+		dir = sp.Dir()
+	}
+	cmdutil.ReportFlush(opts.IO.ErrOut, dir, rep, err, true)
+	if err != nil {
+		return goerr.Wrap(err, fmt.Sprintf("%s still kept locally", format.Plural(max(rep.Pending, 1), "conversation is", "conversations are")))
+	}
+	if n := len(rep.Uploaded); n > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "Done: %s uploaded, nothing left to upload.\n", format.Plural(n, "conversation", "conversations"))
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+// Package redact is "alertchat redact": personal data and secrets removed from stdin to
+// stdout, for text to share.
+package redact
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/redact"
+)
+
+// Options are redact's.
+type Options struct {
+	IO     *cmdutil.IOStreams
+	Config func() cmdutil.Config
+	JSONL  bool
+}
+
+// NewCmdRedact is "alertchat redact": stdin to stdout, redacted as a history write would be.
+func NewCmdRedact(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
+	opts := &Options{IO: f.IO, Config: f.Config}
+	return &cli.Command{
+		Name:      "redact",
+		Usage:     "redact personal data and secrets from stdin to stdout",
+		UsageText: "alertchat redact < notes.txt > clean.txt\nalertchat redact --jsonl   ({\"id\",\"text\"} lines in and out)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "jsonl", Usage: `read {"id":...,"text":...} lines and write them redacted, one per line`, Destination: &opts.JSONL},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), "redact reads stdin"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return Run(opts)
+		},
+	}
+}
+
+// Run redacts stdin to stdout with the types of --redact.
+func Run(opts *Options) error {
+	types, err := redact.ParseTypes(opts.Config().Redact)
+	if err != nil {
+		return cmdutil.UsageErrorf("invalid --redact: %v", err)
+	}
+	r, ios := redact.New(types...), opts.IO
+	if opts.JSONL {
+		if err := r.RunJSONL(ios.In, ios.Out); err != nil {
+			return cmdutil.UsageErrorf("redact --jsonl: %v", err)
+		}
+		return nil
+	}
+	data, err := io.ReadAll(ios.In)
+	if err != nil {
+		return goerr.Wrap(err, "failed to read stdin")
+	}
+	out, counts := r.String(string(data))
+	if _, err := io.WriteString(ios.Out, out); err != nil {
+		return goerr.Wrap(err, "failed to write stdout")
+	}
+	if ios.StderrTTY && len(counts) > 0 {
+		var parts []string
+		for _, t := range redact.AllTypes() {
+			if counts[t] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", t, counts[t]))
+			}
+		}
+		fmt.Fprintf(ios.ErrOut, "redacted: %s\n", strings.Join(parts, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+// Package samechat decides which conversation the first question of a new chat goes to: the new
+// one, or an earlier conversation about the same alert that the question continues, as judged
+// by the model (session.Judge) and accepted by the user or taken automatically. Every failure
+// keeps the new conversation: the judgement is an offer, never a reason to lose a question.
+package samechat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
+)
+
+// Histories is what the resolver reads.
+type Histories interface {
+	ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error)
+	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+}
+
+// Matcher judges whether question continues one of candidates (session.Judge).
+type Matcher interface {
+	Match(ctx context.Context, question string, candidates []*model.History, load session.JudgeLoader) (*model.History, error)
+}
+
+// Resolver offers to continue an earlier conversation.
+type Resolver struct {
+	Store   Histories
+	Matcher Matcher
+	// NewSession opens a session on an earlier history.
+	NewSession func(*model.History) (*session.Session, error)
+	// Auto continues a match without asking (--continue=auto).
+	Auto bool
+	// Title, when set, is the user's own title, applied to the conversation continued.
+	Title string
+	// Notify tells the user what happened (one line, no newline); nil is silent.
+	Notify func(string)
+	// Busy is called while the judge works and returns a function that ends the busy state (a
+	// spinner); nil does nothing.
+	Busy   func() (done func())
+	Logger *slog.Logger
+}
+
+// Applies reports whether a chat may be offered an earlier conversation: a new conversation
+// that the user did not ask to resume.
+func Applies(sess *session.Session, resumeAsked bool) bool {
+	return !resumeAsked && len(sess.History().Contents) == 0
+}
+
+// Resolve returns the session the first question goes to: sess, or an earlier conversation the
+// judge matched and ask accepted (or Auto took). With neither ask nor Auto nothing is judged.
+func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question string, ask func(description string) bool) *session.Session {
+	if r == nil || (!r.Auto && ask == nil) || strings.TrimSpace(question) == "" {
+		return sess
+	}
+	page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: sess.Alert().ID, Limit: session.MaxJudgeCandidates})
+	if err != nil || len(page.Histories) == 0 {
+		if err != nil {
+			r.debug("cannot list earlier conversations", err)
+		}
+		return sess
+	}
+	match, err := r.match(ctx, question, page.Histories)
+	if err != nil {
+		r.debug("same-conversation judgement failed", err)
+		if r.Auto {
+			r.notify("Could not tell whether this continues an earlier conversation: starting a new one.")
+		}
+		return sess
+	}
+	if match == nil {
+		if r.Auto {
+			r.notify("No earlier conversation about this alert matches: starting a new one.")
+		}
+		return sess
+	}
+	if !r.Auto && !ask(Describe(match, store.Now())) {
+		return sess
+	}
+	full := match
+	if full.Contents == nil {
+		if full, err = r.Store.GetHistory(ctx, match.ID); err != nil {
+			r.notify(fmt.Sprintf("Cannot open the earlier conversation (%v): starting a new one.", err))
+			return sess
+		}
+	}
+	next, err := r.NewSession(full)
+	if err != nil {
+		r.notify(fmt.Sprintf("Cannot continue the earlier conversation (%v): starting a new one.", err))
+		return sess
+	}
+	if r.Title != "" {
+		if err := next.SetTitle(ctx, r.Title); err != nil {
+			r.debug("cannot set the title", err)
+		}
+	}
+	r.notify(fmt.Sprintf("Continuing %q (%s), %s.", termsafe.Line(full.Title), full.ID, format.Plural(full.MessageCount, "message", "messages")))
+	return next
+}
+
+// Describe is the offer's sentence for a matched conversation.
+func Describe(h *model.History, now time.Time) string {
+	return fmt.Sprintf("This looks like the earlier conversation %q (%s, %s, updated %s).",
+		termsafe.Line(h.Title), format.ShortID(string(h.ID)), format.Plural(h.MessageCount, "message", "messages"), format.RelativeTime(now, h.UpdatedAt))
+}
+
+func (r *Resolver) match(ctx context.Context, question string, candidates []*model.History) (*model.History, error) {
+	if r.Busy != nil {
+		done := r.Busy()
+		defer done()
+	}
+	return r.Matcher.Match(ctx, question, candidates, func(ctx context.Context, meta *model.History) (*model.History, error) {
+		return r.Store.GetHistory(ctx, meta.ID)
+	})
+}
+
+func (r *Resolver) notify(msg string) {
+	if r.Notify != nil {
+		r.Notify(msg)
+	}
+}
+
+func (r *Resolver) debug(msg string, err error) {
+	if r.Logger != nil {
+		r.Logger.Debug(msg, "error", err)
+	}
+}
+
+// Yes reports whether an answer to a [y/N] question is yes.
+func Yes(answer string) bool {
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}

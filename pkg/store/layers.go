@@ -1,0 +1,42 @@
+package store
+
+import (
+	"context"
+
+	"github.com/alertchat/alertchat/pkg/model"
+)
+
+// The command line stacks wrappers over a backend (see pkg/store/spooled, pkg/store/redacting
+// and pkg/store/resilient). A wrapper exposes what it wraps through Unwrap, and code that needs
+// an optional capability of some layer asks for it with Find, never with a type switch over
+// the wrapper types.
+
+// Unwrapper is a store that wraps another.
+type Unwrapper interface {
+	Unwrap() Store
+}
+
+// Find returns the first layer of s, starting with s itself and following Unwrap, that
+// implements T.
+func Find[T any](s any) (T, bool) {
+	for s != nil {
+		if t, ok := s.(T); ok {
+			return t, true
+		}
+		u, ok := s.(Unwrapper)
+		if !ok {
+			break
+		}
+		s = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
+// PendingReporter is implemented by a layer that keeps turns the backend could not take yet
+// (pkg/store/spooled): listings show them as pending.
+type PendingReporter interface {
+	// PendingHistories returns the newest locally kept state of each history with turns not
+	// yet uploaded.
+	PendingHistories(ctx context.Context) map[model.HistoryID]*model.History
+}

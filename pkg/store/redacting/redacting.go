@@ -1,0 +1,37 @@
+// Package redacting is the store layer through which every history write of the command line
+// passes: it redacts a history (title, transcript, summary) before the next layer sees it.
+//
+// Where redaction runs: a session redacts what it saves (pkg/session), and this layer redacts
+// every history write again, whoever makes it (chat, batch, history rename, spool uploads), so
+// no command can write a history unredacted. The second pass is cheap: redaction is idempotent
+// and a history's redacted prefix (model.History.RedactedCount) is not scanned again. Alerts
+// are written as given: they are the evidence under analysis.
+package redacting
+
+import (
+	"context"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// Store redacts every history it is asked to save, then saves it in the store it wraps.
+type Store struct {
+	store.Store
+	redactor session.Redactor
+}
+
+// New wraps next so that every SaveHistory is redacted by r first.
+func New(next store.Store, r session.Redactor) *Store {
+	return &Store{Store: next, redactor: r}
+}
+
+// SaveHistory redacts h in place and saves it.
+func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+	session.RedactHistory(s.redactor, h)
+	return s.Store.SaveHistory(ctx, h)
+}
+
+// Unwrap returns the wrapped store.
+func (s *Store) Unwrap() store.Store { return s.Store }

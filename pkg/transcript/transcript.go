@@ -1,0 +1,315 @@
+// Package transcript writes a history for people and for tools: plain text for a terminal,
+// Markdown to share, and JSON with the contents exactly as the SDK marshals them. Everything
+// that comes from storage passes termsafe, so no stored text can drive the terminal.
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/termsafe"
+)
+
+// JSON is one history with its transcript (history show -o json, chat's /export):
+// contents are genai.Content exactly as the SDK marshals them.
+type JSON struct {
+	ID           model.HistoryID  `json:"id"`
+	AlertID      model.AlertID    `json:"alert_id"`
+	Title        string           `json:"title"`
+	CreatedAt    string           `json:"created_at"`
+	UpdatedAt    string           `json:"updated_at"`
+	MessageCount int              `json:"message_count"`
+	Usage        model.Usage      `json:"usage"`
+	Redactions   map[string]int   `json:"redactions"`
+	ParentID     model.HistoryID  `json:"parent_id,omitempty"`
+	Summary      *model.Summary   `json:"summary,omitempty"`
+	Contents     []*genai.Content `json:"contents"`
+}
+
+func NewJSON(h *model.History) JSON {
+	t := JSON{
+		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
+		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
+		MessageCount: h.MessageCount, Usage: h.Usage, Redactions: h.Redactions,
+		ParentID: h.ParentID, Contents: h.Contents, Summary: h.Summary,
+	}
+	if t.Redactions == nil {
+		t.Redactions = map[string]int{}
+	}
+	if t.Contents == nil {
+		t.Contents = []*genai.Content{}
+	}
+	return t
+}
+
+// errWriter remembers the first write error, so renderers can write freely and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func (e *errWriter) result() error {
+	if e.err != nil {
+		return goerr.Wrap(e.err, "failed to write transcript")
+	}
+	return nil
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+func speaker(role string) string {
+	switch role {
+	case genai.RoleUser:
+		return "You"
+	case genai.RoleModel:
+		return "Gemini"
+	case "":
+		return "(no role)"
+	}
+	return termsafe.Line(role)
+}
+
+func displayTitle(h *model.History) string {
+	if t := termsafe.Line(h.Title); t != "" {
+		return t
+	}
+	return "(untitled)"
+}
+
+// redactionSummary is "EMAIL 2, IP 1", or "" when nothing was redacted.
+func redactionSummary(r map[string]int) string {
+	kinds := make([]string, 0, len(r))
+	for k, n := range r {
+		if n > 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", termsafe.Line(k), r[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func tokenSummary(u model.Usage) string {
+	return fmt.Sprintf("%s (%d in, %d out)", format.CompactCount(u.InputTokens+u.OutputTokens), u.InputTokens, u.OutputTokens)
+}
+
+// Text writes a history for reading in a terminal: a header, then one block per
+// content. Everything from storage is sanitized.
+func Text(w io.Writer, h *model.History) error {
+	return renderTranscript(w, h, transcriptStyle{
+		title: func(t string) string { return t + "\n" },
+		field: func(label, value string, _ bool) string {
+			return fmt.Sprintf("%-9s %s\n", strings.ToLower(label)+":", value)
+		},
+		section: func(who string) string { return "\n" + who + ":\n" },
+		part:    writeTextPart,
+	})
+}
+
+// transcriptStyle is how one output format writes the parts of a transcript.
+type transcriptStyle struct {
+	title   func(title string) string
+	field   func(label, value string, code bool) string
+	section func(speaker string) string
+	part    func(ew *errWriter, p *genai.Part)
+}
+
+// renderTranscript walks a history once for every output format: title, metadata, then each
+// content's parts.
+func renderTranscript(w io.Writer, h *model.History, st transcriptStyle) error {
+	ew := &errWriter{w: w}
+	ew.printf("%s", st.title(displayTitle(h)))
+	field := func(label, value string, code bool) { ew.printf("%s", st.field(label, termsafe.Line(value), code)) }
+	field("ID", string(h.ID), true)
+	field("Alert", string(h.AlertID), true)
+	if h.ParentID != "" {
+		field("Parent", string(h.ParentID), true)
+	}
+	field("Created", format.RFC3339(h.CreatedAt), false)
+	field("Updated", format.RFC3339(h.UpdatedAt), false)
+	field("Messages", strconv.Itoa(h.MessageCount), false)
+	field("Tokens", tokenSummary(h.Usage), false)
+	if r := redactionSummary(h.Redactions); r != "" {
+		field("Redacted", r, false)
+	}
+	if s := summaryNote(h); s != "" {
+		field("Summary", s, false)
+	}
+	for _, c := range h.Contents {
+		if c == nil {
+			continue
+		}
+		ew.printf("%s", st.section(speaker(c.Role)))
+		for _, p := range c.Parts {
+			if p != nil {
+				st.part(ew, p)
+			}
+		}
+	}
+	return ew.result()
+}
+
+func writeTextPart(ew *errWriter, p *genai.Part) {
+	switch {
+	case p.Text != "" && p.Thought:
+		for _, line := range strings.Split(strings.TrimRight(termsafe.String(p.Text), "\n"), "\n") {
+			ew.printf("[thought] %s\n", line)
+		}
+	case p.Text != "":
+		ew.printf("%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
+	case p.FunctionCall != nil:
+		ew.printf("-> call %s(%s)\n", termsafe.Line(p.FunctionCall.Name), termsafe.String(compactJSON(p.FunctionCall.Args)))
+	case p.FunctionResponse != nil:
+		ew.printf("<- %s: %s\n", termsafe.Line(p.FunctionResponse.Name), termsafe.String(compactJSON(p.FunctionResponse.Response)))
+	case p.ExecutableCode != nil:
+		code := termsafe.String(p.ExecutableCode.Code)
+		fence := codeFence(code)
+		ew.printf("%s%s\n%s\n%s\n", fence, codeLanguage(p.ExecutableCode.Language), strings.TrimRight(code, "\n"), fence)
+	case p.CodeExecutionResult != nil:
+		ew.printf("[code result: %s]\n", termsafe.Line(string(p.CodeExecutionResult.Outcome)))
+		if out := strings.TrimRight(termsafe.String(p.CodeExecutionResult.Output), "\n"); out != "" {
+			ew.printf("%s\n", out)
+		}
+	case p.InlineData != nil:
+		ew.printf("[inline data: %s, %d bytes]\n", termsafe.Line(p.InlineData.MIMEType), len(p.InlineData.Data))
+	case p.FileData != nil:
+		ew.printf("[file: %s]\n", termsafe.Line(p.FileData.FileURI))
+	case p.ToolCall != nil:
+		ew.printf("-> tool call %s\n", termsafe.String(compactJSON(p.ToolCall)))
+	case p.ToolResponse != nil:
+		ew.printf("<- tool response %s\n", termsafe.String(compactJSON(p.ToolResponse)))
+	}
+}
+
+// codeFence returns a Markdown fence longer than any backtick run in s.
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// codeLanguage is a fence's info string for the SDK's language ("PYTHON" -> "python").
+func codeLanguage(l genai.Language) string {
+	s := strings.ToLower(termsafe.Line(string(l)))
+	if s == "language_unspecified" || strings.ContainsAny(s, "` ") {
+		return ""
+	}
+	return s
+}
+
+// inlineCode writes s as a Markdown code span.
+func inlineCode(s string) string {
+	s = termsafe.Line(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	ticks := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return ticks + s + ticks
+}
+
+// Markdown writes a history as a Markdown document to share: a title, a metadata
+// list, then a "## You" / "## Gemini" section per content. Everything from storage is sanitized.
+func Markdown(w io.Writer, h *model.History) error {
+	return renderTranscript(w, h, transcriptStyle{
+		title: func(t string) string { return "# " + t + "\n\n" },
+		field: func(label, value string, code bool) string {
+			if code {
+				value = inlineCode(value)
+			}
+			return "- " + label + ": " + value + "\n"
+		},
+		section: func(who string) string { return "\n## " + who + "\n" },
+		part:    writeMarkdownPart,
+	})
+}
+
+func fenced(ew *errWriter, info, body string) {
+	body = strings.TrimRight(body, "\n")
+	fence := codeFence(body)
+	ew.printf("\n%s%s\n%s\n%s\n", fence, info, body, fence)
+}
+
+func writeMarkdownPart(ew *errWriter, p *genai.Part) {
+	switch {
+	case p.Text != "" && p.Thought:
+		ew.printf("\n> *Thought:*\n")
+		for _, line := range strings.Split(strings.TrimRight(termsafe.String(p.Text), "\n"), "\n") {
+			ew.printf(">%s\n", strings.TrimRight(" "+line, " "))
+		}
+	case p.Text != "":
+		ew.printf("\n%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
+	case p.FunctionCall != nil:
+		ew.printf("\n-> call %s\n", inlineCode(p.FunctionCall.Name))
+		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionCall.Args)))
+	case p.FunctionResponse != nil:
+		ew.printf("\n<- %s\n", inlineCode(p.FunctionResponse.Name))
+		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionResponse.Response)))
+	case p.ExecutableCode != nil:
+		fenced(ew, codeLanguage(p.ExecutableCode.Language), termsafe.String(p.ExecutableCode.Code))
+	case p.CodeExecutionResult != nil:
+		ew.printf("\nCode result (%s):\n", termsafe.Line(string(p.CodeExecutionResult.Outcome)))
+		fenced(ew, "", termsafe.String(p.CodeExecutionResult.Output))
+	case p.InlineData != nil:
+		ew.printf("\n*[inline data: %s, %d bytes]*\n", termsafe.Line(p.InlineData.MIMEType), len(p.InlineData.Data))
+	case p.FileData != nil:
+		ew.printf("\n*[file: %s]*\n", inlineCode(p.FileData.FileURI))
+	case p.ToolCall != nil:
+		ew.printf("\n-> tool call\n")
+		fenced(ew, "json", termsafe.String(compactJSON(p.ToolCall)))
+	case p.ToolResponse != nil:
+		ew.printf("\n<- tool response\n")
+		fenced(ew, "json", termsafe.String(compactJSON(p.ToolResponse)))
+	}
+}
+
+// summaryNote says that a history has a summary and what it covers, for history show: the
+// transcript is shown whole, the summary only stands in for its first messages in requests.
+func summaryNote(h *model.History) string {
+	sm := h.Summary
+	if sm == nil || sm.CoversCount <= 0 {
+		return ""
+	}
+	total := max(h.MessageCount, len(h.Contents))
+	return fmt.Sprintf("the first %d of %d messages are summarised for Gemini (%s); every message is shown below",
+		sm.CoversCount, total, format.RFC3339(sm.CreatedAt))
+}

@@ -1,0 +1,25 @@
+package transcript
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/model"
+)
+
+func TestRenderMarkdownFences(t *testing.T) {
+	t.Parallel()
+	h := &model.History{ID: "h", AlertID: "a", Contents: []*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{
+		{ExecutableCode: &genai.ExecutableCode{Language: genai.LanguagePython, Code: "s = '```'\nprint(s)"}},
+	}}}}
+	var b bytes.Buffer
+	if err := Markdown(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "# (untitled)\n") || !strings.Contains(b.String(), "\n````python\ns = '```'\nprint(s)\n````\n") {
+		t.Fatalf("code holding a fence is not fenced longer:\n%s", b.String())
+	}
+}
