@@ -369,3 +369,46 @@ func TestConcurrentWritersFork(t *testing.T) {
 		})
 	}
 }
+
+// TestOneShotsRememberTheOutage: a one-shot that finds the transcript store down spends its
+// --store-timeout and keeps the turn locally; it records the outage in the data dir, so the
+// next one-shot keeps its turn at once instead of waiting again. history sync tries anyway.
+func TestOneShotsRememberTheOutage(t *testing.T) {
+	t.Parallel()
+	cloud := testenv.CloudEnv(t)
+	proxy := testenv.NewFaultProxy(t, cloud.StorageURL)
+	c := newCLI(t, titleAnswer("T"))
+	c.env = append(c.env, cloud.Env()...)
+	c.withEnv(testenv.EnvStorageHost+"="+proxy.URL(), "ALERTCHAT_NO_TITLE_GENERATION=true")
+	dataDir := filepath.Join(c.dataDir, "data")
+	alertID := c.addAlert("guardduty.json")
+	const timeout = 6 * time.Second
+	c.withEnv("ALERTCHAT_STORE_TIMEOUT=" + timeout.String())
+
+	proxy.Set(testenv.Hang)
+	var took [3]time.Duration
+	for i := range took {
+		start := time.Now()
+		r := c.run("", "chat", "-a", alertID, "-q", fmt.Sprintf("q%d", i), "-o", "json")
+		took[i] = time.Since(start)
+		if r.code != 0 || !strings.Contains(r.stderr, "kept locally") {
+			t.Fatalf("one-shot %d in the outage: exit %d, stderr %q", i, r.code, r.stderr)
+		}
+	}
+	t.Logf("one-shots against a hanging transcript store (--store-timeout %v): %v, then %v and %v", timeout, took[0], took[1], took[2])
+	if took[0] < timeout*2/3 || took[1] >= timeout || took[2] >= timeout {
+		t.Fatalf("the first one-shot should spend the store timeout and the next ones not: %v", took)
+	}
+	if files := spoolFiles(t, dataDir); len(files) != 3 {
+		t.Fatalf("spool files %v, want 3", files)
+	}
+	proxy.Set(testenv.Pass)
+	if r := c.run("", "history", "sync"); r.code != 0 || strings.Count(r.stderr, "Uploaded turns kept locally") != 3 {
+		t.Fatalf("history sync right after the outage: exit %d, stderr %q", r.code, r.stderr)
+	}
+	start := time.Now()
+	if got := c.askJSON("", "-a", alertID, "-q", "back"); got.HistoryID == "" || len(spoolFiles(t, dataDir)) != 0 {
+		t.Fatalf("after the outage: %+v, spool %v", got, spoolFiles(t, dataDir))
+	}
+	t.Logf("a one-shot after sync closed the breaker: %v", time.Since(start))
+}

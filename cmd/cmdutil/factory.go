@@ -2,6 +2,8 @@ package cmdutil
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -74,6 +76,14 @@ func (c Config) BackendID() string {
 	return "local:" + dir + "|" + c.Prefix
 }
 
+// BreakerFiles are where the store's circuit breakers record an outage for the commands that
+// follow: {data-dir}/breakers/{backend hash}-{reads,writes}.json.
+func (c Config) BreakerFiles() (reads, writes string) {
+	sum := sha256.Sum256([]byte(c.BackendID()))
+	base := filepath.Join(c.DataDir, "breakers", hex.EncodeToString(sum[:8]))
+	return base + "-reads.json", base + "-writes.json"
+}
+
 // SpoolRoot is where spools live: {data-dir}/spool, for the cloud store too.
 func (c Config) SpoolRoot() string { return filepath.Join(c.DataDir, "spool") }
 
@@ -102,6 +112,9 @@ type StoreOptions struct {
 	// NoAutoFlush leaves the spool's pending turns alone (history sync flushes and reports
 	// itself).
 	NoAutoFlush bool
+	// IgnoreRecordedOutage tries the backend even when an earlier command recorded it down
+	// (history sync: the user asks for the attempt).
+	IgnoreRecordedOutage bool
 }
 
 // LLMOptions tune LLM for one command.
@@ -171,12 +184,22 @@ func OpenBackend(ctx context.Context, cfg Config) (store.Store, error) {
 // spool that cannot be opened is warned about; a flush that fails leaves the spool as it is
 // and warns: the command still runs.
 func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger, backend store.Store, red session.Redactor, o StoreOptions) *spooled.Store {
-	rs := resilient.New(backend, resilient.Options{
+	ro := resilient.Options{
 		Budget: cfg.StoreTimeout,
 		OnStateChange: func(from, to resilient.State) {
 			logger.Info("storage circuit breaker", "from", from.String(), "to", to.String())
 		},
-	})
+	}
+	// A backend found down is recorded in the data dir for the breaker's cool-down, so the next
+	// one-shot commands keep their turns locally at once instead of each waiting --store-timeout.
+	reads, writes := cfg.BreakerFiles()
+	ro.ReadMemory = resilient.NewFileMemory(reads, cfg.BackendID())
+	ro.WriteMemory = resilient.NewFileMemory(writes, cfg.BackendID())
+	if o.IgnoreRecordedOutage {
+		ro.ReadMemory.Closed()
+		ro.WriteMemory.Closed()
+	}
+	rs := resilient.New(backend, ro)
 	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red})
 	if err != nil {
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)

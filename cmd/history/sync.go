@@ -33,7 +33,7 @@ func NewCmdSync(f *cmdutil.Factory, runF func(context.Context, *SyncOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{NoAutoFlush: true})
+			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true})
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,10 @@
 // Writes (saves, deletes, alerts added) and reads have a breaker each: a backend is often two
 // services (Firestore and Cloud Storage), and an outage of the one that takes transcripts
 // must not stop listings, which only need the other.
+//
+// A breaker's open state can outlive the process (Options.ReadMemory, Options.WriteMemory, see
+// FileMemory): one-shot commands run one after another, and without it each would pay the dead
+// backend's full budget again before keeping its turn locally.
 package resilient
 
 import (
@@ -61,6 +65,19 @@ type Options struct {
 	Cooldown time.Duration
 	// OnStateChange, when set, is told when the breaker opens, half-opens or closes.
 	OnStateChange func(from, to State)
+	// ReadMemory and WriteMemory, when set, keep each breaker's open state across processes:
+	// a breaker starts open when its memory says it is, until Cooldown after it opened.
+	ReadMemory, WriteMemory Memory
+}
+
+// Memory keeps a breaker's open state beyond the process.
+type Memory interface {
+	// Load returns when the breaker last opened, if it is open.
+	Load() (openedAt time.Time, open bool)
+	// Opened records that the breaker opened at openedAt.
+	Opened(openedAt time.Time)
+	// Closed records that the breaker closed.
+	Closed()
 }
 
 func (o *Options) defaults() {
@@ -99,8 +116,8 @@ var _ store.Store = (*Store)(nil)
 func New(inner store.Store, o Options) *Store {
 	o.defaults()
 	return &Store{inner: inner, o: o,
-		reads:  NewBreaker(o.Threshold, o.Cooldown, o.OnStateChange),
-		writes: NewBreaker(o.Threshold, o.Cooldown, o.OnStateChange)}
+		reads:  newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.ReadMemory, time.Now),
+		writes: newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.WriteMemory, time.Now)}
 }
 
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
@@ -286,6 +303,7 @@ type Breaker struct {
 	threshold int
 	cooldown  time.Duration
 	onChange  func(from, to State)
+	memory    Memory
 	now       func() time.Time
 
 	mu       sync.Mutex
@@ -297,7 +315,20 @@ type Breaker struct {
 
 // NewBreaker returns a closed breaker.
 func NewBreaker(threshold int, cooldown time.Duration, onChange func(from, to State)) *Breaker {
-	return &Breaker{threshold: max(threshold, 1), cooldown: cooldown, onChange: onChange, now: time.Now}
+	return newBreaker(threshold, cooldown, onChange, nil, time.Now)
+}
+
+// newBreaker returns a breaker that starts where memory left it (open, or half-open once the
+// cool-down has passed: its first call is the probe), and tells memory when it opens and
+// closes.
+func newBreaker(threshold int, cooldown time.Duration, onChange func(from, to State), memory Memory, now func() time.Time) *Breaker {
+	b := &Breaker{threshold: max(threshold, 1), cooldown: cooldown, onChange: onChange, memory: memory, now: now}
+	if memory != nil {
+		if at, open := memory.Load(); open {
+			b.state, b.openedAt = Open, at
+		}
+	}
+	return b
 }
 
 // State returns the breaker's state now.
@@ -313,6 +344,14 @@ func (b *Breaker) State() State {
 func (b *Breaker) set(to State) {
 	from := b.state
 	b.state = to
+	if b.memory != nil {
+		switch {
+		case to == Open:
+			b.memory.Opened(b.openedAt)
+		case to == Closed && from != Closed:
+			b.memory.Closed()
+		}
+	}
 	if from != to && b.onChange != nil {
 		b.onChange(from, to)
 	}

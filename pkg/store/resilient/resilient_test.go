@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -197,5 +199,56 @@ func TestCallerCancellationStopsRetries(t *testing.T) {
 	start := time.Now()
 	if err := s.SaveHistory(ctx, &model.History{}); err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("cancelled call: %v after %v", err, time.Since(start))
+	}
+}
+
+// TestBreakerMemoryOutlivesTheProcess: a store that found the backend dead records it; the
+// next store (the next one-shot command) on the same memory fails at once without calling the
+// backend, until the cool-down ends and one probe finds the backend back, which clears it.
+// Another backend's record, or a stale one, is ignored.
+func TestBreakerMemoryOutlivesTheProcess(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "breakers", "writes.json")
+	var up atomic.Bool
+	f := &fakeStore{fn: func(context.Context, int) error {
+		if up.Load() {
+			return nil
+		}
+		return refused
+	}}
+	opts := func(cooldown time.Duration, backend string) resilient.Options {
+		return fast(resilient.Options{Budget: 200 * time.Millisecond, Cooldown: cooldown, WriteMemory: resilient.NewFileMemory(path, backend)})
+	}
+	first := resilient.New(f, opts(time.Hour, "cloud:a"))
+	if err := first.SaveHistory(ctx, &model.History{}); err == nil {
+		t.Fatal("dead backend saved")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the open breaker was not recorded: %v", err)
+	}
+
+	calls := f.calls.Load()
+	next := resilient.New(f, opts(time.Hour, "cloud:a"))
+	start := time.Now()
+	err := next.SaveHistory(ctx, &model.History{})
+	if d := time.Since(start); !errors.Is(err, resilient.ErrUnavailable) || f.calls.Load() != calls || d > 100*time.Millisecond {
+		t.Fatalf("next process: %v after %v, backend called %d times", err, d, f.calls.Load()-calls)
+	}
+	if s := resilient.New(f, opts(time.Hour, "cloud:b")); s.WriteBreaker().State() != resilient.Closed {
+		t.Fatal("another backend's record opened the breaker")
+	}
+	if s := resilient.New(f, opts(time.Nanosecond, "cloud:a")); s.WriteBreaker().State() != resilient.HalfOpen {
+		t.Fatal("a record older than the cool-down does not leave the breaker half-open (one probe)")
+	}
+
+	up.Store(true)
+	probe := resilient.New(f, opts(time.Nanosecond, "cloud:a"))
+	if err := probe.SaveHistory(ctx, &model.History{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a closed breaker left its record: %v", err)
 	}
 }
