@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
@@ -161,7 +162,8 @@ func TestContinueAuto(t *testing.T) {
 }
 
 // TestInteractiveSameConversationOffer: a new interactive chat whose first question continues
-// an earlier conversation is offered to continue it; /compress summarises it.
+// an earlier conversation is answered at once in the new conversation, then offered to be asked
+// again in the earlier one; /compress summarises it.
 func TestInteractiveSameConversationOffer(t *testing.T) {
 	t.Parallel()
 	c, _, judgeCalls := sameConversationCLI(t)
@@ -173,11 +175,15 @@ func TestInteractiveSameConversationOffer(t *testing.T) {
 
 	scr.waitFor(t, "/help for commands")
 	typeLine("What volume of exfiltration happened?")
+	scr.waitFor(t, "answer to: What volume of exfiltration happened?")
 	scr.waitFor(t, `This looks like the earlier conversation "Generated Title"`)
-	scr.waitFor(t, "Continue it? [y/N]")
+	scr.waitFor(t, "Ask it again there, with that conversation's context? [y/N]")
+	if n := strings.Count(scr.text(), "answer to: What volume"); n != 1 {
+		t.Fatalf("%d answers before the offer was taken", n)
+	}
 	typeLine("y")
 	scr.waitFor(t, "Continuing")
-	scr.waitFor(t, "answer to: What volume of exfiltration happened?")
+	scr.waitForCount(t, "answer to: What volume of exfiltration happened?", 2)
 	typeLine("/compress")
 	scr.waitFor(t, "Summarised the first 2 of 4 messages")
 	typeLine("/exit")
@@ -249,4 +255,17 @@ func TestLongConversationThroughCLI(t *testing.T) {
 	if r := c.run("", "--max-context-tokens", "10", "chat", "-a", alertID, "-q", "x"); r.code != 2 {
 		t.Fatalf("--max-context-tokens 10: exit %d", r.code)
 	}
+}
+
+// waitForCount waits until want appears n times on the screen.
+func (s *screen) waitForCount(t *testing.T, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(s.text(), want) >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("screen never showed %q %d times; screen:\n%s", want, n, s.text())
 }

@@ -88,11 +88,11 @@ func TestOneShotOfferOnTerminal(t *testing.T) {
 	}
 
 	got, stderr := chat(true, "y\n", "follow-up")
-	if got.HistoryID != second.HistoryID || !strings.Contains(stderr, "Continue it? [y/N]") || !strings.Contains(stderr, "Continuing") {
+	if got.HistoryID != second.HistoryID || !strings.Contains(stderr, "Ask it again there, with that conversation's context? [y/N]") || !strings.Contains(stderr, "Continuing") {
 		t.Fatalf("accepted offer: %s (want %s, %d judgements); stderr %q", got.HistoryID, second.HistoryID, judged.Load(), stderr)
 	}
 	got, stderr = chat(true, "\n", "another follow-up")
-	if got.HistoryID == second.HistoryID || got.HistoryID == first.HistoryID || !strings.Contains(stderr, "Continue it?") {
+	if got.HistoryID == second.HistoryID || got.HistoryID == first.HistoryID || !strings.Contains(stderr, "Ask it again there") {
 		t.Fatalf("declined offer: %s; stderr %q", got.HistoryID, stderr)
 	}
 }

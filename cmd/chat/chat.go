@@ -177,8 +177,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	if interactive {
 		return runInteractive(ctx, conv, sess)
 	}
-	sess = conv.offerSameOneShot(ctx, sess, question)
-	return runOneShot(ctx, opts, sess, question, out)
+	return conv.oneShot(ctx, sess, question, out)
 }
 
 // conversation is what a chat keeps to open sessions about its alert.

@@ -185,9 +185,7 @@ func (c *interactiveChat) readBlock() (string, error) {
 
 // ask sends a question and prints the streamed answer. A failed question is kept for /retry.
 func (c *interactiveChat) ask(ctx context.Context, question string) {
-	if c.same != nil {
-		c.offerSame(ctx, question)
-	}
+	judging := c.startSame(ctx, question)
 	turnCtx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
 	c.cancel = cancel
@@ -227,6 +225,9 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn.\n", cmdutil.Message(turn.SaveErr))
 	}
 	cmdutil.ReportSave(c.ios.ErrOut, turn, c.sess.History())
+	if judging != nil && err == nil {
+		c.offerMove(ctx, judging, question)
+	}
 }
 
 // command runs a slash command; it reports whether the chat should end.
@@ -334,23 +335,51 @@ func (c *interactiveChat) export(path string) error {
 	return nil
 }
 
-// offerSame runs the offer on the first question of an interactive chat, asking on the line
-// editor. Ctrl-C while judging gives up the judgement.
-func (c *interactiveChat) offerSame(ctx context.Context, question string) {
-	sc := c.same
+// startSame handles the first question of a new conversation on an alert with earlier ones.
+// With --continue=auto the judge decides first and the question goes to the match. Otherwise
+// the judge works in the background while the question is answered at once in the new
+// conversation, and the returned judgement is offered afterwards (offerMove). Ctrl-C while
+// judging gives up the judgement.
+func (c *interactiveChat) startSame(ctx context.Context, question string) *samechat.Judgement {
+	r := c.same
 	c.same = nil
-	if sc == nil {
-		return
+	if r == nil {
+		return nil
+	}
+	if !r.Auto {
+		return r.Begin(ctx, c.sess, question)
 	}
 	jctx, done := c.cancellable(ctx)
 	defer done()
-	c.sess = sc.Resolve(jctx, c.sess, question, func(desc string) bool {
-		fmt.Fprintln(c.ios.ErrOut, desc)
-		c.rl.SetPrompt("Continue it? [y/N] ")
-		defer c.rl.SetPrompt("> ")
-		line, err := c.rl.ReadLine()
-		return err == nil && samechat.Yes(line)
-	})
+	c.sess = r.Resolve(jctx, c.sess, question, nil)
+	return nil
+}
+
+// offerMove, after an answer in a new conversation, offers to ask the question again in the
+// earlier conversation the judge matched. The new conversation is kept as it is: nothing typed
+// or answered is dropped.
+func (c *interactiveChat) offerMove(ctx context.Context, j *samechat.Judgement, question string) {
+	jctx, done := c.cancellable(ctx)
+	match := j.Wait(jctx)
+	done()
+	if match == nil {
+		return
+	}
+	fmt.Fprintln(c.ios.ErrOut, samechat.Describe(match, store.Now()))
+	c.rl.SetPrompt("Ask it again there, with that conversation's context? [y/N] ")
+	line, err := c.rl.ReadLine()
+	c.rl.SetPrompt("> ")
+	if err != nil || !samechat.Yes(line) {
+		return
+	}
+	next, err := j.Open(ctx, match)
+	if err != nil {
+		printError(c.ios.ErrOut, err)
+		return
+	}
+	c.farewell()
+	c.sess = next
+	c.ask(ctx, question)
 }
 
 // cancellable returns a context that Ctrl-C cancels, until done is called.

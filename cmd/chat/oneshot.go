@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 
@@ -8,7 +9,9 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // chatJSON is chat -o json's one object. It is printed whatever happens: Error is null on
@@ -42,14 +45,38 @@ func (o *oneShotJSON) fail(err error) {
 	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg})
 }
 
-func runOneShot(ctx context.Context, opts *Options, sess *session.Session, question string, out *oneShotJSON) error {
-	ios := opts.IO
-	jsonOut := opts.Output == "json"
+// oneShot answers one question and exits. On a terminal, for a new conversation on an alert with
+// earlier ones, the judge works while the question is answered and the match, if any, is
+// offered afterwards: yes asks the question again there. --continue=auto judges first.
+func (c *conversation) oneShot(ctx context.Context, sess *session.Session, question string, out *oneShotJSON) error {
+	var judging *samechat.Judgement
+	if r := c.resolver(sess); r != nil {
+		switch {
+		case r.Auto:
+			sess = r.Resolve(ctx, sess, question, nil)
+		case c.opts.IO.CanPrompt():
+			judging = r.Begin(ctx, sess, question)
+		}
+	}
+	turn, err := c.answer(ctx, sess, question)
+	if judging != nil && err == nil {
+		if next := c.offerMove(ctx, judging); next != nil {
+			cmdutil.ReportSave(c.opts.IO.ErrOut, turn, sess.History())
+			sess = next
+			turn, err = c.answer(ctx, sess, question)
+		}
+	}
+	return c.finishOneShot(sess, turn, err, out)
+}
+
+// answer sends question and prints the streamed answer (text output).
+func (c *conversation) answer(ctx context.Context, sess *session.Session, question string) (*session.Turn, error) {
+	ios := c.opts.IO
 	var aw *answerWriter
 	onText := func(string) {}
 	spin := cmdutil.StartSpinner(ios, "asking Gemini")
-	if !jsonOut {
-		aw = newAnswerWriter(ios, opts.Raw)
+	if c.opts.Output != "json" {
+		aw = newAnswerWriter(ios, c.opts.Raw)
 		aw.beforeFirstWrite = spin.Stop
 		onText = aw.Write
 	}
@@ -58,6 +85,38 @@ func runOneShot(ctx context.Context, opts *Options, sess *session.Session, quest
 	if aw != nil {
 		aw.Close()
 	}
+	return turn, err
+}
+
+// offerMove asks, on stderr and stdin, whether to ask the question again in the conversation
+// the judge matched; it returns that conversation's session on yes.
+func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *session.Session {
+	match := j.Wait(ctx)
+	if match == nil {
+		return nil
+	}
+	ios := c.opts.IO
+	fmt.Fprintf(ios.ErrOut, "%s Ask it again there, with that conversation's context? [y/N] ", samechat.Describe(match, store.Now()))
+	line, err := bufio.NewReader(ios.In).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(ios.ErrOut)
+	}
+	if !samechat.Yes(line) {
+		return nil
+	}
+	next, err := j.Open(ctx, match)
+	if err != nil {
+		fmt.Fprintf(ios.ErrOut, "Cannot open the earlier conversation: %s\n", cmdutil.Message(err))
+		return nil
+	}
+	return next
+}
+
+// finishOneShot prints the JSON object (-o json), reports where the turn went, and returns the
+// run's error.
+func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, err error, out *oneShotJSON) error {
+	ios := c.opts.IO
+	jsonOut := c.opts.Output == "json"
 	h := sess.History()
 	var failure error
 	switch {

@@ -1,8 +1,6 @@
 package chat
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -86,26 +84,4 @@ func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
 		},
 		Logger: c.opts.Logger(),
 	}
-}
-
-// offerSameOneShot is the one-shot path: on a terminal the user is asked on stderr and answers
-// on stdin; elsewhere only --continue=auto judges.
-func (c *conversation) offerSameOneShot(ctx context.Context, sess *session.Session, question string) *session.Session {
-	r := c.resolver(sess)
-	if r == nil {
-		return sess
-	}
-	ios := c.opts.IO
-	var ask func(string) bool
-	if ios.CanPrompt() {
-		ask = func(desc string) bool {
-			fmt.Fprintf(ios.ErrOut, "%s Continue it? [y/N] ", desc)
-			line, err := bufio.NewReader(ios.In).ReadString('\n')
-			if err != nil && line == "" {
-				fmt.Fprintln(ios.ErrOut)
-			}
-			return samechat.Yes(line)
-		}
-	}
-	return r.Resolve(ctx, sess, question, ask)
 }

@@ -2,6 +2,12 @@
 // one, or an earlier conversation about the same alert that the question continues, as judged
 // by the model (session.Judge) and accepted by the user or taken automatically. Every failure
 // keeps the new conversation: the judgement is an offer, never a reason to lose a question.
+//
+// Two ways to use it. Resolve judges first and answers after (--continue=auto: the user asked
+// for the matching conversation, so the answer waits for the judgement). Begin judges in the
+// background while the question is answered at once in the new conversation, so the first
+// answer byte comes as fast as in any new conversation; when the judge finds a match, the
+// caller offers to ask the question again there (Open).
 package samechat
 
 import (
@@ -83,17 +89,99 @@ func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question 
 	if !r.Auto && !ask(Describe(match, store.Now())) {
 		return sess
 	}
+	next, err := r.Open(ctx, match)
+	if err != nil {
+		r.notify(fmt.Sprintf("Cannot continue the earlier conversation (%v): starting a new one.", err))
+		return sess
+	}
+	return next
+}
+
+// Judgement is a same-conversation judgement under way (Begin).
+type Judgement struct {
+	r     *Resolver
+	done  chan struct{}
+	match *model.History
+	err   error
+}
+
+// Begin starts judging, in the background, whether question continues one of the alert's
+// earlier conversations other than sess's own. It returns nil when there is nothing to judge.
+// ctx bounds the judgement.
+func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question string) *Judgement {
+	if r == nil || strings.TrimSpace(question) == "" {
+		return nil
+	}
+	alertID, self := sess.Alert().ID, sess.History().ID
+	j := &Judgement{r: r, done: make(chan struct{})}
+	go func() {
+		defer close(j.done)
+		// One more than judged: the new conversation may already be listed once saved.
+		page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: alertID, Limit: session.MaxJudgeCandidates + 1})
+		if err != nil {
+			j.err = err
+			return
+		}
+		var candidates []*model.History
+		for _, h := range page.Histories {
+			if h.ID != self && len(candidates) < session.MaxJudgeCandidates {
+				candidates = append(candidates, h)
+			}
+		}
+		if len(candidates) == 0 {
+			return
+		}
+		j.match, j.err = r.Matcher.Match(ctx, question, candidates, func(ctx context.Context, meta *model.History) (*model.History, error) {
+			return r.Store.GetHistory(ctx, meta.ID)
+		})
+	}()
+	return j
+}
+
+// Wait returns the matched conversation, or nil when none matches, the judgement failed
+// (logged) or ctx ended first. While it waits, Busy shows it.
+func (j *Judgement) Wait(ctx context.Context) *model.History {
+	if j == nil {
+		return nil
+	}
+	select {
+	case <-j.done:
+	default:
+		if j.r.Busy != nil {
+			done := j.r.Busy()
+			defer done()
+		}
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	if j.err != nil {
+		j.r.debug("same-conversation judgement failed", j.err)
+		return nil
+	}
+	return j.match
+}
+
+// Open opens the matched conversation (Resolver.Open).
+func (j *Judgement) Open(ctx context.Context, match *model.History) (*session.Session, error) {
+	return j.r.Open(ctx, match)
+}
+
+// Open returns a session on the matched conversation (its transcript loaded), with the user's
+// own title applied, and says so.
+func (r *Resolver) Open(ctx context.Context, match *model.History) (*session.Session, error) {
 	full := match
 	if full.Contents == nil {
+		var err error
 		if full, err = r.Store.GetHistory(ctx, match.ID); err != nil {
-			r.notify(fmt.Sprintf("Cannot open the earlier conversation (%v): starting a new one.", err))
-			return sess
+			return nil, err
 		}
 	}
 	next, err := r.NewSession(full)
 	if err != nil {
-		r.notify(fmt.Sprintf("Cannot continue the earlier conversation (%v): starting a new one.", err))
-		return sess
+		return nil, err
 	}
 	if r.Title != "" {
 		if err := next.SetTitle(ctx, r.Title); err != nil {
@@ -101,7 +189,7 @@ func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question 
 		}
 	}
 	r.notify(fmt.Sprintf("Continuing %q (%s), %s.", termsafe.Line(full.Title), full.ID, format.Plural(full.MessageCount, "message", "messages")))
-	return next
+	return next, nil
 }
 
 // Describe is the offer's sentence for a matched conversation.
