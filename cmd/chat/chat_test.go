@@ -20,7 +20,7 @@ import (
 
 // testOptions are chat's options on a local store in a temporary directory and a fake Gemini
 // server driving the real SDK: the factory's parts, given directly, no environment involved.
-func testOptions(t *testing.T, srv *geminitest.Server, ios *cmdutil.IOStreams) *Options {
+func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *Options {
 	t.Helper()
 	cfg := cmdutil.Config{DataDir: t.TempDir(), Workspace: "default", Model: "gemini-test", Redact: "all",
 		MaxContextTokens: session.DefaultMaxContextTokens, StoreTimeout: 0,
@@ -47,7 +47,7 @@ func testOptions(t *testing.T, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 	}
 }
 
-func addAlert(t *testing.T, opts *Options) model.AlertID {
+func addAlert(t testing.TB, opts *Options) model.AlertID {
 	t.Helper()
 	s, err := opts.OpenStore(context.Background(), cmdutil.StoreOptions{})
 	if err != nil {
