@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -689,5 +690,34 @@ func TestHistoryPrune(t *testing.T) {
 	defer s.Close()
 	if _, err := s.GetHistory(context.Background(), otherOld.ID); err != nil {
 		t.Fatalf("prune reached into another workspace: %v", err)
+	}
+}
+
+// TestHistoryListSaysThereAreMore: a listing cut by --limit says so on stderr, with the total
+// and the cursor that continues it; --header adds the column names to piped TSV.
+func TestHistoryListSaysThereAreMore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := store.Now()
+	var hs []*model.History
+	for i := range 5 {
+		hs = append(hs, newHist("alert-1", fmt.Sprintf("h%d", i), now.Add(-time.Duration(i)*time.Minute)))
+	}
+	seedHistories(t, dir, "default", hs...)
+	out, errOut, code := runCLI(t, dir, "", "history", "list", "--limit", "2")
+	if code != 0 || strings.Count(out, "\n") != 2 || !strings.HasPrefix(errOut, "2 of 5; --limit N or --cursor ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	cursor := strings.TrimSuffix(strings.TrimPrefix(errOut, "2 of 5; --limit N or --cursor "), " for more\n")
+	out, errOut, code = runCLI(t, dir, "", "history", "list", "--limit", "2", "--cursor", cursor)
+	if code != 0 || !strings.HasPrefix(out, string(hs[2].ID)+"\t") || !strings.Contains(errOut, "2 shown; --limit N or --cursor") {
+		t.Fatalf("second page: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, dir, "", "history", "list", "--header")
+	if code != 0 || !strings.HasPrefix(out, "ID") || strings.Count(out, "\n") != 6 || errOut != "" {
+		t.Fatalf("--header, all shown: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, errOut, code = runCLI(t, dir, "", "history", "list", "--cursor", "bogus"); code != cmdutil.ExitUsage {
+		t.Fatalf("bad cursor: exit %d, %q", code, errOut)
 	}
 }

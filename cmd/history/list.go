@@ -26,6 +26,10 @@ type ListOptions struct {
 	AlertID string
 	Limit   int
 	Output  string
+	// Cursor continues a listing where an earlier one stopped.
+	Cursor string
+	// Header prints the column names in a pipe too (a terminal always gets them).
+	Header bool
 }
 
 func newListOptions(f *cmdutil.Factory) *ListOptions {
@@ -37,6 +41,8 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 		&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "only histories of this alert (full ID or a unique prefix)", Destination: &opts.AlertID, Local: local},
 		&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many histories", Destination: &opts.Limit, Local: local},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output, Local: local},
+		&cli.StringFlag{Name: "cursor", Usage: "continue a listing where the last one stopped (stderr names the cursor when there are more)", Destination: &opts.Cursor, Local: local},
+		&cli.BoolFlag{Name: "header", Usage: "print the column names when piped too (TSV); a terminal always shows them", Destination: &opts.Header, Local: local},
 	}
 }
 
@@ -111,11 +117,13 @@ func ListRun(ctx context.Context, opts *ListOptions, s lister) error {
 	if err != nil {
 		return err
 	}
-	hs, err := collect(ctx, s, store.HistoryQuery{AlertID: alertID}, opts.Limit)
+	q := store.HistoryQuery{AlertID: alertID, Cursor: opts.Cursor}
+	hs, next, err := collectPage(ctx, s, q, opts.Limit)
 	if err != nil {
 		return err
 	}
-	hs, pending := withPending(ctx, s, hs, alertID, opts.Limit)
+	// Histories that exist only locally are listed on the first page.
+	hs, pending := withPending(ctx, s, hs, alertID, opts.Limit, opts.Cursor == "")
 	if opts.Output == "json" {
 		out := make([]historyJSON, 0, len(hs))
 		for _, h := range hs {
@@ -135,7 +143,7 @@ func ListRun(ctx context.Context, opts *ListOptions, s lister) error {
 		}
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS")
 	now := time.Now()
 	for _, h := range hs {
 		tokens := h.Usage.InputTokens + h.Usage.OutputTokens
@@ -151,7 +159,25 @@ func ListRun(ctx context.Context, opts *ListOptions, s lister) error {
 	if len(pending) > 0 && ios.StdoutTTY {
 		fmt.Fprintln(ios.ErrOut, "* has turns kept locally, not uploaded yet (alertchat history sync uploads them)")
 	}
+	if next != "" {
+		fmt.Fprintln(ios.ErrOut, moreNote(ctx, s, q, len(hs), next))
+	}
 	return nil
+}
+
+// moreNote tells, on stderr, that a listing stopped before the end: how many of how many it
+// showed (when the store counts cheaply), and how to see more.
+func moreNote(ctx context.Context, s any, q store.HistoryQuery, shown int, next string) string {
+	how := "--limit N or --cursor " + next + " for more"
+	c, ok := store.Find[store.Counter](s)
+	if !ok || q.Cursor != "" {
+		return fmt.Sprintf("%d shown; %s", shown, how)
+	}
+	total, err := c.CountHistories(ctx, q)
+	if err != nil || total < shown {
+		return fmt.Sprintf("%d shown; %s", shown, how)
+	}
+	return fmt.Sprintf("%d of %d; %s", shown, total, how)
 }
 
 // alertFilter resolves -a: a unique prefix of a stored alert's ID stands for that ID; a value
@@ -170,6 +196,13 @@ func alertFilter(ctx context.Context, s cmdutil.AlertFinder, arg string) (model.
 
 // collect pages through the store until limit histories (limit <= 0: all of them).
 func collect(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*model.History, error) {
+	out, _, err := collectPage(ctx, s, q, limit)
+	return out, err
+}
+
+// collectPage is collect that also returns the cursor after the last history returned, empty
+// when there are no more.
+func collectPage(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*model.History, string, error) {
 	var out []*model.History
 	for limit <= 0 || len(out) < limit {
 		q.Limit = store.MaxLimit
@@ -178,19 +211,23 @@ func collect(ctx context.Context, s store.Histories, q store.HistoryQuery, limit
 		}
 		page, err := s.ListHistories(ctx, q)
 		if err != nil {
-			return nil, goerr.Wrap(err, "failed to list histories")
+			if errors.Is(err, store.ErrInvalid) && q.Cursor != "" {
+				return nil, "", cmdutil.UsageErrorf("invalid --cursor %q", q.Cursor)
+			}
+			return nil, "", goerr.Wrap(err, "failed to list histories")
 		}
 		out = append(out, page.Histories...)
 		if q.Cursor = page.NextCursor; q.Cursor == "" {
 			break
 		}
 	}
-	return out, nil
+	return out, q.Cursor, nil
 }
 
-// withPending marks the listed histories that have turns kept locally, and adds the histories
-// that exist only locally (created during an outage) that match alertID, newest first.
-func withPending(ctx context.Context, s any, hs []*model.History, alertID model.AlertID, limit int) ([]*model.History, map[model.HistoryID]bool) {
+// withPending marks the listed histories that have turns kept locally and, with addLocal, adds
+// the histories that exist only locally (created during an outage) that match alertID, newest
+// first.
+func withPending(ctx context.Context, s any, hs []*model.History, alertID model.AlertID, limit int, addLocal bool) ([]*model.History, map[model.HistoryID]bool) {
 	pr, ok := store.Find[store.PendingReporter](s)
 	if !ok {
 		return hs, nil
@@ -206,7 +243,7 @@ func withPending(ctx context.Context, s any, hs []*model.History, alertID model.
 		}
 	}
 	for id, h := range pend {
-		if marked[id] || h.Revision != 0 || (alertID != "" && h.AlertID != alertID) {
+		if !addLocal || marked[id] || h.Revision != 0 || (alertID != "" && h.AlertID != alertID) {
 			continue
 		}
 		marked[id] = true

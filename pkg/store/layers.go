@@ -40,3 +40,9 @@ type PendingReporter interface {
 	// yet uploaded.
 	PendingHistories(ctx context.Context) map[model.HistoryID]*model.History
 }
+
+// Counter is implemented by stores that count histories without listing them.
+type Counter interface {
+	// CountHistories returns how many histories q selects, its cursor and limit aside.
+	CountHistories(ctx context.Context, q HistoryQuery) (int, error)
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"FindByPrefix", testFindByPrefix},
 		{"Alerts", testAlerts},
 		{"FindAlertsByPrefix", testFindAlertsByPrefix},
+		{"Count", testCount},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -616,6 +617,35 @@ func testFindAlertsByPrefix(t *testing.T, h *Harness) {
 	}
 	if got, err := a.FindAlerts(ctx, "", 2); err != nil || len(got) != 2 {
 		t.Errorf("empty prefix, limit 2: %v, %v", got, err)
+	}
+}
+
+func testCount(t *testing.T, h *Harness) {
+	ctx := context.Background()
+	a, b := h.Open(t, "ws-a"), h.Open(t, "ws-b")
+	ca, ok := a.(store.Counter)
+	if !ok {
+		t.Fatalf("%T does not count histories", a)
+	}
+	now := store.Now()
+	for i, alert := range []model.AlertID{"alert-1", "alert-1", "alert-2"} {
+		hist := NewHistory(alert, nil)
+		hist.UpdatedAt = now.Add(-time.Duration(i) * time.Hour)
+		save(t, a, hist)
+	}
+	save(t, b, NewHistory("alert-1", nil))
+	for _, tc := range []struct {
+		q    store.HistoryQuery
+		want int
+	}{
+		{store.HistoryQuery{}, 3},
+		{store.HistoryQuery{AlertID: "alert-1"}, 2},
+		{store.HistoryQuery{AlertID: "alert-3"}, 0},
+		{store.HistoryQuery{Limit: 1}, 3},
+	} {
+		if n, err := ca.CountHistories(ctx, tc.q); err != nil || n != tc.want {
+			t.Errorf("CountHistories(%+v) = %d, %v; want %d", tc.q, n, err, tc.want)
+		}
 	}
 }
 
