@@ -527,3 +527,42 @@ func TestSpoolReceivesRedacted(t *testing.T) {
 		t.Fatal("the spool received no tokens")
 	}
 }
+
+// TestJudgeCacheKeyedQuestion: with the workspace's redactor, the judge recognises a repeated
+// question by its stored (tokenised) form, and its cache file holds nothing typed.
+func TestJudgeCacheKeyedQuestion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := keyedBackends[0].open(t, dir, "team")
+	e := newKeyedEnv(t, `{"Title":"Outbound SSH"}`, nil)
+	s := e.session(t, st, nil)
+	if _, err := s.Send(ctx, question1, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.srv.Requests())
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cachePath := filepath.Join(dir, "judge-cache.json")
+	j := &session.Judge{LLM: client.Models, Model: "m", Cache: session.NewJudgeCache(cachePath, 0), Redactor: keyedRedactor(t, st)}
+	got, err := j.Match(ctx, question1, []*model.History{s.History()}, nil)
+	if err != nil || got == nil || got.ID != s.History().ID {
+		t.Fatalf("Match = %v, %v", got, err)
+	}
+	if len(e.srv.Requests()) != before {
+		t.Fatal("the repeated question went to the model")
+	}
+	data, err := os.ReadFile(cachePath)
+	if err != nil || len(data) == 0 {
+		t.Fatalf("cache file: %v", err)
+	}
+	for _, raw := range []string{ip1, ip2, mail} {
+		if bytes.Contains(data, []byte(raw)) {
+			t.Fatalf("the judge cache holds %q", raw)
+		}
+	}
+}
