@@ -15,6 +15,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -91,4 +92,67 @@ func Tokenizer(ctx context.Context, src Source, operatorFile string) (*redact.To
 		return nil, goerr.Wrap(err, "unusable token key")
 	}
 	return t, nil
+}
+
+// Redactor returns the redaction engine for types that writes the workspace's keyed tokens
+// (see Resolve for where the key comes from). With no types redaction is off and no key is
+// looked up.
+func Redactor(ctx context.Context, src Source, operatorFile string, types ...redact.Type) (*redact.Redactor, error) {
+	r := redact.New(types...)
+	if !r.Enabled() {
+		return r, nil
+	}
+	t, err := Tokenizer(ctx, src, operatorFile)
+	if err != nil {
+		return nil, err
+	}
+	return r.WithTokens(t), nil
+}
+
+// Cached returns a Source that asks src first and keeps a copy of the key in the file at path
+// (0600, e.g. under the data directory), from which it answers when src fails: a cloud store
+// that cannot be reached at start does not stop a session whose turns the spool would keep.
+// The copy is as secret as the key document it mirrors.
+func Cached(src Source, path string) Source { return cachedSource{src: src, path: path} }
+
+type cachedSource struct {
+	src  Source
+	path string
+}
+
+func (c cachedSource) WorkspaceKey(ctx context.Context) ([]byte, error) {
+	k, err := c.src.WorkspaceKey(ctx)
+	if err == nil {
+		if old, rerr := os.ReadFile(c.path); rerr != nil || hex.EncodeToString(k) != strings.TrimSpace(string(old)) {
+			_ = writeKeyFile(c.path, k) // a cache that cannot be written only loses the fallback
+		}
+		return k, nil
+	}
+	if ck, ferr := ReadFile(c.path); ferr == nil {
+		return ck, nil
+	}
+	return nil, err
+}
+
+// writeKeyFile writes k in hexadecimal to path (0600), atomically.
+func writeKeyFile(path string, k []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".token-key-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.WriteString(hex.EncodeToString(k) + "\n")
+	cerr := tmp.Close()
+	if werr == nil && cerr == nil {
+		if werr = os.Rename(tmp.Name(), path); werr == nil {
+			return nil
+		}
+	}
+	_ = os.Remove(tmp.Name())
+	if werr != nil {
+		return werr
+	}
+	return cerr
 }

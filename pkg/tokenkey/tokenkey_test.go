@@ -83,3 +83,51 @@ func TestResolve(t *testing.T) {
 		t.Fatal("Tokenizer does not use the workspace key")
 	}
 }
+
+type flaky struct {
+	key  []byte
+	down bool
+}
+
+func (f *flaky) WorkspaceKey(context.Context) ([]byte, error) {
+	if f.down {
+		return nil, errors.New("unreachable")
+	}
+	return f.key, nil
+}
+
+func TestCachedFallsBackToTheCopy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "keys", "team.key")
+	src := &flaky{key: bytes.Repeat([]byte{9}, 32)}
+	if _, err := tokenkey.Cached(src, path).WorkspaceKey(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("cache file: %v", err)
+	}
+	src.down = true
+	got, err := tokenkey.Cached(src, path).WorkspaceKey(ctx)
+	if err != nil || !bytes.Equal(got, src.key) {
+		t.Fatalf("offline: %x, %v", got, err)
+	}
+	if _, err := tokenkey.Cached(src, filepath.Join(t.TempDir(), "none")).WorkspaceKey(ctx); err == nil {
+		t.Fatal("no store and no copy gave a key")
+	}
+}
+
+func TestRedactorOffNeedsNoKey(t *testing.T) {
+	t.Parallel()
+	r, err := tokenkey.Redactor(context.Background(), failing{}, "")
+	if err != nil || r.Enabled() {
+		t.Fatalf("%v %v", r, err)
+	}
+	r, err = tokenkey.Redactor(context.Background(), &flaky{key: bytes.Repeat([]byte{1}, 32)}, "", redact.IP)
+	if err != nil || !r.Tokens() {
+		t.Fatalf("%v %v", r, err)
+	}
+	if out, _ := r.String("from 203.0.113.7"); !strings.HasPrefix(out, "from [REDACTED_IP_") {
+		t.Fatalf("got %q", out)
+	}
+}
