@@ -196,3 +196,27 @@ func BenchmarkStringTokens(b *testing.B) {
 		})
 	}
 }
+
+// FuzzTokensIdempotent: redacting with keyed tokens twice changes nothing the second time, and
+// the output never holds a plain placeholder.
+func FuzzTokensIdempotent(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Add("Is 203.0.113.7 malicious? It contacted evil@example.com from 198.51.100.23")
+	r := New(AllTypes()...).WithTokens(testTokenizer(f, testKey))
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Contains(s, phPrefix) {
+			return // inputs with their own placeholders are covered by FuzzString
+		}
+		out, _ := r.String(s)
+		if again, c := r.String(out); again != out || c.Total() != 0 {
+			t.Fatalf("second pass changed %q into %q (from %q)", out, again, s)
+		}
+		for _, p := range placeholders {
+			if strings.Contains(out, p) {
+				t.Fatalf("plain placeholder %s in %q", p, out)
+			}
+		}
+	})
+}
