@@ -98,10 +98,11 @@ func (t *Tokenizer) token(n uint8, name, value string) string {
 // tag writes the tag of value into dst (TagLen bytes).
 func (t *Tokenizer) tag(n uint8, name, value string, dst []byte) {
 	st := t.pool.Get().(*tokenState)
-	st.buf = appendNormalized(st.buf[:0], n, value)
+	// one Write of TYPE || 0x00 || normalised value
+	buf := append(st.buf[:0], name...)
+	buf = append(buf, 0)
+	st.buf = appendNormalized(buf, n, value)
 	st.mac.Reset()
-	st.mac.Write([]byte(name))
-	st.mac.Write([]byte{0})
 	st.mac.Write(st.buf)
 	st.sum = st.mac.Sum(st.sum[:0])
 	// 50 bits: the first 7 bytes give 11 base32 characters, of which TagLen are kept
