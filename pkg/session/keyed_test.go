@@ -566,3 +566,21 @@ func TestJudgeCacheKeyedQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackTitleRedactedBeforeShortening: a value where the first question is cut for the
+// title leaves no fragment in the stored title.
+func TestFallbackTitleRedactedBeforeShortening(t *testing.T) {
+	t.Parallel()
+	st := keyedBackends[0].open(t, t.TempDir(), "team")
+	e := newKeyedEnv(t, `{"Title":"Outbound SSH"}`, nil)
+	s := e.session(t, st, nil)
+	key := "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"
+	q := strings.Repeat("x", 25) + "," + key + " is it leaked?"
+	if _, err := s.Send(context.Background(), q, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := storedJSON(t, st, s.History().ID)
+	if strings.Contains(h.Title, "ghp_1a2B") {
+		t.Fatalf("title holds a fragment of the token: %q", h.Title)
+	}
+}

@@ -368,7 +368,10 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 			return
 		}
 	}
-	h.Title, h.TitleSource = FallbackTitle(input), model.TitleFallback
+	// Redacted before it is shortened: a value cut in half might no longer be recognised.
+	red, counts := s.redactor.RedactString(input)
+	addCounts(h, counts)
+	h.Title, h.TitleSource = FallbackTitle(red), model.TitleFallback
 }
 
 // SetTitle sets a manual title, which is never replaced by a generated one, and saves.
