@@ -308,8 +308,12 @@ func (r *Redactor) appendJSONRedacted(dst []byte, s string) []byte {
 		if m.typ == tKeep || !r.on[m.typ] {
 			continue
 		}
+		rep, ok := r.repl(s[m.start:m.end], m.typ)
+		if !ok {
+			continue
+		}
 		dst = appendJSONBody(dst, s[prev:m.start])
-		dst = append(dst, placeholders[m.typ]...)
+		dst = append(dst, rep...)
 		prev = m.end
 	}
 	putScanner(sc)

@@ -177,7 +177,7 @@ func phBefore(s string, i int) bool {
 		return false
 	}
 	j := i - 2
-	for j >= 0 && j > i-40 && (s[j] >= 'A' && s[j] <= 'Z' || isDigit(s[j]) || s[j] == '_') {
+	for j >= 0 && j > i-40 && phChar(s[j]) {
 		j--
 	}
 	return j >= 0 && strings.HasPrefix(s[j:], phPrefix)

@@ -35,6 +35,8 @@ type match struct {
 type Redactor struct {
 	on      [numTypes]bool
 	enabled bool
+	tok     *Tokenizer          // keyed tokens instead of placeholders (token.go)
+	keep    map[string]struct{} // evidence values written as they are (token.go)
 }
 
 // New returns a Redactor for the given types. Unknown types are ignored; with
@@ -102,8 +104,12 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 		if m.typ == tKeep || !r.on[m.typ] {
 			continue
 		}
+		rep, ok := r.repl(s[m.start:m.end], m.typ)
+		if !ok {
+			continue
+		}
 		b.WriteString(s[prev:m.start])
-		b.WriteString(placeholders[m.typ])
+		b.WriteString(rep)
 		prev = m.end
 		if counts != nil {
 			counts[allTypes[m.typ]]++

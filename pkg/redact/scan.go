@@ -104,7 +104,7 @@ func (sc *scanner) scanPlaceholders(s string) {
 		}
 		p := from + k
 		q := p + len(phPrefix)
-		for q < len(s) && (s[q] >= 'A' && s[q] <= 'Z' || isDigit(s[q]) || s[q] == '_') {
+		for q < len(s) && phChar(s[q]) {
 			q++
 		}
 		if q > p+len(phPrefix) && q < len(s) && s[q] == ']' {

@@ -101,8 +101,7 @@ func benchTurns(b *testing.B, s benchStore, base []*genai.Content, llm session.L
 	b.SetBytes(int64(len(data)))
 	ctx := context.Background()
 	for b.Loop() {
-		sess.History().Contents = sess.History().Contents[:len(base)]
-		sess.History().RedactedCount = len(base)
+		sess.ResetTo(len(base))
 		turn, err := sess.Send(ctx, "What next?", nil)
 		if err != nil || turn.SaveErr != nil {
 			b.Fatal(err, turn.SaveErr)

@@ -31,7 +31,7 @@ Fold the conversation excerpt you are given into the previous summary (if any) a
 - the findings and conclusions reached, with what supports them;
 - the decisions taken and the actions done or recommended;
 - the open questions and requests not yet answered.
-Drop greetings, repetition and reasoning that led nowhere. Do not add anything that is not in the conversation. Keep placeholders such as [REDACTED_EMAIL] as they are.
+Drop greetings, repetition and reasoning that led nowhere. Do not add anything that is not in the conversation. Keep redaction tokens such as [REDACTED_EMAIL] or [REDACTED_IP_k3v9q2m7xa] exactly as they are: each stands for a redacted value, equal tokens for equal values.
 Write in the language the analyst writes in, under these headings: IOCs, Findings, Decisions, Open questions. Stay under about %d words. Reply with the summary only.`
 
 const summarySystemJA = `あなたは、セキュリティアナリストと AI アシスタントが一つのセキュリティアラートについて交わした会話の「要約」を管理します。この要約は以降のすべてのリクエストで過去のやり取りの代わりに使われるため、要約に残らなかった情報はアシスタントから失われます。
@@ -41,7 +41,7 @@ const summarySystemJA = `あなたは、セキュリティアナリストと AI 
 - 得られた調査結果と結論、およびその根拠
 - 決定事項と、実施済みまたは推奨された対応
 - まだ回答されていない質問や依頼
-挨拶、繰り返し、結論に至らなかった推論は省いてください。会話にないことは書かないでください。[REDACTED_EMAIL] のようなプレースホルダーはそのまま残してください。
+挨拶、繰り返し、結論に至らなかった推論は省いてください。会話にないことは書かないでください。[REDACTED_EMAIL] や [REDACTED_IP_k3v9q2m7xa] のような墨消しトークンはそのまま残してください（同じトークンは同じ値を表します）。
 日本語で、次の見出しを使って書いてください: IOC、調査結果、決定事項、未解決の質問。%d 字程度以内に収め、要約だけを返してください。`
 
 // Compact summarises the older turns now, whatever their size, keeping the newest turn as it is
@@ -81,13 +81,13 @@ func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) 
 
 	prev := ""
 	if covers > 0 {
-		prev = h.Summary.Text
+		prev = s.summary().Text
 	}
 	chunk := cs.calib.Raw(budget / 2)
 	var usage model.Usage
 	for from := covers; from < end; {
 		to := cs.ledger.ChunkEnd(from, end, chunk)
-		text, u, err := s.summarise(ctx, prev, h.Contents[from:to], budget)
+		text, u, err := s.summarise(ctx, prev, s.live[from:to], budget)
 		usage = usage.Add(u)
 		if err != nil {
 			h.Usage = h.Usage.Add(usage)
@@ -95,10 +95,13 @@ func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) 
 		}
 		prev, from = text, to
 	}
-	h.Summary = &model.Summary{Text: prev, CoversCount: end, CreatedAt: s.opts.Now()}
+	// The model summarises the live contents; the stored summary is its redacted copy.
+	s.liveSummary = &model.Summary{Text: prev, CoversCount: end, CreatedAt: s.opts.Now()}
+	stored := *s.liveSummary
+	h.Summary = &stored
 	h.Usage = h.Usage.Add(usage)
-	redactSummary(s.opts.Redactor, h)
-	s.logger().Info("summarised earlier turns", "history_id", h.ID, "covers", end, "of", len(h.Contents))
+	redactSummary(s.redactor, h)
+	s.logger().Info("summarised earlier turns", "history_id", h.ID, "covers", end, "of", len(s.live))
 	return end, nil
 }
 

@@ -107,17 +107,26 @@ func (s *Session) compactAt() float64 {
 // syncLedger brings the cached estimates up to date with the transcript.
 func (s *Session) syncLedger() *contextState {
 	cs := s.cstate()
-	cs.ledger.Sync(s.history.Contents, s.history.RedactedCount)
+	// live contents are never changed in place: every one is settled
+	cs.ledger.Sync(s.live, len(s.live))
 	return cs
 }
 
 // summaryCovers is how many leading contents the summary stands for, 0 without a usable one.
 func (s *Session) summaryCovers() int {
-	sm := s.history.Summary
-	if sm == nil || strings.TrimSpace(sm.Text) == "" || sm.CoversCount <= 0 || sm.CoversCount > len(s.history.Contents) {
+	sm := s.summary()
+	if sm == nil || strings.TrimSpace(sm.Text) == "" || sm.CoversCount <= 0 || sm.CoversCount > len(s.live) {
 		return 0
 	}
 	return sm.CoversCount
+}
+
+// summary is the summary the model is sent: the one made in this session, else the stored one.
+func (s *Session) summary() *model.Summary {
+	if s.liveSummary != nil {
+		return s.liveSummary
+	}
+	return s.history.Summary
 }
 
 // summaryPair is the summary as it opens a request: a user turn with the summary, then the
@@ -141,7 +150,7 @@ const (
 )
 
 func (s *Session) summaryTokens(cs *contextState) int {
-	sm := s.history.Summary
+	sm := s.summary()
 	if s.summaryCovers() == 0 {
 		return 0
 	}
@@ -157,17 +166,17 @@ func (s *Session) summaryTokens(cs *contextState) int {
 // It returns the contents and their raw estimate (system instruction included).
 func (s *Session) shape(user *genai.Content, limit int) ([]*genai.Content, int) {
 	cs := s.syncLedger()
-	h := s.history
-	n := len(h.Contents)
+	live := s.live
+	n := len(live)
 	covers := s.summaryCovers()
 	fixed := cs.sysTokens + convo.EstimateContent(user) + s.summaryTokens(cs)
 	start := cs.ledger.Window(covers, cs.calib.Raw(limit)-fixed)
 
 	out := make([]*genai.Content, 0, n-start+3)
 	if covers > 0 {
-		out = append(out, summaryPair(h.Summary)...)
+		out = append(out, summaryPair(s.summary())...)
 	}
-	out = append(out, h.Contents[start:n]...)
+	out = append(out, live[start:n]...)
 	out = append(out, user)
 	raw := fixed + cs.ledger.Sum(start, n)
 	cs.lastRaw, cs.lastContents, cs.lastStart = raw, len(out), start
@@ -179,7 +188,7 @@ func (s *Session) shape(user *genai.Content, limit int) ([]*genai.Content, int) 
 func (s *Session) pendingTokens(user *genai.Content) int {
 	cs := s.syncLedger()
 	covers := s.summaryCovers()
-	raw := cs.sysTokens + s.summaryTokens(cs) + cs.ledger.Sum(covers, len(s.history.Contents)) + convo.EstimateContent(user)
+	raw := cs.sysTokens + s.summaryTokens(cs) + cs.ledger.Sum(covers, len(s.live)) + convo.EstimateContent(user)
 	return cs.calib.Tokens(raw)
 }
 
@@ -221,7 +230,7 @@ func (s *Session) retryShorter(ctx context.Context, user *genai.Content, onText 
 	s.logger().Info("the model refused the request as too long; compacting", "history_id", s.history.ID, "estimate", raw, "reported", count, "limit", limit)
 	budget := s.budget()
 	if _, err := s.compact(ctx, user, true); err != nil {
-		if errors.Is(err, ErrNothingToCompact) && cs.lastStart >= len(s.history.Contents) {
+		if errors.Is(err, ErrNothingToCompact) && cs.lastStart >= len(s.live) {
 			return &genai.Content{Role: genai.RoleModel}, model.Usage{}, &tooLongError{cause}
 		}
 		s.logger().Warn("could not summarise earlier turns; sending fewer", "history_id", s.history.ID, "error", err)

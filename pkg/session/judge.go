@@ -45,6 +45,11 @@ type Judge struct {
 	Cache *JudgeCache
 	// Timeout bounds the model call; 0 means DefaultJudgeTimeout.
 	Timeout time.Duration
+	// Redactor, when set, is the workspace's redaction step: the question is redacted before it
+	// is hashed for the cache (a plain hash of raw text would let a guess be checked against
+	// the cache file) and before it is compared with the candidates' stored questions, which
+	// are redacted.
+	Redactor Redactor
 }
 
 // JudgeLoader returns a candidate's full history (its transcript); it is called only for
@@ -63,7 +68,11 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*model.
 	if len(candidates) > MaxJudgeCandidates {
 		candidates = candidates[:MaxJudgeCandidates]
 	}
-	qh := questionHash(question)
+	asStored := question
+	if j.Redactor != nil {
+		asStored, _ = j.Redactor.RedactString(question)
+	}
+	qh := questionHash(asStored)
 	verdicts := make([]string, len(candidates))
 	full := make([]*model.History, len(candidates))
 	var pending []int
@@ -81,7 +90,7 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*model.
 			h = loaded
 		}
 		full[i] = h
-		if qs := lastQuestions(h.Contents, 1); len(qs) == 1 && normalizeQuestion(qs[0]) == normalizeQuestion(question) {
+		if qs := lastQuestions(h.Contents, 1); len(qs) == 1 && normalizeQuestion(qs[0]) == normalizeQuestion(asStored) {
 			verdicts[i] = VerdictSame
 			j.Cache.Put(qh, c.ID, c.Revision, VerdictSame)
 			continue

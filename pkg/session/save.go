@@ -175,6 +175,9 @@ func (s *Session) persist(ctx context.Context) error {
 	s.saved.last, s.saved.lastErr = res, nil
 	if res.History != nil {
 		s.history = res.History
+		// everything stored is redacted; the live session follows what the store holds
+		s.history.RedactedCount = len(s.history.Contents)
+		s.followStored()
 	}
 	if err == nil {
 		if s.saved.pending {

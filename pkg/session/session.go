@@ -1,6 +1,14 @@
 // Package session is one conversation about one alert: it sends the transcript and a new
 // question to Gemini with the alert in the system instruction, streams the answer, names the
 // conversation from its first question, and saves every turn through the redaction step.
+//
+// Live and stored contents: Gemini keeps seeing what the analyst typed and what it answered
+// within a session (it saw it anyway); only what is written is redacted. The session keeps its
+// live transcript and summary un-redacted in memory and writes a redacted copy: each save
+// copies and redacts only the contents added since the previous one (the redacted copies of
+// earlier turns are kept), so a turn's save scans only new contents. A resumed session starts
+// from the stored (redacted) transcript, tokens included, and the system instruction tells the
+// model what the tokens mean. History returns the history as stored.
 package session
 
 import (
@@ -37,6 +45,13 @@ type Redactor interface {
 	RedactString(s string) (string, map[string]int)
 }
 
+// AlertRedactor is a Redactor that can keep the values an alert holds (see EngineRedactor):
+// New uses ForAlert's redactor for the session's writes.
+type AlertRedactor interface {
+	Redactor
+	ForAlert(a *model.Alert) Redactor
+}
+
 // Options are a session's dependencies and settings.
 type Options struct {
 	LLM      LLM
@@ -70,11 +85,19 @@ const titleTimeout = 15 * time.Second
 
 // Session is one conversation. It is not safe for concurrent use.
 type Session struct {
-	opts    Options
-	alert   *model.Alert
+	opts  Options
+	alert *model.Alert
+	// history is the history as stored: metadata, and the redacted copy of the transcript
+	// (its first history.RedactedCount contents are copies of live's, already redacted).
 	history *model.History
-	system  *genai.Content
-	saved   saveState
+	// live is the transcript as the model sees it; liveSummary the summary as written by the
+	// model (nil: the stored one, e.g. on a resumed history).
+	live        []*genai.Content
+	liveSummary *model.Summary
+	// redactor is the session's redaction step (the alert's values kept, see AlertRedactor).
+	redactor Redactor
+	system   *genai.Content
+	saved    saveState
 	// cw is what the session knows of its requests' size (see context.go).
 	cw *contextState
 }
@@ -101,7 +124,18 @@ func New(opts Options, alert *model.Alert, h *model.History) (*Session, error) {
 	} else if h.AlertID != alert.ID {
 		return nil, goerr.New("history belongs to another alert", goerr.V("history_id", h.ID), goerr.V("alert_id", alert.ID))
 	}
-	return &Session{opts: opts, alert: alert, history: h, system: systemInstruction(alert)}, nil
+	red := opts.Redactor
+	if ar, ok := red.(AlertRedactor); ok {
+		red = ar.ForAlert(alert)
+	}
+	if h.RedactedCount > len(h.Contents) || h.RedactedCount < 0 {
+		h.RedactedCount = 0 // the transcript was replaced; redact it all at the next save
+	}
+	// The live transcript starts as the stored one. Contents past RedactedCount are shared
+	// with the stored history until the next save, which replaces them there by redacted
+	// copies: live contents are never changed in place.
+	live := append(make([]*genai.Content, 0, len(h.Contents)+8), h.Contents...)
+	return &Session{opts: opts, alert: alert, history: h, live: live, redactor: red, system: systemInstruction(alert)}, nil
 }
 
 // systemInstruction puts the alert under analysis in front of every request.
@@ -109,13 +143,30 @@ func systemInstruction(a *model.Alert) *genai.Content {
 	var b strings.Builder
 	b.WriteString("You assist a security analyst who is investigating the alert below. ")
 	b.WriteString("Answer precisely and concisely, point to the fields of the alert that support each statement, ")
-	b.WriteString("and say plainly when the alert does not contain what is needed to answer.\n\nAlert (JSON):\n")
+	b.WriteString("and say plainly when the alert does not contain what is needed to answer. ")
+	b.WriteString(TokenNote)
+	b.WriteString("\n\nAlert (JSON):\n")
 	b.Write(a.Data)
 	return genai.NewContentFromText(b.String(), "")
 }
 
-// History returns the session's history (metadata and transcript).
+// TokenNote is the sentence of the system instruction about redaction tokens.
+const TokenNote = "Earlier turns may hold tokens such as [REDACTED_IP_k3v9q2m7xa] or [REDACTED_EMAIL]: " +
+	"each stands for a value that was redacted before the conversation was stored; equal tokens stand for " +
+	"equal values and different tokens for different values. Refer to such values by their token. " +
+	"A reply that ends with " + PartialMarker + " was interrupted before it was complete."
+
+// PartialMarker ends a reply that was cut short (the turn was cancelled or the stream broke):
+// it is a text part of its own, appended to what had arrived, both in what later requests carry
+// and in what is stored.
+const PartialMarker = "[answer cut short]"
+
+// History returns the session's history as stored (metadata and the redacted transcript).
 func (s *Session) History() *model.History { return s.history }
+
+// Contents returns the live transcript: what the model is sent, not redacted. Callers must not
+// change it.
+func (s *Session) Contents() []*genai.Content { return s.live }
 
 // Alert returns the alert under discussion.
 func (s *Session) Alert() *model.Alert { return s.alert }
@@ -168,6 +219,9 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 		return nil, streamErr
 	}
 	turn := &Turn{Answer: answerText(reply), Usage: usage, Partial: streamErr != nil}
+	if turn.Partial {
+		reply.Parts = append(reply.Parts, genai.NewPartFromText("\n\n"+PartialMarker))
+	}
 
 	h := s.history
 	now := s.opts.Now()
@@ -175,8 +229,7 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 		h.CreatedAt = now
 	}
 	h.UpdatedAt = now
-	h.Contents = append(h.Contents, user, reply)
-	h.MessageCount = len(h.Contents)
+	s.live = append(s.live, user, reply)
 	h.Usage = h.Usage.Add(usage)
 	if s.needsTitle() {
 		s.setTitle(input, titleCh)
@@ -315,7 +368,10 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 			return
 		}
 	}
-	h.Title, h.TitleSource = FallbackTitle(input), model.TitleFallback
+	// Redacted before it is shortened: a value cut in half might no longer be recognised.
+	red, counts := s.redactor.RedactString(input)
+	addCounts(h, counts)
+	h.Title, h.TitleSource = FallbackTitle(red), model.TitleFallback
 }
 
 // SetTitle sets a manual title, which is never replaced by a generated one, and saves.
@@ -325,7 +381,7 @@ func (s *Session) SetTitle(ctx context.Context, title string) error {
 		return goerr.Wrap(ErrInvalidTitle, "a title cannot be empty")
 	}
 	s.history.Title, s.history.TitleSource = t, model.TitleManual
-	if len(s.history.Contents) == 0 {
+	if len(s.live) == 0 {
 		return nil // saved with the first turn
 	}
 	return s.save(ctx)
@@ -338,8 +394,58 @@ func (s *Session) Save(ctx context.Context) error { return s.save(ctx) }
 func (s *Session) save(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.SaveTimeout)
 	defer cancel()
-	RedactHistory(s.opts.Redactor, s.history)
+	s.syncStored()
 	return s.persist(ctx)
+}
+
+// syncStored brings the stored copy up to date with the live session: the contents added since
+// the last save are copied and redacted (the earlier ones are already), and the title passes
+// through the redactor. The summary is redacted when it is made (see compact).
+func (s *Session) syncStored() {
+	h := s.history
+	done := h.RedactedCount
+	if done > len(s.live) || done > len(h.Contents) || done < 0 {
+		done = 0
+	}
+	stored := h.Contents[:done]
+	fresh := make([]*genai.Content, 0, len(s.live)-done)
+	for _, c := range s.live[done:] {
+		fresh = append(fresh, cloneContent(c))
+	}
+	counts := s.redactor.RedactContents(fresh)
+	h.Contents = append(stored, fresh...)
+	h.RedactedCount = len(h.Contents)
+	h.MessageCount = len(h.Contents)
+	title, tc := s.redactor.RedactString(h.Title)
+	h.Title = title
+	addCounts(h, counts)
+	addCounts(h, tc)
+}
+
+func addCounts(h *model.History, c map[string]int) {
+	for k, v := range c {
+		if v == 0 {
+			continue
+		}
+		if h.Redactions == nil {
+			h.Redactions = map[string]int{}
+		}
+		h.Redactions[k] += v
+	}
+}
+
+// followStored takes into the live session what the save found stored beyond it (another
+// writer's turns, see SaveOrFork), as stored.
+func (s *Session) followStored() {
+	h := s.history
+	if len(h.Contents) > len(s.live) {
+		s.live = append(s.live, h.Contents[len(s.live):]...)
+	}
+	// (a stored copy shorter than live is completed by the next save: RedactedCount says
+	// how much of live it holds)
+	if s.liveSummary != nil && (h.Summary == nil || h.Summary.CoversCount != s.liveSummary.CoversCount) {
+		s.liveSummary = nil // another writer's summary replaced ours
+	}
 }
 
 // RedactHistory passes everything of h that is about to be written through r: the contents not

@@ -1,0 +1,272 @@
+package redact
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base32"
+	"hash"
+	"net/netip"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/m-mizutani/goerr/v2"
+)
+
+// # Keyed tokens
+//
+// A Redactor built with WithTokens writes "[REDACTED_<TYPE>_<tag>]" instead of
+// "[REDACTED_<TYPE>]". The tag is the first 50 bits of
+// HMAC-SHA256(key, TYPE || 0x00 || normalised value) in lower-case base32
+// (TagLen characters). The same value gives the same token under the same
+// key, also when written differently (fullwidth digits, another letter case of
+// an e-mail address, another layout of a phone number or an IPv6 address);
+// without the key a token tells nothing but equality. 50 bits keep accidental
+// collisions between the values of one workspace negligible (about one in
+// 10^5 at a million distinct values) while the token stays short to read.
+//
+// A Redactor built with WithEvidence keeps the values that its evidence
+// texts (the alert under discussion) hold: they are written as they are.
+
+// TagLen is the number of characters of a token's tag.
+const TagLen = 10
+
+// MinKeyLen is the shortest key NewTokenizer accepts.
+const MinKeyLen = 16
+
+// tagEncoding is base32 in lower case without padding: tags are letters and digits only.
+var tagEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// Tokenizer derives keyed tokens from values. It is safe for concurrent use.
+type Tokenizer struct {
+	key  []byte
+	pool sync.Pool // *tokenState
+}
+
+type tokenState struct {
+	mac hash.Hash
+	buf []byte // normalised value
+	sum []byte
+}
+
+// NewTokenizer returns a Tokenizer for key, which must hold at least
+// MinKeyLen bytes (a workspace key is 32 random bytes). The key is copied.
+func NewTokenizer(key []byte) (*Tokenizer, error) {
+	if len(key) < MinKeyLen {
+		return nil, goerr.New("a token key needs at least 16 bytes", goerr.V("length", len(key)))
+	}
+	t := &Tokenizer{key: append([]byte(nil), key...)}
+	t.pool.New = func() any {
+		return &tokenState{mac: hmac.New(sha256.New, t.key), buf: make([]byte, 0, 64), sum: make([]byte, 0, sha256.Size)}
+	}
+	return t, nil
+}
+
+// Tag returns the tag of value as a value of type typ.
+func (t *Tokenizer) Tag(typ Type, value string) string {
+	n, ok := typeNum(typ)
+	if !ok {
+		n = uint8(numTypes) // unknown types still get a tag, in their own domain
+	}
+	var out [TagLen]byte
+	t.tag(n, string(typ), value, out[:])
+	return string(out[:])
+}
+
+// Token returns the token that replaces value as a value of type typ:
+// "[REDACTED_<typ>_<tag>]".
+func (t *Tokenizer) Token(typ Type, value string) string {
+	n, ok := typeNum(typ)
+	if !ok {
+		n = uint8(numTypes)
+	}
+	return t.token(n, string(typ), value)
+}
+
+func (t *Tokenizer) token(n uint8, name, value string) string {
+	var b [len(phPrefix) + 16 + 1 + TagLen + 1]byte
+	out := append(b[:0], phPrefix...)
+	out = append(out, name...)
+	out = append(out, '_')
+	k := len(out)
+	out = append(out, ".........."[:TagLen]...)
+	t.tag(n, name, value, out[k:k+TagLen])
+	out = append(out, ']')
+	return string(out)
+}
+
+// tag writes the tag of value into dst (TagLen bytes).
+func (t *Tokenizer) tag(n uint8, name, value string, dst []byte) {
+	st := t.pool.Get().(*tokenState)
+	// one Write of TYPE || 0x00 || normalised value
+	buf := append(st.buf[:0], name...)
+	buf = append(buf, 0)
+	st.buf = appendNormalized(buf, n, value)
+	st.mac.Reset()
+	st.mac.Write(st.buf)
+	st.sum = st.mac.Sum(st.sum[:0])
+	// 50 bits: the first 7 bytes give 11 base32 characters, of which TagLen are kept
+	var enc [16]byte
+	tagEncoding.Encode(enc[:], st.sum[:7])
+	copy(dst, enc[:TagLen])
+	if cap(st.buf) <= 4096 {
+		t.pool.Put(st)
+	}
+}
+
+// Normalize returns the form of value under which equal values of type typ
+// are recognised: fullwidth forms folded to ASCII; e-mail addresses in lower
+// case; IP addresses in canonical form (IPv4-mapped IPv6 unmapped, zone
+// dropped, IPv6 compressed in lower case); phone, card and social security
+// numbers as their digits; other types as folded.
+func Normalize(typ Type, value string) string {
+	n, ok := typeNum(typ)
+	if !ok {
+		n = uint8(numTypes)
+	}
+	return string(appendNormalized(nil, n, value))
+}
+
+// appendNormalized appends the normalised form of value (type number n) to dst.
+func appendNormalized(dst []byte, n uint8, value string) []byte {
+	start := len(dst)
+	switch n {
+	case tPhone, tCC, tSSN:
+		for i := 0; i < len(value); {
+			c := value[i]
+			if c < utf8.RuneSelf {
+				if isDigit(c) {
+					dst = append(dst, c)
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(value[i:])
+			if b, ok := foldRune(r); ok && isDigit(b) {
+				dst = append(dst, b)
+			}
+			i += size
+		}
+		return dst
+	}
+	dst = appendFolded(dst, value)
+	switch n {
+	case tEmail:
+		lowerASCII(dst[start:])
+	case tIP:
+		if a, err := netip.ParseAddr(string(dst[start:])); err == nil {
+			dst = a.Unmap().WithZone("").AppendTo(dst[:start])
+		} else {
+			lowerASCII(dst[start:])
+		}
+	}
+	return dst
+}
+
+// appendFolded appends value with fullwidth forms, the ideographic space and
+// Unicode dashes folded to ASCII, as detection sees it.
+func appendFolded(dst []byte, value string) []byte {
+	for i := 0; i < len(value); {
+		c := value[i]
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(value[i:])
+		if b, ok := foldRune(r); ok {
+			dst = append(dst, b)
+		} else {
+			dst = append(dst, value[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
+
+func lowerASCII(b []byte) {
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+}
+
+// WithTokens returns a copy of r that writes keyed tokens made by t instead of
+// plain placeholders. A nil t gives plain placeholders.
+func (r *Redactor) WithTokens(t *Tokenizer) *Redactor {
+	c := r.clone()
+	c.tok = t
+	return c
+}
+
+// WithEvidence returns a copy of r that keeps, as they are, the values found
+// in texts (every type is looked for, whichever r redacts): the values the
+// alert under discussion holds are evidence, stored with the alert anyway.
+// A value is kept wherever it appears in the same normalised form and type.
+func (r *Redactor) WithEvidence(texts ...string) *Redactor {
+	c := r.clone()
+	keep := make(map[string]struct{}, len(r.keep))
+	for k := range r.keep {
+		keep[k] = struct{}{}
+	}
+	sc := getScanner()
+	defer putScanner(sc)
+	for _, s := range texts {
+		for _, m := range sc.find(s) {
+			if m.typ == tKeep || m.typ == tProbe {
+				continue
+			}
+			keep[evidenceKey(nil, m.typ, s[m.start:m.end])] = struct{}{}
+		}
+	}
+	c.keep = keep
+	return c
+}
+
+// Tokens reports whether r writes keyed tokens.
+func (r *Redactor) Tokens() bool { return r != nil && r.tok != nil }
+
+func (r *Redactor) clone() *Redactor {
+	if r == nil {
+		return &Redactor{}
+	}
+	c := *r
+	return &c
+}
+
+func evidenceKey(buf []byte, n uint8, value string) string {
+	buf = append(buf[:0], n)
+	return string(appendNormalized(buf, n, value))
+}
+
+// repl returns what replaces value, a detected value of type number n, and
+// false when value is evidence and stays as it is.
+func (r *Redactor) repl(value string, n uint8) (string, bool) {
+	if r.keep != nil {
+		var b [64]byte
+		if _, ok := r.keep[evidenceKey(b[:0], n, value)]; ok {
+			return "", false
+		}
+	}
+	if r.tok != nil {
+		return r.tok.token(n, string(allTypes[n]), value), true
+	}
+	return placeholders[n], true
+}
+
+// IsToken reports whether s is a placeholder or a keyed token as a Redactor
+// writes them.
+func IsToken(s string) bool {
+	if !strings.HasPrefix(s, phPrefix) || !strings.HasSuffix(s, "]") || len(s) <= len(phPrefix)+1 {
+		return false
+	}
+	for i := len(phPrefix); i < len(s)-1; i++ {
+		if !phChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// phChar reports whether c may appear between "[REDACTED_" and "]": the type
+// in upper case, and the tag of a keyed token in lower case.
+func phChar(c byte) bool { return isAlnum(c) || c == '_' }
