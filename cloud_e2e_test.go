@@ -43,7 +43,7 @@ func TestCloudStoreEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(data, &contents); err != nil || len(contents) != 4 {
 		t.Fatalf("transcript object: %v, %d contents", err, len(contents))
 	}
-	if strings.Contains(string(data), "jane.doe@example.com") || !strings.Contains(string(data), "[REDACTED_EMAIL]") {
+	if strings.Contains(string(data), "jane.doe@example.com") || !strings.Contains(string(data), "[REDACTED_EMAIL_") {
 		t.Fatalf("stored transcript is not redacted: %s", data)
 	}
 

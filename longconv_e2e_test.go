@@ -197,7 +197,7 @@ func TestInteractiveSameConversationOffer(t *testing.T) {
 	if len(h.Contents) != 4 || h.Summary == nil || h.Summary.CoversCount != 2 {
 		t.Fatalf("stored: %d contents, summary %+v", len(h.Contents), h.Summary)
 	}
-	if strings.Contains(h.Summary.Text, "soc-lead@example.com") || !strings.Contains(h.Summary.Text, "[REDACTED_EMAIL]") {
+	if strings.Contains(h.Summary.Text, "soc-lead@example.com") || !strings.Contains(h.Summary.Text, "[REDACTED_EMAIL_") {
 		t.Fatalf("stored summary not redacted: %q", h.Summary.Text)
 	}
 

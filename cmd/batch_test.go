@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 
 	"github.com/alertchat/alertchat/pkg/batch"
 )
@@ -72,7 +71,7 @@ func TestRetryFlagsFromEnvironment(t *testing.T) {
 	code = RunWith(t.Context(), []string{"alertchat", "--data-dir", t.TempDir(), "alert", "list"}, ios, RunOptions{
 		Customize: func(f *cmdutil.Factory) {
 			open := f.OpenStore
-			f.OpenStore = func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error) {
+			f.OpenStore = func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
 				got = f.Config()
 				return open(ctx, o)
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 // NewCmdAlert is "alertchat alert".
@@ -26,7 +25,7 @@ func NewCmdAlert(f *cmdutil.Factory) *cli.Command {
 }
 
 // openStore is what every alert verb needs from the factory.
-type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)
+type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
 
 type alertJSON struct {
 	ID        model.AlertID   `json:"id"`

@@ -25,7 +25,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 // Options are batch's.
@@ -33,9 +32,8 @@ type Options struct {
 	IO        *cmdutil.IOStreams
 	Config    func() cmdutil.Config
 	Logger    func() *slog.Logger
-	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)
+	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
 	LLM       func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error)
-	Redactor  func() (session.Redactor, error)
 
 	File        string
 	Concurrency int
@@ -46,7 +44,7 @@ type Options struct {
 // NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
 // input and pace are said on its command line.
 func NewCmdBatch(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
-	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM, Redactor: f.Redactor}
+	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM}
 	return &cli.Command{
 		Name:  "batch",
 		Usage: "ask many one-shot questions from a JSONL file; one JSON line per question on stdout, in input order",
@@ -112,11 +110,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	red, err := opts.Redactor()
-	if err != nil {
-		return err
-	}
-	sessOpts := cmdutil.SessionOptions(cfg, client, s, red, opts.Logger(), !opts.NoTitles)
+	sessOpts := cmdutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	bar := startProgressBar(opts.IO, len(qs), &retries)
 	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{
 		Store: s,

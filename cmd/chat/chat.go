@@ -16,7 +16,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 // maxQuestionSize bounds a question read from stdin.
@@ -30,9 +29,8 @@ type Options struct {
 	IO        *cmdutil.IOStreams
 	Config    func() cmdutil.Config
 	Logger    func() *slog.Logger
-	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)
+	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
 	LLM       func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error)
-	Redactor  func() (session.Redactor, error)
 
 	AlertID   string
 	File      string
@@ -51,7 +49,7 @@ type Options struct {
 // NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,
 // --judge-model) have ALERTCHAT_ variables; the question, files and IDs do not.
 func NewCmdChat(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
-	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM, Redactor: f.Redactor}
+	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM}
 	return &cli.Command{
 		Name:  "chat",
 		Usage: "chat with Gemini about an alert (interactive on a terminal, one question with -q or piped stdin)",
@@ -157,12 +155,8 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	if err != nil {
 		return err
 	}
-	red, err := opts.Redactor()
-	if err != nil {
-		return err
-	}
 	cfg := opts.Config()
-	sessOpts := cmdutil.SessionOptions(cfg, client, s, red, opts.Logger(), !opts.NoTitles)
+	sessOpts := cmdutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	newSession := func(h *model.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
 	if err != nil {
@@ -184,7 +178,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 type conversation struct {
 	opts       *Options
 	cfg        cmdutil.Config
-	store      *spooled.Store
+	store      *cmdutil.Store
 	llm        session.LLM
 	newSession func(*model.History) (*session.Session, error)
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 // testOptions are chat's options on a local store in a temporary directory and a fake Gemini
@@ -30,20 +30,18 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 		IO:     ios,
 		Config: func() cmdutil.Config { return cfg },
 		Logger: func() *slog.Logger { return logger },
-		OpenStore: func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error) {
+		OpenStore: func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
 			s, err := local.Open(ctx, local.Options{Dir: cfg.DataDir, Workspace: cfg.Workspace})
 			if err != nil {
 				return nil, err
 			}
-			red, _ := cmdutil.NewRedactor(cfg.Redact)
-			return cmdutil.Stack(ctx, ios, cfg, logger, s, red, o), nil
+			return cmdutil.Stack(ctx, ios, cfg, logger, s, redact.AllTypes(), o), nil
 		},
 		LLM: func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error) {
 			return cmdutil.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",
 				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}}, cfg.Retry, logger, o)
 		},
-		Redactor: func() (session.Redactor, error) { return cmdutil.NewRedactor(cfg.Redact) },
-		Output:   "text",
+		Output: "text",
 	}
 }
 

@@ -74,7 +74,8 @@ func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
 	return &samechat.Resolver{
 		Store: c.store,
 		Matcher: &session.Judge{LLM: c.llm, Model: modelName,
-			Cache: session.NewJudgeCache(filepath.Join(c.cfg.DataDir, judgeCacheFile), 0)},
+			Cache:    session.NewJudgeCache(filepath.Join(c.cfg.DataDir, judgeCacheFile), 0),
+			Redactor: c.store.Redactor.ForAlert(sess.Alert())},
 		NewSession: c.newSession,
 		Auto:       c.opts.AutoContinue,
 		Title:      c.opts.Title,

@@ -25,6 +25,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
 	"github.com/alertchat/alertchat/pkg/store/spooled"
+	"github.com/alertchat/alertchat/pkg/tokenkey"
 )
 
 // Config is the global settings of one run, fixed once the flags are parsed.
@@ -39,6 +40,8 @@ type Config struct {
 	Verbose           bool
 	// Redact is --redact: all, none, or a list of types.
 	Redact string
+	// TokenKeyFile, when set, holds the operator's token key instead of the workspace's own.
+	TokenKeyFile string
 	// MaxContextTokens is the token budget of one Gemini request (see pkg/convo).
 	MaxContextTokens int
 	// StoreTimeout bounds a storage call, retries included (pkg/store/resilient).
@@ -96,12 +99,11 @@ type Factory struct {
 	Config func() Config
 	// Logger writes logs to stderr at the level of --log-level / -v.
 	Logger func() *slog.Logger
-	// Redactor returns the redaction step of every history write (--redact).
-	Redactor func() (session.Redactor, error)
 	// OpenStore opens the configured backend inside the stack every command uses: retries and
-	// circuit breaker (resilient), the redaction of every history write (redacting), and the
-	// local spool (spooled), whose pending turns are uploaded first unless o.NoAutoFlush.
-	OpenStore func(ctx context.Context, o StoreOptions) (*spooled.Store, error)
+	// circuit breaker (resilient), the redaction of every history write with the workspace's
+	// keyed tokens (redacting), and the local spool (spooled), whose pending turns are uploaded
+	// first unless o.NoAutoFlush.
+	OpenStore func(ctx context.Context, o StoreOptions) (*Store, error)
 	// LLM returns the Gemini client every model call of a command goes through, with the
 	// retries and timeouts of the flags.
 	LLM func(ctx context.Context, o LLMOptions) (*llm.Client, error)
@@ -137,17 +139,16 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 		}
 		return *logger
 	}
-	f.Redactor = func() (session.Redactor, error) { return NewRedactor(cfg.Redact) }
-	f.OpenStore = func(ctx context.Context, o StoreOptions) (*spooled.Store, error) {
-		red, err := f.Redactor()
+	f.OpenStore = func(ctx context.Context, o StoreOptions) (*Store, error) {
+		types, err := redact.ParseTypes(cfg.Redact)
 		if err != nil {
-			return nil, err
+			return nil, UsageErrorf("invalid --redact: %v", err)
 		}
 		backend, err := OpenBackend(ctx, *cfg)
 		if err != nil {
 			return nil, err
 		}
-		return Stack(ctx, f.IO, *cfg, f.Logger(), backend, red, o), nil
+		return Stack(ctx, f.IO, *cfg, f.Logger(), backend, types, o), nil
 	}
 	f.LLM = func(ctx context.Context, o LLMOptions) (*llm.Client, error) {
 		gc, err := GeminiConfig(getenv)
@@ -180,10 +181,21 @@ func OpenBackend(ctx context.Context, cfg Config) (store.Store, error) {
 	return s, nil
 }
 
-// Stack wraps an opened backend in the layers every command uses (see Factory.OpenStore). A
-// spool that cannot be opened is warned about; a flush that fails leaves the spool as it is
-// and warns: the command still runs.
-func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger, backend store.Store, red session.Redactor, o StoreOptions) *spooled.Store {
+// Stacked is the store stack's top layer.
+type Stacked = spooled.Store
+
+// Stack wraps an opened backend in the layers every command uses (see Factory.OpenStore),
+// redacting types with the workspace's keyed tokens. A spool that cannot be opened is warned
+// about; a flush that fails leaves the spool as it is and warns: the command still runs.
+func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger, backend store.Store, types []redact.Type, o StoreOptions) *Store {
+	var src tokenkey.Source
+	if ks, ok := backend.(tokenkey.Source); ok {
+		src = ks
+		if cfg.Cloud() {
+			src = tokenkey.Cached(ks, keyCachePath(cfg))
+		}
+	}
+	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, ios.ErrOut, logger)
 	ro := resilient.Options{
 		Budget: cfg.StoreTimeout,
 		OnStateChange: func(from, to resilient.State) {
@@ -205,47 +217,12 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
 	}
-	st := spooled.New(redacting.New(rs, red), sp)
+	st := &Store{Stacked: spooled.New(redacting.New(rs, red), sp), Redactor: red, Sessions: rs}
 	if sp != nil && !o.NoAutoFlush {
 		rep, err := st.Flush(ctx)
 		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)
 	}
 	return st
-}
-
-// NewRedactor builds the redaction engine of --redact.
-func NewRedactor(types string) (session.Redactor, error) {
-	ts, err := redact.ParseTypes(types)
-	if err != nil {
-		return nil, UsageErrorf("invalid --redact: %v", err)
-	}
-	return HistoryRedactor{redact.New(ts...)}, nil
-}
-
-// HistoryRedactor adapts the redaction engine to the redaction step every history write goes
-// through (session.Redactor).
-type HistoryRedactor struct{ R *redact.Redactor }
-
-// RedactContents implements session.Redactor.
-func (h HistoryRedactor) RedactContents(cs []*genai.Content) map[string]int {
-	return countsMap(h.R.Contents(cs))
-}
-
-// RedactString implements session.Redactor.
-func (h HistoryRedactor) RedactString(s string) (string, map[string]int) {
-	out, c := h.R.String(s)
-	return out, countsMap(c)
-}
-
-func countsMap(c redact.Counts) map[string]int {
-	if len(c) == 0 {
-		return nil
-	}
-	m := make(map[string]int, len(c))
-	for t, n := range c {
-		m[string(t)] = n
-	}
-	return m
 }
 
 // WarnIfRedactionOff says out loud, before anything is written, that nothing will be redacted.
@@ -277,11 +254,12 @@ func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc RetryConfig, logger 
 }
 
 // SessionOptions are the settings of every session the command line starts (chat and batch
-// build their sessions from them): the model client, the store stack, redaction, the spool and
-// the context budget.
-func SessionOptions(cfg Config, m session.LLM, st *spooled.Store, red session.Redactor, logger *slog.Logger, titles bool) session.Options {
+// build their sessions from them): the model client, the store below the redaction layer (a
+// session redacts its own writes, keeping its alert's values), the workspace's keyed
+// redaction, the spool and the context budget.
+func SessionOptions(cfg Config, m session.LLM, st *Store, logger *slog.Logger, titles bool) session.Options {
 	o := session.Options{
-		LLM: m, Store: st, Redactor: red, Model: cfg.Model, Titles: titles,
+		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Titles: titles,
 		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,
 	}
 	if sp := st.Spool(); sp != nil {

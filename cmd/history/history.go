@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 // NewCmdHistory is "alertchat history"; alone it lists, with the flags of "history list".
@@ -38,4 +37,4 @@ func NewCmdHistory(f *cmdutil.Factory) *cli.Command {
 }
 
 // openStore is what every history verb needs from the factory.
-type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*spooled.Store, error)
+type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)

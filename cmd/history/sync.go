@@ -9,7 +9,6 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
 )
 
 // SyncOptions are "history sync"'s.
@@ -44,7 +43,7 @@ func NewCmdSync(f *cmdutil.Factory, runF func(context.Context, *SyncOptions) err
 }
 
 // SyncRun uploads the spool's pending turns and reports each.
-func SyncRun(ctx context.Context, opts *SyncOptions, s *spooled.Store) error {
+func SyncRun(ctx context.Context, opts *SyncOptions, s *cmdutil.Store) error {
 	rep, err := s.Flush(ctx)
 	dir := ""
 	if sp := s.Spool(); sp != nil {

@@ -1,0 +1,93 @@
+package cmdutil
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/tokenkey"
+)
+
+// Store is a command's opened store.
+type Store struct {
+	// Store is the stack every command writes through: the spool, over the redaction of every
+	// history write, over retries and the circuit breaker, over the backend.
+	*Stacked
+	// Redactor is the workspace's keyed redaction: the redaction layer applies it to every
+	// history write; sessions apply it themselves, keeping their alert's values.
+	Redactor *KeyedRedactor
+	// Sessions is the stack below the redaction layer. Sessions write into it: they redact
+	// their writes themselves, with their alert's evidence, which a second pass without it
+	// would undo.
+	Sessions store.Store
+}
+
+// KeyedRedactor is the redaction of a workspace's writes: keyed tokens
+// ([REDACTED_<TYPE>_<tag>]) under the workspace's key, which it fetches on first use, so
+// commands that write no history never ask for it. When the key cannot be had (the store is
+// down and no copy is kept), it writes plain [REDACTED_<TYPE>] placeholders and says so:
+// redaction never stops, and nothing is lost.
+type KeyedRedactor struct {
+	types   []redact.Type
+	resolve func(context.Context) (*redact.Redactor, error)
+	warn    io.Writer
+	logger  *slog.Logger
+
+	once sync.Once
+	eng  *redact.Redactor
+}
+
+// NewKeyedRedactor returns the redaction of types with the key of src, or of the operator's
+// keyFile when set.
+func NewKeyedRedactor(types []redact.Type, src tokenkey.Source, keyFile string, warn io.Writer, logger *slog.Logger) *KeyedRedactor {
+	return &KeyedRedactor{types: types, warn: warn, logger: logger,
+		resolve: func(ctx context.Context) (*redact.Redactor, error) {
+			return tokenkey.Redactor(ctx, src, keyFile, types...)
+		}}
+}
+
+// Engine returns the redaction engine, fetching the key the first time.
+func (k *KeyedRedactor) Engine() *redact.Redactor {
+	k.once.Do(func() {
+		eng, err := k.resolve(context.Background())
+		if err != nil {
+			k.logger.Warn("token key unavailable", "error", err)
+			fmt.Fprintf(k.warn, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", OneLine(Message(err)))
+			eng = redact.New(k.types...)
+		}
+		k.eng = eng
+	})
+	return k.eng
+}
+
+func (k *KeyedRedactor) adapter() session.AlertRedactor { return session.EngineRedactor(k.Engine()) }
+
+// RedactContents implements session.Redactor.
+func (k *KeyedRedactor) RedactContents(cs []*genai.Content) map[string]int {
+	return k.adapter().RedactContents(cs)
+}
+
+// RedactString implements session.Redactor.
+func (k *KeyedRedactor) RedactString(s string) (string, map[string]int) {
+	return k.adapter().RedactString(s)
+}
+
+// ForAlert implements session.AlertRedactor: the values alert holds are written as they are.
+func (k *KeyedRedactor) ForAlert(a *model.Alert) session.Redactor { return k.adapter().ForAlert(a) }
+
+// keyCachePath is where a cloud workspace's key is copied for outages.
+func keyCachePath(cfg Config) string {
+	sum := sha256.Sum256([]byte(cfg.BackendID() + "\x00" + cfg.Workspace))
+	return filepath.Join(cfg.DataDir, "keys", hex.EncodeToString(sum[:8])+".key")
+}
