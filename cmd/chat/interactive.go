@@ -17,6 +17,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/inputhist"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -44,6 +45,8 @@ type interactiveChat struct {
 	ios  *cmdutil.IOStreams
 	sess *session.Session
 	rl   *readline.Instance
+	// inputs is the input history file (redacted).
+	inputs *inputhist.File
 	// pending is a question whose answer failed, for /retry.
 	pending string
 	// same offers to continue an earlier conversation on the first question (samechat.go).
@@ -56,23 +59,30 @@ type interactiveChat struct {
 func runInteractive(ctx context.Context, conv *conversation, sess *session.Session) error {
 	ios := conv.opts.IO
 	historyFile := filepath.Join(conv.cfg.DataDir, "input_history")
+	// The input history file holds redacted lines only; the raw ones stay in memory.
+	inputs, err := inputhist.Open(historyFile, conv.store.Redactor, inputHistoryLimit)
+	if err != nil {
+		return err
+	}
 	rl, err := readline.NewFromConfig(&readline.Config{
-		Prompt:          "> ",
-		HistoryFile:     historyFile,
-		HistoryLimit:    1000,
-		InterruptPrompt: "^C",
-		EOFPrompt:       "",
-		Stdin:           ios.In,
-		Stdout:          ios.Out,
-		Stderr:          ios.ErrOut,
+		Prompt:                 "> ",
+		HistoryLimit:           inputHistoryLimit,
+		DisableAutoSaveHistory: true,
+		InterruptPrompt:        "^C",
+		EOFPrompt:              "",
+		Stdin:                  ios.In,
+		Stdout:                 ios.Out,
+		Stderr:                 ios.ErrOut,
 	})
 	if err != nil {
 		return goerr.Wrap(err, "failed to start the line editor")
 	}
 	defer rl.Close()
-	_ = os.Chmod(historyFile, 0o600)
+	for _, line := range inputs.Lines() {
+		_ = rl.SaveToHistory(line)
+	}
 
-	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, rl: rl}
+	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, rl: rl, inputs: inputs}
 	c.same = conv.resolver(sess)
 
 	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
@@ -137,16 +147,32 @@ func (c *interactiveChat) farewell() {
 	fmt.Fprintf(c.ios.ErrOut, "\nResume with: alertchat chat -a %s --history %s\n", h.AlertID, h.ID)
 }
 
+// inputHistoryLimit is how many input lines are kept.
+const inputHistoryLimit = 1000
+
+// readLine reads a line of a question and keeps it in the input history: raw in memory,
+// redacted in the file.
+func (c *interactiveChat) readLine() (string, error) {
+	line, err := c.rl.ReadLine()
+	if err == nil && strings.TrimSpace(line) != "" {
+		_ = c.rl.SaveToHistory(line)
+		if herr := c.inputs.Add(line); herr != nil {
+			c.opts.Logger().Debug("cannot write the input history", "error", herr)
+		}
+	}
+	return line, err
+}
+
 // readInput reads one question: a line, a line continued with a trailing backslash, or a
 // """ block.
 func (c *interactiveChat) readInput() (string, error) {
 	c.rl.SetPrompt("> ")
-	line, err := c.rl.ReadLine()
+	line, err := c.readLine()
 	for errors.Is(err, readline.ErrInterrupt) {
 		if line == "" {
 			fmt.Fprintln(c.ios.ErrOut, "(Ctrl-D or /exit to leave)")
 		}
-		line, err = c.rl.ReadLine()
+		line, err = c.readLine()
 	}
 	if err != nil {
 		return "", err
@@ -158,7 +184,7 @@ func (c *interactiveChat) readInput() (string, error) {
 	for strings.HasSuffix(line, `\`) {
 		lines = append(lines, strings.TrimSuffix(line, `\`))
 		c.rl.SetPrompt(". ")
-		if line, err = c.rl.ReadLine(); err != nil {
+		if line, err = c.readLine(); err != nil {
 			return "", err
 		}
 	}
@@ -169,7 +195,7 @@ func (c *interactiveChat) readBlock() (string, error) {
 	var lines []string
 	c.rl.SetPrompt(`""" `)
 	for {
-		line, err := c.rl.ReadLine()
+		line, err := c.readLine()
 		if errors.Is(err, readline.ErrInterrupt) {
 			return "", nil // Ctrl-C abandons the block
 		}
