@@ -71,7 +71,8 @@ func TestRedactionKeepsMeaning(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d answer requests", len(reqs))
 	}
-	body := string(reqs[1].Body)
+	contents, _ := json.Marshal(reqs[1].Contents) // the system instruction names tokens as examples
+	body := string(contents)
 	for _, raw := range typedRaw {
 		if !strings.Contains(body, raw) {
 			t.Errorf("turn 2's request lacks the live value %q", raw)
