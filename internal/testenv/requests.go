@@ -136,10 +136,14 @@ func (c *countedStream) RecvMsg(m any) error {
 
 // HTTPClient is a client whose every request is counted as "http METHOD", in flight until
 // its response body is closed.
-func (r *Requests) HTTPClient() *http.Client {
+func (r *Requests) HTTPClient() *http.Client { return r.HTTPClientVia(http.DefaultTransport) }
+
+// HTTPClientVia is HTTPClient sending through rt (a transport of its own, to start without
+// open connections).
+func (r *Requests) HTTPClientVia(rt http.RoundTripper) *http.Client {
 	return &http.Client{Transport: roundTripper(func(req *http.Request) (*http.Response, error) {
 		s := r.begin("http " + req.Method)
-		resp, err := http.DefaultTransport.RoundTrip(req)
+		resp, err := rt.RoundTrip(req)
 		if err != nil {
 			r.finish(s)
 			return nil, err

@@ -2,6 +2,7 @@ package cloud_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -25,6 +27,9 @@ type wire struct {
 	gcs   *storage.BucketHandle
 	reqs  *testenv.Requests
 	calls *store.CallCounter
+
+	project, fsAddr, gcsURL string
+	dataDir                 string // of the alert copies
 }
 
 // newWire builds the clients; each open returns a fresh Store on them, as a new command
@@ -44,7 +49,26 @@ func newWire(tb testing.TB, delay time.Duration) *wire {
 	reqs := testenv.NewRequests()
 	fs := testenv.FirestoreVia(tb, fsProxy.Addr(), project, "", reqs.GRPCDialOptions()...)
 	sc := testenv.StorageClientWith(tb, gcsProxy.URL(), option.WithHTTPClient(reqs.HTTPClient()))
-	return &wire{fs: fs, gcs: sc.Bucket(testenv.Bucket), reqs: reqs, calls: &store.CallCounter{}}
+	return &wire{fs: fs, gcs: sc.Bucket(testenv.Bucket), reqs: reqs, calls: &store.CallCounter{},
+		project: project, fsAddr: fsProxy.Addr(), gcsURL: gcsProxy.URL(), dataDir: tb.TempDir()}
+}
+
+// openCold returns a store on new clients with no open connection, as a new process has;
+// close closes them.
+func (w *wire) openCold(tb testing.TB) (s *cloud.Store, close func()) {
+	tb.Helper()
+	fs := testenv.FirestoreVia(tb, w.fsAddr, w.project, "", w.reqs.GRPCDialOptions()...)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	sc := testenv.StorageClientWith(tb, w.gcsURL, option.WithHTTPClient(w.reqs.HTTPClientVia(tr)))
+	s, err := cloud.New(cloud.Config{Firestore: fs, Bucket: sc.Bucket(testenv.Bucket), Prefix: "rt/", Workspace: "ws", Calls: w.calls})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, func() {
+		_ = fs.Close()
+		_ = sc.Close()
+		tr.CloseIdleConnections()
+	}
 }
 
 func (w *wire) open(tb testing.TB) *cloud.Store {
@@ -89,7 +113,7 @@ func addTurn(h *model.History) {
 
 // oneShot is a one-shot continuation's storage work (chat --history ID -q ...): load the
 // history, its alert, save the new turn, on a store that has read nothing before.
-func oneShot(tb testing.TB, s *cloud.Store, id model.HistoryID) *model.History {
+func oneShot(tb testing.TB, s store.Store, id model.HistoryID) *model.History {
 	tb.Helper()
 	ctx := context.Background()
 	h, err := s.GetHistory(ctx, id)
@@ -134,6 +158,23 @@ func TestRequestsPerTurn(t *testing.T) {
 		t.Logf("later turn: %d requests %v, %d round trips; store counted %s", w.reqs.Total(), w.reqs.Counts(), w.reqs.Rounds(), w.calls)
 		check(t, "later turn", w, 2, 2)
 	}
+
+	// In a new process: the connections' handshakes ride along the first round.
+	w.reset()
+	cold, done := w.openCold(t)
+	oneShot(t, cold, id)
+	done()
+	t.Logf("cold one-shot continuation: %d requests %v, %d round trips", w.reqs.Total(), w.reqs.Counts(), w.reqs.Rounds())
+	check(t, "cold one-shot continuation", w, 5, 4)
+
+	// With a local copy of the alert (read once before): one request and one round trip less.
+	_, _ = alertcache.New(w.open(t), w.dataDir, "ws").GetAlert(context.Background(), "alert-1")
+	w.reset()
+	cold, done = w.openCold(t)
+	oneShot(t, alertcache.New(cold, w.dataDir, "ws"), id)
+	done()
+	t.Logf("cold one-shot continuation, alert copy: %d requests %v, %d round trips", w.reqs.Total(), w.reqs.Counts(), w.reqs.Rounds())
+	check(t, "cold one-shot continuation with an alert copy", w, 4, 3)
 }
 
 func check(t *testing.T, what string, w *wire, requests, rounds int) {
@@ -166,6 +207,23 @@ func BenchmarkRoundTrips(b *testing.B) {
 		}{
 			{"oneshot", func(b *testing.B) func() {
 				return func() { oneShot(b, w.open(b), id) }
+			}},
+			{"oneshot-cold", func(b *testing.B) func() {
+				return func() {
+					s, done := w.openCold(b)
+					defer done()
+					oneShot(b, s, id)
+				}
+			}},
+			{"oneshot-cold-alertcopy", func(b *testing.B) func() {
+				if _, err := alertcache.New(w.open(b), w.dataDir, "ws").GetAlert(context.Background(), "alert-1"); err != nil {
+					b.Fatal(err)
+				}
+				return func() {
+					s, done := w.openCold(b)
+					defer done()
+					oneShot(b, alertcache.New(s, w.dataDir, "ws"), id)
+				}
 			}},
 			{"laterturn", func(b *testing.B) func() {
 				s := w.open(b)
