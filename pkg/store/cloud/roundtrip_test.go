@@ -140,10 +140,10 @@ func laterTurn(tb testing.TB, s *cloud.Store, h *model.History) {
 }
 
 // The number of requests, and of round trips, of a one-shot continuation and of a later
-// turn's save. Behind a proxy adding 25 ms per exchange, requests issued together overlap
+// turn's save. Behind a proxy adding 50 ms per exchange, requests issued together overlap
 // and count as one round trip.
 func TestRequestsPerTurn(t *testing.T) {
-	w := newWire(t, 25*time.Millisecond)
+	w := newWire(t, 50*time.Millisecond)
 	id := w.seed(t)
 
 	w.reset()
