@@ -6,6 +6,8 @@
 // the data directory, written atomically; it expires on its own, and any command that reaches
 // the backend clears it. A missing, expired, unreadable or implausible mark means "not down":
 // the mark can only ever save time, never keep a working backend from being used for long.
+//
+// Guard applies a Marker to a store: wrap the resilient store of a command with it.
 package outage
 
 import (
