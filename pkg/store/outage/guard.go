@@ -16,21 +16,21 @@ import (
 // DefaultTTL is how long a store found down is taken for down by the next commands.
 const DefaultTTL = 30 * time.Second
 
-// Guard is a store.Store that consults and keeps a Marker: while the mark says the backend is
-// down, every call fails at once with resilient.ErrUnavailable (so a session spools its turn
-// without waiting); a call that fails because the backend is unreachable marks it down for
-// the TTL; a call the backend answers clears the mark. Wrap the resilient store with it, so
-// that "down" means its retries and budget were spent.
+// Guard is a store.Store that consults and keeps two Markers, one for reads and one for
+// writes (a backend is often two services, and an outage of the one that takes transcripts
+// must not stop listings): while a mark says its side of the backend is down, every call of
+// that side fails at once with resilient.ErrUnavailable, so a session spools its turn without
+// waiting; a call that fails because the backend is unreachable marks its side down for the
+// TTL; a call the backend answers clears its side's mark.
+//
+// Wrap the resilient store of one-shot commands with it, so that "down" means its retries and
+// budget were spent. Do not wrap the store of an explicit upload of the spool (history sync):
+// the user asks for a try.
 type Guard struct {
-	inner  store.Store
-	m      *Marker
-	ttl    time.Duration
-	isDown func(error) bool
-
-	mu     sync.Mutex
-	until  time.Time // down until then, as far as this process knows
-	marked bool      // a mark may be on disk: clear it on the next answer
-	read   bool      // the mark on disk was read
+	inner         store.Store
+	reads, writes *side
+	ttl           time.Duration
+	isDown        func(error) bool
 }
 
 var _ store.Store = (*Guard)(nil)
@@ -41,48 +41,67 @@ type GuardOptions struct {
 	// IsDown tells a failure of an unreachable backend from the backend's own answers;
 	// resilient.IsTransient by default.
 	IsDown func(error) bool
+	// Now replaces time.Now (tests).
+	Now func() time.Time
 }
 
-// NewGuard wraps inner with the marker m.
-func NewGuard(inner store.Store, m *Marker, o GuardOptions) *Guard {
+// NewGuard wraps inner, keeping its marks in dir under key (see NewMarker).
+func NewGuard(inner store.Store, dir, key string, o GuardOptions) *Guard {
 	if o.TTL <= 0 {
 		o.TTL = DefaultTTL
 	}
 	if o.IsDown == nil {
 		o.IsDown = resilient.IsTransient
 	}
-	return &Guard{inner: inner, m: m, ttl: min(o.TTL, MaxDown), isDown: o.IsDown}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	mk := func(kind string) *side {
+		return &side{m: NewMarker(dir, key+" "+kind, WithClock(o.Now))}
+	}
+	return &Guard{inner: inner, reads: mk("reads"), writes: mk("writes"), ttl: min(o.TTL, MaxDown), isDown: o.IsDown}
 }
 
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
 func (g *Guard) Unwrap() store.Store { return g.inner }
 
-// DownUntil reports whether calls fail at once now, and until when.
-func (g *Guard) DownUntil() (time.Time, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.downLocked()
+// ReadsDownUntil reports whether reads fail at once now, and until when.
+func (g *Guard) ReadsDownUntil() (time.Time, bool) { return g.reads.downUntil() }
+
+// WritesDownUntil reports whether writes (saves, deletes, alerts added) fail at once now, and
+// until when. A one-shot can check it to skip the automatic upload of the spool.
+func (g *Guard) WritesDownUntil() (time.Time, bool) { return g.writes.downUntil() }
+
+// side is the state of reads or of writes.
+type side struct {
+	m *Marker
+
+	mu     sync.Mutex
+	until  time.Time // down until then, as far as this process knows
+	marked bool      // a mark may be on disk: clear it on the next answer
+	read   bool      // the mark on disk was read
 }
 
-func (g *Guard) downLocked() (time.Time, bool) {
-	if !g.read {
-		g.read = true
-		if until, down := g.m.Down(); down {
-			g.until, g.marked = until, true
-		} else if _, err := os.Stat(g.m.path); err == nil {
-			g.marked = true // an expired or bad mark: clear it on the next answer
+func (s *side) downUntil() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.read {
+		s.read = true
+		if until, down := s.m.Down(); down {
+			s.until, s.marked = until, true
+		} else if _, err := os.Stat(s.m.path); err == nil {
+			s.marked = true // an expired or bad mark: clear it on the next answer
 		}
 	}
-	now := g.m.now()
-	if now.Before(g.until) {
-		return g.until, true
+	if s.m.now().Before(s.until) {
+		return s.until, true
 	}
 	return time.Time{}, false
 }
 
-// before fails at once while the backend is taken for down.
-func (g *Guard) before(op string) error {
-	if until, down := g.DownUntil(); down {
+// before fails at once while the side is taken for down.
+func (s *side) before(op string) error {
+	if until, down := s.downUntil(); down {
 		return goerr.Wrap(resilient.ErrUnavailable, "storage "+op+" not attempted: the store was found down by a recent command",
 			goerr.V("op", op), goerr.V("down_until", until.UTC().Format(time.RFC3339)))
 	}
@@ -91,29 +110,35 @@ func (g *Guard) before(op string) error {
 
 // after keeps the mark from a call's outcome. A failure of the mark's file is not the call's:
 // the mark only ever saves time.
-func (g *Guard) after(ctx context.Context, err error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func (s *side) after(ctx context.Context, g *Guard, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
-	case err != nil && ctx.Err() == nil && g.isDown(err):
-		if g.m.MarkDown(g.ttl) == nil {
-			g.until, g.marked = g.m.now().Add(g.ttl), true
+	case ctx.Err() != nil && err != nil:
+		// The caller gave up: says nothing about the backend.
+	case err != nil && g.isDown(err):
+		if s.m.MarkDown(g.ttl) == nil {
+			s.until, s.marked = s.m.now().Add(g.ttl), true
 		}
-	case err == nil || !g.isDown(err) && ctx.Err() == nil:
-		if g.marked && g.m.Clear() == nil {
-			g.marked = false
+	default: // the backend answered
+		if s.marked && s.m.Clear() == nil {
+			s.marked = false
 		}
-		g.until = time.Time{}
+		s.until = time.Time{}
 	}
 }
 
 func guarded[T any](g *Guard, ctx context.Context, op string, fn func() (T, error)) (T, error) {
+	s := g.reads
+	if op != "read" {
+		s = g.writes
+	}
 	var zero T
-	if err := g.before(op); err != nil {
+	if err := s.before(op); err != nil {
 		return zero, err
 	}
 	v, err := fn()
-	g.after(ctx, err)
+	s.after(ctx, g, err)
 	return v, err
 }
 

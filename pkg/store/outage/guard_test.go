@@ -3,7 +3,7 @@ package outage_test
 import (
 	"context"
 	"errors"
-	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -43,15 +43,17 @@ func TestGuardAcrossCommands(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	c := &clock{t: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
-	marker := func() *outage.Marker { return outage.NewMarker(dir, "cloud/x", outage.WithClock(c.now)) }
+	guard := func(b store.Store) *outage.Guard {
+		return outage.NewGuard(b, dir, "cloud/x", outage.GuardOptions{TTL: 20 * time.Second, Now: c.now})
+	}
 	down := &backend{err: status.Error(codes.Unavailable, "connection refused")}
 
-	first := outage.NewGuard(down, marker(), outage.GuardOptions{TTL: 20 * time.Second})
+	first := guard(down)
 	if err := first.SaveHistory(ctx, &model.History{}); err == nil || down.calls != 1 {
 		t.Fatalf("first command: %v after %d calls", err, down.calls)
 	}
 
-	second := outage.NewGuard(down, marker(), outage.GuardOptions{TTL: 20 * time.Second})
+	second := guard(down)
 	err := second.SaveHistory(ctx, &model.History{})
 	if !errors.Is(err, resilient.ErrUnavailable) || down.calls != 1 {
 		t.Fatalf("second command: %v after %d calls, want ErrUnavailable without a call", err, down.calls)
@@ -59,19 +61,27 @@ func TestGuardAcrossCommands(t *testing.T) {
 	if !resilient.IsTransient(err) {
 		t.Fatal("the fast failure is not transient: a session would not spool it")
 	}
-	if until, isDown := second.DownUntil(); !isDown || !until.Equal(c.t.Add(20*time.Second)) {
-		t.Fatalf("DownUntil = %v, %v", until, isDown)
+	if until, isDown := second.WritesDownUntil(); !isDown || !until.Equal(c.t.Add(20*time.Second)) {
+		t.Fatalf("WritesDownUntil = %v, %v", until, isDown)
+	}
+	// Reads are another side: a listing may still work.
+	if _, err := second.GetHistory(ctx, "h"); err == nil || down.calls != 2 {
+		t.Fatalf("read while writes are down: %v after %d calls, want a call", err, down.calls)
 	}
 
-	// The mark expires: the next command tries the backend again, which is back.
+	// The marks expire: the next command tries the backend again, which is back, and its
+	// answers clear the marks.
 	c.t = c.t.Add(21 * time.Second)
 	up := &backend{}
-	third := outage.NewGuard(up, marker(), outage.GuardOptions{})
-	if _, err := third.GetHistory(ctx, "h"); err != nil || up.calls != 1 {
+	third := guard(up)
+	if err := third.SaveHistory(ctx, &model.History{}); err != nil || up.calls != 1 {
 		t.Fatalf("third command: %v after %d calls", err, up.calls)
 	}
-	if _, err := os.Stat(marker().Path()); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the mark outlived an answer: %v", err)
+	if _, err := third.GetHistory(ctx, "h"); err != nil || up.calls != 2 {
+		t.Fatalf("third command's read: %v after %d calls", err, up.calls)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Fatalf("marks outlived the answers: %v", left)
 	}
 }
 
@@ -93,13 +103,13 @@ func TestGuardVerdictsAndCancels(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			m := outage.NewMarker(t.TempDir(), "k")
-			g := outage.NewGuard(&backend{err: tc.err}, m, outage.GuardOptions{})
+			dir := t.TempDir()
+			g := outage.NewGuard(&backend{err: tc.err}, dir, "k", outage.GuardOptions{})
 			if err := g.SaveHistory(ctx, &model.History{}); !errors.Is(err, tc.err) {
 				t.Fatalf("save: %v", err)
 			}
-			if _, down := m.Down(); down {
-				t.Fatal("marked down")
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+				t.Fatalf("marked down: %v", left)
 			}
 		})
 	}
