@@ -15,7 +15,9 @@ require (
 	github.com/m-mizutani/goerr/v2 v2.0.0
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/term v0.47.0
+	google.golang.org/api v0.307.0
 	google.golang.org/genai v1.77.0
+	google.golang.org/grpc v1.84.0
 	modernc.org/sqlite v1.60.1
 )
 
@@ -95,11 +97,9 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
-	google.golang.org/api v0.307.0 // indirect
 	google.golang.org/genproto v0.0.0-20261019180522-ce908d29299b // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b // indirect
-	google.golang.org/grpc v1.84.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

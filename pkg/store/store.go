@@ -49,13 +49,19 @@ type HistoryPage struct {
 
 // Histories keeps conversation histories of one workspace.
 type Histories interface {
-	// GetHistory returns the metadata and the transcript.
+	// GetHistory returns the metadata and the transcript (read at once where they are apart).
 	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
 	// GetHistoryMeta returns the metadata only.
 	GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error)
 	// SaveHistory writes the transcript, then the metadata, conditional on h.Revision (0 =
 	// create). On success h.Revision, h.ContentVersion and h.Workspace are updated. A stale
 	// revision returns ErrConflict and writes nothing.
+	//
+	// A store may remember what it last read or wrote of a history (a version of its metadata)
+	// so that the next save of the revision it saw is conditional on that memory instead of a
+	// fresh read: callers save the very history they loaded or last saved, carrying its
+	// Revision and ContentVersion, and get the fewest requests. Anything written by someone
+	// else in between still makes the save ErrConflict.
 	SaveHistory(ctx context.Context, h *model.History) error
 	// DeleteHistory removes the metadata and the transcript.
 	DeleteHistory(ctx context.Context, id model.HistoryID) error

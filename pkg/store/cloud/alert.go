@@ -63,6 +63,7 @@ func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
 	}
 	createdAt := normTime(a.CreatedAt)
 	doc := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: createdAt}
+	s.calls.Add("firestore.create")
 	if _, err := s.alerts().Doc(alertDocID(s.workspace, a.ID)).Create(ctx, doc); err != nil {
 		if isCode(err, codes.AlreadyExists) {
 			return false, nil
@@ -79,6 +80,7 @@ func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, e
 	if !validAlertID(id) {
 		return nil, nf
 	}
+	s.calls.Add("firestore.get")
 	snap, err := s.alerts().Doc(alertDocID(s.workspace, id)).Get(ctx)
 	if err != nil {
 		if isCode(err, codes.NotFound) {
@@ -112,6 +114,7 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 		}
 		query = query.StartAfter(t, alertDocID(s.workspace, model.AlertID(id)))
 	}
+	s.calls.Add("firestore.query")
 	snaps, err := query.Select("workspace", "id", "title", "created_at").Limit(limit + 1).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))

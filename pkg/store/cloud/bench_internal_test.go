@@ -36,7 +36,7 @@ func benchStore(b *testing.B) *Store {
 }
 
 // BenchmarkSaveHistory measures an update of an existing history (the save after each turn):
-// metadata read, conditional object write, metadata transaction.
+// conditional object write, conditional metadata update.
 func BenchmarkSaveHistory(b *testing.B) {
 	ctx := context.Background()
 	for _, bs := range benchSizes {
@@ -61,7 +61,8 @@ func BenchmarkSaveHistory(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadHistory measures GetHistory: metadata read, object read, transcript decode.
+// BenchmarkLoadHistory measures GetHistory: metadata and object read at once, transcript
+// decode.
 func BenchmarkLoadHistory(b *testing.B) {
 	ctx := context.Background()
 	for _, bs := range benchSizes {

@@ -5,7 +5,8 @@
 //     (a UUID), fields id, workspace, alert_id, title, title_source, parent_id, fork_point, created_at,
 //     updated_at, message_count, usage {input_tokens, output_tokens}, redactions,
 //     redacted_count, revision, object_generation, summary {text, covers_count, created_at}
-//     (absent until a conversation is summarised).
+//     (absent until a conversation is summarised), pending_write (only while a save that replaces
+//     a transcript its metadata does not describe yet is under way, see SaveHistory).
 //   - Firestore collection "alerts": one document per alert and workspace, document ID =
 //     "{workspace}:{alert ID}" (see alertDocID), fields workspace, id, title, data (the alert
 //     JSON as a string, exactly as given), created_at.
@@ -17,7 +18,9 @@
 //
 // Writes go content first, metadata second: a history's document never points at a transcript
 // object that is missing. Concurrent writers are serialised by the object generation
-// (storage.Conditions) and the document revision (checked in a Firestore transaction).
+// (storage.Conditions) and the document's update time (a firestore.LastUpdateTime
+// precondition), both remembered from the load or the previous save, so a turn's save is two
+// requests and a load reads the document and the object at once.
 package cloud
 
 import (
@@ -55,6 +58,8 @@ type Config struct {
 	Prefix string
 	// Workspace scopes every read and write (store.ValidWorkspace).
 	Workspace string
+	// Calls, when set, counts every request to Firestore and Cloud Storage.
+	Calls *store.CallCounter
 }
 
 // Options are what Open needs to build its own clients.
@@ -68,6 +73,9 @@ type Options struct {
 	// Extra client options (endpoints, credentials); appended after the defaults.
 	FirestoreOptions []option.ClientOption
 	StorageOptions   []option.ClientOption
+
+	// Calls, when set, counts every request to Firestore and Cloud Storage.
+	Calls *store.CallCounter
 }
 
 // Store is a store.Store of one workspace on Firestore and Cloud Storage. It is safe for
@@ -77,6 +85,8 @@ type Store struct {
 	bucket    *storage.BucketHandle
 	prefix    string
 	workspace string
+	calls     *store.CallCounter
+	states    states
 	closers   []func() error
 
 	// afterObjectWrite, when set (by tests), runs between a save's object write and its
@@ -97,7 +107,7 @@ func New(cfg Config) (*Store, error) {
 	if !store.ValidWorkspace(cfg.Workspace) {
 		return nil, goerr.Wrap(store.ErrInvalid, "invalid workspace name", goerr.V("workspace", cfg.Workspace))
 	}
-	return &Store{fs: cfg.Firestore, bucket: cfg.Bucket, prefix: cfg.Prefix, workspace: cfg.Workspace}, nil
+	return &Store{fs: cfg.Firestore, bucket: cfg.Bucket, prefix: cfg.Prefix, workspace: cfg.Workspace, calls: cfg.Calls}, nil
 }
 
 // Open creates a Firestore client (project, database) and a Cloud Storage client, and returns a
@@ -129,7 +139,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		_ = fs.Close()
 		return nil, goerr.Wrap(err, "failed to create storage client", goerr.V("bucket", o.Bucket))
 	}
-	s, err := New(Config{Firestore: fs, Bucket: sc.Bucket(o.Bucket), Prefix: o.Prefix, Workspace: o.Workspace})
+	s, err := New(Config{Firestore: fs, Bucket: sc.Bucket(o.Bucket), Prefix: o.Prefix, Workspace: o.Workspace, Calls: o.Calls})
 	if err != nil {
 		_ = fs.Close()
 		_ = sc.Close()

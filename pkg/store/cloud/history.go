@@ -112,6 +112,33 @@ func (d *historyDoc) history() *model.History {
 	return h
 }
 
+// updates is the document as a full update: every field, the summary and the pending-write
+// mark removed when absent.
+func (d *historyDoc) updates() []firestore.Update {
+	u := []firestore.Update{
+		{Path: "id", Value: d.ID},
+		{Path: "workspace", Value: d.Workspace},
+		{Path: "alert_id", Value: d.AlertID},
+		{Path: "title", Value: d.Title},
+		{Path: "title_source", Value: d.TitleSource},
+		{Path: "parent_id", Value: d.ParentID},
+		{Path: "fork_point", Value: d.ForkPoint},
+		{Path: "created_at", Value: d.CreatedAt},
+		{Path: "updated_at", Value: d.UpdatedAt},
+		{Path: "message_count", Value: d.MessageCount},
+		{Path: "usage", Value: d.Usage},
+		{Path: "redactions", Value: d.Redactions},
+		{Path: "redacted_count", Value: d.RedactedCount},
+		{Path: "revision", Value: d.Revision},
+		{Path: "object_generation", Value: d.ObjectGeneration},
+		{Path: pendingField, Value: firestore.Delete},
+	}
+	if d.Summary != nil {
+		return append(u, firestore.Update{Path: "summary", Value: d.Summary})
+	}
+	return append(u, firestore.Update{Path: "summary", Value: firestore.Delete})
+}
+
 func decodeHistory(snap *firestore.DocumentSnapshot) (*historyDoc, error) {
 	var d historyDoc
 	if err := snap.DataTo(&d); err != nil {
@@ -131,62 +158,85 @@ func conflict(id model.HistoryID, cause string) error {
 	return goerr.Wrap(store.ErrConflict, "failed to save history "+string(id), goerr.V("history_id", id), goerr.V("cause", cause))
 }
 
-// getDoc reads the metadata of id in this workspace. A document of another workspace is
-// ErrNotFound, exactly like a missing one.
-func (s *Store) getDoc(ctx context.Context, id model.HistoryID) (*historyDoc, error) {
+// getDoc reads the metadata of id in this workspace and remembers its state. A document of
+// another workspace is ErrNotFound, exactly like a missing one.
+func (s *Store) getDoc(ctx context.Context, id model.HistoryID) (*historyDoc, docState, error) {
 	if !store.ValidHistoryID(id) {
-		return nil, notFound(id)
+		return nil, docState{}, notFound(id)
 	}
+	s.calls.Add("firestore.get")
 	snap, err := s.histories().Doc(string(id)).Get(ctx)
 	if err != nil {
 		if isCode(err, codes.NotFound) {
-			return nil, notFound(id)
+			s.states.drop(id)
+			return nil, docState{}, notFound(id)
 		}
-		return nil, goerr.Wrap(err, "failed to read history metadata", goerr.V("history_id", id))
+		return nil, docState{}, goerr.Wrap(err, "failed to read history metadata", goerr.V("history_id", id))
 	}
 	d, err := decodeHistory(snap)
 	if err != nil {
-		return nil, err
+		return nil, docState{}, err
 	}
 	if d.Workspace != s.workspace {
-		return nil, notFound(id)
+		return nil, docState{}, notFound(id)
 	}
-	return d, nil
+	st := docState{revision: d.Revision, generation: d.ObjectGeneration, updateTime: snap.UpdateTime}
+	s.states.put(id, st)
+	return d, st, nil
 }
 
 // GetHistoryMeta returns the metadata of a history (Contents nil, ContentVersion 0).
 func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error) {
-	d, err := s.getDoc(ctx, id)
+	d, _, err := s.getDoc(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	return d.history(), nil
 }
 
-// GetHistory returns the metadata and the transcript. ContentVersion is the generation of the
-// object read, which may be newer than the metadata when a writer's metadata update is pending
-// or failed after its transcript write.
+// GetHistory returns the metadata and the transcript, read at once (one round trip, not
+// two). ContentVersion is the generation of the object read, which may be newer than the
+// metadata when a writer's metadata update is pending or failed after its transcript write.
+// The transcript of a history of another workspace is read too, and dropped.
 func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error) {
-	d, err := s.getDoc(ctx, id)
+	if !store.ValidHistoryID(id) {
+		return nil, notFound(id)
+	}
+	type object struct {
+		data []byte
+		gen  int64
+		err  error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	objc := make(chan object, 1)
+	go func() {
+		data, gen, err := s.readObject(ctx, id)
+		objc <- object{data, gen, err}
+	}()
+	d, _, err := s.getDoc(ctx, id)
 	if err != nil {
+		cancel()
+		<-objc
 		return nil, err
 	}
-	data, gen, err := s.readObject(ctx, id)
-	if err != nil {
-		return nil, err
+	o := <-objc
+	if o.err != nil {
+		return nil, o.err
 	}
-	contents, err := store.DecodeTranscript(id, data)
+	contents, err := store.DecodeTranscript(id, o.data)
 	if err != nil {
 		return nil, err
 	}
 	h := d.history()
 	h.Contents = contents
-	h.ContentVersion = gen
+	h.ContentVersion = o.gen
 	return h, nil
 }
 
 func (s *Store) readObject(ctx context.Context, id model.HistoryID) ([]byte, int64, error) {
 	key := store.ObjectKey(s.prefix, id)
+	s.calls.Add("gcs.read")
 	r, err := s.bucket.Object(key).NewReader(ctx)
 	if err != nil {
 		if errors.Is(err, storage.ErrObjectNotExist) {
@@ -222,6 +272,7 @@ func (s *Store) writeObject(ctx context.Context, id model.HistoryID, data []byte
 	w.CRC32C = crc32.Checksum(data, castagnoli)
 	w.SendCRC32C = true
 	w.ChunkSize = chunkSize(len(data))
+	s.calls.AddN("gcs.write", uploadRequests(len(data)))
 	_, werr := w.Write(data)
 	cerr := w.Close()
 	err := errors.Join(werr, cerr)
@@ -229,6 +280,7 @@ func (s *Store) writeObject(ctx context.Context, id model.HistoryID, data []byte
 		return w.Attrs().Generation, nil
 	}
 	if isPreconditionFailed(err) {
+		s.calls.Add("gcs.attrs")
 		if attrs, aerr := obj.Attrs(ctx); aerr == nil && attrs.Metadata[writeIDKey] == writeID {
 			return attrs.Generation, nil
 		}
@@ -238,23 +290,37 @@ func (s *Store) writeObject(ctx context.Context, id model.HistoryID, data []byte
 		goerr.V("history_id", id), goerr.V("object", key), goerr.V("size", len(data)))
 }
 
+const maxChunk = 16 << 20
+
 // chunkSize makes a transcript of up to 16 MiB go up in one request with a buffer of its own
 // size (the writer's default buffer is 16 MiB on every write); larger ones upload in 16 MiB
 // chunks. The buffer is what lets the writer retry.
 func chunkSize(n int) int {
-	const unit, max = 256 << 10, 16 << 20
-	if n >= max {
-		return max
+	const unit = 256 << 10
+	if n >= maxChunk {
+		return maxChunk
 	}
 	return (n/unit + 1) * unit // strictly larger than n: the upload ends inside the first chunk
 }
 
-// SaveHistory writes the transcript object, then the metadata document.
+// uploadRequests is how many requests a write of n bytes makes: one, or a resumable upload's
+// start and its chunks.
+func uploadRequests(n int) int {
+	if n < maxChunk {
+		return 1
+	}
+	return 1 + (n+maxChunk-1)/maxChunk
+}
+
+// SaveHistory writes the transcript object, then the metadata document: two requests, one
+// after the other.
 //
 // Create (Revision 0): the object is written only if it does not exist, then the document is
-// created only if it does not exist. Update: the document must exist in this workspace at
-// h.Revision; the object is written only if its generation is still h.ContentVersion; then a
-// transaction checks the revision again and writes revision+1 with the new generation.
+// created only if it does not exist. Update: the object is written only if its generation is
+// still h.ContentVersion, then the document only if its update time is still the one the store
+// saw at h.Revision (a precondition, not a transaction). That update time is remembered from
+// the load or the previous save of h; a save the store has no such memory of reads the
+// document first (one more request).
 //
 // Once the object is written, h.ContentVersion holds its generation even if the metadata
 // write then fails, so the same caller can retry the same save.
@@ -294,7 +360,7 @@ func (s *Store) create(ctx context.Context, h *model.History, data []byte) error
 	gen, err := s.writeObject(ctx, h.ID, data, storage.Conditions{DoesNotExist: true})
 	if err != nil && h.ContentVersion != 0 && errors.Is(err, store.ErrConflict) {
 		// A retry of a create whose answer was lost: done if the document was created too.
-		if d, gerr := s.getDoc(ctx, h.ID); gerr == nil && d.Revision == 1 && d.ObjectGeneration == h.ContentVersion {
+		if d, _, gerr := s.getDoc(ctx, h.ID); gerr == nil && d.Revision == 1 && d.ObjectGeneration == h.ContentVersion {
 			h.Revision, h.Workspace = 1, s.workspace
 			return nil
 		}
@@ -311,100 +377,115 @@ func (s *Store) create(ctx context.Context, h *model.History, data []byte) error
 		s.afterObjectWrite(h.ID)
 	}
 	ref := s.histories().Doc(string(h.ID))
-	if _, err := ref.Create(ctx, newHistoryDoc(h, s.workspace, 1, gen)); err != nil {
+	s.calls.Add("firestore.create")
+	wr, err := ref.Create(ctx, newHistoryDoc(h, s.workspace, 1, gen))
+	if err != nil {
 		if !isCode(err, codes.AlreadyExists) {
 			return goerr.Wrap(err, "failed to write metadata of history "+string(h.ID), goerr.V("history_id", h.ID))
 		}
 		// Ours if it points at the generation just written (a retried commit).
-		d, gerr := s.getDoc(ctx, h.ID)
+		d, _, gerr := s.getDoc(ctx, h.ID)
 		if gerr != nil || d.ObjectGeneration != gen || d.Revision != 1 {
 			return conflict(h.ID, "history already exists")
 		}
+	} else {
+		s.states.put(h.ID, docState{revision: 1, generation: gen, updateTime: wr.UpdateTime})
 	}
 	h.Revision = 1
 	h.Workspace = s.workspace
 	return nil
 }
 
+// pendingField is set on a history's document by a save that replaces a transcript object
+// its metadata does not describe yet (see claim), and removed by the save's metadata write.
+const pendingField = "pending_write"
+
 func (s *Store) update(ctx context.Context, h *model.History, data []byte) error {
-	d, err := s.getDoc(ctx, h.ID)
+	st, ok := s.states.get(h.ID)
+	if !ok || st.revision != h.Revision {
+		var err error
+		if _, st, err = s.getDoc(ctx, h.ID); err != nil {
+			return err
+		}
+		if st.revision != h.Revision {
+			return conflict(h.ID, "stale revision")
+		}
+	}
+	gen := h.ContentVersion
+	if gen == 0 {
+		gen = st.generation
+	}
+	precondition := st.updateTime
+	if gen != st.generation {
+		// The object is ahead of the metadata: written by a save whose metadata write is
+		// pending or failed (this caller's earlier attempt, or another writer's). Its metadata
+		// must not land once this save replaces the object (it would describe content it does
+		// not hold), so the document is changed first, which fails that write's precondition.
+		t, err := s.claim(ctx, h.ID, precondition)
+		if err != nil {
+			return err
+		}
+		precondition = t
+	}
+	cond := storage.Conditions{GenerationMatch: gen}
+	if gen == 0 {
+		cond = storage.Conditions{DoesNotExist: true}
+	}
+	newGen, err := s.writeObject(ctx, h.ID, data, cond)
 	if err != nil {
+		s.states.drop(h.ID)
 		return err
 	}
-	if d.Revision != h.Revision {
-		return conflict(h.ID, "stale revision")
-	}
-	var cond storage.Conditions
-	switch {
-	case h.ContentVersion != 0:
-		cond.GenerationMatch = h.ContentVersion
-	case d.ObjectGeneration != 0:
-		cond.GenerationMatch = d.ObjectGeneration
-	default:
-		cond.DoesNotExist = true
-	}
-	gen, err := s.writeObject(ctx, h.ID, data, cond)
-	if err != nil {
-		return err
-	}
-	h.ContentVersion = gen
+	h.ContentVersion = newGen
 	if s.afterObjectWrite != nil {
 		s.afterObjectWrite(h.ID)
 	}
-
-	ref := s.histories().Doc(string(h.ID))
-	obj := s.bucket.Object(store.ObjectKey(s.prefix, h.ID))
-	next := newHistoryDoc(h, s.workspace, h.Revision+1, gen)
-	err = s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		snap, err := tx.Get(ref)
-		if err != nil {
-			if isCode(err, codes.NotFound) {
-				return notFound(h.ID) // deleted meanwhile; the object is an orphan
-			}
-			return err
-		}
-		cur, err := decodeHistory(snap)
-		if err != nil {
-			return err
-		}
-		if cur.Workspace != s.workspace {
-			return notFound(h.ID)
-		}
-		if cur.Revision != h.Revision {
-			return conflict(h.ID, "stale revision")
-		}
-		// A writer that loaded our object before this metadata landed may have replaced it
-		// since: then it is the one to win, and this metadata must not describe its content.
-		attrs, err := obj.Attrs(ctx)
-		if err != nil {
-			if errors.Is(err, storage.ErrObjectNotExist) {
-				return conflict(h.ID, "transcript object removed by another writer")
-			}
-			return err
-		}
-		if attrs.Generation != gen {
-			return conflict(h.ID, "transcript object changed by another writer")
-		}
-		return tx.Set(ref, next)
-	})
+	next := newHistoryDoc(h, s.workspace, h.Revision+1, newGen)
+	s.calls.Add("firestore.update")
+	wr, err := s.histories().Doc(string(h.ID)).Update(ctx, next.updates(), firestore.LastUpdateTime(precondition))
 	if err != nil {
-		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		return goerr.Wrap(err, "failed to write metadata of history "+string(h.ID), goerr.V("history_id", h.ID))
+		s.states.drop(h.ID)
+		return s.metadataWriteError(h.ID, err)
 	}
+	s.states.put(h.ID, docState{revision: h.Revision + 1, generation: newGen, updateTime: wr.UpdateTime})
 	h.Revision++
 	h.Workspace = s.workspace
 	return nil
 }
 
+// claim changes the document of id, conditional on its update time, and returns the new one.
+func (s *Store) claim(ctx context.Context, id model.HistoryID, updateTime time.Time) (time.Time, error) {
+	s.calls.Add("firestore.update")
+	wr, err := s.histories().Doc(string(id)).Update(ctx,
+		[]firestore.Update{{Path: pendingField, Value: uuid.NewString()}}, firestore.LastUpdateTime(updateTime))
+	if err != nil {
+		s.states.drop(id)
+		return time.Time{}, s.metadataWriteError(id, err)
+	}
+	return wr.UpdateTime, nil
+}
+
+// metadataWriteError classifies a failed conditional document write: a document changed
+// since it was read is a conflict, a deleted one is not found.
+func (s *Store) metadataWriteError(id model.HistoryID, err error) error {
+	switch {
+	case isCode(err, codes.FailedPrecondition):
+		return conflict(id, "metadata changed by another writer")
+	case isCode(err, codes.NotFound):
+		return notFound(id) // deleted meanwhile; the object is an orphan
+	}
+	return goerr.Wrap(err, "failed to write metadata of history "+string(id), goerr.V("history_id", id))
+}
+
 // DeleteHistory removes the metadata, then the transcript object: metadata never points at a
 // missing object, and an object left behind by a failure is an orphan that a repair can find.
 func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
-	if _, err := s.getDoc(ctx, id); err != nil {
+	if _, _, err := s.getDoc(ctx, id); err != nil {
 		return err
 	}
+	s.states.drop(id)
 	ref := s.histories().Doc(string(id))
+	s.calls.Add("firestore.delete")
 	if _, err := ref.Delete(ctx, firestore.Exists); err != nil {
 		if isCode(err, codes.NotFound) {
 			return notFound(id)
@@ -412,6 +493,7 @@ func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
 		return goerr.Wrap(err, "failed to delete metadata of history "+string(id), goerr.V("history_id", id))
 	}
 	key := store.ObjectKey(s.prefix, id)
+	s.calls.Add("gcs.delete")
 	if err := s.bucket.Object(key).Delete(ctx); err != nil && !errors.Is(err, storage.ErrObjectNotExist) {
 		return goerr.Wrap(err, "history "+string(id)+" deleted, but not its transcript object",
 			goerr.V("history_id", id), goerr.V("object", key))
@@ -441,6 +523,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 		}
 		query = query.StartAfter(t, id)
 	}
+	s.calls.Add("firestore.query")
 	snaps, err := query.Limit(limit + 1).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list histories", goerr.V("workspace", s.workspace))
@@ -474,6 +557,7 @@ func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]
 		query = query.Where(firestore.DocumentID, ">=", coll.Doc(prefix)).
 			Where(firestore.DocumentID, "<", coll.Doc(prefix+"\uf8ff"))
 	}
+	s.calls.Add("firestore.query")
 	snaps, err := query.OrderBy(firestore.DocumentID, firestore.Asc).Select().Limit(limit).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to find histories", goerr.V("prefix", prefix))

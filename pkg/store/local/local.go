@@ -31,6 +31,9 @@ type Options struct {
 	Dir       string // data directory; created 0700 when missing
 	Prefix    string // object key prefix, as in Cloud Storage
 	Workspace string
+	// Calls, when set, counts the store's work: "sqlite.query" (one statement), "sqlite.tx" (a
+	// transaction), "file.read" and "file.write" (a transcript file).
+	Calls *store.CallCounter
 }
 
 // Store is a store.Store on the local file system.
@@ -39,6 +42,7 @@ type Store struct {
 	dir       string
 	prefix    string
 	workspace string
+	calls     *store.CallCounter
 }
 
 var _ store.Store = (*Store)(nil)
@@ -79,7 +83,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, goerr.Wrap(err, "failed to create data directory", goerr.V("dir", o.Dir))
 	}
-	s := &Store{dir: o.Dir, prefix: o.Prefix, workspace: o.Workspace}
+	s := &Store{dir: o.Dir, prefix: o.Prefix, workspace: o.Workspace, calls: o.Calls}
 	if err := os.MkdirAll(s.historyDir(), 0o700); err != nil {
 		return nil, goerr.Wrap(err, "failed to create history directory", goerr.V("dir", s.historyDir()))
 	}
@@ -145,6 +149,7 @@ func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.
 		return nil, notFound(id)
 	}
 	var meta string
+	s.calls.Add("sqlite.query")
 	err := s.db.QueryRowContext(ctx, `SELECT meta FROM histories WHERE id = ? AND workspace = ?`, string(id), s.workspace).Scan(&meta)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
@@ -174,6 +179,7 @@ func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.Hist
 	if err != nil {
 		return nil, err
 	}
+	s.calls.Add("file.read")
 	data, err := os.ReadFile(s.objectPath(id))
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to read transcript of history "+string(id), goerr.V("history_id", id))
@@ -198,6 +204,7 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 	if !store.ValidHistoryID(h.ID) {
 		return goerr.Wrap(store.ErrInvalid, "invalid history ID", goerr.V("history_id", h.ID))
 	}
+	s.calls.Add("file.write")
 	tmp, err := writeTemp(s.historyDir(), func(w io.Writer) error { return store.WriteTranscript(w, h.Contents) })
 	if err != nil {
 		if isNoSpace(err) {
@@ -232,6 +239,7 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 	// rolled back (and the lock released) behind this function's back when ctx ends, so it
 	// runs without ctx's cancellation, and ctx is checked before the point of no return.
 	txCtx := context.WithoutCancel(ctx)
+	s.calls.Add("sqlite.tx")
 	tx, err := s.db.BeginTx(txCtx, nil)
 	if err != nil {
 		return goerr.Wrap(err, "failed to begin save", goerr.V("history_id", h.ID))
@@ -339,6 +347,7 @@ func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
 	if !store.ValidHistoryID(id) {
 		return notFound(id)
 	}
+	s.calls.Add("sqlite.query")
 	res, err := s.db.ExecContext(ctx, `DELETE FROM histories WHERE id = ? AND workspace = ?`, string(id), s.workspace)
 	if err != nil {
 		return goerr.Wrap(err, "failed to delete history metadata", goerr.V("history_id", id))
@@ -376,6 +385,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 	}
 	sb.WriteString(` ORDER BY updated_at DESC, id DESC LIMIT ?`)
 	args = append(args, limit+1)
+	s.calls.Add("sqlite.query")
 	rows, err := s.db.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list histories")
@@ -406,6 +416,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 
 // FindHistories implements store.Histories.
 func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error) {
+	s.calls.Add("sqlite.query")
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM histories WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
 		s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
 	if err != nil {
@@ -448,6 +459,7 @@ func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
 	if created.IsZero() {
 		created = store.Now()
 	}
+	s.calls.Add("sqlite.query")
 	res, err := s.db.ExecContext(ctx, `INSERT INTO alerts (workspace, id, title, data, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		s.workspace, string(a.ID), a.Title, []byte(a.Data), micros(created))
 	if err != nil {
@@ -463,6 +475,7 @@ func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, e
 	var title string
 	var data []byte
 	var created int64
+	s.calls.Add("sqlite.query")
 	err := s.db.QueryRowContext(ctx, `SELECT title, data, created_at FROM alerts WHERE workspace = ? AND id = ?`, s.workspace, string(id)).
 		Scan(&title, &data, &created)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -490,6 +503,7 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 	}
 	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, limit+1)
+	s.calls.Add("sqlite.query")
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts")

@@ -44,6 +44,8 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"ConflictingSaves", testConflictingSaves},
 		{"ConflictingCreates", testConflictingCreates},
 		{"StaleSaveWritesNothing", testStaleSaveWritesNothing},
+		{"SaveAfterAnotherWriter", testSaveAfterAnotherWriter},
+		{"SaveAfterDelete", testSaveAfterDelete},
 		{"Pagination", testPagination},
 		{"ListByAlertAndAge", testListByAlertAndAge},
 		{"Delete", testDelete},
@@ -381,6 +383,81 @@ func testStaleSaveWritesNothing(t *testing.T, h *Harness) {
 	}
 	if got.Title != hist.Title || got.Revision != hist.Revision || got.MessageCount != hist.MessageCount {
 		t.Fatalf("stale save changed metadata: %+v", got)
+	}
+}
+
+// A store may remember what it loaded to save without reading again; what another store (or
+// process) wrote since must still make that save a conflict, and a fresh load must save.
+func testSaveAfterAnotherWriter(t *testing.T, h *Harness) {
+	ctx := context.Background()
+	mine, other := h.Open(t, "ws-a"), h.Open(t, "ws-a")
+	base := NewHistory("alert-1", EveryPartKind())
+	save(t, mine, base)
+	for round := range 3 {
+		loaded, err := mine.GetHistory(ctx, base.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := other.GetHistory(ctx, base.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs.Contents = append(theirs.Contents, genai.NewContentFromText(fmt.Sprintf("theirs %d", round), genai.RoleUser))
+		theirs.MessageCount = len(theirs.Contents)
+		save(t, other, theirs)
+		obj, _ := h.ReadObject(t, store.ObjectKey(h.Prefix, base.ID))
+
+		loaded.Contents = append(loaded.Contents, genai.NewContentFromText("mine", genai.RoleUser))
+		loaded.MessageCount = len(loaded.Contents)
+		if err := mine.SaveHistory(ctx, loaded); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("round %d: save over another writer's turn: %v, want ErrConflict", round, err)
+		}
+		if after, _ := h.ReadObject(t, store.ObjectKey(h.Prefix, base.ID)); !bytes.Equal(obj, after) {
+			t.Fatalf("round %d: the conflicting save changed the transcript", round)
+		}
+		got, err := mine.GetHistory(ctx, base.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Revision != theirs.Revision || !bytes.Equal(mustJSON(t, got.Contents), mustJSON(t, theirs.Contents)) {
+			t.Fatalf("round %d: stored revision %d, want the other writer's %d and its transcript", round, got.Revision, theirs.Revision)
+		}
+		// Saved twice in a row from the fresh load: the second save builds on the first.
+		for range 2 {
+			got.Contents = append(got.Contents, genai.NewContentFromText("mine again", genai.RoleUser))
+			got.MessageCount = len(got.Contents)
+			save(t, mine, got)
+		}
+		if m, err := other.GetHistoryMeta(ctx, base.ID); err != nil || m.Revision != got.Revision || m.MessageCount != got.MessageCount {
+			t.Fatalf("round %d: after saving a fresh load: %v %+v, want revision %d", round, err, m, got.Revision)
+		}
+	}
+}
+
+// A save of a history that another store deleted since it was loaded writes nothing: it is a
+// conflict or not found, never a resurrection.
+func testSaveAfterDelete(t *testing.T, h *Harness) {
+	ctx := context.Background()
+	mine, other := h.Open(t, "ws-a"), h.Open(t, "ws-a")
+	hist := NewHistory("alert-1", EveryPartKind())
+	save(t, mine, hist)
+	loaded, err := mine.GetHistory(ctx, hist.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.DeleteHistory(ctx, hist.ID); err != nil {
+		t.Fatal(err)
+	}
+	loaded.Contents = append(loaded.Contents, genai.NewContentFromText("late", genai.RoleUser))
+	err = mine.SaveHistory(ctx, loaded)
+	if !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("save of a deleted history: %v, want ErrConflict or ErrNotFound", err)
+	}
+	if _, ok := h.ReadObject(t, store.ObjectKey(h.Prefix, hist.ID)); ok {
+		t.Fatal("the save recreated the deleted transcript")
+	}
+	if _, err := other.GetHistoryMeta(ctx, hist.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the save recreated the deleted metadata: %v", err)
 	}
 }
 
