@@ -200,22 +200,41 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*model
 		alertArg = opts.AlertID
 	}
 	var h *model.History
+	var a *model.Alert
 	switch {
 	case opts.HistoryID != "":
 		id, err := cmdutil.ResolveHistoryID(ctx, s, opts.HistoryID)
 		if err != nil {
 			return nil, nil, err
 		}
-		if h, err = cmdutil.LoadHistory(ctx, s, id, true); err != nil {
+		if alertArg == "" {
+			if h, err = cmdutil.LoadHistory(ctx, s, id, true); err != nil {
+				return nil, nil, err
+			}
+			alertArg = string(h.AlertID)
+			break
+		}
+		// Both are known: read them at once.
+		var herr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h, herr = cmdutil.LoadHistory(ctx, s, id, true)
+		}()
+		a, err = cmdutil.LoadAlert(ctx, s, alertArg)
+		<-done
+		if herr != nil {
+			return nil, nil, herr
+		}
+		if err != nil {
 			return nil, nil, err
 		}
-		if alertArg == "" {
-			alertArg = string(h.AlertID)
-		}
 	}
-	a, err := cmdutil.LoadAlert(ctx, s, alertArg)
-	if err != nil {
-		return nil, nil, err
+	if a == nil {
+		var err error
+		if a, err = cmdutil.LoadAlert(ctx, s, alertArg); err != nil {
+			return nil, nil, err
+		}
 	}
 	if h != nil && h.AlertID != a.ID {
 		return nil, nil, cmdutil.UsageErrorf("history %s is about alert %s, not %s", h.ID, h.AlertID, a.ID)

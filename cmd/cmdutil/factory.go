@@ -20,6 +20,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
@@ -144,11 +145,14 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 		if err != nil {
 			return nil, UsageErrorf("invalid --redact: %v", err)
 		}
-		backend, err := OpenBackend(ctx, *cfg)
+		calls := &store.CallCounter{}
+		backend, err := OpenBackend(ctx, *cfg, calls)
 		if err != nil {
 			return nil, err
 		}
-		return Stack(ctx, f.IO, *cfg, f.Logger(), backend, types, o), nil
+		st := Stack(ctx, f.IO, *cfg, f.Logger(), backend, types, o)
+		st.Calls = calls
+		return st, nil
 	}
 	f.LLM = func(ctx context.Context, o LLMOptions) (*llm.Client, error) {
 		gc, err := GeminiConfig(getenv)
@@ -161,12 +165,12 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 }
 
 // OpenBackend opens the cloud store when a Firestore project and a bucket are set, else the
-// embedded local store.
-func OpenBackend(ctx context.Context, cfg Config) (store.Store, error) {
+// embedded local store; calls (may be nil) counts its requests.
+func OpenBackend(ctx context.Context, cfg Config, calls *store.CallCounter) (store.Store, error) {
 	if cfg.Cloud() {
 		s, err := cloud.Open(ctx, cloud.Options{
 			Project: cfg.FirestoreProject, Database: cfg.FirestoreDatabase,
-			Bucket: cfg.Bucket, Prefix: cfg.Prefix, Workspace: cfg.Workspace,
+			Bucket: cfg.Bucket, Prefix: cfg.Prefix, Workspace: cfg.Workspace, Calls: calls,
 		})
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to open the cloud store",
@@ -174,7 +178,7 @@ func OpenBackend(ctx context.Context, cfg Config) (store.Store, error) {
 		}
 		return s, nil
 	}
-	s, err := local.Open(ctx, local.Options{Dir: cfg.DataDir, Prefix: cfg.Prefix, Workspace: cfg.Workspace})
+	s, err := local.Open(ctx, local.Options{Dir: cfg.DataDir, Prefix: cfg.Prefix, Workspace: cfg.Workspace, Calls: calls})
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to open the local store", goerr.V("dir", cfg.DataDir))
 	}
@@ -192,10 +196,16 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 	if ks, ok := backend.(tokenkey.Source); ok {
 		src = ks
 		if cfg.Cloud() {
-			src = tokenkey.Cached(ks, keyCachePath(cfg))
+			// The key never changes once made: a copy saves a Firestore read per command.
+			src = tokenkey.CopyFirst(ks, keyCachePath(cfg))
 		}
 	}
 	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, ios.ErrOut, logger)
+	if cfg.Cloud() {
+		// Alerts never change once stored (their ID is their content's): a local copy saves the
+		// read of a continuation's alert.
+		backend = alertcache.New(backend, cfg.DataDir, cfg.Workspace)
+	}
 	ro := resilient.Options{
 		Budget: cfg.StoreTimeout,
 		OnStateChange: func(from, to resilient.State) {
@@ -217,7 +227,7 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
 	}
-	st := &Store{Stacked: spooled.New(redacting.New(rs, red), sp), Redactor: red, Sessions: rs}
+	st := &Store{Stacked: spooled.New(redacting.New(rs, red), sp), Redactor: red, Sessions: rs, logger: logger}
 	if sp != nil && !o.NoAutoFlush {
 		rep, err := st.Flush(ctx)
 		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)

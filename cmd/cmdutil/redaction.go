@@ -31,6 +31,17 @@ type Store struct {
 	// their writes themselves, with their alert's evidence, which a second pass without it
 	// would undo.
 	Sessions store.Store
+	// Calls counts the backend's requests (logged at debug level on Close).
+	Calls  *store.CallCounter
+	logger *slog.Logger
+}
+
+// Close closes the stack and logs how many requests the command made to the backend.
+func (s *Store) Close() error {
+	if s.Calls != nil && s.logger != nil {
+		s.logger.Debug("storage calls", "total", s.Calls.Total(), "calls", s.Calls.String())
+	}
+	return s.Stacked.Close()
 }
 
 // KeyedRedactor is the redaction of a workspace's writes: keyed tokens

@@ -156,3 +156,18 @@ func writeKeyFile(path string, k []byte) error {
 	}
 	return cerr
 }
+
+// CopyFirst returns a Source that answers from the copy at path when there is one, and
+// otherwise asks src and keeps a copy (Cached). It saves a cloud store's key read on every
+// command, at a cost: if the key document were deleted and made anew, this machine would go
+// on with the old key until its copy is removed.
+func CopyFirst(src Source, path string) Source { return copyFirstSource{cached: cachedSource{src: src, path: path}} }
+
+type copyFirstSource struct{ cached cachedSource }
+
+func (c copyFirstSource) WorkspaceKey(ctx context.Context) ([]byte, error) {
+	if k, err := ReadFile(c.cached.path); err == nil {
+		return k, nil
+	}
+	return c.cached.WorkspaceKey(ctx)
+}

@@ -131,3 +131,30 @@ func TestRedactorOffNeedsNoKey(t *testing.T) {
 		t.Fatalf("got %q", out)
 	}
 }
+
+// TestCopyFirstAsksOnce: with a copy on disk the store is not asked again.
+func TestCopyFirstAsksOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "keys", "ws.key")
+	src := &countingSource{key: bytes.Repeat([]byte{7}, 32)}
+	s := tokenkey.CopyFirst(src, path)
+	for range 3 {
+		k, err := s.WorkspaceKey(context.Background())
+		if err != nil || !bytes.Equal(k, src.key) {
+			t.Fatalf("key %x, %v", k, err)
+		}
+	}
+	if src.calls != 1 {
+		t.Fatalf("the store was asked %d times, want once", src.calls)
+	}
+}
+
+type countingSource struct {
+	key   []byte
+	calls int
+}
+
+func (c *countingSource) WorkspaceKey(context.Context) ([]byte, error) {
+	c.calls++
+	return c.key, nil
+}
