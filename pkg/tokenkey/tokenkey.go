@@ -161,7 +161,9 @@ func writeKeyFile(path string, k []byte) error {
 // otherwise asks src and keeps a copy (Cached). It saves a cloud store's key read on every
 // command, at a cost: if the key document were deleted and made anew, this machine would go
 // on with the old key until its copy is removed.
-func CopyFirst(src Source, path string) Source { return copyFirstSource{cached: cachedSource{src: src, path: path}} }
+func CopyFirst(src Source, path string) Source {
+	return copyFirstSource{cached: cachedSource{src: src, path: path}}
+}
 
 type copyFirstSource struct{ cached cachedSource }
 
