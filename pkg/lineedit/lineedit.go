@@ -1,0 +1,124 @@
+// Package lineedit reads the chat's questions at a terminal: ergochat/readline (history,
+// editing keys, Ctrl-C and Ctrl-D) with bracketed paste, so a pasted log is one question.
+//
+// readline reads its input through a reader it is given and ends a line at every CR or LF; it
+// knows nothing of bracketed paste. Rather than replace it, Editor hands it a PasteReader,
+// which turns each paste into one line (pasted line breaks shown as ␤, editable like any
+// character), and asks the terminal for bracketed paste only while the prompt is shown. The
+// line returned has the pasted line breaks back.
+package lineedit
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/ergochat/readline"
+	"github.com/m-mizutani/goerr/v2"
+)
+
+// ErrInterrupt is returned by ReadLine when Ctrl-C is pressed.
+var ErrInterrupt = readline.ErrInterrupt
+
+// Config is what the editor needs.
+type Config struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Terminal is whether Stdin and Stdout are a terminal; bracketed paste is asked for only then.
+	Terminal bool
+	// HistoryFile keeps input history between runs ("" keeps none); HistoryLimit entries.
+	HistoryFile  string
+	HistoryLimit int
+	// OnInterrupt runs when Ctrl-C is pressed at an empty prompt (to say how to leave).
+	OnInterrupt func()
+}
+
+// Editor reads lines and questions. A process has one at a time (readline keeps the
+// terminal's resize handler in a package variable).
+type Editor struct {
+	rl          *readline.Instance
+	out         io.Writer
+	terminal    bool
+	onInterrupt func()
+}
+
+// New starts an editor. Close it when done.
+func New(cfg Config) (*Editor, error) {
+	rl, err := readline.NewFromConfig(&readline.Config{
+		Prompt:          "> ",
+		HistoryFile:     cfg.HistoryFile,
+		HistoryLimit:    cfg.HistoryLimit,
+		InterruptPrompt: "^C",
+		EOFPrompt:       "",
+		Stdin:           NewPasteReader(cfg.Stdin),
+		Stdout:          cfg.Stdout,
+		Stderr:          cfg.Stderr,
+	})
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to start the line editor")
+	}
+	return &Editor{rl: rl, out: cfg.Stdout, terminal: cfg.Terminal, onInterrupt: cfg.OnInterrupt}, nil
+}
+
+// Close releases the terminal.
+func (e *Editor) Close() error { return e.rl.Close() }
+
+// ReadLine reads one line after prompt; a paste is part of the line, its line breaks included.
+// It returns ErrInterrupt on Ctrl-C and io.EOF on Ctrl-D at an empty line.
+func (e *Editor) ReadLine(prompt string) (string, error) {
+	e.rl.SetPrompt(prompt)
+	if e.terminal {
+		_, _ = io.WriteString(e.out, EnablePaste)
+		defer func() { _, _ = io.WriteString(e.out, DisablePaste) }()
+	}
+	line, err := e.rl.ReadLine()
+	return Decode(line), err
+}
+
+// ReadQuestion reads one question: a line (a paste included), a line continued by a trailing
+// backslash, or the lines between two lines of just """. Ctrl-C clears the line (and abandons
+// a continued question or a """ block, returning ""); Ctrl-D at an empty prompt returns io.EOF.
+func (e *Editor) ReadQuestion() (string, error) {
+	line, err := e.ReadLine("> ")
+	for errors.Is(err, ErrInterrupt) {
+		if line == "" && e.onInterrupt != nil {
+			e.onInterrupt()
+		}
+		line, err = e.ReadLine("> ")
+	}
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(line) == `"""` {
+		return e.readBlock()
+	}
+	var lines []string
+	for strings.HasSuffix(line, `\`) {
+		lines = append(lines, strings.TrimSuffix(line, `\`))
+		line, err = e.ReadLine(". ")
+		if errors.Is(err, ErrInterrupt) {
+			return "", nil // Ctrl-C abandons the continued question
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(append(lines, line), "\n"), nil
+}
+
+func (e *Editor) readBlock() (string, error) {
+	var lines []string
+	for {
+		line, err := e.ReadLine(`""" `)
+		if errors.Is(err, ErrInterrupt) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(line) == `"""` {
+			return strings.Join(lines, "\n"), nil
+		}
+		lines = append(lines, line)
+	}
+}
