@@ -14,8 +14,10 @@ import (
 	"github.com/ergochat/readline"
 	"github.com/m-mizutani/goerr/v2"
 
+	"github.com/alertchat/alertchat/pkg/lineedit"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/spinner"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -42,7 +44,8 @@ type interactiveChat struct {
 	sess       *session.Session
 	newSession func(*model.History) (*session.Session, error)
 	opts       *chatOptions
-	rl         *readline.Instance
+	ed         *lineedit.Editor
+	rl         *readline.Instance // ed's, for the y/N question of samechat.go
 	// pending is a question whose answer failed, for /retry.
 	pending string
 	// same offers to continue an earlier conversation on the first question (samechat.go).
@@ -55,23 +58,19 @@ type interactiveChat struct {
 func runInteractive(ctx context.Context, g *globalOptions, s store.Store, sess *session.Session,
 	newSession func(*model.History) (*session.Session, error), opts *chatOptions) error {
 	ios := g.io
-	rl, err := readline.NewFromConfig(&readline.Config{
-		Prompt:          "> ",
-		HistoryFile:     filepath.Join(g.DataDir, "input_history"),
-		HistoryLimit:    1000,
-		InterruptPrompt: "^C",
-		EOFPrompt:       "",
-		Stdin:           ios.In,
-		Stdout:          ios.Out,
-		Stderr:          ios.ErrOut,
+	c := &interactiveChat{g: g, ios: ios, store: s, sess: sess, newSession: newSession, opts: opts}
+	ed, err := lineedit.New(lineedit.Config{
+		Stdin: ios.In, Stdout: ios.Out, Stderr: ios.ErrOut, Terminal: ios.StdinTTY && ios.StdoutTTY,
+		HistoryFile: filepath.Join(g.DataDir, "input_history"), HistoryLimit: 1000,
+		OnInterrupt: func() { fmt.Fprintln(ios.ErrOut, "(Ctrl-D or /exit to leave)") },
 	})
 	if err != nil {
-		return goerr.Wrap(err, "failed to start the line editor")
+		return err
 	}
-	defer rl.Close()
+	defer ed.Close()
 	_ = os.Chmod(filepath.Join(g.DataDir, "input_history"), 0o600)
+	c.ed, c.rl = ed, ed.Readline()
 
-	c := &interactiveChat{g: g, ios: ios, store: s, sess: sess, newSession: newSession, opts: opts, rl: rl}
 	c.same = newSameConversation(g, s, sess, newSession, opts, nil)
 
 	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
@@ -92,7 +91,7 @@ func runInteractive(ctx context.Context, g *globalOptions, s store.Store, sess *
 	c.banner()
 	defer c.farewell()
 	for {
-		input, err := c.readInput()
+		input, err := c.ed.ReadQuestion()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -136,52 +135,6 @@ func (c *interactiveChat) farewell() {
 	fmt.Fprintf(c.ios.ErrOut, "\nResume with: alertchat chat -a %s --history %s\n", h.AlertID, h.ID)
 }
 
-// readInput reads one question: a line, a line continued with a trailing backslash, or a
-// """ block.
-func (c *interactiveChat) readInput() (string, error) {
-	c.rl.SetPrompt("> ")
-	line, err := c.rl.ReadLine()
-	for errors.Is(err, readline.ErrInterrupt) {
-		if line == "" {
-			fmt.Fprintln(c.ios.ErrOut, "(Ctrl-D or /exit to leave)")
-		}
-		line, err = c.rl.ReadLine()
-	}
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(line) == `"""` {
-		return c.readBlock()
-	}
-	var lines []string
-	for strings.HasSuffix(line, `\`) {
-		lines = append(lines, strings.TrimSuffix(line, `\`))
-		c.rl.SetPrompt(". ")
-		if line, err = c.rl.ReadLine(); err != nil {
-			return "", err
-		}
-	}
-	return strings.Join(append(lines, line), "\n"), nil
-}
-
-func (c *interactiveChat) readBlock() (string, error) {
-	var lines []string
-	c.rl.SetPrompt(`""" `)
-	for {
-		line, err := c.rl.ReadLine()
-		if errors.Is(err, readline.ErrInterrupt) {
-			return "", nil // Ctrl-C abandons the block
-		}
-		if err != nil {
-			return "", err
-		}
-		if strings.TrimSpace(line) == `"""` {
-			return strings.Join(lines, "\n"), nil
-		}
-		lines = append(lines, line)
-	}
-}
-
 // ask sends a question and prints the streamed answer. A failed question is kept for /retry.
 func (c *interactiveChat) ask(ctx context.Context, question string) {
 	if c.same != nil {
@@ -199,11 +152,15 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	}()
 
 	aw := newAnswerWriter(c.ios, c.opts.Raw)
-	spin := startSpinner(c.ios)
-	aw.beforeFirstWrite = spin.stop
+	spin := startLabelledSpinner(c.ios, spinner.AskingGemini)
+	aw.beforeFirstWrite = spin.Stop
 	turn, err := c.sess.Send(turnCtx, question, aw.Write)
-	spin.stop()
-	aw.Close()
+	spin.Stop()
+	if errors.Is(err, context.Canceled) {
+		aw.Interrupt()
+	} else {
+		aw.Close()
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		if turn == nil {

@@ -60,6 +60,10 @@ func New(cfg Config) (*Editor, error) {
 	return &Editor{rl: rl, out: cfg.Stdout, terminal: cfg.Terminal, onInterrupt: cfg.OnInterrupt}, nil
 }
 
+// Readline is the underlying editor, for a prompt that needs no paste handling (a y/N
+// question). Lines it reads still pass through the paste filter.
+func (e *Editor) Readline() *readline.Instance { return e.rl }
+
 // Close releases the terminal.
 func (e *Editor) Close() error { return e.rl.Close() }
 
