@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/spinner"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -176,8 +177,8 @@ func (sc *sameConversation) judge(ctx context.Context, question string, candidat
 		modelName = sc.g.Model
 	}
 	j := &session.Judge{LLM: llm, Model: modelName, Cache: session.NewJudgeCache(filepath.Join(sc.g.DataDir, judgeCacheFile), 0)}
-	spin := startSpinner(sc.g.io)
-	defer spin.stop()
+	spin := startLabelledSpinner(sc.g.io, spinner.CheckingEarlier)
+	defer spin.Stop()
 	return j.Match(ctx, question, candidates, func(ctx context.Context, meta *model.History) (*model.History, error) {
 		return sc.s.GetHistory(ctx, meta.ID)
 	})
