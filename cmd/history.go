@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -19,7 +20,9 @@ import (
 	"github.com/urfave/cli/v3"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/mdstream"
 	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/pager"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -319,6 +322,8 @@ func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
 
 type historyShowOptions struct {
 	Output string
+	// Pager is $PAGER, for a transcript taller than the terminal.
+	Pager string
 }
 
 func historyShowCommand(g *globalOptions) *cli.Command {
@@ -337,6 +342,7 @@ func historyShowCommand(g *globalOptions) *cli.Command {
 			if c.Args().Len() != 1 {
 				return usageErrorf("history show takes exactly one history ID")
 			}
+			opts.Pager = os.Getenv("PAGER")
 			return g.withStore(ctx, func(s store.Store) error {
 				return showHistory(ctx, g.io, s, c.Args().First(), opts)
 			})
@@ -359,7 +365,26 @@ func showHistory(ctx context.Context, ios *IOStreams, s store.Histories, arg str
 	case "md":
 		return renderTranscriptMarkdown(ios.Out, h)
 	}
+	if ios.Pretty() {
+		return showRendered(ctx, ios, h, opts.Pager)
+	}
 	return renderTranscriptText(ios.Out, h)
+}
+
+// showRendered shows a transcript to a person as chat does, Markdown rendered, through the
+// pager when it is taller than the terminal.
+func showRendered(ctx context.Context, ios *IOStreams, h *model.History, pagerCommand string) error {
+	var md strings.Builder
+	if err := renderTranscriptMarkdown(&md, h); err != nil {
+		return err
+	}
+	r, err := newMarkdownRenderer(ios)
+	if err != nil {
+		return err
+	}
+	width, height := termSize(ios.Out)
+	return pager.Show(ctx, pager.Options{Out: ios.Out, ErrOut: ios.ErrOut, TTY: ios.StdoutTTY,
+		Width: width, Height: height, Command: pagerCommand}, r.Render(md.String()))
 }
 
 // errWriter remembers the first write error, so renderers can write freely and check once.
@@ -590,7 +615,8 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part) {
 			ew.printf(">%s\n", strings.TrimRight(" "+line, " "))
 		}
 	case p.Text != "":
-		ew.printf("\n%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
+		// Below the transcript's "## Gemini", an answer's own headings start at "###".
+		ew.printf("\n%s\n", strings.TrimRight(mdstream.DemoteHeadings(termsafe.String(p.Text), 3), "\n"))
 	case p.FunctionCall != nil:
 		ew.printf("\n-> call %s\n", inlineCode(p.FunctionCall.Name))
 		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionCall.Args)))

@@ -376,6 +376,20 @@ func TestRenderMarkdownFences(t *testing.T) {
 	}
 }
 
+func TestRenderMarkdownDemotesAnswerHeadings(t *testing.T) {
+	t.Parallel()
+	h := newHist("a", "", store.Now(), &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
+		{Text: "## Assessment\nBad.\n### Evidence\n```sh\n# comment\n```\n"},
+	}})
+	var b bytes.Buffer
+	if err := renderTranscriptMarkdown(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\n## Gemini\n\n### Assessment\nBad.\n#### Evidence\n```sh\n# comment\n```\n") {
+		t.Fatalf("the answer's headings are not one level below its section:\n%s", b.String())
+	}
+}
+
 func TestHistoryShowJSON(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
