@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +100,34 @@ func TestTerminalPaste(t *testing.T) {
 	raw := scr.raw()
 	if strings.LastIndex(raw, "\x1b[?2004l") < strings.LastIndex(raw, "\x1b[?2004h") {
 		t.Fatal("bracketed paste left on at exit")
+	}
+}
+
+// TestTerminalBigPaste: a paste of 500 log lines stands in the line as a placeholder (the line
+// editor would take minutes to draw it), and is sent whole, as one question.
+func TestTerminalBigPaste(t *testing.T) {
+	t.Parallel()
+	c := answeringCLI(t, func(q string) geminitest.Reply {
+		return geminitest.Reply{Text: fmt.Sprintf("got %d lines", strings.Count(q, "\n")+1)}
+	})
+	alertID := c.addAlert("guardduty.json")
+	term := startTerminal(t, c, 120, "chat", "-a", alertID)
+	scr := term.scr
+	scr.waitFor(t, "/help for commands")
+	waitRaw(t, scr, "\x1b[?2004h")
+	var lines []string
+	for i := range 500 {
+		lines = append(lines, fmt.Sprintf("Nov 23 01:02:%02d host sshd[%d]: Failed password for invalid user admin from 203.0.113.%d", i%60, i, i%250))
+	}
+	term.write("\x1b[200~" + strings.Join(lines, "\r") + "\r\x1b[201~")
+	scr.waitFor(t, "500 lines")
+	term.write(" what is this?\r")
+	waitRequest(t, c.srv, strings.Join(lines, "\n")+" what is this?")
+	scr.waitFor(t, "got 500 lines")
+	term.typeLine("/exit")
+	term.wait()
+	if reqs := streamRequests(c.srv); len(reqs) != 1 {
+		t.Fatalf("%d questions sent for one paste", len(reqs))
 	}
 }
 

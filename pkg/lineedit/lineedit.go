@@ -3,15 +3,19 @@
 //
 // readline reads its input through a reader it is given and ends a line at every CR or LF; it
 // knows nothing of bracketed paste. Rather than replace it, Editor hands it a PasteReader,
-// which turns each paste into one line (pasted line breaks shown as ␤, editable like any
-// character), and asks the terminal for bracketed paste only while the prompt is shown. The
-// line returned has the pasted line breaks back.
+// which delivers each paste whole as part of one line (pasted line breaks shown as ␤, editable
+// like any character; a big paste as a placeholder such as "[pasted text #k3x-1: 500 lines,
+// 40 KB]", since readline redraws the line for every character it takes), and asks the
+// terminal for bracketed paste only while the prompt is shown. The line returned has the
+// pasted text back.
 package lineedit
 
 import (
 	"errors"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ergochat/readline"
 	"github.com/m-mizutani/goerr/v2"
@@ -31,12 +35,16 @@ type Config struct {
 	HistoryLimit int
 	// OnInterrupt runs when Ctrl-C is pressed at an empty prompt (to say how to leave).
 	OnInterrupt func()
+	// A paste up to InlinePasteBytes and InlinePasteLines is put in the line to edit; a bigger
+	// one stands there as a placeholder (zero: DefaultInlineBytes, DefaultInlineLines).
+	InlinePasteBytes, InlinePasteLines int
 }
 
 // Editor reads lines and questions. A process has one at a time (readline keeps the
 // terminal's resize handler in a package variable).
 type Editor struct {
 	rl          *readline.Instance
+	pr          *PasteReader
 	out         io.Writer
 	terminal    bool
 	onInterrupt func()
@@ -44,20 +52,23 @@ type Editor struct {
 
 // New starts an editor. Close it when done.
 func New(cfg Config) (*Editor, error) {
+	// Placeholders of big pastes differ from run to run, as input history keeps them.
+	pr := NewPasteReader(cfg.Stdin, strconv.FormatInt(time.Now().UnixMilli()%(36*36*36), 36)+"-")
+	pr.InlineBytes, pr.InlineLines = cfg.InlinePasteBytes, cfg.InlinePasteLines
 	rl, err := readline.NewFromConfig(&readline.Config{
 		Prompt:          "> ",
 		HistoryFile:     cfg.HistoryFile,
 		HistoryLimit:    cfg.HistoryLimit,
 		InterruptPrompt: "^C",
 		EOFPrompt:       "",
-		Stdin:           NewPasteReader(cfg.Stdin),
+		Stdin:           pr,
 		Stdout:          cfg.Stdout,
 		Stderr:          cfg.Stderr,
 	})
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to start the line editor")
 	}
-	return &Editor{rl: rl, out: cfg.Stdout, terminal: cfg.Terminal, onInterrupt: cfg.OnInterrupt}, nil
+	return &Editor{rl: rl, pr: pr, out: cfg.Stdout, terminal: cfg.Terminal, onInterrupt: cfg.OnInterrupt}, nil
 }
 
 // Readline is the underlying editor, for a prompt that needs no paste handling (a y/N
@@ -76,7 +87,7 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 		defer func() { _, _ = io.WriteString(e.out, DisablePaste) }()
 	}
 	line, err := e.rl.ReadLine()
-	return Decode(line), err
+	return e.pr.Decode(line), err
 }
 
 // ReadQuestion reads one question: a line (a paste included), a line continued by a trailing

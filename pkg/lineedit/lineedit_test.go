@@ -3,6 +3,7 @@ package lineedit_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestPasteReader(t *testing.T) {
 				{"whole", func(r io.Reader) io.Reader { return r }},
 				{"byte by byte", iotest.OneByteReader},
 			} {
-				got, err := io.ReadAll(lineedit.NewPasteReader(split.r(strings.NewReader(tc.in))))
+				got, err := io.ReadAll(lineedit.NewPasteReader(split.r(strings.NewReader(tc.in)), "t-"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -49,10 +50,52 @@ func TestPasteReader(t *testing.T) {
 	}
 }
 
-func TestDecode(t *testing.T) {
+func TestBigPasteIsHeld(t *testing.T) {
 	t.Parallel()
-	if got := lineedit.Decode("a␤b␤␤c"); got != "a\nb\n\nc" {
-		t.Fatalf("Decode = %q", got)
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("log line %02d", i))
+	}
+	paste := strings.Join(lines, "\n")
+	pr := lineedit.NewPasteReader(strings.NewReader("why? \x1b[200~"+strings.ReplaceAll(paste, "\n", "\r")+"\r\x1b[201~ and?\r"), "t-")
+	got, err := io.ReadAll(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const placeholder = "[pasted text #t-1: 40 lines, 479 bytes]"
+	if string(got) != "why? "+placeholder+" and?\r" {
+		t.Fatalf("line %q", got)
+	}
+	if d := pr.Decode("why? " + placeholder + " and?"); d != "why? "+paste+" and?" {
+		t.Fatalf("Decode = %q", d)
+	}
+	if d := pr.Decode("[pasted text #t-1: 40 lines]␤x"); d != "[pasted text #t-1: 40 lines]\nx" {
+		t.Fatalf("an edited placeholder changed: %q", d)
+	}
+}
+
+func TestPasteLimits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		paste      string
+		bytes, max int
+		held       bool
+	}{
+		{"small", "a\nb", 0, 0, false},
+		{"too many lines", strings.Repeat("x\n", 13), 0, 0, true},
+		{"too many bytes", strings.Repeat("x", 1025), 0, 0, true},
+		{"raised limits", strings.Repeat("x\n", 13), 4096, 100, false},
+	} {
+		pr := lineedit.NewPasteReader(strings.NewReader("\x1b[200~"+tc.paste+"\x1b[201~"), "t-")
+		pr.InlineBytes, pr.InlineLines = tc.bytes, tc.max
+		got, _ := io.ReadAll(pr)
+		if held := strings.HasPrefix(string(got), "[pasted text #t-1:"); held != tc.held {
+			t.Errorf("%s: held = %v (%q)", tc.name, held, got)
+		}
+		if d := pr.Decode(string(got)); d != strings.TrimRight(tc.paste, "\n") {
+			t.Errorf("%s: decoded %q", tc.name, d)
+		}
 	}
 }
 
@@ -81,6 +124,7 @@ func TestReadQuestion(t *testing.T) {
 		{"triple quote block", "\"\"\"\nmulti\nline\n\"\"\"\n", []string{"multi\nline"}},
 		{"backslash continues", "first \\\nsecond\n", []string{"first \nsecond"}},
 		{"paste in a block", "\"\"\"\n\x1b[200~a\nb\x1b[201~\n\"\"\"\n", []string{"a\nb"}},
+		{"big paste is one question", "\x1b[200~" + strings.Repeat("line\r", 100) + "\x1b[201~\n", []string{strings.TrimSuffix(strings.Repeat("line\n", 100), "\n")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newEditor(t, tc.in, nil)

@@ -2,9 +2,10 @@ package lineedit
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+	"sync"
 )
 
 // PasteNewline stands in the line being edited where a pasted line ended (the line editor
@@ -20,16 +21,20 @@ const (
 	pasteEnd     = "\x1b[201~"
 )
 
-// Decode is an edited line as the text it stands for: pasted line breaks become newlines.
-func Decode(line string) string {
-	return strings.ReplaceAll(line, string(PasteNewline), "\n")
-}
+// Pastes up to these sizes are put in the line to edit; bigger ones are held aside and stand
+// in the line as a placeholder ("[pasted text #1: 500 lines, 40 KB]"): the line editor redraws
+// the whole line for every character it takes, which makes a big paste take minutes.
+const (
+	DefaultInlineBytes = 1024
+	DefaultInlineLines = 12
+)
 
-// PasteReader is terminal input with bracketed pastes made into one line: it removes the
-// paste markers, turns line breaks inside a paste into PasteNewline (a trailing one is
-// dropped), and drops control characters and escape sequences inside a paste, which the line
-// editor would otherwise take for keys (a pasted Ctrl-C or Enter). Input outside a paste,
-// cursor position reports included, passes unchanged.
+// PasteReader is terminal input with each bracketed paste made one piece of one line: it
+// removes the paste markers, drops control characters and escape sequences inside a paste
+// (which the line editor would take for keys: a pasted Enter or Ctrl-C), and delivers the
+// paste whole once it has ended, either in the line (pasted line breaks as PasteNewline, a
+// trailing one dropped) or, when big, as a placeholder. Input outside a paste, cursor position
+// reports included, passes unchanged. Decode gives a line's text back.
 type PasteReader struct {
 	r       io.Reader
 	in      []byte // read, not yet processed (a marker or sequence cut by a read)
@@ -37,16 +42,39 @@ type PasteReader struct {
 	chunk   []byte
 	err     error
 	inPaste bool
-	newline int  // line breaks in the paste not written yet (dropped if the paste ends)
-	afterCR bool // the last paste byte was CR (so an LF after it is the same break)
+	paste   []byte // the paste so far, line breaks as "\n"
+	afterCR bool   // the last paste byte was CR (so an LF after it is the same break)
+
+	// InlineBytes and InlineLines bound a paste put in the line (zero: the defaults).
+	InlineBytes, InlineLines int
+
+	mu     sync.Mutex
+	nonce  string
+	held   []heldPaste
+	counts int
 }
 
-// NewPasteReader wraps the terminal's input.
-func NewPasteReader(r io.Reader) *PasteReader {
-	return &PasteReader{r: r, chunk: make([]byte, 4096)}
+type heldPaste struct{ placeholder, text string }
+
+// NewPasteReader wraps the terminal's input. nonce makes its placeholders unlike those of
+// other runs (input history keeps them), e.g. a few characters of the process's start time.
+func NewPasteReader(r io.Reader, nonce string) *PasteReader {
+	return &PasteReader{r: r, chunk: make([]byte, 4096), nonce: nonce}
 }
 
-// Read returns processed input; it blocks while it holds only the start of a marker.
+// Decode is an edited line as the text it stands for: pasted line breaks become newlines and
+// placeholders their pastes. A placeholder edited by hand is left as typed.
+func (p *PasteReader) Decode(line string) string {
+	p.mu.Lock()
+	for _, h := range p.held {
+		line = strings.ReplaceAll(line, h.placeholder, h.text)
+	}
+	p.mu.Unlock()
+	return strings.ReplaceAll(line, string(PasteNewline), "\n")
+}
+
+// Read returns processed input; it blocks while it holds only the start of a marker, or a
+// paste that has not ended.
 func (p *PasteReader) Read(b []byte) (int, error) {
 	for len(p.out) == 0 {
 		if p.err != nil {
@@ -83,7 +111,7 @@ func (p *PasteReader) process() {
 			rest = p.in[i:]
 			switch {
 			case bytes.HasPrefix(rest, []byte(pasteStart)):
-				p.inPaste, p.newline, p.afterCR = true, 0, false
+				p.inPaste, p.paste, p.afterCR = true, p.paste[:0], false
 				i += len(pasteStart)
 			case len(rest) < len(pasteStart) && bytes.HasPrefix([]byte(pasteStart), rest):
 				p.in = p.in[:copy(p.in, rest)]
@@ -104,15 +132,16 @@ func (p *PasteReader) process() {
 			}
 			if bytes.HasPrefix(rest, []byte(pasteEnd)) {
 				p.inPaste = false
+				p.deliver()
 			}
 			i += n
 		case c == '\r':
-			p.newline++
+			p.paste = append(p.paste, '\n')
 			p.afterCR = true
 			i++
 		case c == '\n':
 			if !p.afterCR {
-				p.newline++
+				p.paste = append(p.paste, '\n')
 			}
 			p.afterCR = false
 			i++
@@ -120,15 +149,46 @@ func (p *PasteReader) process() {
 			p.afterCR = false
 			i++
 		default:
-			for ; p.newline > 0; p.newline-- {
-				p.out = utf8.AppendRune(p.out, PasteNewline)
-			}
 			p.afterCR = false
-			p.out = append(p.out, c)
+			p.paste = append(p.paste, c)
 			i++
 		}
 	}
 	p.in = p.in[:0]
+}
+
+// deliver puts a finished paste in out: in the line, or held aside behind a placeholder.
+func (p *PasteReader) deliver() {
+	text := strings.ToValidUTF8(strings.TrimRight(string(p.paste), "\n"), "")
+	p.paste = p.paste[:0]
+	if text == "" {
+		return
+	}
+	maxBytes, maxLines := p.InlineBytes, p.InlineLines
+	if maxBytes <= 0 {
+		maxBytes = DefaultInlineBytes
+	}
+	if maxLines <= 0 {
+		maxLines = DefaultInlineLines
+	}
+	lines := strings.Count(text, "\n") + 1
+	if len(text) <= maxBytes && lines <= maxLines {
+		p.out = append(p.out, strings.ReplaceAll(text, "\n", string(PasteNewline))...)
+		return
+	}
+	p.mu.Lock()
+	p.counts++
+	placeholder := fmt.Sprintf("[pasted text #%s%d: %d lines, %s]", p.nonce, p.counts, lines, size(len(text)))
+	p.held = append(p.held, heldPaste{placeholder: placeholder, text: text})
+	p.mu.Unlock()
+	p.out = append(p.out, placeholder...)
+}
+
+func size(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d KB", (n+1023)/1024)
 }
 
 // escapeLen is the length of the escape sequence at the start of b, and whether b holds all of
