@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/alertchat/alertchat/pkg/mdstream"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 const answer = `## Assessment
@@ -211,4 +212,31 @@ func TestStreamSanitises(t *testing.T) {
 	if strings.Contains(out.String(), "2J") || strings.Contains(out.String(), "title") {
 		t.Fatalf("escape sequences from the model reached the terminal: %q", out.String())
 	}
+}
+
+// FuzzStreamEndsAsRendered: however an answer is cut into chunks, the screen at the end is the
+// whole answer rendered at once.
+func FuzzStreamEndsAsRendered(f *testing.F) {
+	f.Add(answer, uint8(5))
+	f.Add("# a\nb\n\n```\nc\n\nd\n```\ne", uint8(1))
+	f.Add("para\n## head\n- x\n\n~~~\ncode\n~~~\n", uint8(3))
+	f.Add("Title\n=====\n\n> quote\n> more\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", uint8(2))
+	r := newRenderer(f, 80, 10000)
+	f.Fuzz(func(t *testing.T, md string, size uint8) {
+		if len(md) > 2000 || strings.Contains(md, "\r") {
+			t.Skip()
+		}
+		md = termsafe.String(md) // as Stream does
+		n := int(size%16) + 1
+		want := screenOf(80, r.Render(md))
+		var out bytes.Buffer
+		s := r.Stream(&out)
+		for i := 0; i < len(md); i += n {
+			s.Write(md[i:min(i+n, len(md))])
+		}
+		_ = s.Close()
+		if got := screenOf(80, out.String()); got != want {
+			t.Fatalf("streamed screen:\n%s\nrendered screen:\n%s", got, want)
+		}
+	})
 }

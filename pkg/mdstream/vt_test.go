@@ -44,6 +44,9 @@ func (v *vt) Write(p []byte) (int, error) {
 			v.col = 0
 		default:
 			w := runewidth.RuneWidth(r)
+			if w == 0 {
+				continue // a combining or zero-width character: nothing to place
+			}
 			if v.col+w > v.width {
 				v.down()
 				v.col = 0
