@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 
@@ -56,6 +58,11 @@ func Show(ctx context.Context, opts Options, text string) error {
 			cmd.Env = append(cmd.Env, "LESS=FRX")
 		}
 	}
+	// Ctrl-C belongs to the pager while it runs (less uses it to stop a search): the program
+	// must not die of it and leave the pager behind.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
 	if err := cmd.Run(); err != nil && !errors.Is(err, syscall.EPIPE) {
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
