@@ -85,7 +85,7 @@ func BenchmarkAnswer2000LinesRaw(b *testing.B) {
 	}
 }
 
-// BenchmarkAnswer2000LinesWorstChunk is the longest the renderer holds one chunk back: a chunk
+// BenchmarkAnswer2000LinesBlock is the longest the renderer holds one chunk back: a chunk
 // completing the biggest block (a heading, paragraph, list or code block) of the answer.
 func BenchmarkAnswer2000LinesBlock(b *testing.B) {
 	r := newRenderer(b, 100, 40)
