@@ -145,6 +145,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 		Reader:  ios.In, Writer: ios.Out, ErrWriter: ios.ErrOut,
 		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
 			cfg.EmulatorHosts = o.Getenv("FIRESTORE_EMULATOR_HOST") + "|" + o.Getenv("STORAGE_EMULATOR_HOST")
+			cfg.Pager = o.Getenv("PAGER")
 			l, err := validate(cfg, logLevel, ios.ErrOut)
 			logger = l
 			return ctx, err

@@ -18,8 +18,10 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/inputhist"
+	"github.com/alertchat/alertchat/pkg/lineedit"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/spinner"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 	"github.com/alertchat/alertchat/pkg/transcript"
@@ -44,9 +46,8 @@ type interactiveChat struct {
 	*conversation
 	ios  *cmdutil.IOStreams
 	sess *session.Session
-	rl   *readline.Instance
-	// inputs is the input history file (redacted).
-	inputs *inputhist.File
+	ed   *lineedit.Editor
+	rl   *readline.Instance // ed's, for the y/N questions
 	// pending is a question whose answer failed, for /retry.
 	pending string
 	// same offers to continue an earlier conversation on the first question (samechat.go).
@@ -58,31 +59,23 @@ type interactiveChat struct {
 
 func runInteractive(ctx context.Context, conv *conversation, sess *session.Session) error {
 	ios := conv.opts.IO
-	historyFile := filepath.Join(conv.cfg.DataDir, "input_history")
 	// The input history file holds redacted lines only; the raw ones stay in memory.
-	inputs, err := inputhist.Open(historyFile, conv.store.Redactor, inputHistoryLimit)
+	inputs, err := inputhist.Open(filepath.Join(conv.cfg.DataDir, "input_history"), conv.store.Redactor, inputHistoryLimit)
 	if err != nil {
 		return err
 	}
-	rl, err := readline.NewFromConfig(&readline.Config{
-		Prompt:                 "> ",
-		HistoryLimit:           inputHistoryLimit,
-		DisableAutoSaveHistory: true,
-		InterruptPrompt:        "^C",
-		EOFPrompt:              "",
-		Stdin:                  ios.In,
-		Stdout:                 ios.Out,
-		Stderr:                 ios.ErrOut,
+	ed, err := lineedit.New(lineedit.Config{
+		Stdin: ios.In, Stdout: ios.Out, Stderr: ios.ErrOut, Terminal: ios.StdinTTY && ios.StdoutTTY,
+		History: inputs, HistoryLimit: inputHistoryLimit,
+		OnInterrupt: func() { fmt.Fprintln(ios.ErrOut, "(Ctrl-D or /exit to leave)") },
 	})
 	if err != nil {
-		return goerr.Wrap(err, "failed to start the line editor")
+		return err
 	}
-	defer rl.Close()
-	for _, line := range inputs.Lines() {
-		_ = rl.SaveToHistory(line)
-	}
+	defer ed.Close()
+	ed.HistoryErr = func(err error) { conv.opts.Logger().Debug("cannot write the input history", "error", err) }
 
-	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, rl: rl, inputs: inputs}
+	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, ed: ed, rl: ed.Readline()}
 	c.same = conv.resolver(sess)
 
 	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
@@ -103,7 +96,7 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	c.banner()
 	defer c.farewell()
 	for {
-		input, err := c.readInput()
+		input, err := c.ed.ReadQuestion()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -150,65 +143,6 @@ func (c *interactiveChat) farewell() {
 // inputHistoryLimit is how many input lines are kept.
 const inputHistoryLimit = 1000
 
-// readLine reads a line of a question and keeps it in the input history: raw in memory,
-// redacted in the file.
-func (c *interactiveChat) readLine() (string, error) {
-	line, err := c.rl.ReadLine()
-	if err == nil && strings.TrimSpace(line) != "" {
-		_ = c.rl.SaveToHistory(line)
-		if herr := c.inputs.Add(line); herr != nil {
-			c.opts.Logger().Debug("cannot write the input history", "error", herr)
-		}
-	}
-	return line, err
-}
-
-// readInput reads one question: a line, a line continued with a trailing backslash, or a
-// """ block.
-func (c *interactiveChat) readInput() (string, error) {
-	c.rl.SetPrompt("> ")
-	line, err := c.readLine()
-	for errors.Is(err, readline.ErrInterrupt) {
-		if line == "" {
-			fmt.Fprintln(c.ios.ErrOut, "(Ctrl-D or /exit to leave)")
-		}
-		line, err = c.readLine()
-	}
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(line) == `"""` {
-		return c.readBlock()
-	}
-	var lines []string
-	for strings.HasSuffix(line, `\`) {
-		lines = append(lines, strings.TrimSuffix(line, `\`))
-		c.rl.SetPrompt(". ")
-		if line, err = c.readLine(); err != nil {
-			return "", err
-		}
-	}
-	return strings.Join(append(lines, line), "\n"), nil
-}
-
-func (c *interactiveChat) readBlock() (string, error) {
-	var lines []string
-	c.rl.SetPrompt(`""" `)
-	for {
-		line, err := c.readLine()
-		if errors.Is(err, readline.ErrInterrupt) {
-			return "", nil // Ctrl-C abandons the block
-		}
-		if err != nil {
-			return "", err
-		}
-		if strings.TrimSpace(line) == `"""` {
-			return strings.Join(lines, "\n"), nil
-		}
-		lines = append(lines, line)
-	}
-}
-
 // ask sends a question and prints the streamed answer. A failed question is kept for /retry.
 func (c *interactiveChat) ask(ctx context.Context, question string) {
 	judging := c.startSame(ctx, question)
@@ -224,11 +158,15 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	}()
 
 	aw := newAnswerWriter(c.ios, c.opts.Raw)
-	spin := cmdutil.StartSpinner(c.ios, "asking Gemini")
+	spin := cmdutil.StartSpinner(c.ios, spinner.AskingGemini)
 	aw.beforeFirstWrite = spin.Stop
 	turn, err := c.sess.Send(turnCtx, question, aw.Write)
 	spin.Stop()
-	aw.Close()
+	if errors.Is(err, context.Canceled) {
+		aw.Interrupt()
+	} else {
+		aw.Close()
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		if turn == nil {
@@ -427,7 +365,7 @@ func (c *interactiveChat) compress(ctx context.Context) {
 	out := c.ios.ErrOut
 	cctx, done := c.cancellable(ctx)
 	defer done()
-	spin := cmdutil.StartSpinner(c.ios, "summarising the older turns")
+	spin := cmdutil.StartSpinner(c.ios, spinner.Summarising)
 	covers, err := c.sess.Compact(cctx)
 	spin.Stop()
 	n := len(c.sess.History().Contents)

@@ -11,6 +11,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/spinner"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -74,7 +75,7 @@ func (c *conversation) answer(ctx context.Context, sess *session.Session, questi
 	ios := c.opts.IO
 	var aw *answerWriter
 	onText := func(string) {}
-	spin := cmdutil.StartSpinner(ios, "asking Gemini")
+	spin := cmdutil.StartSpinner(ios, spinner.AskingGemini)
 	if c.opts.Output != "json" {
 		aw = newAnswerWriter(ios, c.opts.Raw)
 		aw.beforeFirstWrite = spin.Stop

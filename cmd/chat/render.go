@@ -4,23 +4,20 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/glamour"
-
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+
+	"github.com/alertchat/alertchat/pkg/mdstream"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // answerWriter prints a streamed answer: raw text as it arrives, or, for a person at a
-// terminal, Markdown rendered block by block (a block ends at a blank line outside a code
-// fence), so the answer still appears progressively.
+// terminal, Markdown through mdstream (text shown as it arrives, completed blocks rendered).
 type answerWriter struct {
-	w        io.Writer
-	renderer *glamour.TermRenderer
-	pending  strings.Builder
-	wrote    bool
-	endsNL   bool
-	// beforeFirstWrite runs once before anything is printed (it stops the spinner, which keeps
-	// going while Markdown waits for a whole block).
+	w      io.Writer
+	md     *mdstream.Stream
+	wrote  bool
+	endsNL bool
+	// beforeFirstWrite runs once before anything is printed (it stops the spinner).
 	beforeFirstWrite func()
 }
 
@@ -29,47 +26,45 @@ func newAnswerWriter(ios *cmdutil.IOStreams, raw bool) *answerWriter {
 	if raw || !ios.Pretty() {
 		return aw
 	}
-	width := ios.TermWidth
-	if width <= 0 || width > 120 {
-		width = 100
-	}
-	if r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width-2)); err == nil {
-		aw.renderer = r
+	if r, err := cmdutil.NewMarkdownRenderer(ios); err == nil {
+		aw.md = r.Stream(ios.Out)
+		aw.md.OnFirstWrite = func() {
+			if aw.beforeFirstWrite != nil {
+				aw.beforeFirstWrite()
+			}
+		}
 	}
 	return aw
 }
 
 // Write takes the next piece of the answer.
 func (a *answerWriter) Write(chunk string) {
-	chunk = termsafe.String(chunk)
-	if chunk == "" {
+	if a.md != nil {
+		a.md.Write(chunk)
 		return
 	}
-	if a.renderer == nil {
-		a.emit(chunk)
-		return
-	}
-	a.pending.WriteString(chunk)
-	text := a.pending.String()
-	if cut := lastBlockEnd(text); cut > 0 {
-		a.emit(a.render(text[:cut]))
-		a.pending.Reset()
-		a.pending.WriteString(text[cut:])
-	}
+	a.emit(termsafe.String(chunk))
 }
 
 // Close prints what is left and ends the answer with a newline.
 func (a *answerWriter) Close() {
-	if rest := a.pending.String(); rest != "" {
-		if a.renderer != nil {
-			rest = a.render(rest)
-		}
-		a.emit(rest)
-		a.pending.Reset()
+	if a.md != nil {
+		_ = a.md.Close()
+		return
 	}
 	if a.wrote && !a.endsNL {
 		a.emit("\n")
 	}
+}
+
+// Interrupt ends an answer cut short by Ctrl-C: what was shown stays, and the cut line is
+// ended so the notice that follows starts on its own line.
+func (a *answerWriter) Interrupt() {
+	if a.md != nil {
+		_ = a.md.Interrupt()
+		return
+	}
+	a.Close()
 }
 
 func (a *answerWriter) emit(s string) {
@@ -82,32 +77,4 @@ func (a *answerWriter) emit(s string) {
 	_, _ = io.WriteString(a.w, s)
 	a.wrote = true
 	a.endsNL = strings.HasSuffix(s, "\n")
-}
-
-func (a *answerWriter) render(md string) string {
-	out, err := a.renderer.Render(md)
-	if err != nil {
-		return md
-	}
-	return strings.Trim(out, "\n") + "\n\n"
-}
-
-// lastBlockEnd is the index after the last blank line that is outside a code fence, or 0.
-func lastBlockEnd(text string) int {
-	end, pos := 0, 0
-	inFence, content := false, false
-	for _, line := range strings.SplitAfter(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			inFence = !inFence
-		}
-		pos += len(line)
-		switch {
-		case trimmed != "":
-			content = true
-		case content && !inFence && strings.HasSuffix(line, "\n"):
-			end = pos
-		}
-	}
-	return end
 }

@@ -8,25 +8,6 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 )
 
-func TestLastBlockEnd(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		text string
-		want int
-	}{
-		{"one paragraph", 0},
-		{"para one\n\npara two", len("para one\n\n")},
-		{"a\n\nb\n\nc", len("a\n\nb\n\n")},
-		{"```\ncode\n\nmore code\n", 0},
-		{"```\ncode\n\nmore\n```\n\nafter", len("```\ncode\n\nmore\n```\n\n")},
-		{"\n\nleading", 0},
-	} {
-		if got := lastBlockEnd(tc.text); got != tc.want {
-			t.Errorf("lastBlockEnd(%q) = %d, want %d", tc.text, got, tc.want)
-		}
-	}
-}
-
 func TestAnswerWriter(t *testing.T) {
 	t.Parallel()
 	t.Run("raw streams every chunk, sanitised", func(t *testing.T) {
@@ -45,18 +26,19 @@ func TestAnswerWriter(t *testing.T) {
 			t.Fatalf("got %q", out.String())
 		}
 	})
-	t.Run("terminal renders whole blocks", func(t *testing.T) {
+	t.Run("terminal shows text at once and renders blocks", func(t *testing.T) {
 		t.Parallel()
 		var out bytes.Buffer
 		aw := newAnswerWriter(&cmdutil.IOStreams{Out: &out, StdoutTTY: true, TermWidth: 80}, false)
-		aw.Write("# Title\n\nSome **bold**")
-		first := out.String()
-		if !strings.Contains(first, "Title") || strings.Contains(first, "bold") {
-			t.Fatalf("first block not rendered alone: %q", first)
+		stopped := 0
+		aw.beforeFirstWrite = func() { stopped++ }
+		aw.Write("## Title\n\nSome **bold**")
+		if !strings.Contains(out.String(), "Title") || strings.Contains(out.String(), "## ") || !strings.Contains(out.String(), "Some **bold**") || stopped != 1 {
+			t.Fatalf("heading not rendered or the open paragraph not shown: %q", out.String())
 		}
 		aw.Write(" text")
 		aw.Close()
-		if strings.Contains(out.String(), "**") || !strings.Contains(out.String(), "bold") {
+		if !strings.HasSuffix(out.String(), "\n") || !strings.Contains(out.String(), "bold") || stopped != 1 {
 			t.Fatalf("markdown not rendered: %q", out.String())
 		}
 	})
@@ -67,6 +49,16 @@ func TestAnswerWriter(t *testing.T) {
 		aw.Write("**as is**")
 		aw.Close()
 		if out.String() != "**as is**\n" {
+			t.Fatalf("got %q", out.String())
+		}
+	})
+	t.Run("interrupt ends the cut line", func(t *testing.T) {
+		t.Parallel()
+		var out bytes.Buffer
+		aw := newAnswerWriter(&cmdutil.IOStreams{Out: &out, StdoutTTY: true, TermWidth: 80}, false)
+		aw.Write("partial-start ")
+		aw.Interrupt()
+		if !strings.HasSuffix(out.String(), "partial-start \n") {
 			t.Fatalf("got %q", out.String())
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/spinner"
 )
 
 // judgeCacheFile is the same-conversation verdict cache, under the data directory.
@@ -81,7 +82,7 @@ func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
 		Title:      c.opts.Title,
 		Notify:     func(msg string) { fmt.Fprintln(ios.ErrOut, msg) },
 		Busy: func() func() {
-			return cmdutil.StartSpinner(ios, "checking earlier conversations").Stop
+			return cmdutil.StartSpinner(ios, spinner.CheckingEarlier).Stop
 		},
 		Logger: c.opts.Logger(),
 	}

@@ -48,6 +48,8 @@ type Config struct {
 	// StoreTimeout bounds a storage call, retries included (pkg/store/resilient).
 	StoreTimeout time.Duration
 	Retry        RetryConfig
+	// Pager is $PAGER, for output taller than the terminal.
+	Pager string
 	// EmulatorHosts names the Firestore and Cloud Storage emulators in use, if any, so that a
 	// spool written against an emulator is never flushed into the real backend.
 	EmulatorHosts string

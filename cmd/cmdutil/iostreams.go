@@ -21,8 +21,9 @@ type IOStreams struct {
 	StderrTTY bool
 	// NoColor is set by NO_COLOR; colours, markdown styling and spinners are off.
 	NoColor bool
-	// TermWidth is the terminal's width in columns, 0 when unknown.
-	TermWidth int
+	// TermWidth and TermHeight are the terminal's size in columns and rows, 0 when unknown.
+	TermWidth  int
+	TermHeight int
 }
 
 // SystemIO returns the process's streams.
@@ -35,8 +36,8 @@ func SystemIO() *IOStreams {
 		NoColor:   os.Getenv("NO_COLOR") != "",
 	}
 	if ios.StdoutTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
-			ios.TermWidth = w
+		if w, h, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			ios.TermWidth, ios.TermHeight = w, h
 		}
 	}
 	return ios

@@ -13,6 +13,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
+	"github.com/alertchat/alertchat/pkg/mdstream"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
@@ -143,3 +144,8 @@ func OneLine(s string) string { return termsafe.Line(s) }
 // a variable never changes what another command does, and nothing destructive comes from the
 // environment.
 func EnvVar(name string) cli.ValueSourceChain { return cli.EnvVars("ALERTCHAT_" + name) }
+
+// NewMarkdownRenderer renders Markdown for the terminal on ios.Out.
+func NewMarkdownRenderer(ios *IOStreams) (*mdstream.Renderer, error) {
+	return mdstream.NewRenderer(mdstream.Options{Width: ios.TermWidth, Height: ios.TermHeight})
+}

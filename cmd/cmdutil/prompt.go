@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/briandowns/spinner"
+	"github.com/alertchat/alertchat/pkg/spinner"
 	"github.com/m-mizutani/goerr/v2"
 )
 
@@ -39,26 +38,8 @@ func ConfirmDelete(ios *IOStreams, yes bool, question string) (bool, error) {
 	return false, nil
 }
 
-// Spinner shows what the program waits for, on stderr, for a person only. The zero value (and
-// a nil one) does nothing.
-type Spinner struct{ s *spinner.Spinner }
-
-// StartSpinner starts a spinner labelled label ("asking Gemini") when stderr is a terminal and
-// colour is allowed.
-func StartSpinner(ios *IOStreams, label string) *Spinner {
-	if !ios.StderrTTY || ios.NoColor {
-		return &Spinner{}
-	}
-	s := spinner.New(spinner.CharSets[14], 100*time.Millisecond, spinner.WithWriter(ios.ErrOut))
-	s.Suffix = " " + label + "..."
-	s.Start()
-	return &Spinner{s: s}
-}
-
-// Stop removes the spinner; it may be called more than once.
-func (c *Spinner) Stop() {
-	if c != nil && c.s != nil {
-		c.s.Stop()
-		c.s = nil
-	}
+// StartSpinner shows on stderr, for a person only (stderr a terminal, colour allowed), what the
+// command waits for: label is one of pkg/spinner's labels. The result is safe to stop twice.
+func StartSpinner(ios *IOStreams, label string) *spinner.Spinner {
+	return spinner.Start(ios.ErrOut, ios.StderrTTY && !ios.NoColor, label)
 }

@@ -2,10 +2,13 @@ package history
 
 import (
 	"context"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/pager"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/transcript"
 )
@@ -14,6 +17,8 @@ import (
 type ShowOptions struct {
 	IO        *cmdutil.IOStreams
 	OpenStore openStore
+	// Pager is $PAGER, for a transcript taller than the terminal.
+	Pager string
 	// ID is a full history ID or a unique prefix of 8 or more characters.
 	ID     string
 	Output string
@@ -37,6 +42,7 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 				return cmdutil.UsageErrorf("history show takes exactly one history ID")
 			}
 			opts.ID = c.Args().First()
+			opts.Pager = f.Config().Pager
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -66,5 +72,24 @@ func ShowRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
 	case "md":
 		return transcript.Markdown(opts.IO.Out, h)
 	}
+	if opts.IO.Pretty() {
+		return showRendered(ctx, opts, h)
+	}
 	return transcript.Text(opts.IO.Out, h)
+}
+
+// showRendered shows a transcript to a person as chat does, Markdown rendered, through the
+// pager when it is taller than the terminal.
+func showRendered(ctx context.Context, opts *ShowOptions, h *model.History) error {
+	var md strings.Builder
+	if err := transcript.Markdown(&md, h); err != nil {
+		return err
+	}
+	r, err := cmdutil.NewMarkdownRenderer(opts.IO)
+	if err != nil {
+		return err
+	}
+	ios := opts.IO
+	return pager.Show(ctx, pager.Options{Out: ios.Out, ErrOut: ios.ErrOut, TTY: ios.StdoutTTY,
+		Width: ios.TermWidth, Height: ios.TermHeight, Command: opts.Pager}, r.Render(md.String()))
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/mdstream"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -277,7 +278,8 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part) {
 			ew.printf(">%s\n", strings.TrimRight(" "+line, " "))
 		}
 	case p.Text != "":
-		ew.printf("\n%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
+		// Below the transcript's "## Gemini", an answer's own headings start at "###".
+		ew.printf("\n%s\n", strings.TrimRight(mdstream.DemoteHeadings(termsafe.String(p.Text), 3), "\n"))
 	case p.FunctionCall != nil:
 		ew.printf("\n-> call %s\n", inlineCode(p.FunctionCall.Name))
 		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionCall.Args)))

@@ -23,3 +23,17 @@ func TestRenderMarkdownFences(t *testing.T) {
 		t.Fatalf("code holding a fence is not fenced longer:\n%s", b.String())
 	}
 }
+
+func TestRenderMarkdownDemotesAnswerHeadings(t *testing.T) {
+	t.Parallel()
+	h := &model.History{ID: "h", AlertID: "a", Contents: []*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{
+		{Text: "## Assessment\nBad.\n### Evidence\n```sh\n# comment\n```\n"},
+	}}}}
+	var b bytes.Buffer
+	if err := Markdown(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\n## Gemini\n\n### Assessment\nBad.\n#### Evidence\n```sh\n# comment\n```\n") {
+		t.Fatalf("the answer's headings are not one level below its section:\n%s", b.String())
+	}
+}

@@ -1,0 +1,164 @@
+// Package lineedit reads the chat's questions at a terminal: ergochat/readline (history,
+// editing keys, Ctrl-C and Ctrl-D) with bracketed paste, so a pasted log is one question.
+//
+// readline reads its input through a reader it is given and ends a line at every CR or LF; it
+// knows nothing of bracketed paste. Rather than replace it, Editor hands it a PasteReader,
+// which delivers each paste whole as part of one line (pasted line breaks shown as ␤, editable
+// like any character; a big paste as a placeholder such as "[pasted text #k3x-1: 500 lines,
+// 40 KB]", since readline redraws the line for every character it takes), and asks the
+// terminal for bracketed paste only while the prompt is shown. The line returned has the
+// pasted text back.
+package lineedit
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ergochat/readline"
+	"github.com/m-mizutani/goerr/v2"
+)
+
+// ErrInterrupt is returned by ReadLine when Ctrl-C is pressed.
+var ErrInterrupt = readline.ErrInterrupt
+
+// Config is what the editor needs.
+type Config struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Terminal is whether Stdin and Stdout are a terminal; bracketed paste is asked for only then.
+	Terminal bool
+	// History keeps input history between runs (nil keeps none): the editor starts with its
+	// lines and gives it every line read. What it writes is its own affair (the chat's redacts
+	// before writing); within the run the raw lines stay in memory. HistoryLimit entries.
+	History      History
+	HistoryLimit int
+	// OnInterrupt runs when Ctrl-C is pressed at an empty prompt (to say how to leave).
+	OnInterrupt func()
+	// A paste up to InlinePasteBytes and InlinePasteLines is put in the line to edit; a bigger
+	// one stands there as a placeholder (zero: DefaultInlineBytes, DefaultInlineLines).
+	InlinePasteBytes, InlinePasteLines int
+}
+
+// History is a lasting input history.
+type History interface {
+	Lines() []string
+	Add(line string) error
+}
+
+// Editor reads lines and questions. A process has one at a time (readline keeps the
+// terminal's resize handler in a package variable).
+type Editor struct {
+	rl          *readline.Instance
+	pr          *PasteReader
+	out         io.Writer
+	terminal    bool
+	onInterrupt func()
+	history     History
+	// HistoryErr, when set, is told when the lasting history cannot be written.
+	HistoryErr func(error)
+}
+
+// New starts an editor. Close it when done.
+func New(cfg Config) (*Editor, error) {
+	// Placeholders of big pastes differ from run to run, as input history keeps them.
+	pr := NewPasteReader(cfg.Stdin, strconv.FormatInt(time.Now().UnixMilli()%(36*36*36), 36)+"-")
+	pr.InlineBytes, pr.InlineLines = cfg.InlinePasteBytes, cfg.InlinePasteLines
+	rl, err := readline.NewFromConfig(&readline.Config{
+		Prompt:                 "> ",
+		HistoryLimit:           cfg.HistoryLimit,
+		DisableAutoSaveHistory: true,
+		InterruptPrompt:        "^C",
+		EOFPrompt:              "",
+		Stdin:                  pr,
+		Stdout:                 cfg.Stdout,
+		Stderr:                 cfg.Stderr,
+	})
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to start the line editor")
+	}
+	if cfg.History != nil {
+		for _, line := range cfg.History.Lines() {
+			_ = rl.SaveToHistory(line)
+		}
+	}
+	return &Editor{rl: rl, pr: pr, out: cfg.Stdout, terminal: cfg.Terminal, onInterrupt: cfg.OnInterrupt, history: cfg.History}, nil
+}
+
+// Readline is the underlying editor, for a prompt that needs no paste handling (a y/N
+// question). Lines it reads still pass through the paste filter.
+func (e *Editor) Readline() *readline.Instance { return e.rl }
+
+// Close releases the terminal.
+func (e *Editor) Close() error { return e.rl.Close() }
+
+// ReadLine reads one line after prompt; a paste is part of the line, its line breaks included.
+// It returns ErrInterrupt on Ctrl-C and io.EOF on Ctrl-D at an empty line.
+func (e *Editor) ReadLine(prompt string) (string, error) {
+	e.rl.SetPrompt(prompt)
+	if e.terminal {
+		_, _ = io.WriteString(e.out, EnablePaste)
+		defer func() { _, _ = io.WriteString(e.out, DisablePaste) }()
+	}
+	line, err := e.rl.ReadLine()
+	decoded := e.pr.Decode(line)
+	if err == nil && strings.TrimSpace(line) != "" {
+		_ = e.rl.SaveToHistory(line) // as edited: a recalled paste stays one line
+		if e.history != nil {
+			if herr := e.history.Add(decoded); herr != nil && e.HistoryErr != nil {
+				e.HistoryErr(herr)
+			}
+		}
+	}
+	return decoded, err
+}
+
+// ReadQuestion reads one question: a line (a paste included), a line continued by a trailing
+// backslash, or the lines between two lines of just """. Ctrl-C clears the line (and abandons
+// a continued question or a """ block, returning ""); Ctrl-D at an empty prompt returns io.EOF.
+func (e *Editor) ReadQuestion() (string, error) {
+	line, err := e.ReadLine("> ")
+	for errors.Is(err, ErrInterrupt) {
+		if line == "" && e.onInterrupt != nil {
+			e.onInterrupt()
+		}
+		line, err = e.ReadLine("> ")
+	}
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(line) == `"""` {
+		return e.readBlock()
+	}
+	var lines []string
+	for strings.HasSuffix(line, `\`) {
+		lines = append(lines, strings.TrimSuffix(line, `\`))
+		line, err = e.ReadLine(". ")
+		if errors.Is(err, ErrInterrupt) {
+			return "", nil // Ctrl-C abandons the continued question
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(append(lines, line), "\n"), nil
+}
+
+func (e *Editor) readBlock() (string, error) {
+	var lines []string
+	for {
+		line, err := e.ReadLine(`""" `)
+		if errors.Is(err, ErrInterrupt) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(line) == `"""` {
+			return strings.Join(lines, "\n"), nil
+		}
+		lines = append(lines, line)
+	}
+}

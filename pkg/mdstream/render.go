@@ -1,0 +1,192 @@
+// Package mdstream renders Markdown for a terminal, whole documents or answers that arrive in
+// pieces.
+//
+// A streamed answer is cut into blocks (a paragraph or list ends at a blank line, a heading at
+// the end of its line, a fenced code block at its closing fence). A completed block is rendered
+// with glamour and written at once; the block still open is shown as plain text as it arrives,
+// and is replaced by its rendering when it completes, if it still fits on the screen (else the
+// plain text stays). Exactly one blank line separates blocks.
+//
+// Invariants: everything written has passed termsafe (the model cannot move the cursor or
+// clear the screen); the only cursor movements are the renderer's own, within the rows it
+// wrote for the open block.
+package mdstream
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/ansi"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/m-mizutani/goerr/v2"
+)
+
+// margin is the left indentation of rendered text (glamour's document margin).
+const margin = 2
+
+// Options describe the terminal.
+type Options struct {
+	// Width is the terminal's width in columns; 0 means 80. Text wraps a little inside it.
+	Width int
+	// Height is the terminal's height in rows; 0 means 24. The open block is replaced by its
+	// rendering only while it fits on the screen.
+	Height int
+}
+
+// Renderer renders Markdown for one terminal. Build it once (building costs milliseconds) and
+// use it for every answer; it is not safe for concurrent use.
+type Renderer struct {
+	tr     *glamour.TermRenderer
+	width  int
+	height int
+}
+
+// NewRenderer returns a renderer for a terminal described by opts.
+func NewRenderer(opts Options) (*Renderer, error) {
+	width := opts.Width
+	if width <= 0 {
+		width = 80
+	}
+	height := opts.Height
+	if height <= 0 {
+		height = 24
+	}
+	wrap := min(width, 120) - margin
+	tr, err := glamour.NewTermRenderer(glamour.WithStyles(Style()), glamour.WithWordWrap(wrap))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to build the Markdown renderer")
+	}
+	return &Renderer{tr: tr, width: width, height: height}, nil
+}
+
+// Style is glamour's dark style with headings shown as headings: glamour's standard styles
+// print "## " before level 2-6 headings, which reads as unrendered Markdown.
+func Style() ansi.StyleConfig {
+	s := styles.DarkStyleConfig
+	for _, h := range []*ansi.StyleBlock{&s.H2, &s.H3, &s.H4, &s.H5, &s.H6} {
+		h.Prefix = ""
+	}
+	underline := true
+	s.H2.Underline = &underline
+	return s
+}
+
+// Render renders a whole document: its blocks, one blank line between them, ending in a
+// newline ("" for a blank document). The caller sanitises md (termsafe) first.
+func (r *Renderer) Render(md string) string {
+	var b strings.Builder
+	var sp splitter
+	sp.feed(md, func(block string) { r.appendBlock(&b, block) })
+	if rest := sp.rest(); strings.TrimSpace(rest) != "" {
+		r.appendBlock(&b, rest)
+	}
+	return b.String()
+}
+
+func (r *Renderer) appendBlock(b *strings.Builder, block string) {
+	out := r.renderBlock(block)
+	if out == "" {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(out)
+}
+
+// renderBlock renders one block: its lines without glamour's blank lines around it and without
+// the padding glamour adds to the wrap width (dozens of escape sequences per line, which slow
+// the terminal down), each ending in a newline.
+func (r *Renderer) renderBlock(block string) string {
+	out, err := r.tr.Render(block)
+	if err != nil {
+		return indentPlain(block)
+	}
+	lines := strings.Split(out, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		kept = append(kept, trimPadding(l))
+	}
+	first, last := 0, len(kept)
+	for first < last && visibleBlank(kept[first]) {
+		first++
+	}
+	for last > first && visibleBlank(kept[last-1]) {
+		last--
+	}
+	if first == last {
+		return ""
+	}
+	return strings.Join(kept[first:last], "\n") + "\n"
+}
+
+// indentPlain is a block as plain text, when glamour fails.
+func indentPlain(block string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.Trim(block, "\n"), "\n") {
+		b.WriteString(strings.Repeat(" ", margin) + l + "\n")
+	}
+	return b.String()
+}
+
+// trimPadding removes trailing spaces and the colour sequences around them from a rendered line,
+// then resets the colour so nothing leaks into the next line.
+func trimPadding(l string) string {
+	end := len(l)
+	for end > 0 {
+		switch {
+		case l[end-1] == ' ':
+			end--
+		case l[end-1] == 'm':
+			start := strings.LastIndex(l[:end], "\x1b[")
+			if start < 0 || !isSGRParams(l[start+2:end-1]) {
+				return finishLine(l[:end])
+			}
+			end = start
+		default:
+			return finishLine(l[:end])
+		}
+	}
+	return ""
+}
+
+func finishLine(l string) string {
+	if strings.Contains(l, "\x1b[") {
+		return l + "\x1b[0m"
+	}
+	return l
+}
+
+func isSGRParams(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if (p[i] < '0' || p[i] > '9') && p[i] != ';' {
+			return false
+		}
+	}
+	return true
+}
+
+// visibleBlank reports whether a rendered line shows nothing.
+func visibleBlank(l string) bool {
+	return strings.TrimSpace(stripSGR(l)) == ""
+}
+
+func stripSGR(l string) string {
+	if !strings.Contains(l, "\x1b[") {
+		return l
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(l, "\x1b[")
+		if i < 0 {
+			b.WriteString(l)
+			return b.String()
+		}
+		b.WriteString(l[:i])
+		j := strings.IndexByte(l[i:], 'm')
+		if j < 0 {
+			return b.String()
+		}
+		l = l[i+j+1:]
+	}
+}

@@ -1,0 +1,186 @@
+package mdstream
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
+)
+
+// Stream writes one answer arriving in pieces to a terminal. Use it from one goroutine.
+type Stream struct {
+	r *Renderer
+	w io.Writer
+	// OnFirstWrite runs once, before the first byte is written (it stops a spinner).
+	OnFirstWrite func()
+
+	sp     splitter
+	wrote  bool
+	blocks int // blocks written so far
+	err    error
+
+	// The open block, shown as plain text: shown bytes of sp.rest() are on screen, over rows
+	// rows, the cursor at column col of the last one (0: nothing shown, or at a line start).
+	shown  int
+	rows   int
+	col    int
+	word   []rune // the word being written on the current row, for word wrapping
+	wordW  int
+	sepOut bool // the blank line before the open block is written
+}
+
+// Stream starts an answer written to w.
+func (r *Renderer) Stream(w io.Writer) *Stream { return &Stream{r: r, w: w} }
+
+// Write takes the next piece of the answer. Text is sanitised with termsafe.
+func (s *Stream) Write(chunk string) {
+	chunk = termsafe.String(chunk)
+	if chunk == "" {
+		return
+	}
+	s.sp.feed(chunk, s.block)
+	s.showOpen()
+}
+
+// Close renders what is still open and leaves the cursor at the start of a line.
+func (s *Stream) Close() error {
+	if rest := s.sp.rest(); strings.TrimSpace(rest) != "" {
+		s.block(rest)
+	}
+	s.sp = splitter{}
+	return s.err
+}
+
+// Interrupt ends an answer cut short: the open block stays as shown and the line it was on is
+// ended, so a notice printed next starts on a line of its own.
+func (s *Stream) Interrupt() error {
+	switch {
+	case s.col > 0:
+		s.out("\n")
+	default:
+		// At a line start, where the terminal echoed ^C: clear it.
+		s.out("\r\x1b[K")
+	}
+	s.sp = splitter{}
+	s.shown, s.rows, s.col = 0, 0, 0
+	return s.err
+}
+
+// block writes a completed block in place of its plain text.
+func (s *Stream) block(md string) {
+	rendered := s.r.renderBlock(md)
+	if s.shown > 0 {
+		if s.rows >= s.r.height {
+			// Part of the plain text has scrolled away: it cannot be replaced, so it stays.
+			if s.col > 0 {
+				s.out("\n")
+			}
+			s.endBlock()
+			return
+		}
+		var b strings.Builder
+		b.WriteString("\r")
+		if s.rows > 1 {
+			b.WriteString("\x1b[" + strconv.Itoa(s.rows-1) + "A")
+		}
+		b.WriteString("\x1b[J")
+		s.out(b.String())
+	}
+	if rendered == "" {
+		s.shown, s.rows, s.col = 0, 0, 0
+		return
+	}
+	s.separate()
+	s.out(rendered)
+	s.endBlock()
+}
+
+func (s *Stream) endBlock() {
+	s.blocks++
+	s.shown, s.rows, s.col = 0, 0, 0
+	s.word, s.wordW = s.word[:0], 0
+	s.sepOut = false
+}
+
+// separate writes the blank line between the previous block and the next.
+func (s *Stream) separate() {
+	if s.blocks > 0 && !s.sepOut {
+		s.out("\n")
+	}
+	s.sepOut = true
+}
+
+// showOpen writes the open block's new text as plain text, wrapped at word boundaries.
+func (s *Stream) showOpen() {
+	rest := s.sp.rest()
+	if s.shown >= len(rest) || !s.sp.openBlock() {
+		return
+	}
+	text := rest[s.shown:]
+	s.shown = len(rest)
+	var b strings.Builder
+	if s.rows == 0 {
+		s.separate()
+		b.WriteString(strings.Repeat(" ", margin))
+		s.rows, s.col = 1, margin
+	}
+	limit := max(min(s.r.width, 120)-1, margin+8)
+	for len(text) > 0 {
+		r, size := utf8.DecodeRuneInString(text)
+		text = text[size:]
+		switch r {
+		case '\r':
+			continue
+		case '\n':
+			b.WriteString("\n" + strings.Repeat(" ", margin))
+			s.rows++
+			s.col = margin
+			s.word, s.wordW = s.word[:0], 0
+			continue
+		case '\t':
+			r = ' '
+		}
+		w := runewidth.RuneWidth(r)
+		if s.col+w > limit {
+			if r != ' ' && s.wordW > 0 && margin+s.wordW+w <= limit && s.col-s.wordW > margin {
+				// Move the word begun on this row to the next one.
+				b.WriteString("\x1b[" + strconv.Itoa(s.wordW) + "D\x1b[K\n" + strings.Repeat(" ", margin) + string(s.word))
+				s.col = margin + s.wordW
+			} else {
+				b.WriteString("\n" + strings.Repeat(" ", margin))
+				s.col = margin
+				s.word, s.wordW = s.word[:0], 0
+			}
+			s.rows++
+			if r == ' ' {
+				continue
+			}
+		}
+		b.WriteRune(r)
+		s.col += w
+		if r == ' ' {
+			s.word, s.wordW = s.word[:0], 0
+		} else {
+			s.word = append(s.word, r)
+			s.wordW += w
+		}
+	}
+	s.out(b.String())
+}
+
+func (s *Stream) out(text string) {
+	if text == "" || s.err != nil {
+		return
+	}
+	if !s.wrote {
+		s.wrote = true
+		if s.OnFirstWrite != nil {
+			s.OnFirstWrite()
+		}
+	}
+	_, s.err = io.WriteString(s.w, text)
+}

@@ -1,0 +1,66 @@
+package spinner_test
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alertchat/alertchat/pkg/spinner"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func waitFor(t *testing.T, b *syncBuffer, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(b.String(), want) {
+			return
+		}
+	}
+	t.Fatalf("never showed %q: %q", want, b.String())
+}
+
+func TestLabels(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	sp := spinner.Start(&out, true, spinner.CheckingEarlier)
+	waitFor(t, &out, spinner.CheckingEarlier)
+	sp.Set(spinner.AskingGemini)
+	waitFor(t, &out, spinner.AskingGemini)
+	sp.Stop()
+	sp.Stop()
+	if !strings.HasSuffix(out.String(), "\r\x1b[K\x1b[?25h") {
+		t.Fatalf("the line is not erased after Stop: %q", out.String())
+	}
+}
+
+func TestDisabled(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	sp := spinner.Start(&out, false, spinner.AskingGemini)
+	sp.Set(spinner.Saving)
+	sp.Stop()
+	var nilSpinner *spinner.Spinner
+	nilSpinner.Set("x")
+	nilSpinner.Stop()
+	if out.String() != "" {
+		t.Fatalf("a disabled spinner wrote %q", out.String())
+	}
+}
