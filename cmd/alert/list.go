@@ -45,12 +45,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return ListRun(ctx, opts, s)
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ListRun(ctx, opts, s) })
 		},
 	}
 }

@@ -102,3 +102,13 @@ func keyCachePath(cfg Config) string {
 	sum := sha256.Sum256([]byte(cfg.BackendID() + "\x00" + cfg.Workspace))
 	return filepath.Join(cfg.DataDir, "keys", hex.EncodeToString(sum[:8])+".key")
 }
+
+// WithStore opens a store with open and o, runs fn with it, and closes it.
+func WithStore(ctx context.Context, open func(context.Context, StoreOptions) (*Store, error), o StoreOptions, fn func(*Store) error) error {
+	s, err := open(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
+}

@@ -52,12 +52,7 @@ func NewCmdFsck(f *cmdutil.Factory, runF func(context.Context, *FsckOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return FsckRun(ctx, opts, s)
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return FsckRun(ctx, opts, s) })
 		},
 	}
 }

@@ -73,12 +73,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	if runF != nil {
 		return runF(ctx, opts)
 	}
-	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return ListRun(ctx, opts, s)
+	return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ListRun(ctx, opts, s) })
 }
 
 // historyJSON is a history in listings (-o json): the contract's fields first.

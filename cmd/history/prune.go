@@ -55,12 +55,7 @@ func NewCmdPrune(f *cmdutil.Factory, runF func(context.Context, *PruneOptions) e
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return PruneRun(ctx, opts, s)
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return PruneRun(ctx, opts, s) })
 		},
 	}
 }

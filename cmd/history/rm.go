@@ -43,12 +43,7 @@ func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return RmRun(ctx, opts, s)
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return RmRun(ctx, opts, s) })
 		},
 	}
 }

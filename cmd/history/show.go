@@ -46,12 +46,7 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return ShowRun(ctx, opts, s)
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ShowRun(ctx, opts, s) })
 		},
 	}
 }

@@ -32,12 +32,7 @@ func NewCmdSync(f *cmdutil.Factory, runF func(context.Context, *SyncOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return SyncRun(ctx, opts, s)
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true}, func(s *cmdutil.Store) error { return SyncRun(ctx, opts, s) })
 		},
 	}
 }
