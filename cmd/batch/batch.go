@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -29,11 +28,7 @@ import (
 
 // Options are batch's.
 type Options struct {
-	IO        *cmdutil.IOStreams
-	Config    func() cmdutil.Config
-	Logger    func() *slog.Logger
-	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
-	LLM       func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error)
+	cmdutil.SessionDeps
 
 	File        string
 	Concurrency int
@@ -44,7 +39,7 @@ type Options struct {
 // NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
 // input and pace are said on its command line.
 func NewCmdBatch(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
-	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM}
+	opts := &Options{SessionDeps: f.SessionDeps()}
 	return &cli.Command{
 		Name:  "batch",
 		Usage: "ask many one-shot questions from a JSONL file; one JSON line per question on stdout, in input order",

@@ -5,14 +5,12 @@ package chat
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/alert"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -26,11 +24,7 @@ const minContextTokens = 1000
 
 // Options are chat's.
 type Options struct {
-	IO        *cmdutil.IOStreams
-	Config    func() cmdutil.Config
-	Logger    func() *slog.Logger
-	OpenStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
-	LLM       func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error)
+	cmdutil.SessionDeps
 
 	AlertID   string
 	File      string
@@ -49,7 +43,7 @@ type Options struct {
 // NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,
 // --judge-model) have ALERTCHAT_ variables; the question, files and IDs do not.
 func NewCmdChat(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
-	opts := &Options{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM}
+	opts := &Options{SessionDeps: f.SessionDeps()}
 	return &cli.Command{
 		Name:  "chat",
 		Usage: "chat with Gemini about an alert (interactive on a terminal, one question with -q or piped stdin)",

@@ -26,7 +26,7 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 		MaxContextTokens: session.DefaultMaxContextTokens, StoreTimeout: 0,
 		Retry: cmdutil.RetryConfig{MaxAttempts: 1, MaxWait: 1, CallTimeout: 1 << 40}}
 	logger := slog.New(slog.DiscardHandler)
-	return &Options{
+	return &Options{SessionDeps: cmdutil.SessionDeps{
 		IO:     ios,
 		Config: func() cmdutil.Config { return cfg },
 		Logger: func() *slog.Logger { return logger },
@@ -41,8 +41,7 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 			return cmdutil.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",
 				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}}, cfg.Retry, logger, o)
 		},
-		Output: "text",
-	}
+	}, Output: "text"}
 }
 
 func addAlert(t testing.TB, opts *Options) model.AlertID {

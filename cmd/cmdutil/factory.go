@@ -112,6 +112,20 @@ type Factory struct {
 	LLM func(ctx context.Context, o LLMOptions) (*llm.Client, error)
 }
 
+// SessionDeps are what a command that starts sessions (chat, batch) takes from the factory.
+type SessionDeps struct {
+	IO        *IOStreams
+	Config    func() Config
+	Logger    func() *slog.Logger
+	OpenStore func(ctx context.Context, o StoreOptions) (*Store, error)
+	LLM       func(ctx context.Context, o LLMOptions) (*llm.Client, error)
+}
+
+// SessionDeps returns the factory's parts for a command that starts sessions.
+func (f *Factory) SessionDeps() SessionDeps {
+	return SessionDeps{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM}
+}
+
 // StoreOptions tune OpenStore for one command.
 type StoreOptions struct {
 	// NoAutoFlush leaves the spool's pending turns alone (history sync flushes and reports
