@@ -167,8 +167,9 @@ func TestTerminalMarkdown(t *testing.T) {
 	if strings.Contains(answer, "\n\n\n") {
 		t.Fatalf("two blank lines in the answer:\n%q", answer)
 	}
-	if !strings.Contains(scr.text(), "asking Gemini…") {
-		t.Fatalf("the spinner does not say it is asking Gemini:\n%s", scr.text())
+	if text := scr.text(); !strings.Contains(text, "asking Gemini…") || !strings.Contains(text, "saving…") ||
+		strings.Index(text, "saving…") < strings.Index(text, "Assessment") {
+		t.Fatalf("the spinner does not say it is asking Gemini, then saving after the answer:\n%s", text)
 	}
 }
 

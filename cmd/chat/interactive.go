@@ -160,7 +160,7 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	aw := newAnswerWriter(c.ios, c.opts.Raw)
 	spin := cmdutil.StartSpinner(c.ios, spinner.AskingGemini)
 	aw.beforeFirstWrite = spin.Stop
-	turn, err := c.sess.Send(turnCtx, question, aw.Write)
+	turn, err := c.sess.SendTurn(turnCtx, question, savingHooks(turnCtx, c.ios, aw, &spin))
 	spin.Stop()
 	if errors.Is(err, context.Canceled) {
 		aw.Interrupt()

@@ -81,12 +81,33 @@ func (c *conversation) answer(ctx context.Context, sess *session.Session, questi
 		aw.beforeFirstWrite = spin.Stop
 		onText = aw.Write
 	}
-	turn, err := sess.Send(ctx, question, onText)
+	hooks := session.TurnHooks{OnText: onText}
+	if aw != nil {
+		hooks = savingHooks(ctx, ios, aw, &spin)
+	}
+	turn, err := sess.SendTurn(ctx, question, hooks)
 	spin.Stop()
 	if aw != nil {
 		aw.Close()
 	}
 	return turn, err
+}
+
+// savingHooks stream the answer into aw and, once it is complete, end it and say on stderr
+// that the turn is being saved (spin is the spinner to stop after). An answer cut short by
+// Ctrl-C is left for the caller to end.
+func savingHooks(ctx context.Context, ios *cmdutil.IOStreams, aw *answerWriter, spin **spinner.Spinner) session.TurnHooks {
+	return session.TurnHooks{
+		OnText: aw.Write,
+		OnSaving: func() {
+			if ctx.Err() != nil {
+				return
+			}
+			aw.Close()
+			(*spin).Stop()
+			*spin = cmdutil.StartSpinner(ios, spinner.Saving)
+		},
+	}
 }
 
 // offerMove asks, on stderr and stdin, whether to ask the question again in the conversation

@@ -17,6 +17,8 @@ type answerWriter struct {
 	md     *mdstream.Stream
 	wrote  bool
 	endsNL bool
+	// done: the answer was ended (Close and Interrupt may both be called).
+	done bool
 	// beforeFirstWrite runs once before anything is printed (it stops the spinner).
 	beforeFirstWrite func()
 }
@@ -48,6 +50,10 @@ func (a *answerWriter) Write(chunk string) {
 
 // Close prints what is left and ends the answer with a newline.
 func (a *answerWriter) Close() {
+	if a.done {
+		return
+	}
+	a.done = true
 	if a.md != nil {
 		_ = a.md.Close()
 		return
@@ -60,7 +66,11 @@ func (a *answerWriter) Close() {
 // Interrupt ends an answer cut short by Ctrl-C: what was shown stays, and the cut line is
 // ended so the notice that follows starts on its own line.
 func (a *answerWriter) Interrupt() {
+	if a.done {
+		return
+	}
 	if a.md != nil {
+		a.done = true
 		_ = a.md.Interrupt()
 		return
 	}

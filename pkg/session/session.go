@@ -195,6 +195,24 @@ type Turn struct {
 // saved. When the model fails before answering anything, the transcript is unchanged and the
 // error returned, so the question can be sent again.
 func (s *Session) Send(ctx context.Context, input string, onText func(string)) (*Turn, error) {
+	return s.SendTurn(ctx, input, TurnHooks{OnText: onText})
+}
+
+// TurnHooks tell the caller of SendTurn where a turn is.
+type TurnHooks struct {
+	// OnText receives the answer's text as it streams.
+	OnText func(string)
+	// OnSaving is called once the answer is complete (or cut short), before the turn waits for
+	// its title and is saved: a terminal can say it is saving.
+	OnSaving func()
+}
+
+// SendTurn is Send with hooks.
+func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (*Turn, error) {
+	onText := hooks.OnText
+	if onText == nil {
+		onText = func(string) {}
+	}
 	input = strings.TrimSpace(input)
 	if input == "" {
 		return nil, goerr.New("empty question")
@@ -223,6 +241,9 @@ func (s *Session) Send(ctx context.Context, input string, onText func(string)) (
 		reply.Parts = append(reply.Parts, genai.NewPartFromText("\n\n"+PartialMarker))
 	}
 
+	if hooks.OnSaving != nil {
+		hooks.OnSaving()
+	}
 	h := s.history
 	now := s.opts.Now()
 	if h.CreatedAt.IsZero() {
