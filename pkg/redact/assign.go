@@ -142,6 +142,7 @@ type keyInfo struct {
 	cls                      uint8 // keyNone, keyAPI, keySecret
 	sumo, facebook, cloudant bool  // vendor names with key-dependent value rules
 	lookup                   bool  // first word is a lookup verb: get_secret(...)
+	accessKeyID              bool  // access_key_id, AccessKeyId: a cloud access key ID
 }
 
 func hasPrefixB(w []byte, p string) bool { return len(w) >= len(p) && string(w[:len(p)]) == p }
@@ -160,6 +161,8 @@ func classifyKey(key string) keyInfo {
 	prevAPI := false
 	first := true
 	var lastFlags uint16
+	var w1, w2 [12]byte // the two words before the current one (truncated)
+	n1, n2 := 0, 0
 	it := wordIter{key: key}
 	for {
 		w, ok := it.next()
@@ -202,6 +205,12 @@ func classifyKey(key string) keyInfo {
 			apiTail = false
 		}
 		prevAPI = string(w) == "api"
+		if string(w) == "id" && ((string(w1[:n1]) == "key" && string(w2[:n2]) == "access") || string(w1[:n1]) == "accesskey") ||
+			string(w) == "accesskeyid" {
+			ki.accessKeyID = true
+		}
+		n2 = copy(w2[:], w1[:n1])
+		n1 = copy(w1[:], w)
 		if stop {
 			break
 		}
@@ -275,6 +284,9 @@ func parseOp(s string, q int) int {
 // value and returns the end of the key, or -1.
 func (sc *scanner) assignment(s string, i int) int {
 	n := len(s)
+	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) {
+		return -1 // "…:secret:prod/db" inside an ARN: a part of a name, not a key
+	}
 	ke, may := keySpan(s, i)
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
 		ke--
@@ -295,8 +307,15 @@ func (sc *scanner) assignment(s string, i int) int {
 	switch {
 	case s[p] == '"' || s[p] == '\'':
 		p++
-	case s[p] == '\\' && p+1 < n && (s[p+1] == '"' || s[p+1] == '\''):
-		p += 2
+	case s[p] == '\\':
+		// \" or \\\" after the key: JSON escaped once or more
+		r := p
+		for r < n && s[r] == '\\' && r-p < 8 {
+			r++
+		}
+		if r < n && (s[r] == '"' || s[r] == '\'') {
+			p = r + 1
+		}
 	case s[p] == '>' && i > 0 && s[i-1] == '<':
 		xml = true
 	}
@@ -323,7 +342,6 @@ func (sc *scanner) assignment(s string, i int) int {
 		}
 	}
 	var v int
-	lineStart := false
 	switch {
 	case xml:
 		v = p + 1
@@ -354,14 +372,21 @@ func (sc *scanner) assignment(s string, i int) int {
 			default:
 				return -1
 			}
-		} else if s[q] == ':' || s[q] == '=' {
-			lineStart = atLineStart(s, i)
 		}
 	}
 	key := s[i:ke]
 	ki := classifyKey(key)
-	if ki.cls == keyNone && !ki.sumo && !ki.facebook {
+	if ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID {
 		return ke
+	}
+	if q == ke && s[q] == ':' && v == q+1 && v < n && s[v] != ' ' && s[v] != '"' && s[v] != '\'' {
+		// "CredentialAccess:IAMUser/AnomalousBehavior", "secret:prod/db-1":
+		// a colon glued on both sides joins the parts of a namespaced name
+		// (finding types, ARNs, URNs); it is an assignment only when the
+		// value is not path-like
+		if e := spanClass(s, v, cTokBody, 256); strings.IndexByte(s[v:e], '/') >= 0 {
+			return ke
+		}
 	}
 	for v < n && (s[v] == ' ' || s[v] == '\t') && v-q < 32 {
 		v++
@@ -370,13 +395,6 @@ func (sc *scanner) assignment(s string, i int) int {
 	vs, ve, quoted, ok := parseValue(s, v, xml, query)
 	if !ok {
 		return ke
-	}
-	if !quoted && lineStart && !query && !referenceValue(s[vs:ve]) && !placeholderValue(s[vs:ve]) {
-		// "key: value with spaces" on a config line: the value runs to the
-		// end of the line (the first word alone is checked for references)
-		if le := lineValueEnd(s, vs); le > ve {
-			ve = le
-		}
 	}
 	val := s[vs:ve]
 	typ, ok := valueType(ki, key, val, quoted)
@@ -389,42 +407,6 @@ func (sc *scanner) assignment(s string, i int) int {
 var lookupVerbs = []string{"get", "load", "read", "fetch", "find", "lookup", "resolve", "retrieve", "request", "has",
 	"is", "check", "validate", "verify", "remove", "delete", "del", "create", "generate", "gen", "rotate", "update",
 	"decrypt", "encrypt", "hash", "compare", "print", "log", "show", "list", "describe", "new", "make", "parse"}
-
-// atLineStart reports whether only indentation (or "export ") precedes i on its line.
-func atLineStart(s string, i int) bool {
-	j := i
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-		j--
-	}
-	if j >= 7 && s[j-7:j] == "export " {
-		j -= 7
-		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-			j--
-		}
-	}
-	return j == 0 || s[j-1] == '\n' || (j >= 2 && s[j-2] == '\\' && s[j-1] == 'n')
-}
-
-// lineValueEnd returns the end of an unquoted config value starting at v:
-// the end of the line, before a " #" comment, without trailing spaces and
-// closing punctuation.
-func lineValueEnd(s string, v int) int {
-	n := len(s)
-	q := v
-	for q < n && s[q] != '\n' && s[q] != '\r' && q-v < 256 {
-		if s[q] == '\\' && q+1 < n && (s[q+1] == 'n' || s[q+1] == 'r') {
-			break
-		}
-		if s[q] == '#' && q > v && (s[q-1] == ' ' || s[q-1] == '\t') {
-			break // trailing comment
-		}
-		q++
-	}
-	for q > v && strings.IndexByte(" \t,;`\"'", s[q-1]) >= 0 {
-		q--
-	}
-	return q
-}
 
 // typeWords are declared types that may sit between a key and its operator:
 // "var token string = …", "Dim token As String = …", "token: String = …".
@@ -501,14 +483,23 @@ func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) 
 			}
 		}
 		return
-	case !xml && c == '\\' && v+1 < n && (s[v+1] == '"' || s[v+1] == '\''):
-		q := s[v+1]
-		for e := v + 2; e+1 < n && e-v < 2048; e++ {
+	case !xml && c == '\\':
+		// a value quoted inside JSON-escaped text: \"…\" (escaped once),
+		// \\\"…\\\" (twice), …; it ends at the same escaped quote
+		r := v
+		for r < n && s[r] == '\\' && r-v < 8 {
+			r++
+		}
+		if r >= n || (s[r] != '"' && s[r] != '\'') {
+			break
+		}
+		delim := s[v : r+1]
+		for e := r + 1; e+len(delim) <= n && e-v < 2048; e++ {
 			if s[e] == '\n' {
 				return
 			}
-			if s[e] == '\\' && s[e+1] == q {
-				return v + 2, e, true, true
+			if s[e] == '\\' && strings.HasPrefix(s[e:], delim) {
+				return r + 1, e, true, true
 			}
 		}
 		return
@@ -590,6 +581,14 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 	}
 	if ki.facebook && len(val) == 32 && isLowerHex(val) && hasLetter(val) {
 		return tSecret, true
+	}
+	if ki.accessKeyID {
+		// cloud access key IDs: upper-case letters and digits
+		if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
+			strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
+			return tAPIKey, true
+		}
+		return 0, false
 	}
 	if cls == keyNone {
 		return 0, false
