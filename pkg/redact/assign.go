@@ -161,7 +161,9 @@ func classifyKey(key string) keyInfo {
 	prevAPI := false
 	first := true
 	var lastFlags uint16
-	var w1, w2 [12]byte // the two words before the current one (truncated)
+	var w1, w2, last [12]byte // the two words before the current one, and the current one (truncated)
+	nLast := 0
+	sonar := false
 	n1, n2 := 0, 0
 	it := wordIter{key: key}
 	for {
@@ -184,6 +186,10 @@ func classifyKey(key string) keyInfo {
 		if hasPrefixB(w, "cloudant") {
 			ki.cloudant = true
 		}
+		if string(w) == "sonar" {
+			sonar = true
+		}
+		nLast = copy(last[:], w)
 		switch {
 		case f&wStopAny != 0:
 			stop = true
@@ -216,6 +222,8 @@ func classifyKey(key string) keyInfo {
 		}
 	}
 	switch {
+	case sonar && string(last[:nLast]) == "login":
+		ki.cls = keyAPI // sonar.login holds a SonarQube token, not a user name
 	case stop || lastFlags&wStopTail != 0:
 		ki.cls = keyNone
 	case secret:
@@ -291,6 +299,9 @@ func (sc *scanner) assignment(s string, i int) int {
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
 		ke--
 	}
+	if !may && (s[i]|0x20) == 's' && hasPrefixFold(s[i:ke], "sonar") {
+		may = true // sonar.login, sonar_token
+	}
 	if !may || ke-i < 2 || ke >= n {
 		return -1
 	}
@@ -362,6 +373,8 @@ func (sc *scanner) assignment(s string, i int) int {
 			switch {
 			case q > p && i >= 2 && s[i-1] == '-' && s[i-2] == '-':
 				v = q // CLI flag "--token VALUE"
+			case q > p && q+2 < n && s[q] == '-' && s[q+1] == ' ' && (s[q+2] == '"' || s[q+2] == '\''):
+				v = q + 2 // "token - 'VALUE'": a dash between a key word and a quoted value
 			case q < n && (s[q] == '"' || s[q] == '\''):
 				// `private_key "value";`, `(def api-token "value")`
 				_, ve, _, ok := parseValue(s, q, false, false)
@@ -622,6 +635,9 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		}
 		return tSecret, true
 	case keyAPI:
+		if !quoted && allClass(val, cUpper|cLower|cUnder) {
+			return 0, false // an identifier: a variable, not a literal
+		}
 		if len(val) < 8 || (!quoted && strings.IndexByte(val, ' ') >= 0) || identifierLike(val) || alphabetRun(val) || versionSuffix(val) {
 			return 0, false
 		}
@@ -640,7 +656,15 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 // example text: ${X}, {{ x }}, <your-key>, %s, $(cmd), ****, xxxx, YOUR_KEY_HERE.
 func placeholderValue(v string) bool {
 	switch v[0] {
-	case '$', '<', '!', '*', '#', '[':
+	case '!':
+		// YAML tags and template functions (!Ref, !vault, !ENV) are
+		// references; "!W9Pl^3N0" is a literal
+		w := 1
+		for w < len(v) && isAlpha(v[w]) {
+			w++
+		}
+		return w == len(v) || v[w] == ' ' || v[w] == '\t'
+	case '$', '<', '*', '#', '[':
 		return true
 	case '{':
 		return true
@@ -666,6 +690,9 @@ func placeholderValue(v string) bool {
 	}
 	for k := range placeholderWords {
 		w := &placeholderWords[k]
+		if w.short && len(v) > 24 && !bytes.HasPrefix(lv, w.word) {
+			continue // "fake" inside a long random value is chance, not a marker
+		}
 		if present[0]&w.need[0] == w.need[0] && present[1]&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
 			return true
 		}
@@ -674,14 +701,18 @@ func placeholderValue(v string) bool {
 }
 
 // placeholderWords are example-text fragments; need is the set of their
-// bytes, a cheap test before the substring search.
+// bytes, a cheap test before the substring search. Short words (fake,
+// dummy) mark a placeholder only in short values or at the start: in a long
+// random value they occur by chance.
 var placeholderWords = func() []struct {
-	word []byte
-	need [2]uint64
+	word  []byte
+	need  [2]uint64
+	short bool
 } {
 	var out []struct {
-		word []byte
-		need [2]uint64
+		word  []byte
+		need  [2]uint64
+		short bool
 	}
 	for _, x := range []string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here",
 		"-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
@@ -690,9 +721,10 @@ var placeholderWords = func() []struct {
 			need[x[i]>>6] |= 1 << (x[i] & 63)
 		}
 		out = append(out, struct {
-			word []byte
-			need [2]uint64
-		}{[]byte(x), need})
+			word  []byte
+			need  [2]uint64
+			short bool
+		}{[]byte(x), need, x == "fake" || x == "dummy" || x == "your"})
 	}
 	return out
 }()
@@ -1030,6 +1062,10 @@ func identifierLike(v string) bool {
 		for seg := range strings.SplitSeq(v, ".") {
 			if seg == "" || !isAlpha(seg[0]) || !allClass(seg, cDigit|cUpper|cLower|cUnder) {
 				dotted = false
+				break
+			}
+			if len(seg) >= 16 && mixedClasses(seg, 3) {
+				dotted = false // a random segment: a token with dots, not a name
 				break
 			}
 		}

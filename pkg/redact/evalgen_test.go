@@ -212,7 +212,11 @@ var evalVendors = []vendorDef{
 }
 
 func (g *evalGen) vendorToken(d vendorDef) string {
-	return d.prefix + g.str(d.cs, d.n) + d.suffix
+	tok := d.prefix + g.str(d.cs, d.n) + d.suffix
+	if d.name == "terraform-cloud" {
+		tok += g.str(csURL, 64)
+	}
+	return tok
 }
 
 func (g *evalGen) awsKeyID() string {
