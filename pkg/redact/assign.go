@@ -676,6 +676,10 @@ func placeholderValue(v string) bool {
 	if placeholderBody(v) {
 		return true
 	}
+	// a vendor prefix with a placeholder body: glc_1111…, duffel_test_bbbb…
+	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+		return true
+	}
 	// constant names such as ACCESS_TOKEN or IBM_IAM_API_KEY_ENV
 	if allClass(v, cUpper|cDigit|cUnder) && strings.IndexByte(v, '_') >= 0 && !strings.ContainsAny(v, "0123456789") {
 		return true
@@ -738,8 +742,8 @@ func referenceValue(v string) bool {
 		for i < len(v) && (isWord(v[i]) || v[i] == '$') {
 			i++
 		}
-		if i == start || isDigit(v[start]) {
-			return false
+		if i == start || isDigit(v[start]) || (i-start >= 16 && mixedClasses(v[start:i], 3)) {
+			return false // a random segment: "s.ZC9Ecf4M5g9o34Q6RkzGsj0z" is a token
 		}
 		idents++
 		if i < len(v) && v[i] == '.' {

@@ -594,10 +594,8 @@ type evalRecord struct {
 	Shape  string       `json:"shape"`
 }
 
-func TestGenerateEvalSet(t *testing.T) {
-	if !*updateEvalSet {
-		t.Skip("run with -evalset.update to rewrite " + evalSetPath)
-	}
+// renderEvalSet builds the generated set in the scorer's JSONL format.
+func renderEvalSet(t *testing.T) []byte {
 	g := &evalGen{r: rand.New(rand.NewPCG(20261123, 7))}
 	g.build()
 	var b bytes.Buffer
@@ -617,8 +615,61 @@ func TestGenerateEvalSet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(evalSetPath, b.Bytes(), 0o644); err != nil {
+	return b.Bytes()
+}
+
+func TestGenerateEvalSet(t *testing.T) {
+	want := renderEvalSet(t)
+	if *updateEvalSet {
+		if err := os.WriteFile(evalSetPath, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(evalSetPath)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("wrote %d records to %s", len(g.items), evalSetPath)
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what the generator writes; run with -evalset.update", evalSetPath)
+	}
+}
+
+// TestEvalSet scores the generated set and the gitleaks fixtures (see
+// testdata/README.md) against the targets: overall recall and precision
+// >= 0.97, every type's recall >= 0.93 and precision >= 0.90. The gitleaks
+// false-positive samples are rule-specific (a Google API key with a bad
+// checksum is a gitleaks false positive but a key all the same), so only the
+// recall of its true positives is held to the target.
+func TestEvalSet(t *testing.T) {
+	t.Parallel()
+	t.Run("generated", func(t *testing.T) {
+		t.Parallel()
+		sc := scoreRecords(t, loadRecords(t, evalSetPath))
+		checkTargets(t, sc, true)
+	})
+	t.Run("gitleaks", func(t *testing.T) {
+		t.Parallel()
+		sc := scoreRecords(t, loadRecords(t, "testdata/gitleaks-fixtures.jsonl"))
+		checkTargets(t, sc, false)
+	})
+}
+
+func checkTargets(t *testing.T, sc corpusScore, precision bool) {
+	t.Helper()
+	for ty, st := range sc.types {
+		if st.gold >= 5 {
+			if r := float64(st.found) / float64(st.gold); r < 0.93 {
+				t.Errorf("%s recall %.3f < 0.93", ty, r)
+			}
+		}
+		if precision && st.regions >= 5 {
+			if p := float64(st.tp) / float64(st.regions); p < 0.90 {
+				t.Errorf("%s precision %.3f < 0.90", ty, p)
+			}
+		}
+	}
+	if sc.recall < 0.97 || (precision && sc.precision < 0.97) {
+		t.Errorf("recall %.3f precision %.3f, want >= 0.97", sc.recall, sc.precision)
+	}
 }

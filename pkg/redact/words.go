@@ -122,7 +122,8 @@ func (sc *scanner) atlasToken(s string, i, j int) int {
 	for e < n && s[e] == '=' && e-j < 90 {
 		e++
 	}
-	if l := e - j - 9; l < 60 || l > 70 || !rightBoundary(s, e) || !allClass(s[i:j], cDigit|cUpper|cLower) {
+	if l := e - j - 9; l < 60 || l > 70 || !rightBoundary(s, e) || !allClass(s[i:j], cDigit|cUpper|cLower) ||
+		placeholderBody(s[i:j]) || placeholderBody(s[j+9:e]) {
 		return -1
 	}
 	sc.add(i, e, tAPIKey, prioVendor)
