@@ -19,9 +19,13 @@
 //	         and loopback ranges included; ports and prefix lengths are kept
 //	API_KEY  vendor token formats (AWS access key IDs, Google API keys, GitHub,
 //	         GitLab, Slack tokens and webhook URLs, Stripe, OpenAI, Anthropic,
-//	         Hugging Face, JWTs, about 150 prefixes in all), Bearer tokens, and
-//	         values assigned to keys such as api_key, apikey, x-api-key, token,
-//	         access_token
+//	         Hugging Face, JWTs, about 215 prefixes in all, taken from the
+//	         prefix conventions of the public detector lists by category:
+//	         infrastructure-as-code clouds, secret vaults, code-quality and
+//	         developer services, payment, feature-flag and messaging vendors,
+//	         AI vendors), Bearer tokens, values assigned to keys such as
+//	         api_key, apikey, x-api-key, token, access_token, sonar.login, and
+//	         cloud access key IDs under access_key_id / AccessKeyId
 //	SECRET   values assigned to password, passwd, pwd, secret, private_key,
 //	         client_secret, ... (also パスワード and contraseña), PEM private-key
 //	         blocks, the password of scheme://user:pass@host and of curl -u
@@ -58,6 +62,15 @@
 // cards, SSNs, IP addresses, phones), then the longer span, then the leftmost.
 // A card number is therefore never reported as a phone number, also when only
 // PHONE is enabled.
+//
+// JSON is read by key and value at any escape depth: in "k": "v", \"k\":
+// \"v\" and the same escaped again (tool output inside a tool result),
+// the key name classifies the value and the value ends at the closing quote
+// of its own depth, so a value's key decides as much as its shape. An
+// unquoted value ends at the first space. A colon glued on both sides
+// with a path-like right-hand side ("CredentialAccess:IAMUser/…",
+// "…:secret:prod/db") joins the parts of a namespaced name and is not an
+// assignment, and a key glued to a preceding colon is a part of a name.
 //
 // Fullwidth forms (０９０－１２３４－５６７８, ＠, ：) and the ideographic space are
 // folded to ASCII for detection; values glued to Japanese text
@@ -96,6 +109,13 @@
 // Conversely a number laid out like a phone number (three groups such as
 // "100 200 300") is taken as one, a dotted quad that is really an OID prefix
 // is taken as an address, and an API-key-looking value assigned to a key word
-// is redacted even when it is a public identifier. A value on a config line
-// ("password: two words") runs to the end of the line.
+// is redacted even when it is a public identifier. An unquoted value ends at
+// the first space, so of an unquoted passphrase ("password: two words") only
+// the first word is replaced; quoted values are replaced whole. A value after
+// a glued colon that looks like a path ("password:abc/def") is read as part
+// of a namespaced name and kept. A key that names only a vendor
+// ("cloudimage: …", "invoiceocean '…'") says nothing, so a token without a
+// known prefix under such a key is not found; a dotted value of short word
+// segments under a secret key ("password: maple.Hunter14") reads as a code
+// reference and is kept.
 package redact
