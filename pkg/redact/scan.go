@@ -9,12 +9,18 @@ import (
 type scanner struct {
 	cands []match
 	out   []match
+	merge []match // scratch for sortCands
+	spare []match // the other candidate buffer of sortCands
 	norm  []byte
 	nmap  []int32
 	fold  bool // a foldable (fullwidth) character was seen by scanWords
 	depth int  // rescan nesting
-	units [maxUnits]numUnit
-	seps  [maxUnits]string
+	// wordsFrom is where the candidates of the word pass begin in cands:
+	// the rare-literal detectors before it add a few sorted runs, the word
+	// pass one long sorted run
+	wordsFrom int
+	units     [maxUnits]numUnit
+	seps      [maxUnits]string
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {
@@ -89,6 +95,7 @@ func (sc *scanner) scan(s string, m uint16) {
 	if m&tgEq != 0 {
 		sc.scanReversedCompare(s)
 	}
+	sc.wordsFrom = len(sc.cands)
 	sc.scanWords(s)
 }
 
