@@ -169,6 +169,11 @@ func TestConnectionURLSchemes(t *testing.T) {
 	runCases(t, []redactCase{
 		{"no user", "redis://:Cache9Pass@cache:6379/0", "redis://:[REDACTED_SECRET]@cache:6379/0"},
 		{"template kept", "postgres://app:${DB_PASSWORD}@db/app", "postgres://app:${DB_PASSWORD}@db/app"},
+		{"slash in password", "mongodb://admin:Ab/cd+ef==@db.example.net:27017/app", "mongodb://admin:[REDACTED_SECRET]@db.example.net:27017/app"},
+		{"hash in password", "redis://:pa#ss9Word@cache.internal:6379", "redis://:[REDACTED_SECRET]@cache.internal:6379"},
+		{"question mark in password", "postgres://u:p?ssW0rd@db/x", "postgres://u:[REDACTED_SECRET]@db/x"},
+		{"port then a scoped path", "https://registry.npmjs.org:443/@babel/core", "https://registry.npmjs.org:443/@babel/core"},
+		{"at in a path", "https://medium.com/@someone/post and http://host:8080/p/@scope/x", "https://medium.com/@someone/post and http://host:8080/p/@scope/x"},
 	})
 }
 

@@ -277,6 +277,16 @@ func (sc *scanner) scanURLs(s string) {
 			e++
 		}
 		hostStart := h
+		if e < n && (s[e] == '/' || s[e] == '?' || s[e] == '#') && strings.IndexByte(s[h:e], '@') < 0 {
+			// a password holding '/', '?' or '#': the authority then ends
+			// at the '@' further on
+			if at := userinfoEnd(s, h); at > 0 {
+				e = at
+				for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' && e-h < 512 {
+					e++
+				}
+			}
+		}
 		if at := strings.LastIndexByte(s[h:e], '@'); at >= 0 {
 			ui := s[h : h+at]
 			if c := strings.IndexByte(ui, ':'); c >= 0 {
@@ -308,6 +318,45 @@ func (sc *scanner) scanURLs(s string) {
 			from = e
 		}
 	}
+}
+
+// userinfoEnd finds "user:pass@host" at h whose password holds '/', '?' or
+// '#' (which otherwise end the authority): it returns the index of the '@',
+// or -1. The user part is plain, the password has no spaces, quotes or
+// "://", and is not a port ("host:8080/@scope/pkg" is a path).
+func userinfoEnd(s string, h int) int {
+	n := len(s)
+	c := h
+	for c < n && c-h < 128 && (ctab[s[c]]&cLocal != 0) {
+		c++
+	}
+	if c >= n || s[c] != ':' {
+		return -1
+	}
+	p := c + 1
+	d := spanClass(s, p, cDigit, 6)
+	if d > p && d < n && (s[d] == '/' || s[d] == '?' || s[d] == '#') {
+		return -1 // a port
+	}
+	for q := p; q < n && q-p < 256; q++ {
+		switch b := s[q]; {
+		case b == '@':
+			if q == p || strings.Contains(s[p:q], "://") {
+				return -1
+			}
+			e := q + 1
+			for e < n && ctab[s[e]]&cDomain != 0 {
+				e++
+			}
+			if e == q+1 || (e < n && ctab[s[e]]&cURL != 0 && s[e] != ':' && s[e] != '/' && s[e] != '.' && s[e] != '?' && s[e] != '#') {
+				return -1
+			}
+			return q
+		case b <= ' ' || b >= 0x7f || b == '"' || b == '\'' || b == '<' || b == '>' || b == '`':
+			return -1
+		}
+	}
+	return -1
 }
 
 // webhookHost reports whether host is one of the webhook hosts of isWebhook.
