@@ -302,6 +302,9 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !may && (s[i]|0x20) == 's' && hasPrefixFold(s[i:ke], "sonar") {
 		may = true // sonar.login, sonar_token
 	}
+	if !may && ke-i == 4 && eqFold(s[i:ke], "name") {
+		may = true // name/value pairs: {"name": "DB_PASSWORD", "value": "…"}
+	}
 	if !may || ke-i < 2 || ke >= n {
 		return -1
 	}
@@ -388,6 +391,12 @@ func (sc *scanner) assignment(s string, i int) int {
 		}
 	}
 	key := s[i:ke]
+	if len(key) <= 4 && (eqFold(key, "name") || eqFold(key, "key")) {
+		if sc.namedValue(s, v, xml) || len(key) == 4 {
+			return ke
+		}
+		// key = "…" with no sibling value: the key word itself
+	}
 	ki := classifyKey(key)
 	if ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID {
 		return ke
@@ -415,6 +424,66 @@ func (sc *scanner) assignment(s string, i int) int {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return ke
+}
+
+// namedValue handles a value named by a sibling field: the environment
+// lists of container definitions and manifests ({"name": "DB_PASSWORD",
+// "value": "…"}, "- name: API_TOKEN⏎  value: …") and configuration
+// attributes (<add key="ClientSecret" value="…"/>). The name at v is
+// classified like a key; the value follows within a short distance. It
+// reports whether a sibling value field was found.
+func (sc *scanner) namedValue(s string, v int, xml bool) bool {
+	n := len(s)
+	for v < n && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	ns, ne, _, ok := parseValue(s, v, xml, false)
+	if !ok || ne-ns < 3 || ne-ns > 64 || !allClass(s[ns:ne], cKey) {
+		return false
+	}
+	name := s[ns:ne]
+	ki := classifyKey(name)
+	if ki.cls == keyNone && !ki.accessKeyID {
+		return false
+	}
+	// skip the closing quote, separators and the indentation of the next line
+	p := ne
+	for p < n && p-ne < 48 {
+		switch c := s[p]; {
+		case c == '"' || c == '\'' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '-' || c == '/' || c == '\\':
+			if c == '\\' && p+1 < n && (s[p+1] == 'n' || s[p+1] == 't' || s[p+1] == 'r') {
+				p++ // an escaped newline
+			}
+			p++
+			continue
+		}
+		break
+	}
+	if p+5 > n || !hasPrefixFold(s[p:], "value") || (p+5 < n && isWord(s[p+5])) {
+		return false
+	}
+	q := p + 5
+	for q < n && (s[q] == '"' || s[q] == '\'' || s[q] == '\\') && q-p < 12 {
+		q++
+	}
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	if q >= n || (s[q] != ':' && s[q] != '=') {
+		return false
+	}
+	q++
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	vs, ve, quoted, ok := parseValue(s, q, false, false)
+	if !ok {
+		return false
+	}
+	if typ, ok := valueType(ki, name, s[vs:ve], quoted); ok {
+		sc.add(vs, ve, typ, prioAssign)
+	}
+	return true
 }
 
 var lookupVerbs = []string{"get", "load", "read", "fetch", "find", "lookup", "resolve", "retrieve", "request", "has",

@@ -198,3 +198,21 @@ func TestReferencesKept(t *testing.T) {
 		{"fake as a short value", `api_key = "fake-key-1234"`, `api_key = "fake-key-1234"`},
 	})
 }
+
+// TestNamedValues: a sibling field names the value (container environment
+// lists, manifests, configuration attributes).
+func TestNamedValues(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"ecs environment", `[{"name":"DB_PASSWORD","value":"Hunter2Secret!"},{"name":"LOG_LEVEL","value":"debug"}]`,
+
+			`[{"name":"DB_PASSWORD","value":"[REDACTED_SECRET]"},{"name":"LOG_LEVEL","value":"debug"}]`},
+		{"manifest", "env:\n- name: API_TOKEN\n  value: k2J9xQ7mL4pR8vT1wZ5n\n", "env:\n- name: API_TOKEN\n  value: [REDACTED_API_KEY]\n"},
+		{"manifest lines", "- name: DB_PASSWORD\n  value: Hunter2Secret!", "- name: DB_PASSWORD\n  value: [REDACTED_SECRET]"},
+		{"config attribute", `<add key="ClientSecret" value="Qm9vZk2Lx8Rt4Wp7Yn1"/>`, `<add key="ClientSecret" value="[REDACTED_SECRET]"/>`},
+		{"escaped", `{\"Name\":\"DB_PASS\",\"Value\":\"S3cr3t!Pass\"}`, `{\"Name\":\"DB_PASS\",\"Value\":\"[REDACTED_SECRET]\"}`},
+		{"metadata name", `{"name":"password_policy","value":"strict"}`, `{"name":"password_policy","value":"strict"}`},
+		{"tag", `{"key":"Owner","value":"alice"}`, `{"key":"Owner","value":"alice"}`},
+		{"volume", `{"name": "secret-volume", "mountPath": "/etc/secret"}`, `{"name": "secret-volume", "mountPath": "/etc/secret"}`},
+	})
+}
