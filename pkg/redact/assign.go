@@ -52,6 +52,7 @@ var (
 		"output", "sync", "hotkey", "shortcut", "keyboard", "keys", "bucket", "object", "routing", "lookup", "map", "dict",
 		"table", "column", "row", "attr", "attribute", "property", "tag", "schema", "sequence", "group", "csrf", "xsrf",
 		"vault", "store", "keystore", "truststore", "forgot", "reset", "policy", "expiry", "length", "placeholder",
+		"authenticity", // Rails' authenticity_token: a per-form CSRF token
 		"label", "hint", "show", "hide", "toggle", "remember"}
 )
 
@@ -143,6 +144,7 @@ type keyInfo struct {
 	sumo, facebook, cloudant bool  // vendor names with key-dependent value rules
 	lookup                   bool  // first word is a lookup verb: get_secret(...)
 	accessKeyID              bool  // access_key_id, AccessKeyId: a cloud access key ID
+	api                      bool  // a word "api" (apiMetrics, stripe_api): only strong tokens count
 }
 
 func hasPrefixB(w []byte, p string) bool { return len(w) >= len(p) && string(w[:len(p)]) == p }
@@ -211,6 +213,9 @@ func classifyKey(key string) keyInfo {
 			apiTail = false
 		}
 		prevAPI = string(w) == "api"
+		if prevAPI {
+			ki.api = true
+		}
 		if string(w) == "id" && ((string(w1[:n1]) == "key" && string(w2[:n2]) == "access") || string(w1[:n1]) == "accesskey") ||
 			string(w) == "accesskeyid" {
 			ki.accessKeyID = true
@@ -226,6 +231,7 @@ func classifyKey(key string) keyInfo {
 		ki.cls = keyAPI // sonar.login holds a SonarQube token, not a user name
 	case stop || lastFlags&wStopTail != 0:
 		ki.cls = keyNone
+		ki.api = false
 	case secret:
 		ki.cls = keySecret
 	case account && apiTail:
@@ -301,6 +307,9 @@ func (sc *scanner) assignment(s string, i int) int {
 	}
 	if !may && (s[i]|0x20) == 's' && hasPrefixFold(s[i:ke], "sonar") {
 		may = true // sonar.login, sonar_token
+	}
+	if !may && hasAPIWord(s[i:ke]) {
+		may = true // apiMetrics, stripe_api
 	}
 	if !may && ke-i == 4 && eqFold(s[i:ke], "name") {
 		may = true // name/value pairs: {"name": "DB_PASSWORD", "value": "…"}
@@ -398,7 +407,7 @@ func (sc *scanner) assignment(s string, i int) int {
 		// key = "…" with no sibling value: the key word itself
 	}
 	ki := classifyKey(key)
-	if ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID {
+	if ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID && !ki.api {
 		return ke
 	}
 	if q == ke && s[q] == ':' && v == q+1 && v < n && s[v] != ' ' && s[v] != '"' && s[v] != '\'' {
@@ -673,6 +682,15 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		return 0, false
 	}
 	if cls == keyNone {
+		if ki.api && !quoted {
+			return 0, false
+		}
+		if ki.api && strongToken(val) {
+			// a quoted random token under a key naming an API
+			// ("apiMetrics := \"5po8…\""); names, URLs and versions
+			// are not random
+			return tAPIKey, true
+		}
 		return 0, false
 	}
 	if cls == keyAPI && ki.cloudant {
@@ -1116,6 +1134,43 @@ func (sc *scanner) cjkKeywordAt(s string, i int) int {
 	return -1
 }
 
+// hasAPIWord reports "api" in a key as a word of its own (api_x, apiX,
+// x_api, xApi, XAPI_Y), found without splitting the key.
+func hasAPIWord(k string) bool {
+	for j := 0; j+3 <= len(k); j++ {
+		if (k[j]|0x20) != 'a' || (k[j+1]|0x20) != 'p' || (k[j+2]|0x20) != 'i' {
+			continue
+		}
+		startOK := j == 0 || !isAlpha(k[j-1]) || (isLower(k[j-1]) && isUpper(k[j]))
+		e := j + 3
+		endOK := e == len(k) || !isAlpha(k[e]) || (isUpper(k[e]) && !isUpper(k[e-1])) || (isUpper(k[e-1]) && isUpper(k[e]) && e+1 < len(k) && isLower(k[e+1]))
+		if startOK && endOK {
+			return true
+		}
+	}
+	return false
+}
+
+// strongToken reports a value that can only be a random token: 20 to 200
+// letters and digits (and '_', '-') with upper case, lower case and digits,
+// or 32 or more hex digits with letters, and no spaces, dots, slashes or
+// colons.
+func strongToken(v string) bool {
+	if len(v) < 20 || len(v) > 200 || !allClass(v, cDigit|cUpper|cLower|cUnder) && !allClass(v, cB64URL) {
+		return false
+	}
+	if placeholderBody(v) || identifierLike(v) {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			digits++
+		}
+	}
+	return (mixedClasses(v, 3) && digits >= 3) || (len(v) >= 32 && isLowerHex(v) && hasLetter(v))
+}
+
 // hasSymbol reports a character other than letters, digits, '_', '-' and '.'.
 func hasSymbol(v string) bool {
 	for i := 0; i < len(v); i++ {
@@ -1299,3 +1354,6 @@ func distinctBytes(v string) int {
 	}
 	return n
 }
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

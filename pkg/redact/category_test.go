@@ -216,3 +216,20 @@ func TestNamedValues(t *testing.T) {
 		{"volume", `{"name": "secret-volume", "mountPath": "/etc/secret"}`, `{"name": "secret-volume", "mountPath": "/etc/secret"}`},
 	})
 }
+
+// TestAPIWordKeys: a key with the word "api" and no key word takes only
+// strong random tokens, quoted.
+func TestAPIWordKeys(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"go short declaration", `apiMetrics := "5po8TFGawiYNCc1ct4ofWkBqzIfA6IeO"`, `apiMetrics := "[REDACTED_API_KEY]"`},
+		{"hex", `stripe_api = "0f3a9c2e7b1d4f6a8c0e2b4d6f8a1c3e"`, `stripe_api = "[REDACTED_API_KEY]"`},
+		{"version", `api_version = "2023-01-01"`, `api_version = "2023-01-01"`},
+		{"url", `apiUrl = "https://api.example.com/v1"`, `apiUrl = "https://api.example.com/v1"`},
+		{"name", `"X-API-Name": "NRG0-Hermes-INTERNAL-API"`, `"X-API-Name": "NRG0-Hermes-INTERNAL-API"`},
+		{"unquoted", "apiGateway: Zk3mQ9xT2vL8wR5nY7bC4dF6", "apiGateway: Zk3mQ9xT2vL8wR5nY7bC4dF6"},
+		{"not a word", `capital = "5po8TFGawiYNCc1ct4ofWkBqzIfA6IeO"`, `capital = "5po8TFGawiYNCc1ct4ofWkBqzIfA6IeO"`},
+		{"csrf token", `<input type="hidden" name="authenticity_token" value="7SWa-Fo1hsC6oovfBsJFLGPUl2EhkSW"/>`,
+			`<input type="hidden" name="authenticity_token" value="7SWa-Fo1hsC6oovfBsJFLGPUl2EhkSW"/>`},
+	})
+}
