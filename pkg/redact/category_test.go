@@ -233,3 +233,14 @@ func TestAPIWordKeys(t *testing.T) {
 			`<input type="hidden" name="authenticity_token" value="7SWa-Fo1hsC6oovfBsJFLGPUl2EhkSW"/>`},
 	})
 }
+
+// TestVersionKeys: dotted quads under keys naming a version, and section
+// numbers, are not addresses.
+func TestVersionKeys(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"json version keys", `{"agentVersion":"1.2.3.4","kernel_version":"5.10.0.1","server":"10.0.0.2"}`, `{"agentVersion":"1.2.3.4","kernel_version":"5.10.0.1","server":"[REDACTED_IP]"}`},
+		{"assignment", "engine_version=1.1.0.0 host 10.1.1.1", "engine_version=1.1.0.0 host [REDACTED_IP]"},
+		{"section", "see section 4.2.1.3 of the RFC", "see section 4.2.1.3 of the RFC"},
+	})
+}

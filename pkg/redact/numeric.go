@@ -620,8 +620,9 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
-// versionContext reports whether the dotted number at i reads as a version:
-// "version 1.2.3.4", "v 1.2.3.4", "Chrome/120.0.0.1".
+// versionContext reports whether the dotted number at i reads as a version
+// or a section number: "version 1.2.3.4", "v 1.2.3.4", "Chrome/120.0.0.1",
+// "agentVersion": "1.2.3.4", "section 4.2.1.3".
 func versionContext(s string, i int) bool {
 	if i >= 2 && s[i-1] == '/' && isAlpha(s[i-2]) {
 		return true
@@ -631,12 +632,19 @@ func versionContext(s string, i int) bool {
 		j--
 	}
 	w := j
-	for w > 0 && isAlpha(s[w-1]) && j-w < 12 {
+	for w > 0 && isAlpha(s[w-1]) && j-w < 32 {
 		w--
 	}
 	word := s[w:j]
-	for _, x := range [...]string{"version", "ver", "v", "firmware", "release", "build", "rev", "revision", "kernel", "os", "chrome", "firefox", "safari", "edge", "agent"} {
+	for _, x := range [...]string{"version", "ver", "v", "firmware", "release", "build", "rev", "revision", "kernel", "os", "chrome", "firefox", "safari", "edge", "agent",
+		"section", "sec", "chapter", "clause", "paragraph"} {
 		if eqFold(word, x) {
+			return true
+		}
+	}
+	// a key naming a version: agentVersion, engine_version, fileVersion
+	for _, x := range [...]string{"version", "release", "revision", "firmware"} {
+		if len(word) > len(x) && eqFold(word[len(word)-len(x):], x) {
 			return true
 		}
 	}
