@@ -244,3 +244,11 @@ func TestVersionKeys(t *testing.T) {
 		{"section", "see section 4.2.1.3 of the RFC", "see section 4.2.1.3 of the RFC"},
 	})
 }
+
+func TestPhoneCountryCodeBeforeDots(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"plus one", "call +1 415.555.0132 now", "call [REDACTED_PHONE] now"},
+		{"glued to a word", "x+1 415.555.0132", "x+1 [REDACTED_PHONE]"},
+	})
+}

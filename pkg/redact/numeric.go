@@ -470,6 +470,16 @@ func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
 	start := u.start
 	if plus {
 		start--
+	} else if np == 3 && start >= 3 && (s[start-1] == ' ' || s[start-1] == '-') {
+		// a country code before a dotted number: "+1 415.555.0132"
+		d := start - 1
+		c := d
+		for c > 0 && isDigit(s[c-1]) && d-c < 3 {
+			c--
+		}
+		if c < d && c > 0 && s[c-1] == '+' && (c == 1 || !isWord(s[c-2])) {
+			start = c - 1
+		}
 	}
 	ext := phoneExt(s, u.end)
 	if ext == u.end && !rightOK(s, u.end) {
