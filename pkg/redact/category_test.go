@@ -252,3 +252,11 @@ func TestPhoneCountryCodeBeforeDots(t *testing.T) {
 		{"glued to a word", "x+1 415.555.0132", "x+1 [REDACTED_PHONE]"},
 	})
 }
+
+func TestCardShortLastGroup(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"diners 4-4-4-2", "diners 3056 9309 0259 04", "diners [REDACTED_CC]"},
+		{"luhn fails", "ref 1234 5678 9012 34", "ref 1234 5678 9012 34"},
+	})
+}

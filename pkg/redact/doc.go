@@ -12,7 +12,8 @@
 //	         +41 (0)71 526 99 04, 916.972.1680x22008; a bare run of digits only
 //	         after a phone word ("Tel", "Desk:", "電話番号") or before one ("... office")
 //	CC       card numbers of 13-19 digits (12 after a card word) that pass the
-//	         Luhn check, plain or grouped by one space or dash
+//	         Luhn check, plain or grouped by one space or dash (groups of
+//	         four may end in a short group: 3056 9309 0259 04)
 //	SSN      US social security numbers 078-05-1123, 078 05 1123, 078.05.1123
 //	         (area 000, 666 and 9xx, group 00 and serial 0000 are not SSNs)
 //	IP       IPv4 and IPv6 addresses, compressed, zoned, IPv4-mapped, private

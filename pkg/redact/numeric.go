@@ -329,10 +329,13 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 	// payment card
 	cardGrouped := k >= 2 && !paren && sameSep && (sep == " " || sep == "-") && units[0].digits == 4
 	if cardGrouped {
+		fours := true // groups of four so far: the last group may be short ("3056 9309 0259 04")
 		for x := 1; x < k; x++ {
-			if d := units[x].digits; d < 3 || d > 6 {
+			d := units[x].digits
+			if (d < 3 || d > 6) && !(x == k-1 && k >= 4 && fours && d >= 1 && d < 4) {
 				cardGrouped = false
 			}
+			fours = fours && d == 4
 		}
 	}
 	if !plus && !paren && nd >= 12 && nd <= 19 && (k == 1 || cardGrouped) && left && right {
