@@ -584,6 +584,70 @@ func (g *evalGen) build() {
 	}
 }
 
+// buildFresh writes a second set with templates written after the rules
+// (configuration files, shell, cloud audit events, chat messages), scored
+// once to estimate generalisation rather than tuned to.
+func (g *evalGen) buildFresh() {
+	an := func(n int) string { return g.str(csAlnum, n) }
+	type tmpl struct {
+		shape, pre, post, typ string
+		val                   func() string
+	}
+	pw := g.password
+	tok := func() string { return an(32) }
+	vendAPI := func() string {
+		for {
+			if d := evalVendors[g.r.IntN(len(evalVendors))]; d.typ == "API_KEY" {
+				return g.vendorToken(d)
+			}
+		}
+	}
+	ts := []tmpl{
+		{"code", "apiVersion: v1\nkind: Secret\nstringData:\n  password: ", "\n", "SECRET", pw},
+		{"code", "export DB_PASSWORD='", "'\nexport DB_USER=app\n", "SECRET", pw},
+		{"code", "resource \"aws_db_instance\" \"main\" {\n  username = \"admin\"\n  password = \"", "\"\n}\n", "SECRET", pw},
+		{"code", "docker run -e \"POSTGRES_PASSWORD=", "\" -d postgres:16", "SECRET", pw},
+		{"code", "curl -s -H \"X-Api-Key: ", "\" https://api.example.com/v2/items", "API_KEY", tok},
+		{"code", "curl -H 'Authorization: Bearer ", "' https://api.example.com/me", "API_KEY", tok},
+		{"code", "$password = ConvertTo-SecureString \"", "\" -AsPlainText -Force", "SECRET", pw},
+		{"code", "spring.datasource.password=", "\nspring.datasource.username=app\n", "SECRET", pw},
+		{"code", "jdbc:sqlserver://db.example.net:1433;databaseName=app;user=sa;password=", ";encrypt=true", "SECRET", pw},
+		{"code", "kubectl create secret generic db --from-literal=password=", " -n prod", "SECRET", pw},
+		{"code", "SLACK_WEBHOOK_TOKEN=", "\n", "API_KEY", tok},
+		{"sentence", "Here is the token I used yesterday: ", " (please rotate)", "API_KEY", vendAPI},
+		{"sentence", "The vendor key ", " showed up in the public repo.", "API_KEY", vendAPI},
+		{"alert_json", `{"eventName":"AssumeRole","responseElements":{"credentials":{"accessKeyId":"`, `","expiration":"Jun 1, 2024 1:00:00 AM"}}}`, "API_KEY", g.awsKeyID},
+		{"alert_json", `{"eventName":"CreateAccessKey","responseElements":{"accessKey":{"userName":"ci","accessKeyId":"`, `","status":"Active"}}}`, "API_KEY", g.awsKeyID},
+		{"alert_json", `{"detail":{"requestParameters":{"masterUserPassword":"`, `","dBInstanceIdentifier":"prod-db"}}}`, "SECRET", pw},
+		{"alert_json", `{"process":{"commandLine":"mysql -h db-primary -u root -p`, ` -e 'show databases'"}}`, "SECRET", pw},
+		{"code_json_escaped", `{"role":"tool","content":"{\"Environment\":{\"Variables\":{\"STRIPE_SECRET_KEY\":\"`, `\"}}}"}`, "API_KEY", func() string { return "sk_live_" + an(24) }},
+		{"code_json_escaped", `{"role":"tool","content":"[{\"name\":\"REDIS_PASSWORD\",\"value\":\"`, `\"}]"}`, "SECRET", pw},
+		{"code_json_escaped", `{"role":"tool","content":"connection: amqp://svc:`, `@mq.internal:5672/prod\n"}`, "SECRET", func() string { return strings.NewReplacer("@", "", "/", "", ":", "", "%", "").Replace(pw()) }},
+	}
+	for k := 0; k < 240; k++ {
+		t := ts[k%len(ts)]
+		g.add("fresh:"+strings.Fields(t.pre + " x")[0], "positive", t.shape, p(t.pre), v(t.typ, t.val()), p(t.post))
+	}
+	negs := []string{
+		"Failed password for root from host bastion-2 port 22 ssh2",
+		"Accepted publickey for deploy from host ci-runner port 50122 ssh2: RSA SHA256:zT3t0PqX9mQ2c",
+		`{"eventName":"GetSecretValue","requestParameters":{"secretId":"prod/payments/stripe"},"readOnly":true}`,
+		`{"eventName":"ConsoleLogin","additionalEventData":{"MFAUsed":"Yes"},"responseElements":{"ConsoleLogin":"Success"}}`,
+		"Rotate the token every 90 days; the password policy requires 14 characters.",
+		"token_endpoint_auth_method: client_secret_basic",
+		"password_hash_algorithm: argon2id",
+		`{"type":"Recon:EC2/PortProbeUnprotectedPort","service":{"count":12}}`,
+		"SECRET_KEY_BASE is read from the vault at boot.",
+		"api_key_header: X-Api-Key",
+	}
+	for _, ln := range negs {
+		g.add("fresh:negative", "negative", "code", p(ln))
+	}
+	for k := 0; k < 20; k++ {
+		g.add("fresh:pii", "positive", "sentence", p("Reach the on-call at "), v("PHONE", g.phone()), p(" or "), v("EMAIL", g.email()), p("; the host was "), v("IP", g.ipv4()), p("."))
+	}
+}
+
 type evalRecord struct {
 	ID     string       `json:"id"`
 	Text   string       `json:"text"`
@@ -598,6 +662,17 @@ type evalRecord struct {
 func renderEvalSet(t *testing.T) []byte {
 	g := &evalGen{r: rand.New(rand.NewPCG(20261123, 7))}
 	g.build()
+	return renderItems(t, g)
+}
+
+// renderFreshSet builds the second generated set (see buildFresh).
+func renderFreshSet(t *testing.T) []byte {
+	g := &evalGen{r: rand.New(rand.NewPCG(20261124, 11))}
+	g.buildFresh()
+	return renderItems(t, g)
+}
+
+func renderItems(t *testing.T, g *evalGen) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -618,20 +693,23 @@ func renderEvalSet(t *testing.T) []byte {
 	return b.Bytes()
 }
 
+const freshSetPath = "testdata/evalset-fresh.jsonl"
+
 func TestGenerateEvalSet(t *testing.T) {
-	want := renderEvalSet(t)
-	if *updateEvalSet {
-		if err := os.WriteFile(evalSetPath, want, 0o644); err != nil {
+	for path, want := range map[string][]byte{evalSetPath: renderEvalSet(t), freshSetPath: renderFreshSet(t)} {
+		if *updateEvalSet {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return
-	}
-	got, err := os.ReadFile(evalSetPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what the generator writes; run with -evalset.update", evalSetPath)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is not what the generator writes; run with -evalset.update", path)
+		}
 	}
 }
 
