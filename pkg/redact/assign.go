@@ -427,6 +427,13 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !ok {
 		return ke
 	}
+	if !quoted && ve+1 < n && s[ve] == ' ' && (s[ve+1] == '"' || s[ve+1] == '\'') && cmdletName(s[vs:ve]) {
+		// $password = ConvertTo-SecureString "…" -AsPlainText: the literal
+		// is the cmdlet's argument
+		if a, b, q2, ok2 := parseValue(s, ve+1, false, false); ok2 {
+			vs, ve, quoted = a, b, q2
+		}
+	}
 	val := s[vs:ve]
 	typ, ok := valueType(ki, key, val, quoted)
 	if ok {
@@ -751,7 +758,10 @@ func placeholderValue(v string) bool {
 			w++
 		}
 		return w == len(v) || v[w] == ' ' || v[w] == '\t'
-	case '$', '<', '*', '#', '[':
+	case '#':
+		// #{var} templates, #fff colours, "#" comments; "#0IOIQK7V…" is a literal
+		return len(v) < 4 || v[1] == '{' || (len(v) <= 9 && allClass(v[1:], cHex))
+	case '$', '<', '*', '[':
 		return true
 	case '{':
 		return true
@@ -821,7 +831,12 @@ var placeholderWords = func() []struct {
 }()
 
 // referenceValue recognises unquoted code references: a.b.c, f(...), m[...].
+// A dotted value with upper case, lower case and digits ("summer.Monkey53")
+// is a literal.
 func referenceValue(v string) bool {
+	if strings.IndexByte(v, '(') < 0 && strings.IndexByte(v, '[') < 0 && mixedClasses(v, 3) {
+		return false
+	}
 	i := 0
 	idents := 0
 	for {
@@ -1134,6 +1149,15 @@ func (sc *scanner) cjkKeywordAt(s string, i int) int {
 	return -1
 }
 
+// cmdletName recognises a PowerShell conversion cmdlet (ConvertTo-X,
+// ConvertFrom-X) whose argument is the literal itself; Read-Host "prompt"
+// and other commands take prompts and names.
+func cmdletName(w string) bool {
+	k := strings.IndexByte(w, '-')
+	return k > 1 && k < len(w)-2 && (eqFold(w[:k], "ConvertTo") || eqFold(w[:k], "ConvertFrom")) &&
+		allClass(w[k+1:], cUpper|cLower)
+}
+
 // hasAPIWord reports "api" in a key as a word of its own (api_x, apiX,
 // x_api, xApi, XAPI_Y), found without splitting the key.
 func hasAPIWord(k string) bool {
@@ -1185,7 +1209,9 @@ func hasSymbol(v string) bool {
 // (com.example.app, jetbrains.mps.v8_elimination) and snake_case made of
 // short words and numbers (DOC_Vector_5_32).
 func identifierLike(v string) bool {
-	if strings.IndexByte(v, '.') > 0 {
+	if strings.IndexByte(v, '.') > 0 && !mixedClasses(v, 3) {
+		// (upper case, lower case and digits together: "maple.Hunter14"
+		// is a password, not a package or member name)
 		dotted := true
 		for seg := range strings.SplitSeq(v, ".") {
 			if seg == "" || !isAlpha(seg[0]) || !allClass(seg, cDigit|cUpper|cLower|cUnder) {

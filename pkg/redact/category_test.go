@@ -260,3 +260,19 @@ func TestCardShortLastGroup(t *testing.T) {
 		{"luhn fails", "ref 1234 5678 9012 34", "ref 1234 5678 9012 34"},
 	})
 }
+
+// TestLiteralShapes: values that look like names at first sight but are
+// literals by their character mix, and literals passed to a command.
+func TestLiteralShapes(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"dotted password quoted", `password = "maple.Hunter14"`, `password = "[REDACTED_SECRET]"`},
+		{"dotted password unquoted", "--from-literal=password=summer.Monkey53 -n prod", "--from-literal=password=[REDACTED_SECRET] -n prod"},
+		{"reference kept", "password = settings.db_password", "password = settings.db_password"},
+		{"package name kept", `secret_provider_class = "com.example.vault"`, `secret_provider_class = "com.example.vault"`},
+		{"hash-led literal", `"masterUserPassword":"#0IOIQK7VWgwEuxN%?"`, `"masterUserPassword":"[REDACTED_SECRET]"`},
+		{"template kept", `password: "#{db_password}"`, `password: "#{db_password}"`},
+		{"powershell", `$password = ConvertTo-SecureString "Coffee8014%" -AsPlainText -Force`, `$password = ConvertTo-SecureString "[REDACTED_SECRET]" -AsPlainText -Force`},
+		{"powershell read-host kept", `$password = Read-Host "Enter password" -AsSecureString`, `$password = Read-Host "Enter password" -AsSecureString`},
+	})
+}

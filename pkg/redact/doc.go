@@ -116,7 +116,7 @@
 // a glued colon that looks like a path ("password:abc/def") is read as part
 // of a namespaced name and kept. A key that names only a vendor
 // ("cloudimage: …", "invoiceocean '…'") says nothing, so a token without a
-// known prefix under such a key is not found; a dotted value of short word
-// segments under a secret key ("password: maple.Hunter14") reads as a code
-// reference and is kept.
+// known prefix under such a key is not found; an unquoted dotted value
+// without digits under a secret key ("password: app.settings") reads as a
+// code reference and is kept.
 package redact
