@@ -427,9 +427,13 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !ok {
 		return ke
 	}
-	if !quoted && ve+1 < n && s[ve] == ' ' && (s[ve+1] == '"' || s[ve+1] == '\'') && cmdletName(s[vs:ve]) {
+	if !quoted && ve < n && s[ve] == ' ' && cmdletShape(s[vs:ve]) {
 		// $password = ConvertTo-SecureString "…" -AsPlainText: the literal
-		// is the cmdlet's argument
+		// is the argument of a conversion cmdlet; other commands
+		// (Read-Host "prompt") take prompts and names
+		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || (s[ve+1] != '"' && s[ve+1] != '\'') {
+			return ke
+		}
 		if a, b, q2, ok2 := parseValue(s, ve+1, false, false); ok2 {
 			vs, ve, quoted = a, b, q2
 		}
@@ -1149,13 +1153,19 @@ func (sc *scanner) cjkKeywordAt(s string, i int) int {
 	return -1
 }
 
-// cmdletName recognises a PowerShell conversion cmdlet (ConvertTo-X,
-// ConvertFrom-X) whose argument is the literal itself; Read-Host "prompt"
-// and other commands take prompts and names.
-func cmdletName(w string) bool {
+// cmdletShape recognises a PowerShell Verb-Noun command name (Read-Host,
+// Get-Secret, ConvertTo-SecureString).
+func cmdletShape(w string) bool {
 	k := strings.IndexByte(w, '-')
-	return k > 1 && k < len(w)-2 && (eqFold(w[:k], "ConvertTo") || eqFold(w[:k], "ConvertFrom")) &&
-		allClass(w[k+1:], cUpper|cLower)
+	return k > 1 && k < len(w)-2 && isUpper(w[0]) && isUpper(w[k+1]) &&
+		allClass(w[:k], cUpper|cLower) && allClass(w[k+1:], cUpper|cLower)
+}
+
+// convertCmdlet recognises a conversion cmdlet, whose argument is the
+// literal itself.
+func convertCmdlet(w string) bool {
+	k := strings.IndexByte(w, '-')
+	return k > 0 && (eqFold(w[:k], "convertto") || eqFold(w[:k], "convertfrom"))
 }
 
 // hasAPIWord reports "api" in a key as a word of its own (api_x, apiX,
