@@ -258,6 +258,7 @@ func TestCardShortLastGroup(t *testing.T) {
 	runCases(t, []redactCase{
 		{"diners 4-4-4-2", "diners 3056 9309 0259 04", "diners [REDACTED_CC]"},
 		{"luhn fails", "ref 1234 5678 9012 34", "ref 1234 5678 9012 34"},
+		{"iban groups", "IBAN FI21 1234 5600 0007 85 and DE89 3704 0044 0532 0130 00", "IBAN FI21 1234 5600 0007 85 and DE89 3704 0044 0532 0130 00"},
 	})
 }
 

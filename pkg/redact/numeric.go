@@ -237,6 +237,16 @@ func phoneExt(s string, e int) int {
 	return d
 }
 
+// ibanHead reports an IBAN's country code and check digits ("FI21 ",
+// "DE89 ") right before i.
+func ibanHead(s string, i int) bool {
+	if i < 5 || s[i-1] != ' ' {
+		return false
+	}
+	h := s[i-5 : i-1]
+	return isUpper(h[0]) && isUpper(h[1]) && isDigit(h[2]) && isDigit(h[3]) && (i == 5 || !isWord(s[i-6]))
+}
+
 func luhn(d []byte) bool {
 	sum := 0
 	alt := false
@@ -280,6 +290,9 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 	first := units[0].start
 	if plus {
 		first = i
+	}
+	if !plus && ibanHead(s, first) {
+		return end // the groups of an IBAN ("FI21 1234 5600 0007 85"): not a card or a phone
 	}
 	var digits [24]byte
 	nd := 0
