@@ -42,7 +42,8 @@
 // data, are left as they are: URLs and domains (only credentials inside a URL
 // are removed, and whole webhook URLs, which are secrets), dates and
 // timestamps, UUIDs, hashes, version strings (a dotted quad after "version",
-// "v", "build" or "Product/" is a version, not an address), ordinary numbers,
+// "v", "build", "section", "Product/" or a key ending in "Version" is a
+// version, not an address), the digit groups of IBANs, ordinary numbers,
 // AWS account IDs (12 digits) and resource IDs (i-0abc..., arn:...), numbers
 // that fail the Luhn check, invalid SSNs and IP addresses, placeholders such
 // as ghp_xxxx..., ${PASSWORD}, <your-api-key>, ****, YOUR_KEY_HERE, and
@@ -72,6 +73,11 @@
 // with a path-like right-hand side ("CredentialAccess:IAMUser/…",
 // "…:secret:prod/db") joins the parts of a namespaced name and is not an
 // assignment, and a key glued to a preceding colon is a part of a name.
+// A value may be named by a sibling field instead of its own key: {"name":
+// "DB_PASSWORD", "value": "…"} in container environment lists, "- name:
+// API_TOKEN / value: …" in manifests, <add key="ClientSecret" value="…"/> in
+// configuration files. A key that only contains the word "api" (apiMetrics)
+// takes a value only when it is quoted and can only be a random token.
 //
 // Fullwidth forms (０９０－１２３４－５６７８, ＠, ：) and the ideographic space are
 // folded to ASCII for detection; values glued to Japanese text
