@@ -118,7 +118,7 @@ var scannerPool = sync.Pool{New: func() any { return &scanner{} }}
 func getScanner() *scanner { return scannerPool.Get().(*scanner) }
 
 func putScanner(sc *scanner) {
-	if cap(sc.cands) > 1<<20 || cap(sc.spare) > 1<<20 || cap(sc.merge) > 1<<16 || cap(sc.norm) > 16<<20 {
+	if cap(sc.cands) > 1<<20 || cap(sc.spare) > 1<<20 || cap(sc.merge) > 1<<20 || cap(sc.norm) > 16<<20 {
 		sc.cands = nil
 		sc.spare = nil
 		sc.merge = nil
@@ -186,7 +186,7 @@ func (sc *scanner) sortCands(split, foldFrom int) {
 	if split == 0 && foldFrom == len(c) {
 		return
 	}
-	small := append(sc.merge[:0], c[:split]...)
+	small := append(slices.Grow(sc.merge[:0], split+len(c)-foldFrom), c[:split]...)
 	small = append(small, c[foldFrom:]...)
 	slices.SortFunc(small, candOrder)
 	sc.merge = small

@@ -334,12 +334,17 @@ func userinfoEnd(s string, h int) int {
 		return -1
 	}
 	p := c + 1
+	if p+1 < n && s[p] == '/' && s[p+1] == '/' {
+		return -1 // "http://": a scheme, not a user
+	}
 	d := spanClass(s, p, cDigit, 6)
 	if d > p && d < n && (s[d] == '/' || s[d] == '?' || s[d] == '#') {
 		return -1 // a port
 	}
-	for q := p; q < n && q-p < 256; q++ {
+	for q := p; q < n && q-p < 128; q++ {
 		switch b := s[q]; {
+		case b == ':' && q+2 < n && s[q+1] == '/' && s[q+2] == '/':
+			return -1 // the next URL begins
 		case b == '@':
 			if q == p || strings.Contains(s[p:q], "://") {
 				return -1
