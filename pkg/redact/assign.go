@@ -308,9 +308,6 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !may && (s[i]|0x20) == 's' && hasPrefixFold(s[i:ke], "sonar") {
 		may = true // sonar.login, sonar_token
 	}
-	if !may && hasAPIWord(s[i:ke]) {
-		may = true // apiMetrics, stripe_api
-	}
 	if !may && ke-i == 4 && eqFold(s[i:ke], "name") {
 		may = true // name/value pairs: {"name": "DB_PASSWORD", "value": "…"}
 	}
@@ -1168,23 +1165,6 @@ func convertCmdlet(w string) bool {
 	return k > 0 && (eqFold(w[:k], "convertto") || eqFold(w[:k], "convertfrom"))
 }
 
-// hasAPIWord reports "api" in a key as a word of its own (api_x, apiX,
-// x_api, xApi, XAPI_Y), found without splitting the key.
-func hasAPIWord(k string) bool {
-	for j := 0; j+3 <= len(k); j++ {
-		if (k[j]|0x20) != 'a' || (k[j+1]|0x20) != 'p' || (k[j+2]|0x20) != 'i' {
-			continue
-		}
-		startOK := j == 0 || !isAlpha(k[j-1]) || (isLower(k[j-1]) && isUpper(k[j]))
-		e := j + 3
-		endOK := e == len(k) || !isAlpha(k[e]) || (isUpper(k[e]) && !isUpper(k[e-1])) || (isUpper(k[e-1]) && isUpper(k[e]) && e+1 < len(k) && isLower(k[e+1]))
-		if startOK && endOK {
-			return true
-		}
-	}
-	return false
-}
-
 // strongToken reports a value that can only be a random token: 20 to 200
 // letters and digits (and '_', '-') with upper case, lower case and digits,
 // or 32 or more hex digits with letters, and no spaces, dots, slashes or
@@ -1358,7 +1338,7 @@ var keyBigrams = func() (t [26 * 26]bool) {
 func keySpan(s string, i int) (int, bool) {
 	end := min(len(s), i+128)
 	may := false
-	prev := -1
+	prev, prev2 := -1, -1
 	for ; i < end; i++ {
 		c := s[i]
 		f := ctab[c]
@@ -1366,14 +1346,14 @@ func keySpan(s string, i int) (int, bool) {
 			break
 		}
 		if f&(cUpper|cLower) == 0 {
-			prev = -1
+			prev, prev2 = -1, -1
 			continue
 		}
 		x := int(c|0x20) - 'a'
-		if prev >= 0 && keyBigrams[prev*26+x] {
-			may = true
+		if prev >= 0 && (keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a')) {
+			may = true // a key word's first letters, or "api"
 		}
-		prev = x
+		prev2, prev = prev, x
 	}
 	return i, may
 }
@@ -1391,5 +1371,4 @@ func distinctBytes(v string) int {
 	return n
 }
 
-func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

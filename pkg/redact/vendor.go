@@ -366,6 +366,9 @@ func matchVendor(s string, i int) (int, uint8, bool) {
 	n := len(s)
 	for _, ri := range rules {
 		r := &vendorRules[ri]
+		if len(r.prefix) > 2 && (i+2 >= n || s[i+2] != r.prefix[2]) {
+			continue // the third byte rules most prefixes out before a comparison
+		}
 		if !strings.HasPrefix(s[i:], r.prefix) {
 			continue
 		}
