@@ -52,6 +52,7 @@ var (
 		"output", "sync", "hotkey", "shortcut", "keyboard", "keys", "bucket", "object", "routing", "lookup", "map", "dict",
 		"table", "column", "row", "attr", "attribute", "property", "tag", "schema", "sequence", "group", "csrf", "xsrf",
 		"vault", "store", "keystore", "truststore", "forgot", "reset", "policy", "expiry", "length", "placeholder",
+		"authenticity", // Rails' authenticity_token: a per-form CSRF token
 		"label", "hint", "show", "hide", "toggle", "remember"}
 )
 
@@ -142,6 +143,8 @@ type keyInfo struct {
 	cls                      uint8 // keyNone, keyAPI, keySecret
 	sumo, facebook, cloudant bool  // vendor names with key-dependent value rules
 	lookup                   bool  // first word is a lookup verb: get_secret(...)
+	accessKeyID              bool  // access_key_id, AccessKeyId: a cloud access key ID
+	api                      bool  // a word "api" (apiMetrics, stripe_api): only strong tokens count
 }
 
 func hasPrefixB(w []byte, p string) bool { return len(w) >= len(p) && string(w[:len(p)]) == p }
@@ -160,6 +163,10 @@ func classifyKey(key string) keyInfo {
 	prevAPI := false
 	first := true
 	var lastFlags uint16
+	var w1, w2, last [12]byte // the two words before the current one, and the current one (truncated)
+	nLast := 0
+	sonar := false
+	n1, n2 := 0, 0
 	it := wordIter{key: key}
 	for {
 		w, ok := it.next()
@@ -181,6 +188,10 @@ func classifyKey(key string) keyInfo {
 		if hasPrefixB(w, "cloudant") {
 			ki.cloudant = true
 		}
+		if string(w) == "sonar" {
+			sonar = true
+		}
+		nLast = copy(last[:], w)
 		switch {
 		case f&wStopAny != 0:
 			stop = true
@@ -202,13 +213,25 @@ func classifyKey(key string) keyInfo {
 			apiTail = false
 		}
 		prevAPI = string(w) == "api"
+		if prevAPI {
+			ki.api = true
+		}
+		if string(w) == "id" && ((string(w1[:n1]) == "key" && string(w2[:n2]) == "access") || string(w1[:n1]) == "accesskey") ||
+			string(w) == "accesskeyid" {
+			ki.accessKeyID = true
+		}
+		n2 = copy(w2[:], w1[:n1])
+		n1 = copy(w1[:], w)
 		if stop {
 			break
 		}
 	}
 	switch {
+	case sonar && string(last[:nLast]) == "login":
+		ki.cls = keyAPI // sonar.login holds a SonarQube token, not a user name
 	case stop || lastFlags&wStopTail != 0:
 		ki.cls = keyNone
+		ki.api = false
 	case secret:
 		ki.cls = keySecret
 	case account && apiTail:
@@ -275,9 +298,18 @@ func parseOp(s string, q int) int {
 // value and returns the end of the key, or -1.
 func (sc *scanner) assignment(s string, i int) int {
 	n := len(s)
+	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) {
+		return -1 // "…:secret:prod/db" inside an ARN: a part of a name, not a key
+	}
 	ke, may := keySpan(s, i)
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
 		ke--
+	}
+	if !may && (s[i]|0x20) == 's' && hasPrefixFold(s[i:ke], "sonar") {
+		may = true // sonar.login, sonar_token
+	}
+	if !may && ke-i == 4 && eqFold(s[i:ke], "name") {
+		may = true // name/value pairs: {"name": "DB_PASSWORD", "value": "…"}
 	}
 	if !may || ke-i < 2 || ke >= n {
 		return -1
@@ -295,8 +327,15 @@ func (sc *scanner) assignment(s string, i int) int {
 	switch {
 	case s[p] == '"' || s[p] == '\'':
 		p++
-	case s[p] == '\\' && p+1 < n && (s[p+1] == '"' || s[p+1] == '\''):
-		p += 2
+	case s[p] == '\\':
+		// \" or \\\" after the key: JSON escaped once or more
+		r := p
+		for r < n && s[r] == '\\' && r-p < 8 {
+			r++
+		}
+		if r < n && (s[r] == '"' || s[r] == '\'') {
+			p = r + 1
+		}
 	case s[p] == '>' && i > 0 && s[i-1] == '<':
 		xml = true
 	}
@@ -323,7 +362,6 @@ func (sc *scanner) assignment(s string, i int) int {
 		}
 	}
 	var v int
-	lineStart := false
 	switch {
 	case xml:
 		v = p + 1
@@ -344,6 +382,8 @@ func (sc *scanner) assignment(s string, i int) int {
 			switch {
 			case q > p && i >= 2 && s[i-1] == '-' && s[i-2] == '-':
 				v = q // CLI flag "--token VALUE"
+			case q > p && q+2 < n && s[q] == '-' && s[q+1] == ' ' && (s[q+2] == '"' || s[q+2] == '\''):
+				v = q + 2 // "token - 'VALUE'": a dash between a key word and a quoted value
 			case q < n && (s[q] == '"' || s[q] == '\''):
 				// `private_key "value";`, `(def api-token "value")`
 				_, ve, _, ok := parseValue(s, q, false, false)
@@ -354,14 +394,27 @@ func (sc *scanner) assignment(s string, i int) int {
 			default:
 				return -1
 			}
-		} else if s[q] == ':' || s[q] == '=' {
-			lineStart = atLineStart(s, i)
 		}
 	}
 	key := s[i:ke]
+	if len(key) <= 4 && (eqFold(key, "name") || eqFold(key, "key")) {
+		if sc.namedValue(s, v, xml) || len(key) == 4 {
+			return ke
+		}
+		// key = "…" with no sibling value: the key word itself
+	}
 	ki := classifyKey(key)
-	if ki.cls == keyNone && !ki.sumo && !ki.facebook {
+	if ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID && !ki.api {
 		return ke
+	}
+	if q == ke && s[q] == ':' && v == q+1 && v < n && s[v] != ' ' && s[v] != '"' && s[v] != '\'' {
+		// "CredentialAccess:IAMUser/AnomalousBehavior", "secret:prod/db-1":
+		// a colon glued on both sides joins the parts of a namespaced name
+		// (finding types, ARNs, URNs); it is an assignment only when the
+		// value is not path-like
+		if e := spanClass(s, v, cTokBody, 256); strings.IndexByte(s[v:e], '/') >= 0 {
+			return ke
+		}
 	}
 	for v < n && (s[v] == ' ' || s[v] == '\t') && v-q < 32 {
 		v++
@@ -371,11 +424,15 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !ok {
 		return ke
 	}
-	if !quoted && lineStart && !query && !referenceValue(s[vs:ve]) && !placeholderValue(s[vs:ve]) {
-		// "key: value with spaces" on a config line: the value runs to the
-		// end of the line (the first word alone is checked for references)
-		if le := lineValueEnd(s, vs); le > ve {
-			ve = le
+	if !quoted && ve < n && s[ve] == ' ' && cmdletShape(s[vs:ve]) {
+		// $password = ConvertTo-SecureString "…" -AsPlainText: the literal
+		// is the argument of a conversion cmdlet; other commands
+		// (Read-Host "prompt") take prompts and names
+		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || (s[ve+1] != '"' && s[ve+1] != '\'') {
+			return ke
+		}
+		if a, b, q2, ok2 := parseValue(s, ve+1, false, false); ok2 {
+			vs, ve, quoted = a, b, q2
 		}
 	}
 	val := s[vs:ve]
@@ -386,45 +443,69 @@ func (sc *scanner) assignment(s string, i int) int {
 	return ke
 }
 
+// namedValue handles a value named by a sibling field: the environment
+// lists of container definitions and manifests ({"name": "DB_PASSWORD",
+// "value": "…"}, "- name: API_TOKEN⏎  value: …") and configuration
+// attributes (<add key="ClientSecret" value="…"/>). The name at v is
+// classified like a key; the value follows within a short distance. It
+// reports whether a sibling value field was found.
+func (sc *scanner) namedValue(s string, v int, xml bool) bool {
+	n := len(s)
+	for v < n && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	ns, ne, _, ok := parseValue(s, v, xml, false)
+	if !ok || ne-ns < 3 || ne-ns > 64 || !allClass(s[ns:ne], cKey) {
+		return false
+	}
+	name := s[ns:ne]
+	ki := classifyKey(name)
+	if ki.cls == keyNone && !ki.accessKeyID {
+		return false
+	}
+	// skip the closing quote, separators and the indentation of the next line
+	p := ne
+	for p < n && p-ne < 48 {
+		switch c := s[p]; {
+		case c == '"' || c == '\'' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '-' || c == '/' || c == '\\':
+			if c == '\\' && p+1 < n && (s[p+1] == 'n' || s[p+1] == 't' || s[p+1] == 'r') {
+				p++ // an escaped newline
+			}
+			p++
+			continue
+		}
+		break
+	}
+	if p+5 > n || !hasPrefixFold(s[p:], "value") || (p+5 < n && isWord(s[p+5])) {
+		return false
+	}
+	q := p + 5
+	for q < n && (s[q] == '"' || s[q] == '\'' || s[q] == '\\') && q-p < 12 {
+		q++
+	}
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	if q >= n || (s[q] != ':' && s[q] != '=') {
+		return false
+	}
+	q++
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	vs, ve, quoted, ok := parseValue(s, q, false, false)
+	if !ok {
+		return false
+	}
+	if typ, ok := valueType(ki, name, s[vs:ve], quoted); ok {
+		sc.add(vs, ve, typ, prioAssign)
+	}
+	return true
+}
+
 var lookupVerbs = []string{"get", "load", "read", "fetch", "find", "lookup", "resolve", "retrieve", "request", "has",
 	"is", "check", "validate", "verify", "remove", "delete", "del", "create", "generate", "gen", "rotate", "update",
 	"decrypt", "encrypt", "hash", "compare", "print", "log", "show", "list", "describe", "new", "make", "parse"}
-
-// atLineStart reports whether only indentation (or "export ") precedes i on its line.
-func atLineStart(s string, i int) bool {
-	j := i
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-		j--
-	}
-	if j >= 7 && s[j-7:j] == "export " {
-		j -= 7
-		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-			j--
-		}
-	}
-	return j == 0 || s[j-1] == '\n' || (j >= 2 && s[j-2] == '\\' && s[j-1] == 'n')
-}
-
-// lineValueEnd returns the end of an unquoted config value starting at v:
-// the end of the line, before a " #" comment, without trailing spaces and
-// closing punctuation.
-func lineValueEnd(s string, v int) int {
-	n := len(s)
-	q := v
-	for q < n && s[q] != '\n' && s[q] != '\r' && q-v < 256 {
-		if s[q] == '\\' && q+1 < n && (s[q+1] == 'n' || s[q+1] == 'r') {
-			break
-		}
-		if s[q] == '#' && q > v && (s[q-1] == ' ' || s[q-1] == '\t') {
-			break // trailing comment
-		}
-		q++
-	}
-	for q > v && strings.IndexByte(" \t,;`\"'", s[q-1]) >= 0 {
-		q--
-	}
-	return q
-}
 
 // typeWords are declared types that may sit between a key and its operator:
 // "var token string = …", "Dim token As String = …", "token: String = …".
@@ -501,14 +582,23 @@ func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) 
 			}
 		}
 		return
-	case !xml && c == '\\' && v+1 < n && (s[v+1] == '"' || s[v+1] == '\''):
-		q := s[v+1]
-		for e := v + 2; e+1 < n && e-v < 2048; e++ {
+	case !xml && c == '\\':
+		// a value quoted inside JSON-escaped text: \"…\" (escaped once),
+		// \\\"…\\\" (twice), …; it ends at the same escaped quote
+		r := v
+		for r < n && s[r] == '\\' && r-v < 8 {
+			r++
+		}
+		if r >= n || (s[r] != '"' && s[r] != '\'') {
+			break
+		}
+		delim := s[v : r+1]
+		for e := r + 1; e+len(delim) <= n && e-v < 2048; e++ {
 			if s[e] == '\n' {
 				return
 			}
-			if s[e] == '\\' && s[e+1] == q {
-				return v + 2, e, true, true
+			if s[e] == '\\' && strings.HasPrefix(s[e:], delim) {
+				return r + 1, e, true, true
 			}
 		}
 		return
@@ -591,7 +681,24 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 	if ki.facebook && len(val) == 32 && isLowerHex(val) && hasLetter(val) {
 		return tSecret, true
 	}
+	if ki.accessKeyID {
+		// cloud access key IDs: upper-case letters and digits
+		if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
+			strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
+			return tAPIKey, true
+		}
+		return 0, false
+	}
 	if cls == keyNone {
+		if ki.api && !quoted {
+			return 0, false
+		}
+		if ki.api && strongToken(val) {
+			// a quoted random token under a key naming an API
+			// ("apiMetrics := \"5po8…\""); names, URLs and versions
+			// are not random
+			return tAPIKey, true
+		}
 		return 0, false
 	}
 	if cls == keyAPI && ki.cloudant {
@@ -623,6 +730,9 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		}
 		return tSecret, true
 	case keyAPI:
+		if !quoted && allClass(val, cUpper|cLower|cUnder) {
+			return 0, false // an identifier: a variable, not a literal
+		}
 		if len(val) < 8 || (!quoted && strings.IndexByte(val, ' ') >= 0) || identifierLike(val) || alphabetRun(val) || versionSuffix(val) {
 			return 0, false
 		}
@@ -641,7 +751,18 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 // example text: ${X}, {{ x }}, <your-key>, %s, $(cmd), ****, xxxx, YOUR_KEY_HERE.
 func placeholderValue(v string) bool {
 	switch v[0] {
-	case '$', '<', '!', '*', '#', '[':
+	case '!':
+		// YAML tags and template functions (!Ref, !vault, !ENV) are
+		// references; "!W9Pl^3N0" is a literal
+		w := 1
+		for w < len(v) && isAlpha(v[w]) {
+			w++
+		}
+		return w == len(v) || v[w] == ' ' || v[w] == '\t'
+	case '#':
+		// #{var} templates, #fff colours, "#" comments; "#0IOIQK7V…" is a literal
+		return len(v) < 4 || v[1] == '{' || (len(v) <= 9 && allClass(v[1:], cHex))
+	case '$', '<', '*', '[':
 		return true
 	case '{':
 		return true
@@ -651,6 +772,10 @@ func placeholderValue(v string) bool {
 		return len(v) > 1 && v[1] == '{'
 	}
 	if placeholderBody(v) {
+		return true
+	}
+	// a vendor prefix with a placeholder body: glc_1111…, duffel_test_bbbb…
+	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
 	// constant names such as ACCESS_TOKEN or IBM_IAM_API_KEY_ENV
@@ -667,6 +792,9 @@ func placeholderValue(v string) bool {
 	}
 	for k := range placeholderWords {
 		w := &placeholderWords[k]
+		if w.short && len(v) > 24 && !bytes.HasPrefix(lv, w.word) {
+			continue // "fake" inside a long random value is chance, not a marker
+		}
 		if present[0]&w.need[0] == w.need[0] && present[1]&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
 			return true
 		}
@@ -675,14 +803,18 @@ func placeholderValue(v string) bool {
 }
 
 // placeholderWords are example-text fragments; need is the set of their
-// bytes, a cheap test before the substring search.
+// bytes, a cheap test before the substring search. Short words (fake,
+// dummy) mark a placeholder only in short values or at the start: in a long
+// random value they occur by chance.
 var placeholderWords = func() []struct {
-	word []byte
-	need [2]uint64
+	word  []byte
+	need  [2]uint64
+	short bool
 } {
 	var out []struct {
-		word []byte
-		need [2]uint64
+		word  []byte
+		need  [2]uint64
+		short bool
 	}
 	for _, x := range []string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here",
 		"-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
@@ -691,15 +823,21 @@ var placeholderWords = func() []struct {
 			need[x[i]>>6] |= 1 << (x[i] & 63)
 		}
 		out = append(out, struct {
-			word []byte
-			need [2]uint64
-		}{[]byte(x), need})
+			word  []byte
+			need  [2]uint64
+			short bool
+		}{[]byte(x), need, x == "fake" || x == "dummy" || x == "your"})
 	}
 	return out
 }()
 
 // referenceValue recognises unquoted code references: a.b.c, f(...), m[...].
+// A dotted value with upper case, lower case and digits ("summer.Monkey53")
+// is a literal.
 func referenceValue(v string) bool {
+	if strings.IndexByte(v, '(') < 0 && strings.IndexByte(v, '[') < 0 && mixedClasses(v, 3) {
+		return false
+	}
 	i := 0
 	idents := 0
 	for {
@@ -707,8 +845,8 @@ func referenceValue(v string) bool {
 		for i < len(v) && (isWord(v[i]) || v[i] == '$') {
 			i++
 		}
-		if i == start || isDigit(v[start]) {
-			return false
+		if i == start || isDigit(v[start]) || (i-start >= 16 && mixedClasses(v[start:i], 3)) {
+			return false // a random segment: "s.ZC9Ecf4M5g9o34Q6RkzGsj0z" is a token
 		}
 		idents++
 		if i < len(v) && v[i] == '.' {
@@ -1012,6 +1150,41 @@ func (sc *scanner) cjkKeywordAt(s string, i int) int {
 	return -1
 }
 
+// cmdletShape recognises a PowerShell Verb-Noun command name (Read-Host,
+// Get-Secret, ConvertTo-SecureString).
+func cmdletShape(w string) bool {
+	k := strings.IndexByte(w, '-')
+	return k > 1 && k < len(w)-2 && isUpper(w[0]) && isUpper(w[k+1]) &&
+		allClass(w[:k], cUpper|cLower) && allClass(w[k+1:], cUpper|cLower)
+}
+
+// convertCmdlet recognises a conversion cmdlet, whose argument is the
+// literal itself.
+func convertCmdlet(w string) bool {
+	k := strings.IndexByte(w, '-')
+	return k > 0 && (eqFold(w[:k], "convertto") || eqFold(w[:k], "convertfrom"))
+}
+
+// strongToken reports a value that can only be a random token: 20 to 200
+// letters and digits (and '_', '-') with upper case, lower case and digits,
+// or 32 or more hex digits with letters, and no spaces, dots, slashes or
+// colons.
+func strongToken(v string) bool {
+	if len(v) < 20 || len(v) > 200 || !allClass(v, cDigit|cUpper|cLower|cUnder) && !allClass(v, cB64URL) {
+		return false
+	}
+	if placeholderBody(v) || identifierLike(v) {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			digits++
+		}
+	}
+	return (mixedClasses(v, 3) && digits >= 3) || (len(v) >= 32 && isLowerHex(v) && hasLetter(v))
+}
+
 // hasSymbol reports a character other than letters, digits, '_', '-' and '.'.
 func hasSymbol(v string) bool {
 	for i := 0; i < len(v); i++ {
@@ -1026,11 +1199,17 @@ func hasSymbol(v string) bool {
 // (com.example.app, jetbrains.mps.v8_elimination) and snake_case made of
 // short words and numbers (DOC_Vector_5_32).
 func identifierLike(v string) bool {
-	if strings.IndexByte(v, '.') > 0 {
+	if strings.IndexByte(v, '.') > 0 && !mixedClasses(v, 3) {
+		// (upper case, lower case and digits together: "maple.Hunter14"
+		// is a password, not a package or member name)
 		dotted := true
 		for seg := range strings.SplitSeq(v, ".") {
 			if seg == "" || !isAlpha(seg[0]) || !allClass(seg, cDigit|cUpper|cLower|cUnder) {
 				dotted = false
+				break
+			}
+			if len(seg) >= 16 && mixedClasses(seg, 3) {
+				dotted = false // a random segment: a token with dots, not a name
 				break
 			}
 		}
@@ -1159,7 +1338,7 @@ var keyBigrams = func() (t [26 * 26]bool) {
 func keySpan(s string, i int) (int, bool) {
 	end := min(len(s), i+128)
 	may := false
-	prev := -1
+	prev, prev2 := -1, -1
 	for ; i < end; i++ {
 		c := s[i]
 		f := ctab[c]
@@ -1167,14 +1346,14 @@ func keySpan(s string, i int) (int, bool) {
 			break
 		}
 		if f&(cUpper|cLower) == 0 {
-			prev = -1
+			prev, prev2 = -1, -1
 			continue
 		}
 		x := int(c|0x20) - 'a'
-		if prev >= 0 && keyBigrams[prev*26+x] {
-			may = true
+		if prev >= 0 && (keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a')) {
+			may = true // a key word's first letters, or "api"
 		}
-		prev = x
+		prev2, prev = prev, x
 	}
 	return i, may
 }
@@ -1191,3 +1370,5 @@ func distinctBytes(v string) int {
 	}
 	return n
 }
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

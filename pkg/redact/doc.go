@@ -12,16 +12,21 @@
 //	         +41 (0)71 526 99 04, 916.972.1680x22008; a bare run of digits only
 //	         after a phone word ("Tel", "Desk:", "電話番号") or before one ("... office")
 //	CC       card numbers of 13-19 digits (12 after a card word) that pass the
-//	         Luhn check, plain or grouped by one space or dash
+//	         Luhn check, plain or grouped by one space or dash (groups of
+//	         four may end in a short group: 3056 9309 0259 04)
 //	SSN      US social security numbers 078-05-1123, 078 05 1123, 078.05.1123
 //	         (area 000, 666 and 9xx, group 00 and serial 0000 are not SSNs)
 //	IP       IPv4 and IPv6 addresses, compressed, zoned, IPv4-mapped, private
 //	         and loopback ranges included; ports and prefix lengths are kept
 //	API_KEY  vendor token formats (AWS access key IDs, Google API keys, GitHub,
 //	         GitLab, Slack tokens and webhook URLs, Stripe, OpenAI, Anthropic,
-//	         Hugging Face, JWTs, about 150 prefixes in all), Bearer tokens, and
-//	         values assigned to keys such as api_key, apikey, x-api-key, token,
-//	         access_token
+//	         Hugging Face, JWTs, about 215 prefixes in all, taken from the
+//	         prefix conventions of the public detector lists by category:
+//	         infrastructure-as-code clouds, secret vaults, code-quality and
+//	         developer services, payment, feature-flag and messaging vendors,
+//	         AI vendors), Bearer tokens, values assigned to keys such as
+//	         api_key, apikey, x-api-key, token, access_token, sonar.login, and
+//	         cloud access key IDs under access_key_id / AccessKeyId
 //	SECRET   values assigned to password, passwd, pwd, secret, private_key,
 //	         client_secret, ... (also パスワード and contraseña), PEM private-key
 //	         blocks, the password of scheme://user:pass@host and of curl -u
@@ -37,7 +42,8 @@
 // data, are left as they are: URLs and domains (only credentials inside a URL
 // are removed, and whole webhook URLs, which are secrets), dates and
 // timestamps, UUIDs, hashes, version strings (a dotted quad after "version",
-// "v", "build" or "Product/" is a version, not an address), ordinary numbers,
+// "v", "build", "section", "Product/" or a key ending in "Version" is a
+// version, not an address), the digit groups of IBANs, ordinary numbers,
 // AWS account IDs (12 digits) and resource IDs (i-0abc..., arn:...), numbers
 // that fail the Luhn check, invalid SSNs and IP addresses, placeholders such
 // as ghp_xxxx..., ${PASSWORD}, <your-api-key>, ****, YOUR_KEY_HERE, and
@@ -58,6 +64,20 @@
 // cards, SSNs, IP addresses, phones), then the longer span, then the leftmost.
 // A card number is therefore never reported as a phone number, also when only
 // PHONE is enabled.
+//
+// JSON is read by key and value at any escape depth: in "k": "v", \"k\":
+// \"v\" and the same escaped again (tool output inside a tool result),
+// the key name classifies the value and the value ends at the closing quote
+// of its own depth, so a value's key decides as much as its shape. An
+// unquoted value ends at the first space. A colon glued on both sides
+// with a path-like right-hand side ("CredentialAccess:IAMUser/…",
+// "…:secret:prod/db") joins the parts of a namespaced name and is not an
+// assignment, and a key glued to a preceding colon is a part of a name.
+// A value may be named by a sibling field instead of its own key: {"name":
+// "DB_PASSWORD", "value": "…"} in container environment lists, "- name:
+// API_TOKEN / value: …" in manifests, <add key="ClientSecret" value="…"/> in
+// configuration files. A key that only contains the word "api" (apiMetrics)
+// takes a value only when it is quoted and can only be a random token.
 //
 // Fullwidth forms (０９０－１２３４－５６７８, ＠, ：) and the ideographic space are
 // folded to ASCII for detection; values glued to Japanese text
@@ -96,6 +116,13 @@
 // Conversely a number laid out like a phone number (three groups such as
 // "100 200 300") is taken as one, a dotted quad that is really an OID prefix
 // is taken as an address, and an API-key-looking value assigned to a key word
-// is redacted even when it is a public identifier. A value on a config line
-// ("password: two words") runs to the end of the line.
+// is redacted even when it is a public identifier. An unquoted value ends at
+// the first space, so of an unquoted passphrase ("password: two words") only
+// the first word is replaced; quoted values are replaced whole. A value after
+// a glued colon that looks like a path ("password:abc/def") is read as part
+// of a namespaced name and kept. A key that names only a vendor
+// ("cloudimage: …", "invoiceocean '…'") says nothing, so a token without a
+// known prefix under such a key is not found; an unquoted dotted value
+// without digits under a secret key ("password: app.settings") reads as a
+// code reference and is kept.
 package redact

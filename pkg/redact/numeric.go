@@ -237,6 +237,16 @@ func phoneExt(s string, e int) int {
 	return d
 }
 
+// ibanHead reports an IBAN's country code and check digits ("FI21 ",
+// "DE89 ") right before i.
+func ibanHead(s string, i int) bool {
+	if i < 5 || s[i-1] != ' ' {
+		return false
+	}
+	h := s[i-5 : i-1]
+	return isUpper(h[0]) && isUpper(h[1]) && isDigit(h[2]) && isDigit(h[3]) && (i == 5 || !isWord(s[i-6]))
+}
+
 func luhn(d []byte) bool {
 	sum := 0
 	alt := false
@@ -280,6 +290,9 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 	first := units[0].start
 	if plus {
 		first = i
+	}
+	if !plus && ibanHead(s, first) {
+		return end // the groups of an IBAN ("FI21 1234 5600 0007 85"): not a card or a phone
 	}
 	var digits [24]byte
 	nd := 0
@@ -329,10 +342,13 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 	// payment card
 	cardGrouped := k >= 2 && !paren && sameSep && (sep == " " || sep == "-") && units[0].digits == 4
 	if cardGrouped {
+		fours := true // groups of four so far: the last group may be short ("3056 9309 0259 04")
 		for x := 1; x < k; x++ {
-			if d := units[x].digits; d < 3 || d > 6 {
+			d := units[x].digits
+			if (d < 3 || d > 6) && !(x == k-1 && k >= 4 && fours && d >= 1 && d < 4) {
 				cardGrouped = false
 			}
+			fours = fours && d == 4
 		}
 	}
 	if !plus && !paren && nd >= 12 && nd <= 19 && (k == 1 || cardGrouped) && left && right {
@@ -470,6 +486,16 @@ func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
 	start := u.start
 	if plus {
 		start--
+	} else if np == 3 && start >= 3 && (s[start-1] == ' ' || s[start-1] == '-') {
+		// a country code before a dotted number: "+1 415.555.0132"
+		d := start - 1
+		c := d
+		for c > 0 && isDigit(s[c-1]) && d-c < 3 {
+			c--
+		}
+		if c < d && c > 0 && s[c-1] == '+' && (c == 1 || !isWord(s[c-2])) {
+			start = c - 1
+		}
 	}
 	ext := phoneExt(s, u.end)
 	if ext == u.end && !rightOK(s, u.end) {
@@ -620,8 +646,9 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
-// versionContext reports whether the dotted number at i reads as a version:
-// "version 1.2.3.4", "v 1.2.3.4", "Chrome/120.0.0.1".
+// versionContext reports whether the dotted number at i reads as a version
+// or a section number: "version 1.2.3.4", "v 1.2.3.4", "Chrome/120.0.0.1",
+// "agentVersion": "1.2.3.4", "section 4.2.1.3".
 func versionContext(s string, i int) bool {
 	if i >= 2 && s[i-1] == '/' && isAlpha(s[i-2]) {
 		return true
@@ -631,12 +658,19 @@ func versionContext(s string, i int) bool {
 		j--
 	}
 	w := j
-	for w > 0 && isAlpha(s[w-1]) && j-w < 12 {
+	for w > 0 && isAlpha(s[w-1]) && j-w < 32 {
 		w--
 	}
 	word := s[w:j]
-	for _, x := range [...]string{"version", "ver", "v", "firmware", "release", "build", "rev", "revision", "kernel", "os", "chrome", "firefox", "safari", "edge", "agent"} {
+	for _, x := range [...]string{"version", "ver", "v", "firmware", "release", "build", "rev", "revision", "kernel", "os", "chrome", "firefox", "safari", "edge", "agent",
+		"section", "sec", "chapter", "clause", "paragraph"} {
 		if eqFold(word, x) {
+			return true
+		}
+	}
+	// a key naming a version: agentVersion, engine_version, fileVersion
+	for _, x := range [...]string{"version", "release", "revision", "firmware"} {
+		if len(word) > len(x) && eqFold(word[len(word)-len(x):], x) {
 			return true
 		}
 	}

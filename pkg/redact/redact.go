@@ -124,8 +124,10 @@ var scannerPool = sync.Pool{New: func() any { return &scanner{} }}
 func getScanner() *scanner { return scannerPool.Get().(*scanner) }
 
 func putScanner(sc *scanner) {
-	if cap(sc.cands) > 1<<20 || cap(sc.norm) > 16<<20 {
+	if cap(sc.cands) > 1<<20 || cap(sc.spare) > 1<<20 || cap(sc.merge) > 1<<20 || cap(sc.norm) > 16<<20 {
 		sc.cands = nil
+		sc.spare = nil
+		sc.merge = nil
 		sc.out = nil
 		sc.norm = nil
 		sc.nmap = nil
@@ -144,6 +146,7 @@ func (sc *scanner) find(s string) []match {
 	sc.out = sc.out[:0]
 	sc.fold = false
 	sc.scan(s, triggers(s))
+	split, foldFrom := sc.wordsFrom, len(sc.cands)
 	if sc.fold {
 		// lines holding fullwidth forms are scanned again, folded to ASCII;
 		// their matches are mapped back to the original offsets
@@ -163,25 +166,89 @@ func (sc *scanner) find(s string) []match {
 			a = b + 1
 		}
 	}
-	sc.resolve(s)
+	sc.resolve(s, split, foldFrom)
 	return sc.out
+}
+
+// candOrder sorts candidates by start, longer first.
+func candOrder(a, b match) int {
+	if a.start != b.start {
+		return a.start - b.start
+	}
+	return b.end - a.end
+}
+
+// sortCands sorts sc.cands by candOrder. The word pass adds one long run
+// [split,foldFrom) that is usually in order already; the rare-literal
+// detectors before it and the folded lines after it add few candidates.
+// Those few are sorted and merged in (into the spare buffer, which then
+// becomes sc.cands): linear time instead of a full sort.
+func (sc *scanner) sortCands(split, foldFrom int) {
+	c := sc.cands
+	if split < 0 || split > foldFrom || foldFrom > len(c) || !nearlySorted(c[split:foldFrom]) {
+		slices.SortFunc(c, candOrder)
+		return
+	}
+	if split == 0 && foldFrom == len(c) {
+		return
+	}
+	small := append(slices.Grow(sc.merge[:0], split+len(c)-foldFrom), c[:split]...)
+	small = append(small, c[foldFrom:]...)
+	slices.SortFunc(small, candOrder)
+	sc.merge = small
+	words := c[split:foldFrom]
+	out := slices.Grow(sc.spare[:0], len(c))
+	i, j := 0, 0
+	for i < len(small) && j < len(words) {
+		if candOrder(words[j], small[i]) < 0 {
+			out = append(out, words[j])
+			j++
+		} else {
+			out = append(out, small[i])
+			i++
+		}
+	}
+	out = append(out, small[i:]...)
+	out = append(out, words[j:]...)
+	sc.spare = c[:0]
+	sc.cands = out
+}
+
+// nearlySorted sorts w by insertion when that takes few moves (the word
+// pass emits candidates in order but for a few at one start) and reports
+// whether it did; w may be partly reordered when it reports false.
+func nearlySorted(w []match) bool {
+	budget := 4*len(w)/64 + 64
+	for i := 1; i < len(w); i++ {
+		if candOrder(w[i-1], w[i]) <= 0 {
+			continue
+		}
+		x := w[i]
+		k := i
+		for k > 0 && candOrder(w[k-1], x) > 0 {
+			w[k] = w[k-1]
+			k--
+			if budget--; budget < 0 {
+				w[k] = x
+				return false
+			}
+		}
+		w[k] = x
+	}
+	return true
 }
 
 // resolve picks non-overlapping matches from sc.cands into sc.out: candidates
 // are grouped into clusters of transitively overlapping spans; inside a
 // cluster the highest priority wins, then the longest, then the leftmost.
-func (sc *scanner) resolve(s string) {
+func (sc *scanner) resolve(s string, split, foldFrom int) {
 	c := sc.cands
 	if len(c) == 0 {
 		return
 	}
 	rescanned := false
-	slices.SortFunc(c, func(a, b match) int {
-		if a.start != b.start {
-			return a.start - b.start
-		}
-		return b.end - a.end
-	})
+	sc.sortCands(split, foldFrom)
+	c = sc.cands
 	for i := 0; i < len(c); {
 		j := i + 1
 		maxEnd := c[i].end

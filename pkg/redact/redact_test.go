@@ -135,7 +135,8 @@ func TestSecret(t *testing.T) {
 	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEpQIBAAKCAQEAn6/O8li+SX4m98LLYt\n-----END RSA PRIVATE KEY-----"
 	runCases(t, []redactCase{
 		{"password assignment", "set password=Tr0ub4dor&3 done", "set password=[REDACTED_SECRET] done"},
-		{"config line runs to the end", "aws_secret_access_key: value with spaces # note", "aws_secret_access_key: [REDACTED_SECRET] # note"},
+		{"config value ends at the first space", "password: Hunter2Secret! then more words here", "password: [REDACTED_SECRET] then more words here"},
+		{"config value with a comment", "aws_secret_access_key: wJalr9XUtnFEMIK7 # note", "aws_secret_access_key: [REDACTED_SECRET] # note"},
 		{"pwd colon", "pwd: s3cr3tP@ss", "pwd: [REDACTED_SECRET]"},
 		{"json password", `"password": "correct horse battery staple"`, `"password": "[REDACTED_SECRET]"`},
 		{"japanese", "パスワード: Hunter2Pass", "パスワード: [REDACTED_SECRET]"},

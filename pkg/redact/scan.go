@@ -9,12 +9,18 @@ import (
 type scanner struct {
 	cands []match
 	out   []match
+	merge []match // scratch for sortCands
+	spare []match // the other candidate buffer of sortCands
 	norm  []byte
 	nmap  []int32
 	fold  bool // a foldable (fullwidth) character was seen by scanWords
 	depth int  // rescan nesting
-	units [maxUnits]numUnit
-	seps  [maxUnits]string
+	// wordsFrom is where the candidates of the word pass begin in cands:
+	// the rare-literal detectors before it add a few sorted runs, the word
+	// pass one long sorted run
+	wordsFrom int
+	units     [maxUnits]numUnit
+	seps      [maxUnits]string
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {
@@ -89,6 +95,7 @@ func (sc *scanner) scan(s string, m uint16) {
 	if m&tgEq != 0 {
 		sc.scanReversedCompare(s)
 	}
+	sc.wordsFrom = len(sc.cands)
 	sc.scanWords(s)
 }
 
@@ -270,6 +277,16 @@ func (sc *scanner) scanURLs(s string) {
 			e++
 		}
 		hostStart := h
+		if e < n && (s[e] == '/' || s[e] == '?' || s[e] == '#') && strings.IndexByte(s[h:e], '@') < 0 {
+			// a password holding '/', '?' or '#': the authority then ends
+			// at the '@' further on
+			if at := userinfoEnd(s, h); at > 0 {
+				e = at
+				for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' && e-h < 512 {
+					e++
+				}
+			}
+		}
 		if at := strings.LastIndexByte(s[h:e], '@'); at >= 0 {
 			ui := s[h : h+at]
 			if c := strings.IndexByte(ui, ':'); c >= 0 {
@@ -301,6 +318,50 @@ func (sc *scanner) scanURLs(s string) {
 			from = e
 		}
 	}
+}
+
+// userinfoEnd finds "user:pass@host" at h whose password holds '/', '?' or
+// '#' (which otherwise end the authority): it returns the index of the '@',
+// or -1. The user part is plain, the password has no spaces, quotes or
+// "://", and is not a port ("host:8080/@scope/pkg" is a path).
+func userinfoEnd(s string, h int) int {
+	n := len(s)
+	c := h
+	for c < n && c-h < 128 && (ctab[s[c]]&cLocal != 0) {
+		c++
+	}
+	if c >= n || s[c] != ':' {
+		return -1
+	}
+	p := c + 1
+	if p+1 < n && s[p] == '/' && s[p+1] == '/' {
+		return -1 // "http://": a scheme, not a user
+	}
+	d := spanClass(s, p, cDigit, 6)
+	if d > p && d < n && (s[d] == '/' || s[d] == '?' || s[d] == '#') {
+		return -1 // a port
+	}
+	for q := p; q < n && q-p < 128; q++ {
+		switch b := s[q]; {
+		case b == ':' && q+2 < n && s[q+1] == '/' && s[q+2] == '/':
+			return -1 // the next URL begins
+		case b == '@':
+			if q == p || strings.Contains(s[p:q], "://") {
+				return -1
+			}
+			e := q + 1
+			for e < n && ctab[s[e]]&cDomain != 0 {
+				e++
+			}
+			if e == q+1 || (e < n && ctab[s[e]]&cURL != 0 && s[e] != ':' && s[e] != '/' && s[e] != '.' && s[e] != '?' && s[e] != '#') {
+				return -1
+			}
+			return q
+		case b <= ' ' || b >= 0x7f || b == '"' || b == '\'' || b == '<' || b == '>' || b == '`':
+			return -1
+		}
+	}
+	return -1
 }
 
 // webhookHost reports whether host is one of the webhook hosts of isWebhook.

@@ -41,6 +41,7 @@ var (
 	setATL    = newSet("A-Za-z0-9_=-")
 	setSG     = newSet("A-Za-z0-9_.-")
 	setBech   = newSet("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+	setLDDash = newSet("a-z0-9-")
 )
 
 const (
@@ -49,6 +50,8 @@ const (
 	fMixed                       // body needs a letter and a digit
 	fNotDigits                   // body must not be all digits
 	fPad                         // up to 3 trailing '=' allowed
+	fUUID                        // body is a UUID layout (8-4-4-4-12 hex-like groups)
+	fShape                       // body has a vendor-specific layout, checked by shapeOK
 )
 
 type vrule struct {
@@ -136,6 +139,7 @@ var vendorRules = []vrule{
 	{"ico-", setAN, 32, 32, tAPIKey, 0},
 	{"API-", setUD, 26, 32, tAPIKey, fMixed},
 	// Facebook / Square access tokens
+	{"EAAA", setAND, 22, 60, tAPIKey, fMixed}, // Square access token
 	{"EAA", setAND, 60, 400, tAPIKey, fMixed},
 	{"sq0atp-", setAND, 22, 60, tAPIKey, 0},
 	{"sq0csp-", setAND, 40, 60, tSecret, 0},
@@ -165,7 +169,7 @@ var vendorRules = []vrule{
 	{"shppa_", setHex, 32, 32, tAPIKey, 0},
 	{"shpss_", setHex, 32, 32, tSecret, 0},
 	{"PMAK-", setANDash, 50, 70, tAPIKey, fMixed},
-	{"xkeysib-", setHexLD, 60, 90, tAPIKey, 0},
+	{"xkeysib-", setANDash, 60, 90, tAPIKey, fMixed},
 	{"figd_", setAND, 40, 60, tAPIKey, 0},
 	{"tskey-", setANDash, 20, 100, tAPIKey, fDigit},
 	{"dapi", setHexL, 32, 32, tAPIKey, fMixed},
@@ -230,6 +234,97 @@ var vendorRules = []vrule{
 	{"sk-or-v1-", setHexL, 64, 64, tAPIKey, 0},             // OpenRouter
 	{"fo1_", setAND, 43, 43, tAPIKey, 0},                   // Fly.io
 	{"sk_", setHexL, 48, 64, tAPIKey, 0},                   // ElevenLabs and similar
+
+	// Prefix conventions of the public detector lists (gitleaks rules,
+	// trufflehog detectors) by category. Bodies are as wide as the
+	// documented alphabets; the length bounds carry the distinctiveness.
+	// infrastructure as code, deployment and cloud platforms
+	{"hvr.", setAND, 80, 200, tAPIKey, 0},           // HashiCorp Vault recovery token
+	{"dp.ct.", setAN, 40, 64, tAPIKey, fMixed},      // Doppler CLI token
+	{"dp.sa.", setAN, 40, 64, tAPIKey, fMixed},      // Doppler service account
+	{"dp.scim.", setAN, 40, 64, tAPIKey, fMixed},    // Doppler SCIM
+	{"dp.audit.", setAN, 40, 64, tAPIKey, fMixed},   // Doppler audit
+	{"sbp_", setAN, 40, 40, tAPIKey, fMixed},        // Supabase
+	{"rnd_", setAN, 24, 48, tAPIKey, fMixed},        // Render
+	{"nfp_", setAN, 36, 48, tAPIKey, fMixed},        // Netlify
+	{"AKID", setAN, 32, 36, tAPIKey, fMixed},        // Tencent Cloud SecretId
+	{"SCW", setUD, 17, 17, tAPIKey, fMixed},         // Scaleway access key
+	{"bkua_", setLD, 40, 40, tAPIKey, fMixed},       // Buildkite
+	{"CCIPAT_", setANU, 20, 80, tAPIKey, fMixed},    // CircleCI personal token
+	{"CCIPRJ_", setANU, 20, 80, tAPIKey, fMixed},    // CircleCI project token
+	{"rootly_", setHexL, 64, 64, tAPIKey, 0},        // Rootly
+	{"phx_", setANU, 40, 50, tAPIKey, fMixed},       // PostHog personal key
+	{"pcsk_", setANU, 60, 80, tAPIKey, fMixed},      // Pinecone
+	{"dckr_oat_", setAND, 32, 32, tAPIKey, 0},       // Docker organisation token
+	{"glft-", setAND, 20, 20, tAPIKey, fMixed},      // GitLab feed token
+	{"BBDC-", setB64X, 40, 50, tAPIKey, fMixed},     // Bitbucket Data Center
+	{"ATCTT3", setATL, 20, 300, tAPIKey, fMixed},    // Atlassian Confluence token
+	{"ATBB", setAN, 28, 40, tAPIKey, fMixed},        // Bitbucket app password
+	{"sqco_", setAN, 59, 59, tAPIKey, 0},            // Sourcegraph Cody
+	{"slk_", setHexL, 64, 64, tAPIKey, 0},           // Sourcegraph
+	{"spu-", setHexL, 32, 32, tAPIKey, fMixed},      // SpectralOps
+	{"thog-key-", setHexL, 16, 16, tAPIKey, 0},      // TruffleHog Enterprise
+	{"thog-secret-", setHexL, 32, 32, tSecret, 0},   // TruffleHog Enterprise
+	{"apify_api_", setAND, 30, 40, tAPIKey, fMixed}, // Apify
+	{"aio_", setAN, 28, 28, tAPIKey, fMixed},        // Adafruit IO
+	{"pgar_", setAN, 20, 40, tAPIKey, 0},            // pganalyze
+	{"NRBR-", setHexL, 19, 19, tAPIKey, 0},          // New Relic browser key
+	{"NRIQ-", setAND, 25, 32, tAPIKey, 0},           // New Relic insights query key
+	{"BBFF-", setAN, 30, 30, tAPIKey, fMixed},       // Ubidots
+	{"nvapi-", setAND, 60, 70, tAPIKey, 0},          // NVIDIA
+	{"salad_cloud_", setANU, 20, 250, tAPIKey, fMixed},
+	{"secret_", setAN, 43, 43, tAPIKey, fMixed}, // Notion integration token (older layout)
+	// payment, commerce and finance
+	{"rzp_live_", setAN, 14, 14, tAPIKey, fMixed},                            // Razorpay
+	{"rzp_test_", setAN, 14, 14, tAPIKey, fMixed},                            // Razorpay
+	{"sk_prod_", setAN, 10, 250, tAPIKey, 0},                                 // Stripe-style
+	{"rk_prod_", setAN, 10, 250, tAPIKey, 0},                                 // Stripe-style
+	{"sk_pr_", setANU, 30, 80, tAPIKey, fMixed},                              // Photoroom
+	{"pk_test_", setAN, 20, 250, tAPIKey, fMixed},                            // Stripe publishable (test)
+	{"ak_live_", setAN, 30, 30, tAPIKey, fMixed},                             // Pagar.me
+	{"ramp_id_", setAN, 40, 40, tAPIKey, fMixed},                             // Ramp
+	{"ramp_sec_", setAN, 48, 48, tSecret, fMixed},                            // Ramp
+	{"flb_live_", setAN, 20, 20, tAPIKey, fMixed},                            // Fleetbase
+	{"shltm_", setAND, 40, 40, tAPIKey, fMixed},                              // Flexport
+	{"sq0idp-", setAND, 22, 60, tAPIKey, 0},                                  // Square application ID
+	{"sq0ige-", setAND, 22, 60, tAPIKey, 0},                                  // Square
+	{"access_token$production$", newSet("a-z0-9$"), 40, 60, tAPIKey, fShape}, // Braintree / PayPal
+	{"access_token$sandbox$", newSet("a-z0-9$"), 40, 60, tAPIKey, fShape},
+	{"rh-api-", setHexLD, 36, 36, tAPIKey, fUUID}, // Robinhood
+	// feature flags, messaging, observability
+	{"api-", setLDDash, 36, 36, tAPIKey, fUUID},            // LaunchDarkly API access token
+	{"sdk-", setLDDash, 36, 36, tAPIKey, fUUID},            // LaunchDarkly SDK key
+	{"mob-", setLDDash, 36, 36, tAPIKey, fUUID},            // LaunchDarkly mobile key
+	{"secret-", setAN, 43, 43, tSecret, fMixed},            // Statsig server secret
+	{"pub-c-", setLDDash, 36, 36, tAPIKey, fUUID},          // PubNub publish key
+	{"sub-c-", setLDDash, 36, 36, tAPIKey, fUUID},          // PubNub subscribe key
+	{"pat-na1-", setANDash, 36, 36, tAPIKey, fUUID},        // HubSpot private app token
+	{"pat-eu1-", setANDash, 36, 36, tAPIKey, fUUID},        // HubSpot private app token
+	{"pat", newSet("A-Za-z0-9."), 79, 79, tAPIKey, fShape}, // Airtable personal access token
+}
+
+// shapeOK checks the layouts of fShape rules.
+func shapeOK(prefix, body string) bool {
+	switch prefix {
+	case "pat": // 14 alphanumerics, '.', 64 hex digits
+		return len(body) == 79 && body[14] == '.' && allClass(body[:14], cDigit|cUpper|cLower) && isLowerHex(body[15:])
+	default: // Braintree access_token$env$merchant$hex
+		k := strings.IndexByte(body, '$')
+		return k >= 8 && k+33 == len(body) && isLowerHex(body[k+1:])
+	}
+}
+
+// uuidLayout reports an 8-4-4-4-12 layout of alphanumerics.
+func uuidLayout(b string) bool {
+	if len(b) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		if (i == 8 || i == 13 || i == 18 || i == 23) != (b[i] == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // vendorLists holds, for each pair of first bytes, the rules whose prefix
@@ -271,6 +366,9 @@ func matchVendor(s string, i int) (int, uint8, bool) {
 	n := len(s)
 	for _, ri := range rules {
 		r := &vendorRules[ri]
+		if len(r.prefix) > 2 && (i+2 >= n || s[i+2] != r.prefix[2]) {
+			continue // the third byte rules most prefixes out before a comparison
+		}
 		if !strings.HasPrefix(s[i:], r.prefix) {
 			continue
 		}
@@ -302,6 +400,12 @@ func matchVendor(s string, i int) (int, uint8, bool) {
 			continue
 		}
 		if r.flags&fNotDigits != 0 && !hasLetter(body) {
+			continue
+		}
+		if r.flags&fUUID != 0 && !uuidLayout(body) {
+			continue
+		}
+		if r.flags&fShape != 0 && !shapeOK(r.prefix, body) {
 			continue
 		}
 		return e, r.typ, true

@@ -74,6 +74,9 @@ func (sc *scanner) digitWord(s string, i, j int) int {
 		sc.add(i, e, typ, prioVendor)
 		return e
 	}
+	if e := sc.atlasToken(s, i, j); e > 0 {
+		return e
+	}
 	d := spanClass(s, i, cDigit, 0)
 	if d < j {
 		// digits glued to letters: a phone extension ("5272x565") or a token
@@ -108,8 +111,30 @@ func (sc *scanner) digitWord(s string, i, j int) int {
 	return sc.numeric(s, i)
 }
 
+// atlasToken matches a HashiCorp Terraform Cloud/Enterprise API token at
+// the word [i,j): 14 alphanumerics, ".atlasv1.", 60-70 of [A-Za-z0-9_=-].
+func (sc *scanner) atlasToken(s string, i, j int) int {
+	n := len(s)
+	if j-i != 14 || j+9 >= n || s[j] != '.' || !strings.HasPrefix(s[j:], ".atlasv1.") {
+		return -1
+	}
+	e := spanClass(s, j+9, cB64URL, 71)
+	for e < n && s[e] == '=' && e-j < 90 {
+		e++
+	}
+	if l := e - j - 9; l < 60 || l > 70 || !rightBoundary(s, e) || !allClass(s[i:j], cDigit|cUpper|cLower) ||
+		placeholderBody(s[i:j]) || placeholderBody(s[j+9:e]) {
+		return -1
+	}
+	sc.add(i, e, tAPIKey, prioVendor)
+	return e
+}
+
 // alphaWord handles a word starting with a letter or '_'; [i,j) is its word run.
 func (sc *scanner) alphaWord(s string, i, j int) int {
+	if e := sc.atlasToken(s, i, j); e > 0 {
+		return e
+	}
 	if e, typ, ok := matchVendor(s, i); ok {
 		sc.add(i, e, typ, prioVendor)
 		return e

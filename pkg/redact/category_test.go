@@ -1,0 +1,279 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// Tests per rule category, written from each category's definition.
+
+// TestVendorPrefixCategories checks tokens built from the documented
+// layouts of vendor formats by category, and look-alikes that must stay.
+func TestVendorPrefixCategories(t *testing.T) {
+	t.Parallel()
+	hex40 := "3f9a1c0b7e2d4f6a8b1c3e5d7f9a0b2c4d6e8f1a"
+	an := "Zq7Rk2Lm9Xw4Tv8Pn3Hs6Jd1Fg5Bc0Ny"
+	uuid := "4f1c2a7e-9b3d-4c8e-a1f2-6d7e8f9a0b1c"
+	cases := []struct {
+		category, tok, typ string
+	}{
+		{"iac: terraform cloud", "Xy12abCD34efGH.atlasv1." + an + an[:30], "API_KEY"},
+		{"iac: pulumi", "pul-" + hex40, "API_KEY"},
+		{"iac: scaleway", "SCW" + "K7Q2M9X4T8P3H6J1F", "API_KEY"},
+		{"iac: tencent", "AKID" + an, "API_KEY"},
+		{"iac: supabase", "sbp_" + hex40, "API_KEY"},
+		{"iac: netlify", "nfp_" + an + "Ab12", "API_KEY"},
+		{"iac: render", "rnd_" + an, "API_KEY"},
+		{"iac: buildkite", "bkua_" + hex40, "API_KEY"},
+		{"iac: circleci", "CCIPAT_" + an[:22] + "_" + hex40, "API_KEY"},
+		{"vault: service token", "hvs." + an + an + an, "API_KEY"},
+		{"vault: recovery token", "hvr." + an + an + an, "API_KEY"},
+		{"vault: doppler cli", "dp.ct." + an + "AbCdEfGhIjK", "API_KEY"},
+		{"vault: doppler service account", "dp.sa." + an + "AbCdEfGhIjK", "API_KEY"},
+		{"code quality: sonarqube", "squ_" + hex40, "API_KEY"},
+		{"code quality: sourcegraph cody", "sqco_" + an + an[:27], "API_KEY"},
+		{"code quality: bitbucket app password", "ATBB" + an, "API_KEY"},
+		{"payment: razorpay", "rzp_live_" + an[:14], "API_KEY"},
+		{"payment: square", "EAAA" + an + "-_" + an[:10], "API_KEY"},
+		{"payment: braintree", "access_token$production$" + "k3j9m2p8q1w7x4z6$" + hex40[:32], "API_KEY"},
+		{"payment: ramp secret", "ramp_sec_" + an + an[:16], "SECRET"},
+		{"feature flags: launchdarkly api", "api-" + uuid, "API_KEY"},
+		{"feature flags: launchdarkly sdk", "sdk-" + uuid, "API_KEY"},
+		{"feature flags: statsig server secret", "secret-" + an + "AbCdEfGhIjK", "SECRET"},
+		{"messaging: pubnub", "sub-c-" + uuid, "API_KEY"},
+		{"messaging: brevo", "xkeysib-" + hex40 + hex40[:24] + "-AbCdEfGh12345678", "API_KEY"},
+		{"developer: airtable pat", "pat" + "Ab12Cd34Ef56Gh" + "." + hex40 + hex40[:24], "API_KEY"},
+		{"developer: apify", "apify_api_" + an + "Xy12", "API_KEY"},
+		{"developer: posthog", "phx_" + an + "AbCdEfGhIjK", "API_KEY"},
+		{"developer: notion (older)", "secret_" + an + "AbCdEfGhIjK", "API_KEY"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.category, func(t *testing.T) {
+			t.Parallel()
+			want := Placeholder(Type(tc.typ))
+			for _, wrap := range []string{"found %s in the log", `{"evidence":"%s"}`, `{\"v\":\"%s\"}`, "ログに%sがありました"} {
+				in := strings.Replace(wrap, "%s", tc.tok, 1)
+				got, _ := all.String(in)
+				if exp := strings.Replace(wrap, "%s", want, 1); got != exp {
+					t.Errorf("String(%q)\n got  %q\n want %q", in, got, exp)
+				}
+			}
+		})
+	}
+}
+
+func TestVendorLookAlikesKept(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"api-4f1c2a7e-9b3d-4c8e",                                       // short of a UUID
+		"request id api-20240101-120000",                               // not a UUID layout
+		"the sdk-version flag",                                         // a word
+		"xxxxxxxxxxxxxx.atlasv1." + strings.Repeat("x", 64),            // placeholder
+		"pul-" + strings.Repeat("0", 40),                               // placeholder body
+		`API_KEY="glc_` + strings.Repeat("1", 42) + `="`,               // placeholder after a prefix
+		"secret-santa-list and secret-key-rotation",                    // words
+		"rzp_live_short",                                               // too short
+		"build SCWDEFAULTPROFILEXX",                                    // no digit
+		"pattern.of.a.java.package.name.with.many.parts.in.it.com.app", // a dotted name
+	} {
+		if got, _ := all.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+// TestFindingTypesKept: namespaced names (finding types, ARNs) are evidence.
+func TestFindingTypesKept(t *testing.T) {
+	t.Parallel()
+	for _, ft := range guardDutyTypes {
+		for _, wrap := range []string{"Finding %s was raised.", `{"type":"%s","severity":8}`, `{\"Type\":\"%s\"}`, "type: %s\n"} {
+			in := strings.Replace(wrap, "%s", ft, 1)
+			if got, _ := all.String(in); got != in {
+				t.Errorf("String(%q) = %q, want it unchanged", in, got)
+			}
+		}
+	}
+	for _, in := range []string{
+		`"secretId":"arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbC123"`,
+		"urn:example:token:service/api-gateway",
+		`"eventName":"GetSecretValue","eventSource":"secretsmanager.amazonaws.com"`,
+	} {
+		if got, _ := all.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+	runCases(t, []redactCase{
+		{"glued colon with a literal", "password:Hunter2Secret!", "password:[REDACTED_SECRET]"},
+	})
+}
+
+// TestEscapedJSONDepth: key and value quotes escaped zero to three times.
+func TestEscapedJSONDepth(t *testing.T) {
+	t.Parallel()
+	q := `"`
+	for depth := 0; depth <= 3; depth++ {
+		for _, kv := range []struct{ key, val, typ string }{
+			{"password", "S3cr3t!Pass#42", "SECRET"},
+			{"client_secret", "Qm9v-Zk2_Lx8Rt4Wp7Yn1", "SECRET"},
+			{"apiKey", "k2J9xQ7mL4pR8vT1wZ5n", "API_KEY"},
+			{"AccessKeyId", "ASIAZ3MHAL7ZQKJGHV4B", "API_KEY"},
+		} {
+			in := "{" + q + kv.key + q + ": " + q + kv.val + q + ", " + q + "user" + q + ": " + q + "bob" + q + "}"
+			want := strings.Replace(in, kv.val, Placeholder(Type(kv.typ)), 1)
+			if got, _ := all.String(in); got != want {
+				t.Errorf("depth %d: String(%q)\n got  %q\n want %q", depth, in, got, want)
+			}
+		}
+		q = `\` + strings.ReplaceAll(q, `\`, `\\`)
+	}
+}
+
+// TestConfigValueExtent: an unquoted value ends at the first space.
+func TestConfigValueExtent(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"prose after", "password: Hunter2Secret! then more words here", "password: [REDACTED_SECRET] then more words here"},
+		{"escaped newline", `note:\npassword: Tr0ub4dor&3 and it was rotated\n`, `note:\npassword: [REDACTED_SECRET] and it was rotated\n`},
+		{"comment", "db_password = Zx9!qW2#eR # rotated", "db_password = [REDACTED_SECRET] # rotated"},
+		{"quoted keeps spaces", `password: "correct horse battery staple"`, `password: "[REDACTED_SECRET]"`},
+		{"dash before quoted value", "pulumi token - 'k2J9xQ7mL4pR8vT1wZ5n'", "pulumi token - '[REDACTED_API_KEY]'"},
+	})
+}
+
+// TestAccessKeyIDKeys: the key name decides for cloud access key IDs.
+func TestAccessKeyIDKeys(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"json", `{"AccessKeyId":"ASIAZ3MHAL7ZQKJGHV4B"}`, `{"AccessKeyId":"[REDACTED_API_KEY]"}`},
+		{"snake", "aws_access_key_id = AKIA2E0A8F3B244C9986", "aws_access_key_id = [REDACTED_API_KEY]"},
+		{"other vendor layout", `"access_key_id": "LTAI5tQ7mL4pR8vT1wZ5nK2J"`, `"access_key_id": "[REDACTED_API_KEY]"`},
+		{"sample finding value", `"accessKeyId":"GeneratedFindingAccessKeyId"`, `"accessKeyId":"GeneratedFindingAccessKeyId"`},
+		{"placeholder", "aws_access_key_id = AKIAXXXXXXXXXXXXXXXX", "aws_access_key_id = AKIAXXXXXXXXXXXXXXXX"},
+	})
+}
+
+// TestConnectionURLSchemes: the password of scheme://user:pass@host for
+// every scheme, including symbols in the password.
+func TestConnectionURLSchemes(t *testing.T) {
+	t.Parallel()
+	for _, sch := range []string{"postgres", "postgresql", "mysql", "amqp", "amqps", "redis", "rediss", "mongodb",
+		"mongodb+srv", "ftp", "sftp", "smtp", "ldap", "mssql", "nats", "kafka", "clickhouse", "neo4j+s", "jdbc:postgresql", "https"} {
+		for _, pw := range []string{"Pa55w0rd", "Tz^9~kQ=2w", "!W9Pl^3N0wXM"} {
+			in := sch + "://app_user:" + pw + "@db.internal:5432/app"
+			want := sch + "://app_user:[REDACTED_SECRET]@db.internal:5432/app"
+			if got, _ := all.String(in); got != want {
+				t.Errorf("String(%q)\n got  %q\n want %q", in, got, want)
+			}
+		}
+	}
+	runCases(t, []redactCase{
+		{"no user", "redis://:Cache9Pass@cache:6379/0", "redis://:[REDACTED_SECRET]@cache:6379/0"},
+		{"template kept", "postgres://app:${DB_PASSWORD}@db/app", "postgres://app:${DB_PASSWORD}@db/app"},
+		{"slash in password", "mongodb://admin:Ab/cd+ef==@db.example.net:27017/app", "mongodb://admin:[REDACTED_SECRET]@db.example.net:27017/app"},
+		{"hash in password", "redis://:pa#ss9Word@cache.internal:6379", "redis://:[REDACTED_SECRET]@cache.internal:6379"},
+		{"question mark in password", "postgres://u:p?ssW0rd@db/x", "postgres://u:[REDACTED_SECRET]@db/x"},
+		{"port then a scoped path", "https://registry.npmjs.org:443/@babel/core", "https://registry.npmjs.org:443/@babel/core"},
+		{"at in a path", "https://medium.com/@someone/post and http://host:8080/p/@scope/x", "https://medium.com/@someone/post and http://host:8080/p/@scope/x"},
+	})
+}
+
+// TestReferencesKept: code references and tags are not literals.
+func TestReferencesKept(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"password: !Ref DbPassword",
+		"client_secret: !vault prod/app",
+		`req.Header.Set("x-api-key", brandAPIKey)`,
+		`req.Header.Set("Authorization", serviceToken)`,
+		"token = config.auth.token",
+	} {
+		if got, _ := all.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+	runCases(t, []redactCase{
+		{"bang literal", "password: !W9Pl^3N0wXM", "password: [REDACTED_SECRET]"},
+		{"dotted token", "token: s.ZC9Ecf4M5g9o34Q6RkzGsj0z", "token: [REDACTED_API_KEY]"},
+		{"fake inside a long value", `api_key = "msCwufakeod43s2adD0emLbIBpZqTno9P"`, `api_key = "[REDACTED_API_KEY]"`},
+		{"fake as a short value", `api_key = "fake-key-1234"`, `api_key = "fake-key-1234"`},
+	})
+}
+
+// TestNamedValues: a sibling field names the value (container environment
+// lists, manifests, configuration attributes).
+func TestNamedValues(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"ecs environment", `[{"name":"DB_PASSWORD","value":"Hunter2Secret!"},{"name":"LOG_LEVEL","value":"debug"}]`,
+
+			`[{"name":"DB_PASSWORD","value":"[REDACTED_SECRET]"},{"name":"LOG_LEVEL","value":"debug"}]`},
+		{"manifest", "env:\n- name: API_TOKEN\n  value: k2J9xQ7mL4pR8vT1wZ5n\n", "env:\n- name: API_TOKEN\n  value: [REDACTED_API_KEY]\n"},
+		{"manifest lines", "- name: DB_PASSWORD\n  value: Hunter2Secret!", "- name: DB_PASSWORD\n  value: [REDACTED_SECRET]"},
+		{"config attribute", `<add key="ClientSecret" value="Qm9vZk2Lx8Rt4Wp7Yn1"/>`, `<add key="ClientSecret" value="[REDACTED_SECRET]"/>`},
+		{"escaped", `{\"Name\":\"DB_PASS\",\"Value\":\"S3cr3t!Pass\"}`, `{\"Name\":\"DB_PASS\",\"Value\":\"[REDACTED_SECRET]\"}`},
+		{"metadata name", `{"name":"password_policy","value":"strict"}`, `{"name":"password_policy","value":"strict"}`},
+		{"tag", `{"key":"Owner","value":"alice"}`, `{"key":"Owner","value":"alice"}`},
+		{"volume", `{"name": "secret-volume", "mountPath": "/etc/secret"}`, `{"name": "secret-volume", "mountPath": "/etc/secret"}`},
+	})
+}
+
+// TestAPIWordKeys: a key with the word "api" and no key word takes only
+// strong random tokens, quoted.
+func TestAPIWordKeys(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"go short declaration", `apiMetrics := "5po8TFGawiYNCc1ct4ofWkBqzIfA6IeO"`, `apiMetrics := "[REDACTED_API_KEY]"`},
+		{"hex", `stripe_api = "0f3a9c2e7b1d4f6a8c0e2b4d6f8a1c3e"`, `stripe_api = "[REDACTED_API_KEY]"`},
+		{"version", `api_version = "2023-01-01"`, `api_version = "2023-01-01"`},
+		{"url", `apiUrl = "https://api.example.com/v1"`, `apiUrl = "https://api.example.com/v1"`},
+		{"name", `"X-API-Name": "NRG0-Hermes-INTERNAL-API"`, `"X-API-Name": "NRG0-Hermes-INTERNAL-API"`},
+		{"unquoted", "apiGateway: Zk3mQ9xT2vL8wR5nY7bC4dF6", "apiGateway: Zk3mQ9xT2vL8wR5nY7bC4dF6"},
+		{"not a word", `capital = "5po8TFGawiYNCc1ct4ofWkBqzIfA6IeO"`, `capital = "5po8TFGawiYNCc1ct4ofWkBqzIfA6IeO"`},
+		{"csrf token", `<input type="hidden" name="authenticity_token" value="7SWa-Fo1hsC6oovfBsJFLGPUl2EhkSW"/>`,
+			`<input type="hidden" name="authenticity_token" value="7SWa-Fo1hsC6oovfBsJFLGPUl2EhkSW"/>`},
+	})
+}
+
+// TestVersionKeys: dotted quads under keys naming a version, and section
+// numbers, are not addresses.
+func TestVersionKeys(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"json version keys", `{"agentVersion":"1.2.3.4","kernel_version":"5.10.0.1","server":"10.0.0.2"}`, `{"agentVersion":"1.2.3.4","kernel_version":"5.10.0.1","server":"[REDACTED_IP]"}`},
+		{"assignment", "engine_version=1.1.0.0 host 10.1.1.1", "engine_version=1.1.0.0 host [REDACTED_IP]"},
+		{"section", "see section 4.2.1.3 of the RFC", "see section 4.2.1.3 of the RFC"},
+	})
+}
+
+func TestPhoneCountryCodeBeforeDots(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"plus one", "call +1 415.555.0132 now", "call [REDACTED_PHONE] now"},
+		{"glued to a word", "x+1 415.555.0132", "x+1 [REDACTED_PHONE]"},
+	})
+}
+
+func TestCardShortLastGroup(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"diners 4-4-4-2", "diners 3056 9309 0259 04", "diners [REDACTED_CC]"},
+		{"luhn fails", "ref 1234 5678 9012 34", "ref 1234 5678 9012 34"},
+		{"iban groups", "IBAN FI21 1234 5600 0007 85 and DE89 3704 0044 0532 0130 00", "IBAN FI21 1234 5600 0007 85 and DE89 3704 0044 0532 0130 00"},
+	})
+}
+
+// TestLiteralShapes: values that look like names at first sight but are
+// literals by their character mix, and literals passed to a command.
+func TestLiteralShapes(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"dotted password quoted", `password = "maple.Hunter14"`, `password = "[REDACTED_SECRET]"`},
+		{"dotted password unquoted", "--from-literal=password=summer.Monkey53 -n prod", "--from-literal=password=[REDACTED_SECRET] -n prod"},
+		{"reference kept", "password = settings.db_password", "password = settings.db_password"},
+		{"package name kept", `secret_provider_class = "com.example.vault"`, `secret_provider_class = "com.example.vault"`},
+		{"hash-led literal", `"masterUserPassword":"#0IOIQK7VWgwEuxN%?"`, `"masterUserPassword":"[REDACTED_SECRET]"`},
+		{"template kept", `password: "#{db_password}"`, `password: "#{db_password}"`},
+		{"powershell", `$password = ConvertTo-SecureString "Coffee8014%" -AsPlainText -Force`, `$password = ConvertTo-SecureString "[REDACTED_SECRET]" -AsPlainText -Force`},
+		{"powershell read-host kept", `$password = Read-Host "Enter password" -AsSecureString`, `$password = Read-Host "Enter password" -AsSecureString`},
+	})
+}
