@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-
 	"github.com/alertchat/alertchat/pkg/batch"
 )
 

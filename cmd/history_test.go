@@ -15,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertchat/alertchat/cmd/cmdutil"
-
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store"

@@ -8,10 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/alertchat/alertchat/cmd/cmdutil"
-
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store"

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-
 	"github.com/alertchat/alertchat/pkg/mdstream"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
