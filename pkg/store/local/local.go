@@ -116,7 +116,7 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+searchSchema); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -316,6 +316,9 @@ func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *model.Histo
 			return s.noSpace(h.ID, err)
 		}
 		return goerr.Wrap(err, "failed to write history metadata", goerr.V("history_id", h.ID))
+	}
+	if err := s.indexTx(ctx, tx, h, meta); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		if isNoSpace(err) {
