@@ -69,7 +69,9 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions)
 }
 
 // wordSearcher searches by words only: no keyed tokens, no embeddings.
-func wordSearcher(context.Context) (*search.Searcher, error) { return search.New(search.Options{}), nil }
+func wordSearcher(context.Context) (*search.Searcher, error) {
+	return search.New(search.Options{}), nil
+}
 
 // searchJSON is a result of -o json, as the design fixes it.
 type searchJSON struct {
