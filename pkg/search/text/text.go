@@ -136,3 +136,48 @@ func Contents(cs []*genai.Content) string {
 	}
 	return b.String()
 }
+
+// Snippet returns about n words of s around the first word for which match is true, the
+// matching words between open and closing; "" when no word matches.
+func Snippet(s string, match func(term string) bool, n int, open, closing string) string {
+	fields := strings.Fields(s)
+	first := -1
+	for i, f := range fields {
+		for _, w := range Words(f) {
+			if match(w) {
+				first = i
+				break
+			}
+		}
+		if first >= 0 {
+			break
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	start := max(0, first-n/3)
+	end := min(len(fields), start+n)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := start; i < end; i++ {
+		if i > start {
+			b.WriteByte(' ')
+		}
+		hit := false
+		for _, w := range Words(fields[i]) {
+			hit = hit || match(w)
+		}
+		if hit {
+			b.WriteString(open + fields[i] + closing)
+		} else {
+			b.WriteString(fields[i])
+		}
+	}
+	if end < len(fields) {
+		b.WriteString("…")
+	}
+	return b.String()
+}

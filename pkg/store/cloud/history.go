@@ -35,6 +35,7 @@ type historyDoc struct {
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
 	Summary          *summaryDoc    `firestore:"summary,omitempty"`
+	searchFields
 }
 
 // summaryDoc is model.Summary in a history's document.
@@ -311,7 +312,9 @@ func (s *Store) create(ctx context.Context, h *model.History, data []byte) error
 		s.afterObjectWrite(h.ID)
 	}
 	ref := s.histories().Doc(string(h.ID))
-	if _, err := ref.Create(ctx, newHistoryDoc(h, s.workspace, 1, gen)); err != nil {
+	doc := newHistoryDoc(h, s.workspace, 1, gen)
+	indexDoc(doc, nil, h)
+	if _, err := ref.Create(ctx, doc); err != nil {
 		if !isCode(err, codes.AlreadyExists) {
 			return goerr.Wrap(err, "failed to write metadata of history "+string(h.ID), goerr.V("history_id", h.ID))
 		}
@@ -385,6 +388,7 @@ func (s *Store) update(ctx context.Context, h *model.History, data []byte) error
 		if attrs.Generation != gen {
 			return conflict(h.ID, "transcript object changed by another writer")
 		}
+		indexDoc(next, cur, h)
 		return tx.Set(ref, next)
 	})
 	if err != nil {
