@@ -276,3 +276,29 @@ func TestReindexAfterInterruption(t *testing.T) {
 		t.Fatalf("still unindexed: %v", missing)
 	}
 }
+
+// A new alert that shares an indicator with another alert's conversation is offered that
+// conversation, never its own alert's.
+func TestRelated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := openLocal(t, t.TempDir(), "ws")
+	const tok = "[REDACTED_IP_k3j2h1a]"
+	old := storetest.NewHistory("alert-old", []*genai.Content{genai.NewContentFromText("traffic to "+tok+" on port 4444", genai.RoleUser)})
+	same := storetest.NewHistory("alert-new", []*genai.Content{genai.NewContentFromText("traffic to "+tok, genai.RoleUser)})
+	unrelated := storetest.NewHistory("alert-x", []*genai.Content{genai.NewContentFromText("printer out of paper", genai.RoleUser)})
+	for _, h := range []*model.History{old, same, unrelated} {
+		if err := st.SaveHistory(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := &model.Alert{ID: "alert-new", Title: "Outbound connection", Data: []byte(`{"Service":{"RemoteIp":"203.0.113.7","Port":4444}}`)}
+	s := search.New(search.Options{IndicatorTokens: storetest.FakeTokens(map[string]string{"203.0.113.7": tok})})
+	rs, err := s.Related(ctx, st, a, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(rs); !slices.Equal(got, []model.HistoryID{old.ID}) {
+		t.Fatalf("Related = %v, want only %s", got, old.ID)
+	}
+}

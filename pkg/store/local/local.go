@@ -39,6 +39,8 @@ type Store struct {
 	dir       string
 	prefix    string
 	workspace string
+	// noIndex leaves the search index alone (benchmarks measure what it costs).
+	noIndex bool
 }
 
 var _ store.Store = (*Store)(nil)

@@ -22,9 +22,11 @@ import (
 // and one row per save of the text of the contents that save added (kind 1): a save indexes
 // only what is new, never the whole transcript again. search_rows maps those rows to their
 // history and workspace (FTS5 cannot look rows up by an unindexed column without a scan).
-// search_state remembers how many contents are indexed, and the history's embedding.
+// search_state remembers how many contents are indexed and embedded, and the sum of the
+// embeddings; search_vectors holds only what a scan by meaning reads (see vector.go).
 const searchSchema = `
 CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(title, body, tokenize = "unicode61 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS search_vocab USING fts5vocab(search_fts, 'row');
 CREATE TABLE IF NOT EXISTS search_rows (
 	rid        INTEGER PRIMARY KEY,
 	history_id TEXT NOT NULL,
@@ -39,14 +41,21 @@ CREATE TABLE IF NOT EXISTS search_state (
 	alert_id      TEXT NOT NULL,
 	indexed_count INTEGER NOT NULL,
 	embedded      INTEGER NOT NULL DEFAULT 0,
-	vec_sum       BLOB,
-	vec           BLOB
+	vec_sum       BLOB
 );
-CREATE INDEX IF NOT EXISTS search_state_vectors ON search_state (workspace, alert_id) WHERE vec IS NOT NULL;
+CREATE TABLE IF NOT EXISTS search_vectors (
+	workspace  TEXT NOT NULL,
+	history_id TEXT NOT NULL,
+	alert_id   TEXT NOT NULL,
+	vec        BLOB NOT NULL,
+	PRIMARY KEY (workspace, history_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS search_vectors_by_alert ON search_vectors (workspace, alert_id);
 CREATE TRIGGER IF NOT EXISTS search_forget AFTER DELETE ON histories BEGIN
 	DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id = old.id);
 	DELETE FROM search_rows WHERE history_id = old.id;
 	DELETE FROM search_state WHERE history_id = old.id;
+	DELETE FROM search_vectors WHERE workspace = old.workspace AND history_id = old.id;
 END;
 `
 
@@ -65,6 +74,9 @@ var (
 // summary, and the text of the contents added since the last indexed save. h.Contents is what
 // is being stored, already redacted: nothing else reaches the index.
 func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History) error {
+	if s.noIndex {
+		return nil
+	}
 	var indexed int
 	err := tx.QueryRowContext(ctx, `SELECT indexed_count FROM search_state WHERE history_id = ?`, string(h.ID)).Scan(&indexed)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -126,27 +138,19 @@ func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *model.History, kin
 	return nil
 }
 
-// matchExpr is the FTS5 query of q: every phrase and term quoted (so nothing the analyst
-// types is FTS5 syntax), joined by OR; bm25 ranks histories matching more and rarer ones
-// higher.
-func matchExpr(q store.SearchQuery) string {
-	var parts []string
+// queryPhrases are q's phrases and terms as lists of index terms, deduplicated, without
+// single stop words.
+func queryPhrases(q store.SearchQuery) [][]string {
+	var out [][]string
 	seen := map[string]bool{}
 	add := func(ws []string) {
-		var kept []string
-		for _, w := range ws {
-			if len(ws) == 1 && text.IsStop(w) {
-				continue
-			}
-			kept = append(kept, strings.ReplaceAll(w, `"`, `""`))
-		}
-		if len(kept) == 0 {
+		if len(ws) == 0 || len(ws) == 1 && text.IsStop(ws[0]) {
 			return
 		}
-		p := `"` + strings.Join(kept, " ") + `"`
-		if !seen[p] {
-			seen[p] = true
-			parts = append(parts, p)
+		k := strings.Join(ws, " ")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, ws)
 		}
 	}
 	for _, p := range q.Phrases {
@@ -155,70 +159,187 @@ func matchExpr(q store.SearchQuery) string {
 	for _, t := range q.Terms {
 		add(text.Words(t))
 	}
+	return out
+}
+
+// matchExpr is the FTS5 query of phrases: each quoted (so nothing the analyst types is FTS5
+// syntax), joined by OR.
+func matchExpr(phrases [][]string) string {
+	parts := make([]string, len(phrases))
+	for i, p := range phrases {
+		parts[i] = `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
+	}
 	return strings.Join(parts, " OR ")
 }
+
+// Ranking every row a common word matches would cost in proportion to the corpus, so:
+const (
+	// selectiveRows: a phrase found in at most this many index rows is ranked over all its
+	// matches (bm25). Commoner phrases rank low anyway (bm25's IDF), and are left out when the
+	// query has a selective one.
+	selectiveRows = 4000
+	// recentRows: a query of common phrases only ranks its matches among the most recently
+	// indexed rows, this many.
+	recentRows = 3000
+)
 
 // Relative weights of the title (and summary) columns in bm25.
 const titleWeight, bodyWeight = 4.0, 1.0
 
-// SearchText implements store.Searcher with the FTS5 index: one query, bounded by the limit,
-// whatever the size of the transcripts.
+// rowsOf is how many index rows hold phrase p, at most: the fewest rows of any of its terms.
+func (s *Store) rowsOf(ctx context.Context, p []string) (int, error) {
+	least := -1
+	for _, w := range p {
+		var n int
+		err := s.db.QueryRowContext(ctx, `SELECT doc FROM search_vocab WHERE term = ?`, w).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, goerr.Wrap(err, "failed to read search vocabulary")
+		}
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	return max(least, 0), nil
+}
+
+// SearchText implements store.Searcher with the FTS5 index. Its cost is bounded whatever the
+// size of the transcripts and of the corpus: selective phrases are ranked over their (few)
+// matches, a query of common words only over the most recent matches; snippets are made for
+// the results only.
 func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.SearchHit, error) {
-	expr := matchExpr(q)
-	if expr == "" {
+	phrases := queryPhrases(q)
+	var selective [][]string
+	for _, p := range phrases {
+		n, err := s.rowsOf(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 && n <= selectiveRows {
+			selective = append(selective, p)
+		}
+	}
+	recent := len(selective) == 0
+	if !recent {
+		phrases = selective
+	}
+	if len(phrases) == 0 {
 		return nil, nil
 	}
+	expr := matchExpr(phrases)
 	limit := store.ClampLimit(q.Limit)
 	var sb strings.Builder
-	sb.WriteString(`SELECT r.history_id, bm25(search_fts, ?, ?) AS score,
-		snippet(search_fts, -1, '` + store.SnippetOpen + `', '` + store.SnippetClose + `', '…', 12)
-		FROM search_fts JOIN search_rows r ON r.rid = search_fts.rowid
+	// CROSS JOIN keeps the full-text match the outer loop: the planner would otherwise scan
+	// search_rows and probe the index row by row.
+	sb.WriteString(`SELECT f.rowid, r.history_id, bm25(search_fts, ?, ?) AS score
+		FROM search_fts f CROSS JOIN search_rows r ON r.rid = f.rowid
 		WHERE search_fts MATCH ? AND r.workspace = ?`)
 	args := []any{titleWeight, bodyWeight, expr, s.workspace}
 	if q.AlertID != "" {
 		sb.WriteString(` AND r.alert_id = ?`)
 		args = append(args, string(q.AlertID))
 	}
-	// Several rows of one history may match: read a few more rows than histories asked.
-	sb.WriteString(` ORDER BY score LIMIT ?`)
-	args = append(args, limit*4)
+	if recent {
+		sb.WriteString(` ORDER BY f.rowid DESC LIMIT ?`)
+		args = append(args, recentRows)
+	} else {
+		// Several rows of one history may match: read a few more rows than histories asked.
+		sb.WriteString(` ORDER BY score LIMIT ?`)
+		args = append(args, limit*4)
+	}
 	rows, err := s.db.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to search histories")
 	}
 	defer rows.Close()
 	var hits []store.SearchHit
+	var best []int64 // the best matching row of each hit, for its snippet
+	var bestScore []float64
 	at := map[model.HistoryID]int{}
 	for rows.Next() {
-		var id, snippet string
+		var rid int64
+		var id string
 		var score float64
-		if err := rows.Scan(&id, &score, &snippet); err != nil {
+		if err := rows.Scan(&rid, &id, &score); err != nil {
 			return nil, goerr.Wrap(err, "failed to read search row")
 		}
 		// bm25 is lower for better matches; a history's rows add up, so one that matches
 		// in its title and its turns ranks above one that matches in one place.
 		if i, ok := at[model.HistoryID(id)]; ok {
 			hits[i].Score -= score
+			if score < bestScore[i] {
+				best[i], bestScore[i] = rid, score
+			}
 			continue
 		}
 		at[model.HistoryID(id)] = len(hits)
-		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: -score, Snippet: snippet})
+		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: -score})
+		best = append(best, rid)
+		bestScore = append(bestScore, score)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to search histories")
 	}
-	slices.SortStableFunc(hits, func(a, b store.SearchHit) int { return cmpScore(b.Score, a.Score) })
-	if len(hits) > limit {
-		hits = hits[:limit]
+	rows.Close()
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
 	}
-	hits, err = s.fillMeta(ctx, hits)
+	slices.SortStableFunc(order, func(a, b int) int { return cmpScore(hits[b].Score, hits[a].Score) })
+	if len(order) > limit {
+		order = order[:limit]
+	}
+	top := make([]store.SearchHit, len(order))
+	rids := make([]int64, len(order))
+	for i, j := range order {
+		top[i], rids[i] = hits[j], best[j]
+	}
+	snippets, err := s.snippets(ctx, expr, rids)
 	if err != nil {
 		return nil, err
 	}
-	for i := range hits {
-		hits[i].Features = text.Terms(hits[i].History.Title + " " + strings.NewReplacer(store.SnippetOpen, "", store.SnippetClose, "").Replace(hits[i].Snippet))
+	for i := range top {
+		top[i].Snippet = snippets[rids[i]]
 	}
-	return hits, nil
+	top, err = s.fillMeta(ctx, top)
+	if err != nil {
+		return nil, err
+	}
+	for i := range top {
+		top[i].Features = text.Terms(top[i].History.Title + " " + strings.NewReplacer(store.SnippetOpen, "", store.SnippetClose, "").Replace(top[i].Snippet))
+	}
+	return top, nil
+}
+
+// snippets makes the snippets of the given index rows: a few words around the match, marked.
+func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(rids))
+	if len(rids) == 0 {
+		return out, nil
+	}
+	marks := make([]string, len(rids))
+	args := []any{expr}
+	for i, r := range rids {
+		marks[i] = "?"
+		args = append(args, r)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, snippet(search_fts, -1, '`+store.SnippetOpen+`', '`+store.SnippetClose+`', '…', 12)
+		FROM search_fts WHERE search_fts MATCH ? AND rowid IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to make search snippets")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid int64
+		var sn string
+		if err := rows.Scan(&rid, &sn); err != nil {
+			return nil, goerr.Wrap(err, "failed to make search snippets")
+		}
+		out[rid] = sn
+	}
+	return out, rows.Err()
 }
 
 func cmpScore(a, b float64) int {
@@ -238,22 +359,27 @@ func (s *Store) fillMeta(ctx context.Context, hits []store.SearchHit) ([]store.S
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	args := []any{s.workspace}
+	args := make([]any, len(hits))
 	marks := make([]string, len(hits))
 	for i, h := range hits {
 		marks[i] = "?"
-		args = append(args, string(h.History.ID))
+		args[i] = string(h.History.ID)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, meta FROM histories WHERE workspace = ? AND id IN (`+strings.Join(marks, ",")+`)`, args...)
+	// By primary key, the workspace checked on each row: "workspace = ? AND id IN (...)"
+	// lets the planner walk the workspace's whole listing index instead.
+	rows, err := s.db.QueryContext(ctx, `SELECT id, workspace, meta FROM histories WHERE id IN (`+strings.Join(marks, ",")+`)`, args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to read metadata of search results")
 	}
 	defer rows.Close()
 	metas := map[model.HistoryID]*model.History{}
 	for rows.Next() {
-		var id, meta string
-		if err := rows.Scan(&id, &meta); err != nil {
+		var id, ws, meta string
+		if err := rows.Scan(&id, &ws, &meta); err != nil {
 			return nil, goerr.Wrap(err, "failed to read history row")
+		}
+		if ws != s.workspace {
+			continue
 		}
 		if h, err := decodeMeta(model.HistoryID(id), meta); err == nil {
 			metas[h.ID] = h

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -15,10 +16,23 @@ import (
 )
 
 // A history's embedding is kept as the sum of the embeddings of its parts, weighted by their
-// length (vec_sum, float32): a save adds the embedding of what it added, never re-embeds the
-// transcript. Cosine similarity ignores length, so the sum is the history's direction. For
-// the scan, vec holds that direction normalised and quantised to int8: 100,000 histories of
-// 768 dimensions are 77 MB to read instead of 307 MB.
+// length (search_state.vec_sum, float32): a save adds the embedding of what it added, never
+// re-embeds the transcript. Cosine similarity ignores length, so the sum is the history's
+// direction.
+//
+// A search scans search_vectors, which holds only the leading scanDims dimensions of each
+// direction, normalised and quantised to int8 (embedding models trained Matryoshka-style, as
+// Gemini's are, keep their leading dimensions meaningful on their own): 100,000 histories are
+// 25 MB to read. The best candidates of that scan are then ranked by the exact cosine of their
+// full vectors.
+const (
+	scanDims = 256
+	// rerankMin is how many candidates of the scan, at least, are ranked exactly.
+	rerankMin = 200
+)
+
+// scanVector is what search_vectors holds of v.
+func scanVector(v []float32) []byte { return quantize(v[:min(len(v), scanDims)]) }
 
 // PutEmbedding implements store.VectorSearcher.
 func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to int, v []float32) (bool, error) {
@@ -49,9 +63,15 @@ func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to i
 	for i := range v {
 		acc[i] += v[i]
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE search_state SET embedded = ?, vec_sum = ?, vec = ? WHERE history_id = ?`,
-		to, encodeF32(acc), quantize(acc), string(id)); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE search_state SET embedded = ?, vec_sum = ? WHERE history_id = ?`,
+		to, encodeF32(acc), string(id)); err != nil {
 		return false, goerr.Wrap(err, "failed to write embedding", goerr.V("history_id", id))
+	}
+	if len(acc) > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO search_vectors (workspace, history_id, alert_id, vec) SELECT workspace, history_id, alert_id, ? FROM search_state WHERE history_id = ?
+			ON CONFLICT (workspace, history_id) DO UPDATE SET vec = excluded.vec`, scanVector(acc), string(id)); err != nil {
+			return false, goerr.Wrap(err, "failed to write embedding", goerr.V("history_id", id))
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return false, goerr.Wrap(err, "failed to write embedding", goerr.V("history_id", id))
@@ -72,12 +92,14 @@ func (s *Store) EmbeddedCount(ctx context.Context, id model.HistoryID) (int, err
 	return n, nil
 }
 
-// SearchVector implements store.VectorSearcher by scanning the workspace's quantised vectors:
-// no vector index, but a read of one small blob per history.
+// SearchVector implements store.VectorSearcher: a scan of the workspace's short quantised
+// vectors (no vector index: one small row a history), then the exact cosine of the best
+// candidates' full vectors.
 func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.AlertID, limit int) ([]store.SearchHit, error) {
 	limit = store.ClampLimit(limit)
-	q := quantizeF(v)
-	query := `SELECT history_id, vec FROM search_state WHERE workspace = ? AND vec IS NOT NULL`
+	keep := max(limit*4, rerankMin)
+	q := scanVector(v)
+	query := `SELECT history_id, vec FROM search_vectors WHERE workspace = ?`
 	args := []any{s.workspace}
 	if alertID != "" {
 		query += ` AND alert_id = ?`
@@ -91,12 +113,11 @@ func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.Ale
 	type cand struct {
 		id  string
 		sim float64
-		vec []byte
 	}
-	var top []cand // the limit best, unordered; the worst is found by a scan (limit is small)
+	var top []cand // the keep best, unordered; the worst is found again on a replacement
 	worst := -1
 	for rows.Next() {
-		var id string
+		var id sql.RawBytes
 		var raw sql.RawBytes
 		if err := rows.Scan(&id, &raw); err != nil {
 			return nil, goerr.Wrap(err, "failed to read embedding row")
@@ -105,27 +126,84 @@ func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.Ale
 			continue // another dimension: an old embedding model
 		}
 		sim := dotI8(q, raw)
-		if len(top) < limit {
-			top = append(top, cand{id, sim, slices.Clone([]byte(raw))})
-			if len(top) == limit {
+		switch {
+		case len(top) < keep:
+			top = append(top, cand{string(id), sim})
+			if len(top) == keep {
 				worst = minCand(top, func(c cand) float64 { return c.sim })
 			}
-			continue
-		}
-		if sim > top[worst].sim {
-			top[worst] = cand{id, sim, slices.Clone([]byte(raw))}
+		case sim > top[worst].sim:
+			top[worst] = cand{string(id), sim}
 			worst = minCand(top, func(c cand) float64 { return c.sim })
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to scan embeddings")
 	}
-	slices.SortFunc(top, func(a, b cand) int { return cmpScore(b.sim, a.sim) })
-	hits := make([]store.SearchHit, len(top))
-	for i, c := range top {
-		hits[i] = store.SearchHit{History: &model.History{ID: model.HistoryID(c.id)}, Score: c.sim, Vector: dequantize(c.vec)}
+	rows.Close()
+	hits, err := s.rerank(ctx, v, func(yield func(string) bool) {
+		for _, c := range top {
+			if !yield(c.id) {
+				return
+			}
+		}
+	}, len(top))
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(hits, func(a, b store.SearchHit) int { return cmpScore(b.Score, a.Score) })
+	if len(hits) > limit {
+		hits = hits[:limit]
 	}
 	return s.fillMeta(ctx, hits)
+}
+
+// rerank scores the candidates by the exact cosine of their full vectors with v.
+func (s *Store) rerank(ctx context.Context, v []float32, ids func(func(string) bool), n int) ([]store.SearchHit, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, n)
+	marks := make([]string, 0, n)
+	for id := range ids {
+		args = append(args, id)
+		marks = append(marks, "?")
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT history_id, workspace, vec_sum FROM search_state WHERE history_id IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read embeddings")
+	}
+	defer rows.Close()
+	var hits []store.SearchHit
+	for rows.Next() {
+		var id, ws string
+		var sum []byte
+		if err := rows.Scan(&id, &ws, &sum); err != nil {
+			return nil, goerr.Wrap(err, "failed to read embedding row")
+		}
+		if ws != s.workspace {
+			continue
+		}
+		full := decodeF32(sum)
+		if len(full) != len(v) {
+			continue
+		}
+		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: cosine(v, full), Vector: full})
+	}
+	return hits, rows.Err()
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 func minCand[T any](cs []T, key func(T) float64) int {
@@ -156,11 +234,6 @@ func decodeF32(b []byte) []float32 {
 
 // quantize normalises v and scales it to int8 (stored as bytes).
 func quantize(v []float32) []byte {
-	q := quantizeF(v)
-	return q
-}
-
-func quantizeF(v []float32) []byte {
 	var n float64
 	for _, f := range v {
 		n += float64(f) * float64(f)
@@ -174,14 +247,6 @@ func quantizeF(v []float32) []byte {
 		b[i] = byte(int8(math.Round(float64(f) / n * 127)))
 	}
 	return b
-}
-
-func dequantize(b []byte) []float32 {
-	v := make([]float32, len(b))
-	for i, x := range b {
-		v[i] = float32(int8(x)) / 127
-	}
-	return v
 }
 
 // dotI8 is the cosine similarity of two quantised unit vectors.
