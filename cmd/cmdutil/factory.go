@@ -15,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -42,6 +43,8 @@ type Config struct {
 	// StoreTimeout bounds a storage call, retries included (pkg/store/resilient).
 	StoreTimeout time.Duration
 	Retry        RetryConfig
+	// Embeddings turns on search by meaning: each save embeds what it adds (pkg/search).
+	Embeddings bool
 	// EmulatorHosts names the Firestore and Cloud Storage emulators in use, if any, so that a
 	// spool written against an emulator is never flushed into the real backend.
 	EmulatorHosts string
@@ -95,6 +98,8 @@ type Factory struct {
 	// LLM returns the Gemini client every model call of a command goes through, with the
 	// retries and timeouts of the flags.
 	LLM func(ctx context.Context, o LLMOptions) (*llm.Client, error)
+	// Embedder returns the embedding model of --embeddings, nil when embeddings are off.
+	Embedder func(ctx context.Context) (search.Embedder, error)
 }
 
 // StoreOptions tune OpenStore for one command.
@@ -102,6 +107,8 @@ type StoreOptions struct {
 	// NoAutoFlush leaves the spool's pending turns alone (history sync flushes and reports
 	// itself).
 	NoAutoFlush bool
+	// Embedder, when set, embeds what each save adds (OpenStore sets it with --embeddings).
+	Embedder search.Embedder
 }
 
 // LLMOptions tune LLM for one command.
@@ -130,11 +137,30 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 		if err != nil {
 			return nil, err
 		}
+		if o.Embedder == nil {
+			if o.Embedder, err = f.Embedder(ctx); err != nil {
+				return nil, err
+			}
+		}
 		backend, err := OpenBackend(ctx, *cfg)
 		if err != nil {
 			return nil, err
 		}
 		return Stack(ctx, f.IO, *cfg, f.Logger(), backend, red, o), nil
+	}
+	f.Embedder = func(ctx context.Context) (search.Embedder, error) {
+		if !cfg.Embeddings {
+			return nil, nil
+		}
+		gc, err := GeminiConfig(getenv)
+		if err != nil {
+			return nil, err
+		}
+		client, err := genai.NewClient(ctx, gc)
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
+		}
+		return &search.GeminiEmbedder{Models: client.Models}, nil
 	}
 	f.LLM = func(ctx context.Context, o LLMOptions) (*llm.Client, error) {
 		gc, err := GeminiConfig(getenv)
@@ -182,7 +208,12 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
 	}
-	st := spooled.New(redacting.New(rs, red), sp)
+	// Embedding goes below redaction: only what is stored is embedded.
+	var inner store.Store = rs
+	if o.Embedder != nil {
+		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
+	}
+	st := spooled.New(redacting.New(inner, red), sp)
 	if sp != nil && !o.NoAutoFlush {
 		rep, err := st.Flush(ctx)
 		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)

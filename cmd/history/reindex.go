@@ -26,7 +26,10 @@ type ReindexOptions struct {
 // NewCmdReindex is "alertchat history reindex": a one-off for histories saved before the
 // search index existed. Interrupted, it is simply run again.
 func NewCmdReindex(f *cmdutil.Factory, runF func(context.Context, *ReindexOptions) error) *cli.Command {
-	opts := &ReindexOptions{IO: f.IO, OpenStore: f.OpenStore, Embedder: func(context.Context) (search.Embedder, error) { return nil, nil }}
+	opts := &ReindexOptions{IO: f.IO, OpenStore: f.OpenStore, Embedder: f.Embedder}
+	if opts.Embedder == nil {
+		opts.Embedder = func(context.Context) (search.Embedder, error) { return nil, nil }
+	}
 	return &cli.Command{
 		Name:      "reindex",
 		Usage:     "add histories saved before search existed to the search index (resumable)",

@@ -34,6 +34,16 @@ type SearchOptions struct {
 // NewCmdSearch is "alertchat history search QUERY".
 func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
 	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: wordSearcher}
+	if f.Embedder != nil {
+		opts.Searcher = func(ctx context.Context) (*search.Searcher, error) {
+			emb, err := f.Embedder(ctx)
+			if err != nil {
+				return nil, err
+			}
+			// IndicatorTokens: the workspace's keyed redaction tokens, when they exist.
+			return search.New(search.Options{Embedder: emb}), nil
+		}
+	}
 	return &cli.Command{
 		Name:  "search",
 		Usage: "find histories by words, by indicator (an IP, an e-mail, ... as typed) and by meaning, best first",
