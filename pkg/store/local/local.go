@@ -41,6 +41,8 @@ type Store struct {
 	workspace string
 	// noIndex leaves the search index alone (benchmarks measure what it costs).
 	noIndex bool
+	// stmts are the search index's prepared statements (search.go).
+	stmts searchStmts
 }
 
 var _ store.Store = (*Store)(nil)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -40,6 +41,7 @@ CREATE TABLE IF NOT EXISTS search_state (
 	workspace     TEXT NOT NULL,
 	alert_id      TEXT NOT NULL,
 	indexed_count INTEGER NOT NULL,
+	head          TEXT NOT NULL DEFAULT '',
 	embedded      INTEGER NOT NULL DEFAULT 0,
 	vec_sum       BLOB
 );
@@ -64,6 +66,44 @@ const (
 	kindBody = 1
 )
 
+// searchStmts are the statements of every indexed save, prepared once: preparing them on each
+// save cost a third of the index's share of a save.
+type searchStmts struct {
+	once                               sync.Once
+	err                                error
+	state, insRow, insFTS, upsertState *sql.Stmt
+	delFTS, delRows                    *sql.Stmt
+}
+
+const (
+	sqlState       = `SELECT indexed_count, head FROM search_state WHERE history_id = ?`
+	sqlInsRow      = `INSERT INTO search_rows (history_id, workspace, alert_id, kind) VALUES (?, ?, ?, ?)`
+	sqlInsFTS      = `INSERT INTO search_fts (rowid, title, body) VALUES (?, ?, ?)`
+	sqlUpsertState = `INSERT INTO search_state (history_id, workspace, alert_id, indexed_count, head) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (history_id) DO UPDATE SET indexed_count = excluded.indexed_count, head = excluded.head`
+	sqlDelFTS  = `DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id = ? AND kind = ?)`
+	sqlDelRows = `DELETE FROM search_rows WHERE history_id = ? AND kind = ?`
+)
+
+// stmt returns the prepared statement *p of the store, bound to tx.
+func (s *Store) stmt(ctx context.Context, tx *sql.Tx, p **sql.Stmt) (*sql.Stmt, error) {
+	st := &s.stmts
+	st.once.Do(func() {
+		for _, x := range []struct {
+			p *(*sql.Stmt)
+			q string
+		}{{&st.state, sqlState}, {&st.insRow, sqlInsRow}, {&st.insFTS, sqlInsFTS}, {&st.upsertState, sqlUpsertState}, {&st.delFTS, sqlDelFTS}, {&st.delRows, sqlDelRows}} {
+			if *x.p, st.err = s.db.PrepareContext(context.WithoutCancel(ctx), x.q); st.err != nil {
+				return
+			}
+		}
+	})
+	if st.err != nil {
+		return nil, goerr.Wrap(st.err, "failed to prepare search index statements")
+	}
+	return tx.StmtContext(ctx, *p), nil
+}
+
 var (
 	_ store.Searcher       = (*Store)(nil)
 	_ store.VectorSearcher = (*Store)(nil)
@@ -77,33 +117,51 @@ func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History)
 	if s.noIndex {
 		return nil
 	}
-	var indexed int
-	err := tx.QueryRowContext(ctx, `SELECT indexed_count FROM search_state WHERE history_id = ?`, string(h.ID)).Scan(&indexed)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return goerr.Wrap(err, "failed to read search state", goerr.V("history_id", h.ID))
-	}
-	kinds := []int{kindMeta}
-	if indexed > len(h.Contents) { // the transcript was rewritten shorter: start over
-		kinds, indexed = []int{kindMeta, kindBody}, 0
-	}
-	if err := s.dropRows(ctx, tx, h.ID, kinds...); err != nil {
-		return err
-	}
+	// head is the indexed title and summary: a save that changes neither (most turns) leaves
+	// their row alone.
 	summary := ""
 	if meta.Summary != nil {
 		summary = meta.Summary.Text
 	}
-	if err := s.addRow(ctx, tx, meta, kindMeta, meta.Title, summary); err != nil {
+	head := meta.Title + "\x00" + summary
+	var indexed int
+	var prevHead string
+	stState, err := s.stmt(ctx, tx, &s.stmts.state)
+	if err != nil {
 		return err
+	}
+	err = stState.QueryRowContext(ctx, string(h.ID)).Scan(&indexed, &prevHead)
+	fresh := errors.Is(err, sql.ErrNoRows)
+	if err != nil && !fresh {
+		return goerr.Wrap(err, "failed to read search state", goerr.V("history_id", h.ID))
+	}
+	var kinds []int
+	if fresh || head != prevHead {
+		kinds = append(kinds, kindMeta)
+	}
+	if indexed > len(h.Contents) { // the transcript was rewritten shorter: start over
+		kinds, indexed = []int{kindMeta, kindBody}, 0
+	}
+	if !fresh { // a history without search state has no rows (the trigger removes both)
+		if err := s.dropRows(ctx, tx, h.ID, kinds...); err != nil {
+			return err
+		}
+	}
+	if len(kinds) > 0 && kinds[0] == kindMeta {
+		if err := s.addRow(ctx, tx, meta, kindMeta, meta.Title, summary); err != nil {
+			return err
+		}
 	}
 	if body := text.Contents(h.Contents[indexed:]); body != "" {
 		if err := s.addRow(ctx, tx, meta, kindBody, "", body); err != nil {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO search_state (history_id, workspace, alert_id, indexed_count) VALUES (?, ?, ?, ?)
-		ON CONFLICT (history_id) DO UPDATE SET indexed_count = excluded.indexed_count`,
-		string(h.ID), s.workspace, string(meta.AlertID), len(h.Contents))
+	stUpsert, err := s.stmt(ctx, tx, &s.stmts.upsertState)
+	if err != nil {
+		return err
+	}
+	_, err = stUpsert.ExecContext(ctx, string(h.ID), s.workspace, string(meta.AlertID), len(h.Contents), head)
 	if err != nil {
 		return goerr.Wrap(err, "failed to write search state", goerr.V("history_id", h.ID))
 	}
@@ -111,11 +169,22 @@ func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History)
 }
 
 func (s *Store) dropRows(ctx context.Context, tx *sql.Tx, id model.HistoryID, kinds ...int) error {
+	if len(kinds) == 0 {
+		return nil
+	}
+	delFTS, err := s.stmt(ctx, tx, &s.stmts.delFTS)
+	if err != nil {
+		return err
+	}
+	delRows, err := s.stmt(ctx, tx, &s.stmts.delRows)
+	if err != nil {
+		return err
+	}
 	for _, k := range kinds {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id = ? AND kind = ?)`, string(id), k); err != nil {
+		if _, err := delFTS.ExecContext(ctx, string(id), k); err != nil {
 			return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", id))
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search_rows WHERE history_id = ? AND kind = ?`, string(id), k); err != nil {
+		if _, err := delRows.ExecContext(ctx, string(id), k); err != nil {
 			return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", id))
 		}
 	}
@@ -123,8 +192,15 @@ func (s *Store) dropRows(ctx context.Context, tx *sql.Tx, id model.HistoryID, ki
 }
 
 func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *model.History, kind int, title, body string) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO search_rows (history_id, workspace, alert_id, kind) VALUES (?, ?, ?, ?)`,
-		string(meta.ID), s.workspace, string(meta.AlertID), kind)
+	insRow, err := s.stmt(ctx, tx, &s.stmts.insRow)
+	if err != nil {
+		return err
+	}
+	insFTS, err := s.stmt(ctx, tx, &s.stmts.insFTS)
+	if err != nil {
+		return err
+	}
+	res, err := insRow.ExecContext(ctx, string(meta.ID), s.workspace, string(meta.AlertID), kind)
 	if err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
@@ -132,7 +208,7 @@ func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *model.History, kin
 	if err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, title, body); err != nil {
+	if _, err := insFTS.ExecContext(ctx, rid, title, body); err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
 	return nil
@@ -446,7 +522,7 @@ func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
 	if err := s.dropRows(ctx, tx, id, kindMeta, kindBody); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE search_state SET indexed_count = 0 WHERE history_id = ?`, string(id)); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE search_state SET indexed_count = 0, head = '' WHERE history_id = ?`, string(id)); err != nil {
 		return goerr.Wrap(err, "failed to reset search state", goerr.V("history_id", id))
 	}
 	if err := s.indexTx(ctx, tx, h, h); err != nil {

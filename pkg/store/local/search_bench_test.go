@@ -183,32 +183,38 @@ func BenchmarkSearch100k(b *testing.B) {
 }
 
 // BenchmarkSaveTurn is one turn's save (2 new contents of about 1 KB each on a history of 10
-// to 30) with the search index and without it.
+// to 30) with the search index and without it. The two saves alternate, each timed, so that
+// the load of a shared machine weighs on both alike; ns/op is the pair.
 func BenchmarkSaveTurn(b *testing.B) {
-	for _, index := range []bool{false, true} {
-		b.Run(fmt.Sprintf("index=%v", index), func(b *testing.B) {
-			s := benchStore(b)
-			s.noIndex = !index
-			ctx := context.Background()
-			turn := strings.Repeat("The EC2 instance queried a known bad domain; GuardDuty rated it high. ", 15)
-			var h *model.History
-			for b.Loop() {
-				if h == nil || len(h.Contents) >= 30 {
-					b.StopTimer()
-					h = storetest.NewHistory("alert", storetest.Transcript(10<<10))
-					if err := s.SaveHistory(ctx, h); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				h.Contents = append(h.Contents, genai.NewContentFromText(turn, genai.RoleUser), genai.NewContentFromText(turn, genai.RoleModel))
-				h.MessageCount = len(h.Contents)
-				if err := s.SaveHistory(ctx, h); err != nil {
+	ctx := context.Background()
+	turn := strings.Repeat("The EC2 instance queried a known bad domain; GuardDuty rated it high. ", 15)
+	type side struct {
+		s       *Store
+		h       *model.History
+		elapsed time.Duration
+	}
+	with, without := &side{s: benchStore(b)}, &side{s: benchStore(b)}
+	without.s.noIndex = true
+	for b.Loop() {
+		for _, x := range []*side{without, with} {
+			if x.h == nil || len(x.h.Contents) >= 30 {
+				x.h = storetest.NewHistory("alert", storetest.Transcript(10<<10))
+				if err := x.s.SaveHistory(ctx, x.h); err != nil {
 					b.Fatal(err)
 				}
 			}
-		})
+			x.h.Contents = append(x.h.Contents, genai.NewContentFromText(turn, genai.RoleUser), genai.NewContentFromText(turn, genai.RoleModel))
+			x.h.MessageCount = len(x.h.Contents)
+			start := time.Now()
+			if err := x.s.SaveHistory(ctx, x.h); err != nil {
+				b.Fatal(err)
+			}
+			x.elapsed += time.Since(start)
+		}
 	}
+	b.ReportMetric(float64(without.elapsed.Nanoseconds())/float64(b.N), "ns/save-unindexed")
+	b.ReportMetric(float64(with.elapsed.Nanoseconds())/float64(b.N), "ns/save-indexed")
+	b.ReportMetric(100*(float64(with.elapsed)/float64(without.elapsed)-1), "%added")
 }
 
 func mustTx(b *testing.B, s *Store) *sql.Tx {
