@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"cloud.google.com/go/firestore"
+
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
@@ -84,5 +86,58 @@ func TestSearchByMeaning(t *testing.T) {
 	rs, err := sr.Search(ctx, other, search.Query{Text: "locked files ransom"})
 	if err != nil || len(rs) != 0 {
 		t.Fatalf("another workspace: %v, %v", rs, err)
+	}
+}
+
+// A history document written before search existed has no search fields: it is reported, found
+// by nobody, and indexed by a reindex.
+func TestReindexOldDocuments(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, "")
+	st := h.Open(t, "ws")
+	var ids []model.HistoryID
+	for range 3 {
+		x := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("dns tunnelling through txt records", genai.RoleUser)})
+		if err := st.SaveHistory(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, x.ID)
+	}
+	for _, id := range ids[:2] {
+		if _, err := h.fs.Collection("histories").Doc(string(id)).Update(ctx, []firestore.Update{
+			{Path: "terms", Value: firestore.Delete}, {Path: "body_terms", Value: firestore.Delete},
+			{Path: "indexed_count", Value: firestore.Delete}, {Path: "search_v", Value: firestore.Delete},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := st.(*cloud.Store)
+	missing, err := cs.Unindexed(ctx, "", 10)
+	if err != nil || len(missing) != 2 {
+		t.Fatalf("Unindexed = %v, %v; want 2", missing, err)
+	}
+	count := func() int {
+		rs, err := search.New(search.Options{}).Search(ctx, st, search.Query{Text: "tunnelling"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rs)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("before reindex: %d found, want 1", n)
+	}
+	n, err := search.Reindex(ctx, st, nil, nil)
+	if err != nil || n != 2 {
+		t.Fatalf("Reindex = %d, %v; want 2", n, err)
+	}
+	if n := count(); n != 3 {
+		t.Fatalf("after reindex: %d found, want 3", n)
+	}
+	if missing, _ := cs.Unindexed(ctx, "", 10); len(missing) != 0 {
+		t.Fatalf("still unindexed: %v", missing)
+	}
+	// Another workspace's reindex sees none of them.
+	if missing, _ := h.Open(t, "ws2").(*cloud.Store).Unindexed(ctx, "", 10); len(missing) != 0 {
+		t.Fatalf("other workspace lists %v", missing)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"google.golang.org/genai"
+
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -59,5 +61,43 @@ func TestSearchVectorRanksByFullVector(t *testing.T) {
 	// An embedding computed from a stale count is not applied.
 	if ok, err := s.PutEmbedding(ctx, want[0], 5, 6, query); err != nil || ok {
 		t.Fatalf("stale PutEmbedding = %v, %v; want not applied", ok, err)
+	}
+}
+
+// Every way a metadata row goes (rm and prune through DeleteHistory, fsck --repair through
+// DropMetadata) takes its index rows and vector with it, in the same statement.
+func TestIndexGoesWithMetadata(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: t.TempDir(), Workspace: "ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []model.HistoryID
+	for range 2 {
+		h := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("beaconing to a sinkhole", genai.RoleUser)})
+		if err := s.SaveHistory(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutEmbedding(ctx, h.ID, 0, 1, []float32{1, 0}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, h.ID)
+	}
+	if err := s.DeleteHistory(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DropMetadata(ctx, ids[1], "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"search_fts", "search_rows", "search_state", "search_vectors"} {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s keeps %d rows after the metadata went", table, n)
+		}
 	}
 }
