@@ -2,6 +2,8 @@ package main_test
 
 import (
 	"testing"
+
+	"github.com/alertchat/alertchat/internal/testenv"
 )
 
 // With --embeddings (here ALERTCHAT_EMBEDDINGS), every save embeds what it adds through the
@@ -25,5 +27,29 @@ func TestSearchByMeaningThroughTheBinary(t *testing.T) {
 	c.env = append(c.env, "ALERTCHAT_EMBEDDINGS=false")
 	if got := c.search("ransom"); len(got) != 1 || got[0].ID != ransom.HistoryID {
 		t.Fatalf("search by words = %+v", got)
+	}
+}
+
+// The same through the binary on Firestore (emulator) and Cloud Storage: words, meaning
+// (FindNearest), workspace isolation.
+func TestSearchCloudThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	cloud := testenv.CloudEnv(t)
+	c := newCLI(t, titleAnswer("Share encrypted"))
+	c.env = append(c.env, cloud.Env()...)
+	c.env = append(c.env, "ALERTCHAT_WORKSPACE=blue", "ALERTCHAT_EMBEDDINGS=true")
+	alertID := c.addAlert("scc.json")
+	ransom := c.askJSON("", "-a", alertID, "-q", "files renamed with a locked extension and a ransom note")
+	c.askJSON("", "-a", alertID, "-q", "a user clicked a link in a mail")
+	if got := c.search("ransom"); len(got) == 0 || got[0].ID != ransom.HistoryID || got[0].AlertID != alertID || got[0].Score != 1 {
+		t.Fatalf("search by words = %+v", got)
+	}
+	if got := c.search("locked ransom files"); len(got) == 0 || got[0].ID != ransom.HistoryID {
+		t.Fatalf("search = %+v, want %s first", got, ransom.HistoryID)
+	}
+	other := *c
+	other.env = append(append([]string{}, c.env...), "ALERTCHAT_WORKSPACE=red")
+	if got := other.search("ransom"); len(got) != 0 {
+		t.Fatalf("another workspace: %+v", got)
 	}
 }

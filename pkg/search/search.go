@@ -179,7 +179,9 @@ func Merge(textHits, vecHits []store.SearchHit) []Candidate {
 		add(h, s)
 	}
 	for _, h := range vecHits {
-		add(h, max(h.Score, 0))
+		if h.Score > 0 { // orthogonal or opposite: not related at all
+			add(h, h.Score)
+		}
 	}
 	var top float64
 	for _, c := range out {
