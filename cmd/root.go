@@ -78,6 +78,7 @@ func globalFlags(cfg *cmdutil.Config, logLevel *string) []cli.Flag {
 		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: cmdutil.EnvVar("WORKSPACE"), Destination: &cfg.Workspace},
 		&cli.StringFlag{Name: "model", Usage: "Gemini model", Value: "gemini-2.5-flash", Sources: cmdutil.EnvVar("MODEL"), Destination: &cfg.Model},
 		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: session.DefaultMaxContextTokens, Sources: cmdutil.EnvVar("MAX_CONTEXT_TOKENS"), Destination: &cfg.MaxContextTokens},
+		&cli.BoolFlag{Name: "embeddings", Usage: "embed each history's redacted text with Gemini as it is saved, and search by meaning too", Sources: cmdutil.EnvVar("EMBEDDINGS"), Destination: &cfg.Embeddings},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: cmdutil.EnvVar("LOG_LEVEL"), Destination: logLevel},
 		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: cmdutil.EnvVar("REDACT"), Destination: &cfg.Redact},
 		&cli.StringFlag{Name: "token-key-file", Usage: "file holding the workspace's token key (64 hex characters), instead of the key kept with the workspace's records", Sources: cmdutil.EnvVar("TOKEN_KEY_FILE"), Destination: &cfg.TokenKeyFile},

@@ -17,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -50,6 +51,8 @@ type Config struct {
 	Retry        RetryConfig
 	// Pager is $PAGER, for output taller than the terminal.
 	Pager string
+	// Embeddings turns on search by meaning: each save embeds what it adds (pkg/search).
+	Embeddings bool
 	// EmulatorHosts names the Firestore and Cloud Storage emulators in use, if any, so that a
 	// spool written against an emulator is never flushed into the real backend.
 	EmulatorHosts string
@@ -110,6 +113,8 @@ type Factory struct {
 	// LLM returns the Gemini client every model call of a command goes through, with the
 	// retries and timeouts of the flags.
 	LLM func(ctx context.Context, o LLMOptions) (*llm.Client, error)
+	// Embedder returns the embedding model of --embeddings, nil when embeddings are off.
+	Embedder func(ctx context.Context) (search.Embedder, error)
 }
 
 // SessionDeps are what a command that starts sessions (chat, batch) takes from the factory.
@@ -134,6 +139,8 @@ type StoreOptions struct {
 	// IgnoreRecordedOutage tries the backend even when an earlier command recorded it down
 	// (history sync: the user asks for the attempt).
 	IgnoreRecordedOutage bool
+	// Embedder, when set, embeds what each save adds (OpenStore sets it with --embeddings).
+	Embedder search.Embedder
 }
 
 // LLMOptions tune LLM for one command.
@@ -161,6 +168,14 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 		if err != nil {
 			return nil, UsageErrorf("invalid --redact: %v", err)
 		}
+		if o.Embedder == nil {
+			// Without a usable embedding model the store works as without --embeddings: the
+			// embeddings of what is saved now catch up with a later save or a reindex.
+			if o.Embedder, err = f.Embedder(ctx); err != nil {
+				f.Logger().Warn("embeddings unavailable", "error", err)
+				o.Embedder = nil
+			}
+		}
 		calls := &store.CallCounter{}
 		backend, err := OpenBackend(ctx, *cfg, calls)
 		if err != nil {
@@ -169,6 +184,20 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 		st := Stack(ctx, f.IO, *cfg, f.Logger(), backend, types, o)
 		st.Calls = calls
 		return st, nil
+	}
+	f.Embedder = func(ctx context.Context) (search.Embedder, error) {
+		if !cfg.Embeddings {
+			return nil, nil
+		}
+		gc, err := GeminiConfig(getenv)
+		if err != nil {
+			return nil, err
+		}
+		client, err := genai.NewClient(ctx, gc)
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
+		}
+		return &search.GeminiEmbedder{Models: client.Models}, nil
 	}
 	f.LLM = func(ctx context.Context, o LLMOptions) (*llm.Client, error) {
 		gc, err := GeminiConfig(getenv)
@@ -243,7 +272,12 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
 	}
-	st := &Store{Stacked: spooled.New(redacting.New(rs, red), sp), Redactor: red, Sessions: rs, logger: logger}
+	// Embedding goes below redaction: only what is stored is embedded.
+	var inner store.Store = rs
+	if o.Embedder != nil {
+		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
+	}
+	st := &Store{Stacked: spooled.New(redacting.New(inner, red), sp), Redactor: red, Sessions: inner, logger: logger}
 	if sp != nil && !o.NoAutoFlush {
 		rep, err := st.Flush(ctx)
 		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)

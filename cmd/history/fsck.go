@@ -68,6 +68,11 @@ func FsckRun(ctx context.Context, opts *FsckOptions, s store.Store) error {
 	if err != nil {
 		return err
 	}
+	unindexed, err := indexFindings(ctx, s, opts.Repair)
+	if err != nil {
+		return err
+	}
+	fs = append(fs, unindexed...)
 	ios := opts.IO
 	if opts.Output == "json" {
 		if fs == nil {

@@ -15,12 +15,14 @@ func NewCmdHistory(f *cmdutil.Factory) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
 		Name:      "history",
-		Usage:     "list, show, rename and remove conversation histories",
+		Usage:     "list, show, search, rename and remove conversation histories",
 		UsageText: "alertchat history [list] [-a ALERT_ID] [--limit N] [-o text|json]",
 		Flags:     listFlags(opts, true),
 		Commands: []*cli.Command{
 			NewCmdList(f, nil),
 			NewCmdShow(f, nil),
+			NewCmdSearch(f, nil),
+			NewCmdReindex(f, nil),
 			NewCmdRm(f, nil),
 			NewCmdRename(f, nil),
 			NewCmdPrune(f, nil),

@@ -29,6 +29,12 @@
 //	/v1beta/models/{model}:generateContent
 //	/v1beta/models/{model}:streamGenerateContent?alt=sse
 //	/v1beta/models/{model}:countTokens
+//	/v1beta/models/{model}:batchEmbedContents (and :embedContent)
+//
+// Embedding requests are answered with Embedding of each content's text, a
+// deterministic hashed bag of words (outputDimensionality long, default
+// DefaultEmbeddingDims), and counted by EmbedRequests; they are not recorded in
+// Requests, nor subject to faults or queued replies.
 //
 // Anything else gets a 404 with a Google-style error body.
 //

@@ -39,6 +39,7 @@ type Server struct {
 	inFlight    atomic.Int64
 	maxInFlight atomic.Int64
 	errors      atomic.Int64
+	embeds      atomic.Int64
 }
 
 // An Option configures a Server.
@@ -159,6 +160,10 @@ func (s *Server) Stats() Stats {
 var modelPath = regexp.MustCompile(`^/(?:v1|v1beta|v1alpha|v1beta1)/(?:.*/)?(models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent|countTokens)$`)
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := embedPath.FindStringSubmatch(r.URL.Path); e != nil && r.Method == http.MethodPost {
+		s.serveEmbed(w, r, e[2])
+		return
+	}
 	m := modelPath.FindStringSubmatch(r.URL.Path)
 	if m == nil || r.Method != http.MethodPost {
 		writeError(w, &Reply{Status: http.StatusNotFound, ErrorMessage: "Method not found: " + r.Method + " " + r.URL.Path})

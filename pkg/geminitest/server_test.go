@@ -786,7 +786,7 @@ func TestPaths(t *testing.T) {
 		{"POST", "/v1alpha/models/gemini-x:countTokens", body, 200, "gemini-x"},
 		{"POST", "/v1beta1/projects/p/locations/us-central1/publishers/google/models/gemini-v:generateContent", body, 200, "gemini-v"},
 		{"POST", "/v1beta/tunedModels/my-tune:generateContent", body, 200, "tunedModels/my-tune"},
-		{"POST", "/v1beta/models/gemini-x:embedContent", body, 404, ""},
+		{"POST", "/v1beta/models/gemini-x:predict", body, 404, ""},
 		{"POST", "/v2/models/gemini-x:generateContent", body, 404, ""},
 		{"GET", "/v1beta/models/gemini-x:generateContent", "", 404, ""},
 		{"GET", "/", "", 404, ""},

@@ -194,8 +194,9 @@ func TestStoredShape(t *testing.T) {
 		fields = append(fields, k)
 	}
 	sort.Strings(fields)
-	wantFields := []string{"alert_id", "created_at", "fork_point", "id", "message_count", "object_generation", "parent_id",
-		"redacted_count", "redactions", "revision", "title", "title_source", "updated_at", "usage", "workspace"}
+	// body_terms, indexed_count, search_v and terms are the search index (search.go).
+	wantFields := []string{"alert_id", "body_terms", "created_at", "fork_point", "id", "indexed_count", "message_count", "object_generation", "parent_id",
+		"redacted_count", "redactions", "revision", "search_v", "terms", "title", "title_source", "updated_at", "usage", "workspace"}
 	if !slices.Equal(fields, wantFields) {
 		t.Errorf("document fields %v, want %v", fields, wantFields)
 	}

@@ -35,6 +35,7 @@ type historyDoc struct {
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
 	Summary          *summaryDoc    `firestore:"summary,omitempty"`
+	searchFields
 }
 
 // summaryDoc is model.Summary in a history's document.
@@ -114,8 +115,14 @@ func (d *historyDoc) history() *model.History {
 
 // updates is the document as a full update: every field, the summary and the pending-write
 // mark removed when absent.
+// updates are the fields a save writes: the metadata and the search terms. The embedding is
+// written by its own layer (PutEmbedding) and left alone here.
 func (d *historyDoc) updates() []firestore.Update {
 	u := []firestore.Update{
+		{Path: "terms", Value: d.Terms},
+		{Path: "body_terms", Value: d.BodyTerms},
+		{Path: "indexed_count", Value: d.IndexedCount},
+		{Path: "search_v", Value: d.SearchVersion},
 		{Path: "id", Value: d.ID},
 		{Path: "workspace", Value: d.Workspace},
 		{Path: "alert_id", Value: d.AlertID},
@@ -180,7 +187,8 @@ func (s *Store) getDoc(ctx context.Context, id model.HistoryID) (*historyDoc, do
 	if d.Workspace != s.workspace {
 		return nil, docState{}, notFound(id)
 	}
-	st := docState{revision: d.Revision, generation: d.ObjectGeneration, updateTime: snap.UpdateTime}
+	idx := d.searchFields
+	st := docState{revision: d.Revision, generation: d.ObjectGeneration, updateTime: snap.UpdateTime, index: &idx}
 	s.states.put(id, st)
 	return d, st, nil
 }
@@ -377,8 +385,10 @@ func (s *Store) create(ctx context.Context, h *model.History, data []byte) error
 		s.afterObjectWrite(h.ID)
 	}
 	ref := s.histories().Doc(string(h.ID))
+	doc := newHistoryDoc(h, s.workspace, 1, gen)
+	indexDoc(doc, nil, h)
 	s.calls.Add("firestore.create")
-	wr, err := ref.Create(ctx, newHistoryDoc(h, s.workspace, 1, gen))
+	wr, err := ref.Create(ctx, doc)
 	if err != nil {
 		if !isCode(err, codes.AlreadyExists) {
 			return goerr.Wrap(err, "failed to write metadata of history "+string(h.ID), goerr.V("history_id", h.ID))
@@ -389,7 +399,7 @@ func (s *Store) create(ctx context.Context, h *model.History, data []byte) error
 			return conflict(h.ID, "history already exists")
 		}
 	} else {
-		s.states.put(h.ID, docState{revision: 1, generation: gen, updateTime: wr.UpdateTime})
+		s.states.put(h.ID, docState{revision: 1, generation: gen, updateTime: wr.UpdateTime, index: &doc.searchFields})
 	}
 	h.Revision = 1
 	h.Workspace = s.workspace
@@ -441,13 +451,14 @@ func (s *Store) update(ctx context.Context, h *model.History, data []byte) error
 		s.afterObjectWrite(h.ID)
 	}
 	next := newHistoryDoc(h, s.workspace, h.Revision+1, newGen)
+	indexDoc(next, st.indexed(), h)
 	s.calls.Add("firestore.update")
 	wr, err := s.histories().Doc(string(h.ID)).Update(ctx, next.updates(), firestore.LastUpdateTime(precondition))
 	if err != nil {
 		s.states.drop(h.ID)
 		return s.metadataWriteError(h.ID, err)
 	}
-	s.states.put(h.ID, docState{revision: h.Revision + 1, generation: newGen, updateTime: wr.UpdateTime})
+	s.states.put(h.ID, docState{revision: h.Revision + 1, generation: newGen, updateTime: wr.UpdateTime, index: &next.searchFields})
 	h.Revision++
 	h.Workspace = s.workspace
 	return nil

@@ -13,6 +13,16 @@ type docState struct {
 	revision   int64
 	generation int64     // the document's object_generation
 	updateTime time.Time // the document's update time: the precondition of the next write
+	// index is the document's search fields as last read or written; nil when not known.
+	index *searchFields
+}
+
+// indexed is the document as far as indexing needs it: its search fields, or nil.
+func (st docState) indexed() *historyDoc {
+	if st.index == nil {
+		return nil
+	}
+	return &historyDoc{searchFields: *st.index}
 }
 
 // maxStates bounds the memory of states; a save of a history that was forgotten reads its

@@ -43,6 +43,10 @@ type Store struct {
 	prefix    string
 	workspace string
 	calls     *store.CallCounter
+	// noIndex leaves the search index alone (benchmarks measure what it costs).
+	noIndex bool
+	// stmts are the search index's prepared statements (search.go).
+	stmts searchStmts
 }
 
 var _ store.Store = (*Store)(nil)
@@ -120,7 +124,7 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+searchSchema); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -324,6 +328,9 @@ func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *model.Histo
 			return s.noSpace(h.ID, err)
 		}
 		return goerr.Wrap(err, "failed to write history metadata", goerr.V("history_id", h.ID))
+	}
+	if err := s.indexTx(ctx, tx, h, meta); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		if isNoSpace(err) {

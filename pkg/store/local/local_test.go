@@ -46,3 +46,8 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, newHarness)
 }
+
+func TestSearchConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunSearch(t, newHarness)
+}

@@ -1,0 +1,198 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// SearchOptions are "history search"'s.
+type SearchOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	// Searcher returns the searcher of the run on s: the workspace's keyed redaction tokens
+	// (indicators) and, when embeddings are on, the embedding model.
+	Searcher func(ctx context.Context, s *cmdutil.Store) (*search.Searcher, error)
+	Query    string
+	// AlertID filters by alert: a full ID or a unique prefix.
+	AlertID string
+	Limit   int
+	Output  string
+}
+
+// NewCmdSearch is "alertchat history search QUERY".
+func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
+	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: func(ctx context.Context, s *cmdutil.Store) (*search.Searcher, error) {
+		o := search.Options{IndicatorTokens: IndicatorTokens(s.Redactor.Engine())}
+		if f.Embedder != nil {
+			emb, err := f.Embedder(ctx)
+			if err != nil {
+				return nil, err
+			}
+			o.Embedder = emb
+		}
+		return search.New(o), nil
+	}}
+	return &cli.Command{
+		Name:  "search",
+		Usage: "find histories by words, by indicator (an IP, an e-mail, ... as typed) and by meaning, best first",
+		UsageText: "alertchat history search QUERY [-a ALERT_ID] [--limit N] [-o text|json]\n" +
+			"e.g. alertchat history search 'where did we see 203.0.113.7'",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "only histories of this alert (full ID or a unique prefix)", Destination: &opts.AlertID},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many histories", Destination: &opts.Limit},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+				return err
+			}
+			opts.Query = strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+			if opts.Query == "" {
+				return cmdutil.UsageErrorf("history search takes a query, e.g. alertchat history search 'lateral movement'")
+			}
+			if opts.Limit <= 0 || opts.Limit > store.MaxLimit {
+				return cmdutil.UsageErrorf("--limit must be between 1 and %d", store.MaxLimit)
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return SearchRun(ctx, opts, s) })
+		},
+	}
+}
+
+// IndicatorTokens returns, for a query, the tokens that eng (the workspace's keyed redaction)
+// writes for the raw values the query holds: "where did we see 203.0.113.7" finds the
+// histories that stored that IP's token. Nothing raw is looked up.
+func IndicatorTokens(eng *redact.Redactor) func(query string) []string {
+	if eng == nil || !eng.Tokens() {
+		return nil
+	}
+	return func(query string) []string {
+		red, _ := eng.String(query)
+		var out []string
+		for _, m := range tokenPattern.FindAllString(red, -1) {
+			if redact.IsToken(m) && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+}
+
+var tokenPattern = regexp.MustCompile(`\[REDACTED_[A-Z_]+_[a-z0-9]+\]`)
+
+// searchJSON is a result of -o json, as the design fixes it.
+type searchJSON struct {
+	ID        model.HistoryID `json:"id"`
+	AlertID   model.AlertID   `json:"alert_id"`
+	Title     string          `json:"title"`
+	UpdatedAt string          `json:"updated_at"`
+	Score     float64         `json:"score"`
+	Snippet   string          `json:"snippet"`
+}
+
+// SearchRun searches s's workspace and prints the results, best first.
+func SearchRun(ctx context.Context, opts *SearchOptions, s *cmdutil.Store) error {
+	ios := opts.IO
+	alertID, err := alertFilter(ctx, s, opts.AlertID)
+	if err != nil {
+		return err
+	}
+	sr, err := opts.Searcher(ctx, s)
+	if err != nil {
+		return err
+	}
+	rs, err := sr.Search(ctx, s, search.Query{Text: opts.Query, AlertID: alertID, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	if opts.Output == "json" {
+		out := make([]searchJSON, 0, len(rs))
+		for _, r := range rs {
+			out = append(out, searchJSON{
+				ID: r.History.ID, AlertID: r.History.AlertID, Title: r.History.Title,
+				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: roundScore(r.Score),
+				Snippet: highlight(r.Snippet, "", ""),
+			})
+		}
+		return cmdutil.PrintJSON(ios.Out, out)
+	}
+	if len(rs) == 0 {
+		if ios.StdoutTTY {
+			fmt.Fprintf(ios.ErrOut, "No histories match %q.\n", cmdutil.OneLine(opts.Query))
+		}
+		return nil
+	}
+	if !ios.StdoutTTY {
+		for _, r := range rs {
+			fmt.Fprintln(ios.Out, strings.Join([]string{
+				string(r.History.ID), string(r.History.AlertID), cmdutil.CleanCell(r.History.Title),
+				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(roundScore(r.Score), 'f', -1, 64),
+				cmdutil.CleanCell(highlight(r.Snippet, "", "")),
+			}, "\t"))
+		}
+		return nil
+	}
+	// The snippet goes last, so that its highlighting does not upset the column widths.
+	open, closing := "«", "»"
+	if ios.Pretty() {
+		open, closing = "\x1b[1m", "\x1b[0m"
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tALERT\tTITLE\tUPDATED\tMATCH")
+	now := time.Now()
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
+			cmdutil.CleanCell(truncate(r.History.Title, 48)), format.RelativeTime(now, r.History.UpdatedAt),
+			highlight(r.Snippet, open, closing))
+	}
+	return tw.Flush()
+}
+
+// highlight makes a snippet safe to print (one line, no control characters) and puts open and
+// closing around the matches the store marked.
+func highlight(snippet, open, closing string) string {
+	parts := strings.Split(snippet, store.SnippetOpen)
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(open)
+		}
+		before, after, found := strings.Cut(p, store.SnippetClose)
+		b.WriteString(cmdutil.CleanCell(before))
+		if found {
+			b.WriteString(closing)
+			b.WriteString(cmdutil.CleanCell(strings.ReplaceAll(after, store.SnippetClose, "")))
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func roundScore(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
+	return v
+}

@@ -1,0 +1,178 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"unicode/utf8"
+
+	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// EmbeddingStore is a store layer that embeds what each save adds to a history, after the
+// save, and adds it to the history's vector in the backend (store.VectorSearcher). It goes
+// below the redaction layer, so it only ever sees (and sends to the embedding model) what is
+// stored. A failed embedding never fails the save: the history's vector lags, the next save
+// embeds from where it stopped, and `history reindex` catches up.
+type EmbeddingStore struct {
+	store.Store
+	emb    Embedder
+	vs     store.VectorSearcher
+	logger *slog.Logger
+}
+
+// NewEmbeddingStore wraps next; when next keeps no vectors it is returned as it is.
+func NewEmbeddingStore(next store.Store, emb Embedder, logger *slog.Logger) store.Store {
+	vs, ok := store.Find[store.VectorSearcher](next)
+	if !ok || emb == nil {
+		return next
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &EmbeddingStore{Store: next, emb: emb, vs: vs, logger: logger}
+}
+
+// Unwrap returns the wrapped store.
+func (s *EmbeddingStore) Unwrap() store.Store { return s.Store }
+
+// SaveHistory saves h, then embeds its new contents.
+func (s *EmbeddingStore) SaveHistory(ctx context.Context, h *model.History) error {
+	if err := s.Store.SaveHistory(ctx, h); err != nil {
+		return err
+	}
+	if err := EmbedNew(ctx, s.vs, s.emb, h); err != nil {
+		s.logger.Warn("failed to embed a history for search; a later save or 'history reindex' retries", "history_id", h.ID, "error", err)
+	}
+	return nil
+}
+
+// maxEmbedRunes bounds the text of one embedding request (the models take about 2,000
+// tokens); a longer addition is embedded in pieces, each weighted by its length.
+const maxEmbedRunes = 6000
+
+// EmbedNew adds the embedding of h's contents not yet embedded to its stored vector. The
+// first embedding of a history includes its title.
+func EmbedNew(ctx context.Context, vs store.VectorSearcher, emb Embedder, h *model.History) error {
+	from, err := vs.EmbeddedCount(ctx, h.ID)
+	if err != nil {
+		return err
+	}
+	if from > len(h.Contents) {
+		from = 0 // rewritten shorter: PutEmbedding from 0 starts over only if nothing is stored
+	}
+	if from == len(h.Contents) {
+		return nil
+	}
+	body := text.Contents(h.Contents[from:])
+	if from == 0 {
+		body = h.Title + "\n" + body
+	}
+	pieces := split(body, maxEmbedRunes)
+	if len(pieces) == 0 {
+		_, err := vs.PutEmbedding(ctx, h.ID, from, len(h.Contents), nil)
+		return err
+	}
+	vecs, err := emb.Embed(ctx, pieces, false)
+	if err != nil {
+		return goerr.Wrap(err, "failed to embed history text", goerr.V("history_id", h.ID))
+	}
+	if len(vecs) != len(pieces) {
+		return goerr.New("embedding model returned a wrong number of vectors", goerr.V("history_id", h.ID))
+	}
+	sum := make([]float32, len(vecs[0]))
+	for i, v := range vecs {
+		if len(v) != len(sum) {
+			return goerr.New("embedding model returned vectors of different sizes", goerr.V("history_id", h.ID))
+		}
+		w := float32(utf8.RuneCountInString(pieces[i]))
+		for j := range v {
+			sum[j] += w * v[j]
+		}
+	}
+	_, err = vs.PutEmbedding(ctx, h.ID, from, len(h.Contents), sum)
+	return err
+}
+
+// split cuts s into pieces of at most n runes, at line or word boundaries when it can.
+func split(s string, n int) []string {
+	var out []string
+	for s != "" {
+		r := []rune(s)
+		if len(r) <= n {
+			out = append(out, s)
+			break
+		}
+		cut := string(r[:n])
+		for _, sep := range []byte{'\n', ' '} {
+			if i := lastIndexByte(cut, sep); i > len(cut)/2 {
+				cut = cut[:i+1]
+				break
+			}
+		}
+		out = append(out, cut)
+		s = s[len(cut):]
+	}
+	return out
+}
+
+func lastIndexByte(s string, c byte) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// ReindexProgress is told of reindexing: done of total histories.
+type ReindexProgress func(done, total int)
+
+// Reindex indexes the workspace's histories missing from the index (saved before the index
+// existed) and, with emb, embeds them. It is resumable: each history is indexed in its own
+// transaction, so an interrupted run leaves the ones done indexed, and the next run finds only
+// the rest missing. It returns how many histories it indexed.
+func Reindex(ctx context.Context, st any, emb Embedder, progress ReindexProgress) (int, error) {
+	ix, ok := store.Find[store.Indexer](st)
+	if !ok {
+		return 0, ErrUnsupported
+	}
+	var todo []model.HistoryID
+	var after model.HistoryID
+	for {
+		ids, err := ix.Unindexed(ctx, after, store.MaxLimit)
+		if err != nil {
+			return 0, err
+		}
+		if len(ids) == 0 {
+			break
+		}
+		todo = append(todo, ids...)
+		after = ids[len(ids)-1]
+	}
+	hs, _ := store.Find[store.Histories](st)
+	vs, hasVec := store.Find[store.VectorSearcher](st)
+	for done, id := range todo {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		if err := ix.Reindex(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return done, goerr.Wrap(err, "failed to reindex history", goerr.V("history_id", id))
+		}
+		if emb != nil && hasVec && hs != nil {
+			if h, err := hs.GetHistory(ctx, id); err == nil {
+				if err := EmbedNew(ctx, vs, emb, h); err != nil {
+					return done, err
+				}
+			}
+		}
+		if progress != nil {
+			progress(done+1, len(todo))
+		}
+	}
+	return len(todo), nil
+}

@@ -1,0 +1,57 @@
+package text_test
+
+import (
+	"slices"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/search/text"
+)
+
+func TestTerms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Lateral Movement over SMB", []string{"lateral", "movement", "over", "smb"}},
+		{"from [REDACTED_IP_k3j2h1] to [REDACTED_EMAIL]", []string{"redacted_ip_k3j2h1", "redacted_email"}},
+		{"see 203.0.113.7, and bob@example.com.", []string{"see", "203", "0", "113", "7", "bob", "example", "com", "203.0.113.7", "bob@example.com"}},
+		{"the the THE", nil},
+		{"日本語 テスト", []string{"日本語", "テスト"}},
+	}
+	for _, tc := range tests {
+		if got := text.Terms(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Terms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPhrases(t *testing.T) {
+	t.Parallel()
+	got := text.Phrases(`"203.0.113.7" ... beacon`)
+	want := [][]string{{"203", "0", "113", "7"}, {"beacon"}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Fatalf("Phrases = %q, want %q", got, want)
+	}
+}
+
+func TestContentsSkipsThoughtsAndCalls(t *testing.T) {
+	t.Parallel()
+	cs := []*genai.Content{
+		{Role: genai.RoleModel, Parts: []*genai.Part{
+			{Text: "hidden", Thought: true},
+			{FunctionCall: &genai.FunctionCall{Name: "lookup", Args: map[string]any{"q": "x"}}},
+			{Text: "visible"},
+		}},
+		nil,
+		genai.NewContentFromText("second", genai.RoleUser),
+	}
+	if got := text.Contents(cs); got != "visible\nsecond" {
+		t.Fatalf("Contents = %q", got)
+	}
+	if !text.IsToken("redacted_ip_abc123") || text.IsToken("redaction") {
+		t.Fatal("IsToken")
+	}
+}

@@ -1,0 +1,372 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"cloud.google.com/go/firestore"
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// What search needs lives in the history's own document, written by the same write as the
+// metadata (SaveHistory calls indexDoc on the document it is about to write), so it never
+// disagrees with the metadata and goes away with it:
+//
+//   - terms: the normalised words, redaction tokens and compounds (addresses, e-mails) of the
+//     title, the summary and the transcript, at most maxTerms, queried with array-contains-any;
+//   - body_terms: the transcript's share of terms (not indexed), kept so that a rename or a
+//     new summary replaces only the title's and summary's terms;
+//   - indexed_count: how many contents body_terms covers, so a save adds only the terms of
+//     what it adds;
+//   - embedding, embedded_count: the sum of the embeddings of the history's parts (cosine
+//     distance ignores length, so the sum is the history's direction) and how many contents it
+//     covers, for FindNearest.
+type searchFields struct {
+	Terms         []string           `firestore:"terms,omitempty"`
+	BodyTerms     []string           `firestore:"body_terms,omitempty"`
+	IndexedCount  int64              `firestore:"indexed_count,omitempty"`
+	SearchVersion int64              `firestore:"search_v,omitempty"`
+	Embedding     firestore.Vector32 `firestore:"embedding,omitempty"`
+	EmbeddedCount int64              `firestore:"embedded_count,omitempty"`
+}
+
+const (
+	// searchVersion marks a document indexed by this code; a document without it is
+	// reported by Unindexed.
+	searchVersion = 1
+	// maxTerms caps a history's terms: past it, later turns add no new words (Firestore
+	// indexes every element of an array, and a search reads whole documents).
+	maxTerms = 800
+	// maxQueryTerms is Firestore's limit of array-contains-any values.
+	maxQueryTerms = 30
+	// distanceField receives FindNearest's distance.
+	distanceField = "search_distance"
+)
+
+var (
+	_ store.Searcher       = (*Store)(nil)
+	_ store.VectorSearcher = (*Store)(nil)
+	_ store.Indexer        = (*Store)(nil)
+)
+
+// indexDoc fills next's search fields from prev (the stored document next replaces; nil for a
+// new history) and h's contents beyond what prev covers. It may run more than once for one
+// save (a retried transaction): it only reads prev and h.
+func indexDoc(next *historyDoc, prev *historyDoc, h *model.History) {
+	var body []string
+	from := 0
+	if prev != nil {
+		body, from = prev.BodyTerms, int(prev.IndexedCount)
+		next.Embedding, next.EmbeddedCount = prev.Embedding, prev.EmbeddedCount
+	}
+	if from > len(h.Contents) { // rewritten shorter: start over
+		body, from = nil, 0
+	}
+	body = union(body, text.Terms(text.Contents(h.Contents[from:])), maxTerms)
+	head := h.Title
+	if h.Summary != nil {
+		head += "\n" + h.Summary.Text
+	}
+	next.BodyTerms = body
+	next.Terms = union(text.Terms(head), body, maxTerms)
+	next.IndexedCount = int64(len(h.Contents))
+	next.SearchVersion = searchVersion
+}
+
+// union appends the terms of add missing from base, up to max terms in all; base is not
+// modified.
+func union(base, add []string, max int) []string {
+	out := slices.Clone(base)
+	if len(out) >= max {
+		return out[:max]
+	}
+	seen := make(map[string]bool, len(out)+len(add))
+	for _, t := range out {
+		seen[t] = true
+	}
+	for _, t := range add {
+		if len(out) == max {
+			break
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// queryTerms are the terms a search asks Firestore for: tokens and compounds first, then the
+// single words. A phrase of several words (a dotted address) is asked for through its
+// compound, never through its parts ("0", "7" would match everything).
+func queryTerms(q store.SearchQuery) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t != "" && !seen[t] && !text.IsStop(t) && len(out) < maxQueryTerms {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, t := range q.Terms {
+		add(t)
+	}
+	for _, p := range q.Phrases {
+		if len(p) == 1 {
+			add(p[0])
+		}
+	}
+	return out
+}
+
+// SearchText implements store.Searcher with one array-contains-any query on the
+// (workspace[, alert_id], terms, updated_at desc) index: it reads at most q's limit documents,
+// however many histories match. Firestore does not rank: of the most recently updated
+// matching histories, those matching more of the query (tokens and compounds count double, a
+// title or summary match counts extra) come first. So an old history matching a common word
+// can fall outside the window the query reads (see README).
+func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.SearchHit, error) {
+	terms := queryTerms(q)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	limit := store.ClampLimit(q.Limit)
+	query := s.histories().Where("workspace", "==", s.workspace)
+	if q.AlertID != "" {
+		query = query.Where("alert_id", "==", string(q.AlertID))
+	}
+	iter := query.Where("terms", "array-contains-any", terms).OrderBy("updated_at", firestore.Desc).Limit(limit).Documents(ctx)
+	defer iter.Stop()
+	want := map[string]float64{}
+	for _, t := range q.Terms {
+		want[t] = 2
+	}
+	for _, p := range q.Phrases {
+		if len(p) == 1 && !text.IsStop(p[0]) && want[p[0]] == 0 {
+			want[p[0]] = 1
+		}
+	}
+	var hits []store.SearchHit
+	for {
+		snap, err := iter.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to search histories")
+		}
+		d, err := decodeHistory(snap)
+		if err != nil {
+			continue // a corrupt document is fsck's business, not a failed search
+		}
+		h := d.history()
+		head := h.Title
+		if h.Summary != nil {
+			head += " " + h.Summary.Text
+		}
+		inHead := map[string]bool{}
+		for _, t := range text.Terms(head) {
+			inHead[t] = true
+		}
+		var score float64
+		for _, t := range d.Terms {
+			if w := want[t]; w > 0 {
+				score += w
+				if inHead[t] {
+					score += 0.5 * w
+				}
+			}
+		}
+		if score == 0 {
+			continue
+		}
+		matched := func(t string) bool { return want[t] > 0 }
+		hits = append(hits, store.SearchHit{
+			History: h, Score: score, Features: d.Terms,
+			Snippet: text.Snippet(head, matched, 12, store.SnippetOpen, store.SnippetClose),
+		})
+	}
+	slices.SortStableFunc(hits, func(a, b store.SearchHit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return hits, nil
+}
+
+// SearchVector implements store.VectorSearcher with Firestore's nearest-neighbour query,
+// pre-filtered by workspace (and alert): it reads at most limit documents.
+func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.AlertID, limit int) ([]store.SearchHit, error) {
+	limit = store.ClampLimit(limit)
+	query := s.histories().Where("workspace", "==", s.workspace)
+	if alertID != "" {
+		query = query.Where("alert_id", "==", string(alertID))
+	}
+	vq := query.FindNearest("embedding", firestore.Vector32(v), limit, firestore.DistanceMeasureCosine,
+		&firestore.FindNearestOptions{DistanceResultField: distanceField})
+	iter := vq.Documents(ctx)
+	defer iter.Stop()
+	var hits []store.SearchHit
+	for {
+		snap, err := iter.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to search histories by meaning")
+		}
+		d, err := decodeHistory(snap)
+		if err != nil {
+			continue
+		}
+		dist, _ := snap.DataAt(distanceField)
+		f, _ := dist.(float64)
+		hits = append(hits, store.SearchHit{History: d.history(), Score: 1 - f, Features: d.Terms, Vector: []float32(d.Embedding)})
+	}
+	return hits, nil
+}
+
+// PutEmbedding implements store.VectorSearcher: a transaction adds v to the stored vector when
+// it still covers from contents.
+func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to int, v []float32) (bool, error) {
+	if !store.ValidHistoryID(id) {
+		return false, notFound(id)
+	}
+	ref := s.histories().Doc(string(id))
+	applied := false
+	// The transaction changes the document's update time, which the next save of this history
+	// is conditional on: that save reads the document again.
+	defer s.states.drop(id)
+	err := s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		applied = false
+		snap, err := tx.Get(ref)
+		if err != nil {
+			if isCode(err, codes.NotFound) {
+				return notFound(id)
+			}
+			return err
+		}
+		d, err := decodeHistory(snap)
+		if err != nil {
+			return err
+		}
+		if d.Workspace != s.workspace {
+			return notFound(id)
+		}
+		if int(d.EmbeddedCount) != from {
+			return nil
+		}
+		sum := slices.Clone([]float32(d.Embedding))
+		if len(sum) != len(v) {
+			if from != 0 {
+				return nil
+			}
+			sum = make([]float32, len(v))
+		}
+		for i := range v {
+			sum[i] += v[i]
+		}
+		applied = true
+		upd := []firestore.Update{{Path: "embedded_count", Value: int64(to)}}
+		if len(sum) > 0 {
+			upd = append(upd, firestore.Update{Path: "embedding", Value: firestore.Vector32(sum)})
+		}
+		return tx.Update(ref, upd, firestore.LastUpdateTime(snap.UpdateTime))
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return false, err
+		}
+		return false, goerr.Wrap(err, "failed to write embedding", goerr.V("history_id", id))
+	}
+	return applied, nil
+}
+
+// EmbeddedCount implements store.VectorSearcher.
+func (s *Store) EmbeddedCount(ctx context.Context, id model.HistoryID) (int, error) {
+	d, _, err := s.getDoc(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	return int(d.EmbeddedCount), nil
+}
+
+// Unindexed implements store.Indexer. Firestore cannot query a missing field, so this reads
+// the search version of every history of the workspace (a one-off of reindex and fsck).
+func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error) {
+	limit = store.ClampLimit(limit)
+	q := s.histories().Where("workspace", "==", s.workspace).OrderBy(firestore.DocumentID, firestore.Asc).Select("search_v")
+	if after != "" {
+		q = q.StartAfter(string(after))
+	}
+	iter := q.Documents(ctx)
+	defer iter.Stop()
+	var out []model.HistoryID
+	for len(out) < limit {
+		snap, err := iter.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to list unindexed histories")
+		}
+		if v, err := snap.DataAt("search_v"); err != nil || v == nil {
+			out = append(out, model.HistoryID(snap.Ref.ID))
+		}
+	}
+	return out, nil
+}
+
+// Reindex implements store.Indexer: the document's search fields are rebuilt from the stored
+// transcript, in a transaction conditional on the revision read.
+func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
+	h, err := s.GetHistory(ctx, id)
+	if err != nil {
+		return err
+	}
+	ref := s.histories().Doc(string(id))
+	defer s.states.drop(id) // see PutEmbedding
+	err = s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		snap, err := tx.Get(ref)
+		if err != nil {
+			if isCode(err, codes.NotFound) {
+				return notFound(id)
+			}
+			return err
+		}
+		cur, err := decodeHistory(snap)
+		if err != nil {
+			return err
+		}
+		if cur.Workspace != s.workspace {
+			return notFound(id)
+		}
+		if cur.Revision != h.Revision {
+			return nil // saved meanwhile, and indexed by that save
+		}
+		var f historyDoc
+		indexDoc(&f, nil, h)
+		return tx.Update(ref, []firestore.Update{
+			{Path: "terms", Value: f.Terms}, {Path: "body_terms", Value: f.BodyTerms},
+			{Path: "indexed_count", Value: f.IndexedCount}, {Path: "search_v", Value: f.SearchVersion},
+		}, firestore.LastUpdateTime(snap.UpdateTime))
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		return goerr.Wrap(err, "failed to reindex history", goerr.V("history_id", id))
+	}
+	return nil
+}

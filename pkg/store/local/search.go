@@ -1,0 +1,535 @@
+package local
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// The search index lives in the same database as the metadata and is written in the same
+// transaction (SaveHistory calls indexTx before its commit; a trigger follows every deletion of
+// a metadata row: rm, prune, fsck), so the index never disagrees with the metadata.
+//
+// search_fts holds one row of a history's title and summary (kind 0, replaced on every save)
+// and one row per save of the text of the contents that save added (kind 1): a save indexes
+// only what is new, never the whole transcript again. search_rows maps those rows to their
+// history and workspace (FTS5 cannot look rows up by an unindexed column without a scan).
+// search_state remembers how many contents are indexed and embedded, and the sum of the
+// embeddings; search_vectors holds only what a scan by meaning reads (see vector.go).
+const searchSchema = `
+CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(title, body, tokenize = "unicode61 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS search_vocab USING fts5vocab(search_fts, 'row');
+CREATE TABLE IF NOT EXISTS search_rows (
+	rid        INTEGER PRIMARY KEY,
+	history_id TEXT NOT NULL,
+	workspace  TEXT NOT NULL,
+	alert_id   TEXT NOT NULL,
+	kind       INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS search_rows_by_history ON search_rows (history_id, kind);
+CREATE TABLE IF NOT EXISTS search_state (
+	history_id    TEXT PRIMARY KEY,
+	workspace     TEXT NOT NULL,
+	alert_id      TEXT NOT NULL,
+	indexed_count INTEGER NOT NULL,
+	head          TEXT NOT NULL DEFAULT '',
+	embedded      INTEGER NOT NULL DEFAULT 0,
+	vec_sum       BLOB
+);
+CREATE TABLE IF NOT EXISTS search_vectors (
+	workspace  TEXT NOT NULL,
+	history_id TEXT NOT NULL,
+	alert_id   TEXT NOT NULL,
+	vec        BLOB NOT NULL,
+	PRIMARY KEY (workspace, history_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS search_vectors_by_alert ON search_vectors (workspace, alert_id);
+CREATE TRIGGER IF NOT EXISTS search_forget AFTER DELETE ON histories BEGIN
+	DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id = old.id);
+	DELETE FROM search_rows WHERE history_id = old.id;
+	DELETE FROM search_state WHERE history_id = old.id;
+	DELETE FROM search_vectors WHERE workspace = old.workspace AND history_id = old.id;
+END;
+`
+
+const (
+	kindMeta = 0
+	kindBody = 1
+)
+
+// searchStmts are the statements of every indexed save, prepared once: preparing them on each
+// save cost a third of the index's share of a save.
+type searchStmts struct {
+	once                               sync.Once
+	err                                error
+	state, insRow, insFTS, upsertState *sql.Stmt
+	delFTS, delRows                    *sql.Stmt
+}
+
+const (
+	sqlState       = `SELECT indexed_count, head FROM search_state WHERE history_id = ?`
+	sqlInsRow      = `INSERT INTO search_rows (history_id, workspace, alert_id, kind) VALUES (?, ?, ?, ?)`
+	sqlInsFTS      = `INSERT INTO search_fts (rowid, title, body) VALUES (?, ?, ?)`
+	sqlUpsertState = `INSERT INTO search_state (history_id, workspace, alert_id, indexed_count, head) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (history_id) DO UPDATE SET indexed_count = excluded.indexed_count, head = excluded.head`
+	sqlDelFTS  = `DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id = ? AND kind = ?)`
+	sqlDelRows = `DELETE FROM search_rows WHERE history_id = ? AND kind = ?`
+)
+
+// stmt returns the prepared statement *p of the store, bound to tx.
+func (s *Store) stmt(ctx context.Context, tx *sql.Tx, p **sql.Stmt) (*sql.Stmt, error) {
+	st := &s.stmts
+	st.once.Do(func() {
+		for _, x := range []struct {
+			p *(*sql.Stmt)
+			q string
+		}{{&st.state, sqlState}, {&st.insRow, sqlInsRow}, {&st.insFTS, sqlInsFTS}, {&st.upsertState, sqlUpsertState}, {&st.delFTS, sqlDelFTS}, {&st.delRows, sqlDelRows}} {
+			if *x.p, st.err = s.db.PrepareContext(context.WithoutCancel(ctx), x.q); st.err != nil {
+				return
+			}
+		}
+	})
+	if st.err != nil {
+		return nil, goerr.Wrap(st.err, "failed to prepare search index statements")
+	}
+	return tx.StmtContext(ctx, *p), nil
+}
+
+var (
+	_ store.Searcher       = (*Store)(nil)
+	_ store.VectorSearcher = (*Store)(nil)
+	_ store.Indexer        = (*Store)(nil)
+)
+
+// indexTx brings the index of h up to date inside the save's transaction tx: its title and
+// summary, and the text of the contents added since the last indexed save. h.Contents is what
+// is being stored, already redacted: nothing else reaches the index.
+func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History) error {
+	if s.noIndex {
+		return nil
+	}
+	// head is the indexed title and summary: a save that changes neither (most turns) leaves
+	// their row alone.
+	summary := ""
+	if meta.Summary != nil {
+		summary = meta.Summary.Text
+	}
+	head := meta.Title + "\x00" + summary
+	var indexed int
+	var prevHead string
+	stState, err := s.stmt(ctx, tx, &s.stmts.state)
+	if err != nil {
+		return err
+	}
+	err = stState.QueryRowContext(ctx, string(h.ID)).Scan(&indexed, &prevHead)
+	fresh := errors.Is(err, sql.ErrNoRows)
+	if err != nil && !fresh {
+		return goerr.Wrap(err, "failed to read search state", goerr.V("history_id", h.ID))
+	}
+	var kinds []int
+	if fresh || head != prevHead {
+		kinds = append(kinds, kindMeta)
+	}
+	if indexed > len(h.Contents) { // the transcript was rewritten shorter: start over
+		kinds, indexed = []int{kindMeta, kindBody}, 0
+	}
+	if !fresh { // a history without search state has no rows (the trigger removes both)
+		if err := s.dropRows(ctx, tx, h.ID, kinds...); err != nil {
+			return err
+		}
+	}
+	if len(kinds) > 0 && kinds[0] == kindMeta {
+		if err := s.addRow(ctx, tx, meta, kindMeta, meta.Title, summary); err != nil {
+			return err
+		}
+	}
+	if body := text.Contents(h.Contents[indexed:]); body != "" {
+		if err := s.addRow(ctx, tx, meta, kindBody, "", body); err != nil {
+			return err
+		}
+	}
+	stUpsert, err := s.stmt(ctx, tx, &s.stmts.upsertState)
+	if err != nil {
+		return err
+	}
+	_, err = stUpsert.ExecContext(ctx, string(h.ID), s.workspace, string(meta.AlertID), len(h.Contents), head)
+	if err != nil {
+		return goerr.Wrap(err, "failed to write search state", goerr.V("history_id", h.ID))
+	}
+	return nil
+}
+
+func (s *Store) dropRows(ctx context.Context, tx *sql.Tx, id model.HistoryID, kinds ...int) error {
+	if len(kinds) == 0 {
+		return nil
+	}
+	delFTS, err := s.stmt(ctx, tx, &s.stmts.delFTS)
+	if err != nil {
+		return err
+	}
+	delRows, err := s.stmt(ctx, tx, &s.stmts.delRows)
+	if err != nil {
+		return err
+	}
+	for _, k := range kinds {
+		if _, err := delFTS.ExecContext(ctx, string(id), k); err != nil {
+			return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", id))
+		}
+		if _, err := delRows.ExecContext(ctx, string(id), k); err != nil {
+			return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", id))
+		}
+	}
+	return nil
+}
+
+func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *model.History, kind int, title, body string) error {
+	insRow, err := s.stmt(ctx, tx, &s.stmts.insRow)
+	if err != nil {
+		return err
+	}
+	insFTS, err := s.stmt(ctx, tx, &s.stmts.insFTS)
+	if err != nil {
+		return err
+	}
+	res, err := insRow.ExecContext(ctx, string(meta.ID), s.workspace, string(meta.AlertID), kind)
+	if err != nil {
+		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
+	}
+	rid, err := res.LastInsertId()
+	if err != nil {
+		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
+	}
+	if _, err := insFTS.ExecContext(ctx, rid, title, body); err != nil {
+		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
+	}
+	return nil
+}
+
+// queryPhrases are q's phrases and terms as lists of index terms, deduplicated, without
+// single stop words.
+func queryPhrases(q store.SearchQuery) [][]string {
+	var out [][]string
+	seen := map[string]bool{}
+	add := func(ws []string) {
+		if len(ws) == 0 || len(ws) == 1 && text.IsStop(ws[0]) {
+			return
+		}
+		k := strings.Join(ws, " ")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, ws)
+		}
+	}
+	for _, p := range q.Phrases {
+		add(p)
+	}
+	for _, t := range q.Terms {
+		add(text.Words(t))
+	}
+	return out
+}
+
+// matchExpr is the FTS5 query of phrases: each quoted (so nothing the analyst types is FTS5
+// syntax), joined by OR.
+func matchExpr(phrases [][]string) string {
+	parts := make([]string, len(phrases))
+	for i, p := range phrases {
+		parts[i] = `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// Ranking every row a common word matches would cost in proportion to the corpus, so:
+const (
+	// selectiveRows: a phrase found in at most this many index rows is ranked over all its
+	// matches (bm25). Commoner phrases rank low anyway (bm25's IDF), and are left out when the
+	// query has a selective one.
+	selectiveRows = 4000
+	// recentRows: a query of common phrases only ranks its matches among the most recently
+	// indexed rows, this many.
+	recentRows = 3000
+)
+
+// Relative weights of the title (and summary) columns in bm25.
+const titleWeight, bodyWeight = 4.0, 1.0
+
+// rowsOf is how many index rows hold phrase p, at most: the fewest rows of any of its terms.
+func (s *Store) rowsOf(ctx context.Context, p []string) (int, error) {
+	least := -1
+	for _, w := range p {
+		var n int
+		err := s.db.QueryRowContext(ctx, `SELECT doc FROM search_vocab WHERE term = ?`, w).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, goerr.Wrap(err, "failed to read search vocabulary")
+		}
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	return max(least, 0), nil
+}
+
+// SearchText implements store.Searcher with the FTS5 index. Its cost is bounded whatever the
+// size of the transcripts and of the corpus: selective phrases are ranked over their (few)
+// matches, a query of common words only over the most recent matches; snippets are made for
+// the results only.
+func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.SearchHit, error) {
+	phrases := queryPhrases(q)
+	var selective [][]string
+	for _, p := range phrases {
+		n, err := s.rowsOf(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 && n <= selectiveRows {
+			selective = append(selective, p)
+		}
+	}
+	recent := len(selective) == 0
+	if !recent {
+		phrases = selective
+	}
+	if len(phrases) == 0 {
+		return nil, nil
+	}
+	expr := matchExpr(phrases)
+	limit := store.ClampLimit(q.Limit)
+	var sb strings.Builder
+	// CROSS JOIN keeps the full-text match the outer loop: the planner would otherwise scan
+	// search_rows and probe the index row by row.
+	sb.WriteString(`SELECT f.rowid, r.history_id, bm25(search_fts, ?, ?) AS score
+		FROM search_fts f CROSS JOIN search_rows r ON r.rid = f.rowid
+		WHERE search_fts MATCH ? AND r.workspace = ?`)
+	args := []any{titleWeight, bodyWeight, expr, s.workspace}
+	if q.AlertID != "" {
+		sb.WriteString(` AND r.alert_id = ?`)
+		args = append(args, string(q.AlertID))
+	}
+	if recent {
+		sb.WriteString(` ORDER BY f.rowid DESC LIMIT ?`)
+		args = append(args, recentRows)
+	} else {
+		// Several rows of one history may match: read a few more rows than histories asked.
+		sb.WriteString(` ORDER BY score LIMIT ?`)
+		args = append(args, limit*4)
+	}
+	rows, err := s.db.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to search histories")
+	}
+	defer rows.Close()
+	var hits []store.SearchHit
+	var best []int64 // the best matching row of each hit, for its snippet
+	var bestScore []float64
+	at := map[model.HistoryID]int{}
+	for rows.Next() {
+		var rid int64
+		var id string
+		var score float64
+		if err := rows.Scan(&rid, &id, &score); err != nil {
+			return nil, goerr.Wrap(err, "failed to read search row")
+		}
+		// bm25 is lower for better matches; a history's rows add up, so one that matches
+		// in its title and its turns ranks above one that matches in one place.
+		if i, ok := at[model.HistoryID(id)]; ok {
+			hits[i].Score -= score
+			if score < bestScore[i] {
+				best[i], bestScore[i] = rid, score
+			}
+			continue
+		}
+		at[model.HistoryID(id)] = len(hits)
+		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: -score})
+		best = append(best, rid)
+		bestScore = append(bestScore, score)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to search histories")
+	}
+	rows.Close()
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpScore(hits[b].Score, hits[a].Score) })
+	if len(order) > limit {
+		order = order[:limit]
+	}
+	top := make([]store.SearchHit, len(order))
+	rids := make([]int64, len(order))
+	for i, j := range order {
+		top[i], rids[i] = hits[j], best[j]
+	}
+	snippets, err := s.snippets(ctx, expr, rids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range top {
+		top[i].Snippet = snippets[rids[i]]
+	}
+	top, err = s.fillMeta(ctx, top)
+	if err != nil {
+		return nil, err
+	}
+	for i := range top {
+		top[i].Features = text.Terms(top[i].History.Title + " " + strings.NewReplacer(store.SnippetOpen, "", store.SnippetClose, "").Replace(top[i].Snippet))
+	}
+	return top, nil
+}
+
+// snippets makes the snippets of the given index rows: a few words around the match, marked.
+func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(rids))
+	if len(rids) == 0 {
+		return out, nil
+	}
+	marks := make([]string, len(rids))
+	args := []any{expr}
+	for i, r := range rids {
+		marks[i] = "?"
+		args = append(args, r)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, snippet(search_fts, -1, '`+store.SnippetOpen+`', '`+store.SnippetClose+`', '…', 12)
+		FROM search_fts WHERE search_fts MATCH ? AND rowid IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to make search snippets")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid int64
+		var sn string
+		if err := rows.Scan(&rid, &sn); err != nil {
+			return nil, goerr.Wrap(err, "failed to make search snippets")
+		}
+		out[rid] = sn
+	}
+	return out, rows.Err()
+}
+
+func cmpScore(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fillMeta replaces each hit's placeholder history with its metadata, dropping hits whose
+// metadata is gone (cannot happen inside one transaction, but a corrupt row is skipped, not
+// fatal).
+func (s *Store) fillMeta(ctx context.Context, hits []store.SearchHit) ([]store.SearchHit, error) {
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(hits))
+	marks := make([]string, len(hits))
+	for i, h := range hits {
+		marks[i] = "?"
+		args[i] = string(h.History.ID)
+	}
+	// By primary key, the workspace checked on each row: "workspace = ? AND id IN (...)"
+	// lets the planner walk the workspace's whole listing index instead.
+	rows, err := s.db.QueryContext(ctx, `SELECT id, workspace, meta FROM histories WHERE id IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read metadata of search results")
+	}
+	defer rows.Close()
+	metas := map[model.HistoryID]*model.History{}
+	for rows.Next() {
+		var id, ws, meta string
+		if err := rows.Scan(&id, &ws, &meta); err != nil {
+			return nil, goerr.Wrap(err, "failed to read history row")
+		}
+		if ws != s.workspace {
+			continue
+		}
+		if h, err := decodeMeta(model.HistoryID(id), meta); err == nil {
+			metas[h.ID] = h
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to read metadata of search results")
+	}
+	kept := hits[:0]
+	for _, h := range hits {
+		if m := metas[h.History.ID]; m != nil {
+			h.History = m
+			kept = append(kept, h)
+		}
+	}
+	return kept, nil
+}
+
+// Unindexed implements store.Indexer: histories saved before the index existed (or by an
+// older version) have no search state.
+func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT h.id FROM histories h LEFT JOIN search_state st ON st.history_id = h.id
+		WHERE h.workspace = ? AND st.history_id IS NULL AND h.id > ? ORDER BY h.id LIMIT ?`,
+		s.workspace, string(after), store.ClampLimit(limit))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to list unindexed histories")
+	}
+	defer rows.Close()
+	var ids []model.HistoryID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, goerr.Wrap(err, "failed to read history row")
+		}
+		ids = append(ids, model.HistoryID(id))
+	}
+	return ids, rows.Err()
+}
+
+// Reindex implements store.Indexer: the stored transcript is indexed again from its start, in
+// one transaction conditional on the revision read, so a save meanwhile (which indexes
+// itself) is never undone.
+func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
+	h, err := s.GetHistory(ctx, id)
+	if err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return goerr.Wrap(err, "failed to begin reindex", goerr.V("history_id", id))
+	}
+	defer func() { _ = tx.Rollback() }()
+	var rev int64
+	err = tx.QueryRowContext(ctx, `SELECT revision FROM histories WHERE id = ? AND workspace = ?`, string(id), s.workspace).Scan(&rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(id)
+	}
+	if err != nil {
+		return goerr.Wrap(err, "failed to read history revision", goerr.V("history_id", id))
+	}
+	if rev != h.Revision {
+		return nil // saved meanwhile, and indexed by that save
+	}
+	if err := s.dropRows(ctx, tx, id, kindMeta, kindBody); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE search_state SET indexed_count = 0, head = '' WHERE history_id = ?`, string(id)); err != nil {
+		return goerr.Wrap(err, "failed to reset search state", goerr.V("history_id", id))
+	}
+	if err := s.indexTx(ctx, tx, h, h); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return goerr.Wrap(err, "failed to commit reindex", goerr.V("history_id", id))
+	}
+	return nil
+}

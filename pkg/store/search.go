@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+
+	"github.com/alertchat/alertchat/pkg/model"
+)
+
+// Search is an optional capability of a backend, found with Find: the stores keep what a
+// search needs beside the metadata (see pkg/search for how results are merged and ranked), so
+// no search reads transcripts.
+
+// SearchQuery asks a backend for the histories of its workspace that match.
+type SearchQuery struct {
+	// Phrases are the query's words, each inner list a phrase (pkg/search/text.Phrases);
+	// a history matching any of them is a candidate, ranked by how well it matches.
+	Phrases [][]string
+	// Terms are single normalised terms matched as they are (redaction tokens, compounds).
+	Terms []string
+	// AlertID, when set, keeps only histories of that alert.
+	AlertID model.AlertID
+	// Limit caps the hits (<= 0: DefaultLimit; at most MaxLimit).
+	Limit int
+}
+
+// SearchHit is one matching history.
+type SearchHit struct {
+	History *model.History // metadata only
+	// Score is the backend's relevance, higher is better; comparable only within one answer.
+	Score float64
+	// Snippet is a short excerpt around the match; the match is between SnippetOpen and
+	// SnippetClose.
+	Snippet string
+	// Features are terms that describe the history (for diversifying results when no vector
+	// is known).
+	Features []string
+	// Vector is the history's embedding when the backend has one.
+	Vector []float32
+}
+
+// Markers around a match in SearchHit.Snippet: control characters that redacted text never
+// holds, replaced by the command line with its highlighting.
+const (
+	SnippetOpen  = "\x02"
+	SnippetClose = "\x03"
+)
+
+// Searcher is implemented by backends that keep a search index.
+type Searcher interface {
+	// SearchText returns the histories matching q's words and terms, best first.
+	SearchText(ctx context.Context, q SearchQuery) ([]SearchHit, error)
+}
+
+// VectorSearcher is implemented by backends that keep embeddings of histories.
+type VectorSearcher interface {
+	// SearchVector returns the histories whose embedding is nearest to v, nearest first,
+	// Score being the cosine similarity.
+	SearchVector(ctx context.Context, v []float32, alertID model.AlertID, limit int) ([]SearchHit, error)
+	// PutEmbedding adds the embedding of a history's contents from index from (the count
+	// it was computed from) to its stored vector; a history whose stored vector already
+	// covers a different count is left alone (another writer got there first) and applied is
+	// false.
+	PutEmbedding(ctx context.Context, id model.HistoryID, from, to int, v []float32) (applied bool, err error)
+	// EmbeddedCount is how many leading contents of a history the stored vector covers.
+	EmbeddedCount(ctx context.Context, id model.HistoryID) (int, error)
+}
+
+// Indexer is implemented by backends whose index can be checked and rebuilt (history
+// reindex, history fsck).
+type Indexer interface {
+	// Unindexed lists histories of the workspace missing from the index, at most limit,
+	// in ID order after the ID after (empty: from the start).
+	Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error)
+	// Reindex indexes one history from its stored transcript.
+	Reindex(ctx context.Context, id model.HistoryID) error
+}

@@ -1,0 +1,73 @@
+package main_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type searchOut struct {
+	ID        string  `json:"id"`
+	AlertID   string  `json:"alert_id"`
+	Title     string  `json:"title"`
+	UpdatedAt string  `json:"updated_at"`
+	Score     float64 `json:"score"`
+	Snippet   *string `json:"snippet"`
+}
+
+func (c *cli) search(args ...string) []searchOut {
+	c.t.Helper()
+	out := c.mustRun("", append([]string{"history", "search", "-o", "json"}, args...)...)
+	var got []searchOut
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		c.t.Fatalf("history search -o json printed %q: %v", out, err)
+	}
+	return got
+}
+
+// A conversation is searchable as soon as it is saved, by the words of its turns, within its
+// workspace and its alert; a removed history is gone from the results.
+func TestSearchThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, titleAnswer("Beacon check"))
+	alertID := c.addAlert("guardduty.json")
+	first := c.askJSON("", "-a", alertID, "-q", "is the kerberoasting pattern here, and who is bob@example.com?")
+	c.askJSON("", "-a", alertID, "-q", "what about the firewall logs?")
+
+	got := c.search("kerberoasting")
+	if len(got) != 1 || got[0].ID != first.HistoryID || got[0].AlertID != alertID || got[0].Snippet == nil || got[0].UpdatedAt == "" {
+		t.Fatalf("search = %+v, want %s", got, first.HistoryID)
+	}
+	if !strings.Contains(strings.ToLower(*got[0].Snippet), "kerberoasting") {
+		t.Fatalf("snippet = %q", *got[0].Snippet)
+	}
+	// The e-mail was redacted before it was stored: its raw form matches nothing stored.
+	if got := c.search("bob@example.com"); len(got) != 0 {
+		t.Fatalf("raw e-mail found %+v: it must not be stored", got)
+	}
+	if got := c.search("--alert", "no-such-alert-id", "kerberoasting"); len(got) != 0 {
+		t.Fatalf("-a another alert: %+v", got)
+	}
+	if got := c.search("--workspace", "other", "kerberoasting"); len(got) != 0 {
+		t.Fatalf("another workspace: %+v", got)
+	}
+	// Pipe: TSV.
+	tsv := c.mustRun("", "history", "search", "firewall")
+	if f := strings.Split(strings.TrimSpace(tsv), "\t"); len(f) != 6 || f[1] != alertID {
+		t.Fatalf("tsv = %q", tsv)
+	}
+	c.mustRun("", "history", "rm", "-y", first.HistoryID)
+	if got := c.search("kerberoasting"); len(got) != 0 {
+		t.Fatalf("after rm: %+v", got)
+	}
+	// Nothing is missing from the index: fsck is clean, reindex has nothing to do.
+	if r := c.run("", "history", "fsck"); r.code != 0 {
+		t.Fatalf("fsck: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := c.run("", "history", "reindex"); r.code != 0 || !strings.Contains(r.stderr, "Every history is indexed") {
+		t.Fatalf("reindex: exit %d: %s", r.code, r.stderr)
+	}
+	if r := c.run("", "history", "search"); r.code != 2 {
+		t.Fatalf("search without a query: exit %d, want 2", r.code)
+	}
+}
