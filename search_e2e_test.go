@@ -41,9 +41,17 @@ func TestSearchThroughTheBinary(t *testing.T) {
 	if !strings.Contains(strings.ToLower(*got[0].Snippet), "kerberoasting") {
 		t.Fatalf("snippet = %q", *got[0].Snippet)
 	}
-	// The e-mail was redacted before it was stored: its raw form matches nothing stored.
-	if got := c.search("bob@example.com"); len(got) != 0 {
-		t.Fatalf("raw e-mail found %+v: it must not be stored", got)
+	// The e-mail was stored as its keyed token only: the raw value typed in a query is turned
+	// into that token and finds the history, while a part of it matches nothing stored.
+	if got := c.search("who is bob@example.com"); len(got) != 1 || got[0].ID != first.HistoryID {
+		t.Fatalf("search by the raw e-mail = %+v, want %s through its token", got, first.HistoryID)
+	}
+	if got := c.search("bob"); len(got) != 0 {
+		t.Fatalf("a part of the raw e-mail found %+v: it must not be stored", got)
+	}
+	stored, _ := json.Marshal(c.history(first.HistoryID).Contents)
+	if strings.Contains(string(stored), "bob@example.com") || !emailToken.Match(stored) {
+		t.Fatalf("stored transcript: %s", stored)
 	}
 	if got := c.search("--alert", "no-such-alert-id", "kerberoasting"); len(got) != 0 {
 		t.Fatalf("-a another alert: %+v", got)
