@@ -79,3 +79,35 @@ func TestSearchThroughTheBinary(t *testing.T) {
 		t.Fatalf("search without a query: exit %d, want 2", r.code)
 	}
 }
+
+// TestRelatedConversationsOnATerminal: a chat on an alert with no conversation yet shows, on a
+// terminal, the related conversations of other alerts; --no-related and pipes show none.
+func TestRelatedConversationsOnATerminal(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, titleAnswer("Drop point triage"))
+	first := c.addAlert("guardduty.json")
+	earlier := c.askJSON("", "-a", first, "-q", "The instance queried the drop point domain 3322.org: is it infected?")
+	second := c.addAlert("guardduty-finding.json")
+	if second == first {
+		t.Fatal("the two sample alerts have the same ID")
+	}
+
+	term := startTerminal(t, c, 120, "chat", "-a", second, "-q", "What is this finding?")
+	screen := term.wait()
+	if !strings.Contains(screen, "Related conversations about other alerts") || !strings.Contains(screen, earlier.HistoryID[:8]) {
+		t.Fatalf("no related conversation offered:\n%s", screen)
+	}
+	// The alert has a conversation now: nothing is offered again.
+	term = startTerminal(t, c, 120, "chat", "-a", second, "-q", "And now?")
+	if screen := term.wait(); strings.Contains(screen, "Related conversations") {
+		t.Fatalf("offered for an alert that has a conversation:\n%s", screen)
+	}
+	third := c.addAlert("scc.json")
+	term = startTerminal(t, c, 120, "chat", "--no-related", "-a", third, "-q", "Drop point?")
+	if screen := term.wait(); strings.Contains(screen, "Related conversations") {
+		t.Fatalf("--no-related:\n%s", screen)
+	}
+	if r := c.run("", "chat", "-a", c.addAlert("scc_mini.json"), "-q", "Drop point?"); strings.Contains(r.stderr, "Related") {
+		t.Fatalf("piped: %q", r.stderr)
+	}
+}

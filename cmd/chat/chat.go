@@ -38,6 +38,17 @@ type Options struct {
 	// AutoContinue is --continue=auto; JudgeModel is --judge-model (see samechat.go).
 	AutoContinue bool
 	JudgeModel   string
+	// NoRelated turns off the related conversations shown when an alert has none yet.
+	NoRelated bool
+}
+
+// clip keeps a title on one line of reasonable length.
+func (o *Options) clip(title string) string {
+	t := []rune(cmdutil.OneLine(title))
+	if len(t) > 60 {
+		return string(t[:59]) + "…"
+	}
+	return string(t)
 }
 
 // NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,
@@ -62,6 +73,7 @@ func NewCmdChat(f *cmdutil.Factory, runF func(context.Context, *Options) error) 
 			&cli.StringFlag{Name: "title", Usage: "title the conversation yourself (never replaced by a generated one)", Destination: &opts.Title},
 			&cli.BoolFlag{Name: "raw", Usage: "print the answer as raw text, without Markdown rendering", Sources: cmdutil.EnvVar("RAW"), Destination: &opts.Raw},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
+			&cli.BoolFlag{Name: "no-related", Usage: "do not show related conversations of other alerts when this alert has none yet", Sources: cmdutil.EnvVar("NO_RELATED"), Destination: &opts.NoRelated},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {

@@ -94,6 +94,7 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	}()
 
 	c.banner()
+	c.printLines(c.relatedLines(ctx, c.sess)())
 	defer c.farewell()
 	for {
 		input, err := c.ed.ReadQuestion()

@@ -59,7 +59,11 @@ func (c *conversation) oneShot(ctx context.Context, sess *session.Session, quest
 			judging = r.Begin(ctx, sess, question)
 		}
 	}
+	// Related conversations are looked up while the question is answered, and shown after.
+	related, lookUp := make(chan []string, 1), c.relatedLines(ctx, sess)
+	go func() { related <- lookUp() }()
 	turn, err := c.answer(ctx, sess, question)
+	c.printLines(<-related)
 	if judging != nil && err == nil {
 		if next := c.offerMove(ctx, judging); next != nil {
 			cmdutil.ReportSave(c.opts.IO.ErrOut, turn, sess.History())
