@@ -41,13 +41,13 @@ func TestMain(m *testing.M) {
 
 // cli runs the binary against one data directory and one fake Gemini server.
 type cli struct {
-	t       *testing.T
+	t       testing.TB
 	dataDir string
 	srv     *geminitest.Server
 	env     []string
 }
 
-func newCLI(t *testing.T, opts ...geminitest.Option) *cli {
+func newCLI(t testing.TB, opts ...geminitest.Option) *cli {
 	t.Helper()
 	srv := geminitest.NewServer(t, opts...)
 	dir := t.TempDir()
@@ -97,7 +97,7 @@ func (c *cli) addAlert(file string) string {
 	return strings.TrimSpace(c.mustRun("", "alert", "add", "-f", filepath.Join(repoDir(c.t), "testdata", "alerts", file)))
 }
 
-func repoDir(t *testing.T) string {
+func repoDir(t testing.TB) string {
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
