@@ -17,6 +17,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/search/vecmath"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -252,18 +253,7 @@ func similarity(a, b *Candidate) float64 {
 }
 
 // Cosine is the cosine similarity of a and b (0 when either is zero).
-func Cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
+func Cosine(a, b []float32) float64 { return vecmath.Cosine(a, b) }
 
 func jaccard(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"cloud.google.com/go/firestore"
 	"github.com/m-mizutani/goerr/v2"
@@ -250,19 +251,9 @@ func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to i
 	defer s.states.drop(id)
 	err := s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		applied = false
-		snap, err := tx.Get(ref)
-		if err != nil {
-			if isCode(err, codes.NotFound) {
-				return notFound(id)
-			}
-			return err
-		}
-		d, err := decodeHistory(snap)
+		d, updated, err := s.txDoc(tx, ref, id)
 		if err != nil {
 			return err
-		}
-		if d.Workspace != s.workspace {
-			return notFound(id)
 		}
 		if int(d.EmbeddedCount) != from {
 			return nil
@@ -282,7 +273,7 @@ func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to i
 		if len(sum) > 0 {
 			upd = append(upd, firestore.Update{Path: "embedding", Value: firestore.Vector32(sum)})
 		}
-		return tx.Update(ref, upd, firestore.LastUpdateTime(snap.UpdateTime))
+		return tx.Update(ref, upd, firestore.LastUpdateTime(updated))
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -338,19 +329,9 @@ func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
 	ref := s.histories().Doc(string(id))
 	defer s.states.drop(id) // see PutEmbedding
 	err = s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		snap, err := tx.Get(ref)
-		if err != nil {
-			if isCode(err, codes.NotFound) {
-				return notFound(id)
-			}
-			return err
-		}
-		cur, err := decodeHistory(snap)
+		cur, updated, err := s.txDoc(tx, ref, id)
 		if err != nil {
 			return err
-		}
-		if cur.Workspace != s.workspace {
-			return notFound(id)
 		}
 		if cur.Revision != h.Revision {
 			return nil // saved meanwhile, and indexed by that save
@@ -360,7 +341,7 @@ func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
 		return tx.Update(ref, []firestore.Update{
 			{Path: "terms", Value: f.Terms}, {Path: "body_terms", Value: f.BodyTerms},
 			{Path: "indexed_count", Value: f.IndexedCount}, {Path: "search_v", Value: f.SearchVersion},
-		}, firestore.LastUpdateTime(snap.UpdateTime))
+		}, firestore.LastUpdateTime(updated))
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -369,4 +350,24 @@ func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
 		return goerr.Wrap(err, "failed to reindex history", goerr.V("history_id", id))
 	}
 	return nil
+}
+
+// txDoc reads a history's document and its update time in a transaction: another workspace's
+// is ErrNotFound, like a missing one.
+func (s *Store) txDoc(tx *firestore.Transaction, ref *firestore.DocumentRef, id model.HistoryID) (*historyDoc, time.Time, error) {
+	snap, err := tx.Get(ref)
+	if err != nil {
+		if isCode(err, codes.NotFound) {
+			return nil, time.Time{}, notFound(id)
+		}
+		return nil, time.Time{}, err
+	}
+	d, err := decodeHistory(snap)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if d.Workspace != s.workspace {
+		return nil, time.Time{}, notFound(id)
+	}
+	return d, snap.UpdateTime, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/search/vecmath"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -188,22 +189,9 @@ func (s *Store) rerank(ctx context.Context, v []float32, ids func(func(string) b
 		if len(full) != len(v) {
 			continue
 		}
-		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: cosine(v, full), Vector: full})
+		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: vecmath.Cosine(v, full), Vector: full})
 	}
 	return hits, rows.Err()
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 func minCand[T any](cs []T, key func(T) float64) int {
