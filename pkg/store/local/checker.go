@@ -52,20 +52,8 @@ func (s *Store) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 
 // ListHistoryIDs implements store.Checker.
 func (s *Store) ListHistoryIDs(ctx context.Context) ([]model.HistoryID, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM histories WHERE workspace = ? ORDER BY id`, s.workspace)
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to list history IDs")
-	}
-	defer rows.Close()
-	var ids []model.HistoryID
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, goerr.Wrap(err, "failed to read history row")
-		}
-		ids = append(ids, model.HistoryID(id))
-	}
-	return ids, rows.Err()
+	return queryIDs[model.HistoryID](ctx, s.db, "list history IDs",
+		`SELECT id FROM histories WHERE workspace = ? ORDER BY id`, s.workspace)
 }
 
 // MetadataExists implements store.Checker.
@@ -199,4 +187,22 @@ func rawIfInvalid(s string) string {
 		return ""
 	}
 	return s
+}
+
+// queryIDs runs a query selecting one ID column; what names it in errors.
+func queryIDs[ID ~string](ctx context.Context, db *sql.DB, what, query string, args ...any) ([]ID, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to "+what)
+	}
+	defer rows.Close()
+	var ids []ID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, goerr.Wrap(err, "failed to read a row", goerr.V("query", what))
+		}
+		ids = append(ids, ID(id))
+	}
+	return ids, rows.Err()
 }

@@ -424,40 +424,14 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 // FindHistories implements store.Histories.
 func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error) {
 	s.calls.Add("sqlite.query")
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM histories WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
-		s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to find histories", goerr.V("prefix", prefix))
-	}
-	defer rows.Close()
-	var ids []model.HistoryID
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, goerr.Wrap(err, "failed to read history row")
-		}
-		ids = append(ids, model.HistoryID(id))
-	}
-	return ids, rows.Err()
+	return queryIDs[model.HistoryID](ctx, s.db, "find histories",
+		`SELECT id FROM histories WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`, s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
 }
 
 // FindAlerts implements store.Alerts.
 func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM alerts WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`,
-		s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to find alerts", goerr.V("prefix", prefix))
-	}
-	defer rows.Close()
-	var ids []model.AlertID
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, goerr.Wrap(err, "failed to read alert row")
-		}
-		ids = append(ids, model.AlertID(id))
-	}
-	return ids, rows.Err()
+	return queryIDs[model.AlertID](ctx, s.db, "find alerts",
+		`SELECT id FROM alerts WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`, s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
 }
 
 // PutAlert implements store.Alerts.

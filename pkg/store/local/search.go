@@ -477,22 +477,10 @@ func (s *Store) fillMeta(ctx context.Context, hits []store.SearchHit) ([]store.S
 // Unindexed implements store.Indexer: histories saved before the index existed (or by an
 // older version) have no search state.
 func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT h.id FROM histories h LEFT JOIN search_state st ON st.history_id = h.id
+	return queryIDs[model.HistoryID](ctx, s.db, "list unindexed histories",
+		`SELECT h.id FROM histories h LEFT JOIN search_state st ON st.history_id = h.id
 		WHERE h.workspace = ? AND st.history_id IS NULL AND h.id > ? ORDER BY h.id LIMIT ?`,
 		s.workspace, string(after), store.ClampLimit(limit))
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to list unindexed histories")
-	}
-	defer rows.Close()
-	var ids []model.HistoryID
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, goerr.Wrap(err, "failed to read history row")
-		}
-		ids = append(ids, model.HistoryID(id))
-	}
-	return ids, rows.Err()
 }
 
 // Reindex implements store.Indexer: the stored transcript is indexed again from its start, in
