@@ -186,6 +186,15 @@ func BenchmarkSearch100k(b *testing.B) {
 // to 30) with the search index and without it. The two saves alternate, each timed, so that
 // the load of a shared machine weighs on both alike; ns/op is the pair.
 func BenchmarkSaveTurn(b *testing.B) {
+	for _, size := range []int{10 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("transcript=%dKB", size>>10), func(b *testing.B) { benchmarkSaveTurn(b, size) })
+	}
+}
+
+// benchmarkSaveTurn saves turns of about 2 KB onto a history that starts at about size bytes
+// and grows as a conversation does, with and without the search index, alternately so both
+// see the same machine. The history's first save (which indexes it whole) is not timed.
+func benchmarkSaveTurn(b *testing.B, size int) {
 	ctx := context.Background()
 	turn := strings.Repeat("The EC2 instance queried a known bad domain; GuardDuty rated it high. ", 15)
 	type side struct {
@@ -197,8 +206,8 @@ func BenchmarkSaveTurn(b *testing.B) {
 	without.s.noIndex = true
 	for b.Loop() {
 		for _, x := range []*side{without, with} {
-			if x.h == nil || len(x.h.Contents) >= 30 {
-				x.h = storetest.NewHistory("alert", storetest.Transcript(10<<10))
+			if x.h == nil {
+				x.h = storetest.NewHistory("alert", storetest.Transcript(size))
 				if err := x.s.SaveHistory(ctx, x.h); err != nil {
 					b.Fatal(err)
 				}
