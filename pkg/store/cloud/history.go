@@ -18,6 +18,12 @@ import (
 )
 
 // historyDoc is the Firestore document of a history's metadata.
+// listFields are the fields a listing reads: the metadata, not the search fields (up to two
+// arrays of terms and a vector), which would make every page many times larger.
+var listFields = []string{"id", "workspace", "alert_id", "title", "title_source", "parent_id", "fork_point",
+	"created_at", "updated_at", "message_count", "usage", "redactions", "redacted_count", "revision",
+	"object_generation", "summary"}
+
 type historyDoc struct {
 	ID               string         `firestore:"id"`
 	Workspace        string         `firestore:"workspace"`
@@ -535,7 +541,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 		query = query.StartAfter(t, id)
 	}
 	s.calls.Add("firestore.query")
-	snaps, err := query.Limit(limit + 1).Documents(ctx).GetAll()
+	snaps, err := query.Select(listFields...).Limit(limit + 1).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list histories", goerr.V("workspace", s.workspace))
 	}
