@@ -584,3 +584,25 @@ func TestFallbackTitleRedactedBeforeShortening(t *testing.T) {
 		t.Fatalf("title holds a fragment of the token: %q", h.Title)
 	}
 }
+
+// TestGeneratedTitleRedactedBeforeShortening: a generated title is redacted before it is cleaned
+// and cut to length, so a value across the cut leaves no raw fragment.
+func TestGeneratedTitleRedactedBeforeShortening(t *testing.T) {
+	t.Parallel()
+	st := keyedBackends[0].open(t, t.TempDir(), "team")
+	title := strings.Repeat("y", 50) + " jane.doe@example.com asked"
+	e := newKeyedEnv(t, `{"Title":"Outbound SSH"}`, func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: title}
+		}
+		return geminitest.Reply{Text: "answer"}
+	})
+	s := e.session(t, st, nil, func(o *session.Options) { o.Titles = true })
+	if _, err := s.Send(context.Background(), "who is it?", nil); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := storedJSON(t, st, s.History().ID)
+	if strings.Contains(h.Title, "jane") || h.TitleSource != model.TitleGenerated || !strings.HasPrefix(h.Title, strings.Repeat("y", 50)) {
+		t.Fatalf("stored title %q (%s)", h.Title, h.TitleSource)
+	}
+}

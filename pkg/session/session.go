@@ -385,8 +385,13 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 	h := s.history
 	if titleCh != nil {
 		if r := <-titleCh; r.err == nil {
-			h.Title, h.TitleSource = r.title, model.TitleGenerated
-			return
+			// Redacted before it is cleaned and shortened, as the fallback below.
+			red, counts := s.redactor.RedactString(r.title)
+			if t := CleanGeneratedTitle(red); t != "" {
+				addCounts(h, counts)
+				h.Title, h.TitleSource = t, model.TitleGenerated
+				return
+			}
 		}
 	}
 	// Redacted before it is shortened: a value cut in half might no longer be recognised.

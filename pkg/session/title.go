@@ -51,11 +51,12 @@ func generateTitle(ctx context.Context, llm LLM, modelName, input string) (strin
 			}
 		}
 	}
-	title := CleanGeneratedTitle(raw.String())
-	if title == "" {
+	// The caller redacts the model's text before cleaning and shortening it: a value cut in
+	// half might no longer be recognised.
+	if CleanGeneratedTitle(raw.String()) == "" {
 		return "", goerr.New("the model returned no usable title")
 	}
-	return title, nil
+	return raw.String(), nil
 }
 
 // CleanGeneratedTitle tidies a model's title: its first line, without quotes, emoji, markdown
