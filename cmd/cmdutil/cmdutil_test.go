@@ -100,3 +100,26 @@ func TestConfirmDelete(t *testing.T) {
 		}
 	}
 }
+
+// TestSpinnerOnlyForAPerson: no spinner when stdout is not a terminal or NO_COLOR is set.
+func TestSpinnerOnlyForAPerson(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name              string
+		stdout, stderr    bool
+		noColor, wantDraw bool
+	}{
+		{"terminal", true, true, false, true},
+		{"stdout piped", false, true, false, false},
+		{"stderr piped", true, false, false, false},
+		{"NO_COLOR", true, true, true, false},
+	} {
+		ios, _, stderr := TestIO("", true)
+		ios.StdoutTTY, ios.StderrTTY, ios.NoColor = tc.stdout, tc.stderr, tc.noColor
+		sp := StartSpinner(ios, "asking Gemini…")
+		sp.Stop()
+		if drew := strings.Contains(stderr.String(), "asking Gemini"); drew != tc.wantDraw {
+			t.Errorf("%s: drew %v, want %v (%q)", tc.name, drew, tc.wantDraw, stderr.String())
+		}
+	}
+}

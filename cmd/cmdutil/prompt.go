@@ -38,8 +38,9 @@ func ConfirmDelete(ios *IOStreams, yes bool, question string) (bool, error) {
 	return false, nil
 }
 
-// StartSpinner shows on stderr, for a person only (stderr a terminal, colour allowed), what the
-// command waits for: label is one of pkg/spinner's labels. The result is safe to stop twice.
+// StartSpinner shows on stderr, for a person only, what the command waits for: label is one
+// of pkg/spinner's labels. As the contract says, there is none when stdout is not a terminal
+// (the output is for a program) or NO_COLOR is set. The result is safe to stop twice.
 func StartSpinner(ios *IOStreams, label string) *spinner.Spinner {
-	return spinner.Start(ios.ErrOut, ios.StderrTTY && !ios.NoColor, label)
+	return spinner.Start(ios.ErrOut, ios.StdoutTTY && ios.StderrTTY && !ios.NoColor, label)
 }
