@@ -96,3 +96,17 @@ func BenchmarkAnswer2000LinesBlock(b *testing.B) {
 		s.Write(block)
 	}
 }
+
+// BenchmarkAnswer2000LinesAtOnce is the same answer arriving in one piece; compare with
+// BenchmarkAnswer2000LinesRaw.
+func BenchmarkAnswer2000LinesAtOnce(b *testing.B) {
+	r := newRenderer(b, 100, 40)
+	text := longAnswer(2000)
+	var w countWriter
+	b.ReportAllocs()
+	for b.Loop() {
+		s := r.Stream(&w)
+		s.Write(text)
+		_ = s.Close()
+	}
+}

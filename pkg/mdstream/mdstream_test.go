@@ -240,3 +240,32 @@ func FuzzStreamEndsAsRendered(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamBurstIsShownPlain: text arriving far faster than a model streams (many blocks in
+// one write) is rendered for the first blocks and shown plain after, all of it, one blank line
+// between blocks; the next write renders again.
+func TestStreamBurstIsShownPlain(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, 80, 40)
+	var burst strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&burst, "Paragraph **%d** of the burst.\n\n", i)
+	}
+	var out bytes.Buffer
+	s := r.Stream(&out)
+	s.Write(burst.String())
+	s.Write("## After\n\nlast **one**\n")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	screen := screenOf(80, out.String())
+	if n := strings.Count(screen, " of the burst."); n != 60 {
+		t.Fatalf("%d of 60 paragraphs shown:\n%s", n, screen)
+	}
+	if !strings.Contains(screen, "Paragraph 0 of the burst.") || !strings.Contains(screen, "Paragraph **59** of the burst.") {
+		t.Fatalf("want the first blocks rendered and the last ones plain:\n%s", screen)
+	}
+	if strings.Contains(screen, "## After") || strings.Contains(screen, "last **one**") || strings.Contains(screen, "\n\n\n") {
+		t.Fatalf("the write after the burst is not rendered, or blocks are not one blank line apart:\n%s", screen)
+	}
+}

@@ -31,7 +31,16 @@ type Stream struct {
 	word   []rune // the word being written on the current row, for word wrapping
 	wordW  int
 	sepOut bool // the blank line before the open block is written
+
+	// rendered counts the blocks rendered during the current Write (see burstBlocks).
+	rendered int
 }
+
+// burstBlocks is how many blocks one Write renders. A model streams a block or two per
+// chunk; text arriving far faster than that (a long answer at once) would keep the terminal
+// waiting on the renderer (about 0.1 ms a line), so the blocks past this many are shown as
+// plain text instead, as fast as --raw.
+const burstBlocks = 8
 
 // Stream starts an answer written to w.
 func (r *Renderer) Stream(w io.Writer) *Stream { return &Stream{r: r, w: w} }
@@ -42,6 +51,7 @@ func (s *Stream) Write(chunk string) {
 	if chunk == "" {
 		return
 	}
+	s.rendered = 0
 	s.sp.feed(chunk, s.block)
 	s.showOpen()
 }
@@ -72,6 +82,11 @@ func (s *Stream) Interrupt() error {
 
 // block writes a completed block in place of its plain text.
 func (s *Stream) block(md string) {
+	if s.rendered >= burstBlocks {
+		s.plainBlock(md)
+		return
+	}
+	s.rendered++
 	rendered := s.r.renderBlock(md)
 	if s.shown > 0 {
 		if s.rows >= s.r.height {
@@ -122,6 +137,25 @@ func (s *Stream) showOpen() {
 	}
 	text := rest[s.shown:]
 	s.shown = len(rest)
+	s.writePlain(text)
+}
+
+// plainBlock ends a completed block as plain text: what of it is not on screen yet is written
+// as the open block's text is, and the block is closed.
+func (s *Stream) plainBlock(md string) {
+	text := ""
+	if s.shown < len(md) {
+		text = md[s.shown:]
+	}
+	s.writePlain(strings.TrimRight(text, "\n"))
+	if s.col > 0 {
+		s.out("\n")
+	}
+	s.endBlock()
+}
+
+// writePlain writes text after what the open block shows, wrapped at word boundaries.
+func (s *Stream) writePlain(text string) {
 	var b strings.Builder
 	if s.rows == 0 {
 		s.separate()
