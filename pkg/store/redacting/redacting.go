@@ -27,9 +27,17 @@ func New(next store.Store, r session.Redactor) *Store {
 	return &Store{Store: next, redactor: r}
 }
 
-// SaveHistory redacts h in place and saves it.
+// SaveHistory redacts h in place and saves it. With a redactor that keeps an alert's values
+// (session.AlertRedactor), the values of h's alert are written as they are, as a session
+// writes them; an alert that cannot be read keeps nothing.
 func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
-	session.RedactHistory(s.redactor, h)
+	red := s.redactor
+	if ar, ok := red.(session.AlertRedactor); ok && h.AlertID != "" {
+		if a, err := s.Store.GetAlert(ctx, h.AlertID); err == nil {
+			red = ar.ForAlert(a)
+		}
+	}
+	session.RedactHistory(red, h)
 	return s.Store.SaveHistory(ctx, h)
 }
 

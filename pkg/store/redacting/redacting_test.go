@@ -1,0 +1,56 @@
+package redacting_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/redacting"
+	"github.com/alertchat/alertchat/pkg/store/storetest"
+)
+
+// TestSaveRedactsKeepingTheAlertsValues: every history write through the layer is redacted
+// with keyed tokens, and the values the history's alert holds are written as they are.
+func TestSaveRedactsKeepingTheAlertsValues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	backend, err := local.Open(ctx, local.Options{Dir: t.TempDir(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backend.Close() })
+	tok, err := redact.NewTokenizer([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := redacting.New(backend, session.EngineRedactor(redact.New(redact.AllTypes()...).WithTokens(tok)))
+	a := &model.Alert{ID: "alert-1", Data: []byte(`{"RemoteIp": "198.51.100.23"}`)}
+	if _, err := s.PutAlert(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		alert model.AlertID
+		kept  bool
+	}{{"alert-1", true}, {"alert-unknown", false}} {
+		h := storetest.NewHistory(tc.alert, nil)
+		h.Title = "198.51.100.23 and 203.0.113.7"
+		if err := s.SaveHistory(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		got, err := backend.GetHistoryMeta(ctx, h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(got.Title, "203.0.113.7") || !regexp.MustCompile(`\[REDACTED_IP_[a-z0-9]+\]`).MatchString(got.Title) {
+			t.Errorf("%s: the other IP is not tokenised: %q", tc.alert, got.Title)
+		}
+		if kept := strings.HasPrefix(got.Title, "198.51.100.23 "); kept != tc.kept {
+			t.Errorf("%s: the alert's IP kept %v, want %v: %q", tc.alert, kept, tc.kept, got.Title)
+		}
+	}
+}
