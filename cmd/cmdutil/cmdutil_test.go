@@ -1,14 +1,18 @@
 package cmdutil
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -121,5 +125,25 @@ func TestSpinnerOnlyForAPerson(t *testing.T) {
 		if drew := strings.Contains(stderr.String(), "asking Gemini"); drew != tc.wantDraw {
 			t.Errorf("%s: drew %v, want %v (%q)", tc.name, drew, tc.wantDraw, stderr.String())
 		}
+	}
+}
+
+// hangingKeys is a key store that never answers.
+type hangingKeys struct{}
+
+func (hangingKeys) WorkspaceKey(ctx context.Context) ([]byte, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestKeyedRedactorWithoutAKey: when the workspace's key cannot be had in time, redaction goes
+// on with plain placeholders and says so; it never stops and never writes a raw value.
+func TestKeyedRedactorWithoutAKey(t *testing.T) {
+	t.Parallel()
+	var warn bytes.Buffer
+	k := NewKeyedRedactor(redact.AllTypes(), hangingKeys{}, "", &warn, slog.New(slog.DiscardHandler), 50*time.Millisecond)
+	out, _ := k.RedactString("mail jane@example.com")
+	if out != "mail [REDACTED_EMAIL]" || !strings.Contains(warn.String(), "token key is unavailable") {
+		t.Fatalf("redacted %q, warned %q", out, warn.String())
 	}
 }

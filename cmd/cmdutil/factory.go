@@ -245,7 +245,7 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 			src = tokenkey.CopyFirst(ks, keyCachePath(cfg))
 		}
 	}
-	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, ios.ErrOut, logger)
+	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, ios.ErrOut, logger, max(cfg.StoreTimeout, resilient.DefaultBudget/10))
 	if cfg.Cloud() {
 		// Alerts never change once stored (their ID is their content's): a local copy saves the
 		// read of a continuation's alert.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -54,6 +55,8 @@ type KeyedRedactor struct {
 	resolve func(context.Context) (*redact.Redactor, error)
 	warn    io.Writer
 	logger  *slog.Logger
+	// timeout bounds the key's fetch (a store that hangs must not hold up a write forever).
+	timeout time.Duration
 
 	once sync.Once
 	eng  *redact.Redactor
@@ -61,8 +64,8 @@ type KeyedRedactor struct {
 
 // NewKeyedRedactor returns the redaction of types with the key of src, or of the operator's
 // keyFile when set.
-func NewKeyedRedactor(types []redact.Type, src tokenkey.Source, keyFile string, warn io.Writer, logger *slog.Logger) *KeyedRedactor {
-	return &KeyedRedactor{types: types, warn: warn, logger: logger,
+func NewKeyedRedactor(types []redact.Type, src tokenkey.Source, keyFile string, warn io.Writer, logger *slog.Logger, timeout time.Duration) *KeyedRedactor {
+	return &KeyedRedactor{types: types, warn: warn, logger: logger, timeout: timeout,
 		resolve: func(ctx context.Context) (*redact.Redactor, error) {
 			return tokenkey.Redactor(ctx, src, keyFile, types...)
 		}}
@@ -71,7 +74,9 @@ func NewKeyedRedactor(types []redact.Type, src tokenkey.Source, keyFile string, 
 // Engine returns the redaction engine, fetching the key the first time.
 func (k *KeyedRedactor) Engine() *redact.Redactor {
 	k.once.Do(func() {
-		eng, err := k.resolve(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
+		defer cancel()
+		eng, err := k.resolve(ctx)
 		if err != nil {
 			k.logger.Warn("token key unavailable", "error", err)
 			fmt.Fprintf(k.warn, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", OneLine(Message(err)))
