@@ -696,7 +696,7 @@ func renderItems(t *testing.T, g *evalGen) []byte {
 const freshSetPath = "testdata/evalset-fresh.jsonl"
 
 func TestGenerateEvalSet(t *testing.T) {
-	for path, want := range map[string][]byte{evalSetPath: renderEvalSet(t), freshSetPath: renderFreshSet(t)} {
+	for path, want := range map[string][]byte{evalSetPath: renderEvalSet(t), freshSetPath: renderFreshSet(t), thirdSetPath: renderThirdSet(t)} {
 		if *updateEvalSet {
 			if err := os.WriteFile(path, want, 0o644); err != nil {
 				t.Fatal(err)
