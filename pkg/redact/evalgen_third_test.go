@@ -165,7 +165,12 @@ func (g *evalGen) t3IPv4() string {
 }
 
 func (g *evalGen) t3IPv6() string {
-	h := func() string { return strings.TrimLeft(g.str(csHexL, 4), "0") + "0" }
+	h := func() string { // a group of one to four hex digits, no leading zeros
+		if s := strings.TrimLeft(g.str(csHexL, 4), "0"); s != "" {
+			return s
+		}
+		return "0"
+	}
 	switch g.r.IntN(5) {
 	case 0:
 		return "2001:db8:" + h() + "::" + h()
