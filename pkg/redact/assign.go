@@ -391,6 +391,9 @@ func (sc *scanner) assignment(s string, i int) int {
 					return -1
 				}
 				v = q
+			case q > p && !xml:
+				// prose: "the admin password was …", "the leaked token …"
+				return sc.proseStatement(s, i, ke, q)
 			default:
 				return -1
 			}
@@ -424,11 +427,17 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !ok {
 		return ke
 	}
-	if !quoted && ve < n && s[ve] == ' ' && cmdletShape(s[vs:ve]) {
+	if !quoted && s[vs] == '(' && commandExpr(s[vs+1:ve]) {
+		// $secret = (Get-AzKeyVaultSecret -VaultName kv).SecretValue: a
+		// command's result, not a literal
+		return ke
+	}
+	if !quoted && cmdletShape(s[vs:ve]) && (ve == n || s[ve] <= ' ' || s[ve] == ';' || s[ve] == ')' || psVerb(s[vs:ve])) {
 		// $password = ConvertTo-SecureString "…" -AsPlainText: the literal
 		// is the argument of a conversion cmdlet; other commands
-		// (Read-Host "prompt") take prompts and names
-		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || (s[ve+1] != '"' && s[ve+1] != '\'') {
+		// (Read-Host "prompt", Get-Credential) take prompts and names or
+		// nothing at all
+		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || s[ve] != ' ' || (s[ve+1] != '"' && s[ve+1] != '\'') {
 			return ke
 		}
 		if a, b, q2, ok2 := parseValue(s, ve+1, false, false); ok2 {
@@ -682,12 +691,13 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		return tSecret, true
 	}
 	if ki.accessKeyID {
-		// cloud access key IDs: upper-case letters and digits
+		// cloud access key IDs: upper-case letters and digits (AWS), or
+		// random mixed-case and hex IDs of other clouds (LTAI…, AKID…)
 		if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
 			strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
 			return tAPIKey, true
 		}
-		return 0, false
+		return tAPIKey, strongToken(val)
 	}
 	if cls == keyNone {
 		if ki.api && !quoted {
@@ -1372,3 +1382,124 @@ func distinctBytes(v string) int {
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// ---------------------------------------------------------------- prose
+
+// proseStatement handles a key word in a sentence followed by its value:
+// "the admin password was Dragon4036!", "password is now hunter2", "the
+// leaked token wf8Y… was revoked". The key ends at ke and q is the next
+// word. A secret word needs a copula (is, was, set to, changed to) and a
+// value with a letter and a digit ("password was reset" is not a value); a
+// token word takes a random token, with or without a copula. It returns
+// ke when it found a value, or -1.
+func (sc *scanner) proseStatement(s string, i, ke, q int) int {
+	n := len(s)
+	v, copula := proseCopula(s, q)
+	if v >= n || (!copula && !isAlnum(s[v])) {
+		return -1
+	}
+	key := s[i:ke]
+	ki := classifyKey(key)
+	if ki.cls == keyNone || ki.accessKeyID {
+		return -1
+	}
+	vs, ve, quoted, ok := parseValue(s, v, false, false)
+	if !ok {
+		return -1
+	}
+	for !quoted && ve > vs && strings.IndexByte(".,;:)", s[ve-1]) >= 0 {
+		ve--
+	}
+	val := s[vs:ve]
+	switch {
+	case ki.cls == keySecret && copula && proseSecretOK(val, quoted):
+		sc.add(vs, ve, tSecret, prioAssign)
+	case ki.cls == keyAPI && (copula || hasSuffixFold(key, "token")) && strongToken(val):
+		sc.add(vs, ve, tAPIKey, prioAssign)
+	default:
+		return -1 // not a statement: the word is scanned as before ("Api-Token …" headers)
+	}
+	return ke
+}
+
+// proseCopula skips "is", "was", "is now", "was set to", "set to",
+// "changed to" (and "は" is handled with the Japanese keywords) at q; it
+// returns where the value starts and whether a copula was there.
+func proseCopula(s string, q int) (int, bool) {
+	p := q
+	found := false
+	for k := 0; k < 3; k++ {
+		w := p
+		for w < len(s) && isAlpha(s[w]) && w-p < 8 {
+			w++
+		}
+		if w == p || w >= len(s) || s[w] != ' ' {
+			break
+		}
+		word := s[p:w]
+		if !(eqFold(word, "is") || eqFold(word, "was") || eqFold(word, "now") || eqFold(word, "set") ||
+			eqFold(word, "changed") || eqFold(word, "to")) {
+			break
+		}
+		found = true
+		p = w + 1
+		for p < len(s) && s[p] == ' ' {
+			p++
+		}
+	}
+	return p, found
+}
+
+// proseSecretOK checks a password named in a sentence: 6 to 64 bytes with a
+// letter and a digit, not a placeholder, a reference, a URL or a short
+// upper-case name such as SHA256.
+func proseSecretOK(v string, quoted bool) bool {
+	if len(v) < 6 || len(v) > 64 || !hasLetter(v) || !strings.ContainsAny(v, "0123456789") {
+		return false
+	}
+	if !quoted && strings.IndexByte(v, ' ') >= 0 {
+		return false
+	}
+	if len(v) <= 8 && allClass(v, cUpper|cDigit) {
+		return false
+	}
+	return !placeholderValue(v) && !referenceValue(v) && !strings.Contains(v, "://") && !identifierLike(v)
+}
+
+
+// psVerbs are PowerShell's approved verbs that commonly produce credentials
+// or values (Get-Credential, Read-Host, Import-Clixml, Invoke-RestMethod).
+var psVerbs = []string{"get", "read", "import", "export", "invoke", "new", "convertto", "convertfrom", "select",
+	"unprotect", "protect", "find", "request", "receive", "resolve", "test", "set", "add", "join", "split", "format",
+	"out", "write", "start"}
+
+// psVerb reports a Verb-Noun command whose verb is an approved PowerShell verb.
+func psVerb(w string) bool {
+	k := strings.IndexByte(w, '-')
+	if k <= 0 {
+		return false
+	}
+	for _, vb := range psVerbs {
+		if eqFold(w[:k], vb) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandExpr recognises the start of a parenthesised expression: a
+// PowerShell command ("Get-AzKeyVaultSecret"), a variable ("$cred.…") or
+// a call or member access ("os.environ.get(…").
+func commandExpr(v string) bool {
+	v = strings.TrimRight(v, ")")
+	if v == "" {
+		return false
+	}
+	if v[0] == '$' {
+		return true
+	}
+	if cmdletShape(v) && psVerb(v) {
+		return true
+	}
+	return referenceValue(v)
+}

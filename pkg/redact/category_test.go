@@ -277,3 +277,90 @@ func TestLiteralShapes(t *testing.T) {
 		{"powershell read-host kept", `$password = Read-Host "Enter password" -AsSecureString`, `$password = Read-Host "Enter password" -AsSecureString`},
 	})
 }
+
+// TestProseCredentialStatements checks a credential named in a sentence: a
+// password word with a copula (is, was, set to, changed to) and a value
+// with a letter and a digit, or a token word followed by a random token;
+// sentences that only talk about a password keep every word.
+func TestProseCredentialStatements(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"The admin password was Dragon4036! and it was reused.", "The admin password was [REDACTED_SECRET] and it was reused."},
+		{"her password is hunter22.", "her password is [REDACTED_SECRET]."},
+		{"The VPN passphrase was set to purple-river-lamp-65", "The VPN passphrase was set to [REDACTED_SECRET]"},
+		{"Root PASSWORD changed to P@k3s9Lq!", "Root PASSWORD changed to [REDACTED_SECRET]"},
+		{"The leaked token wf8YfSPhEOQhc1bOczMNQ6FliKtekOEaZJGQqBm9 was revoked.", "The leaked token [REDACTED_API_KEY] was revoked."},
+		{"the token 9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c expired", "the token [REDACTED_API_KEY] expired"},
+		{"The API key is Zq7Rk2Lm9Xw4Tv8Pn3Hs6Jd1", "The API key is [REDACTED_API_KEY]"},
+		// talk about a password, not a password
+		{"password was reset yesterday", ""},
+		{"the password is stored in vault", ""},
+		{"password is required.", ""},
+		{"The password is ${DB_PASSWORD} in the template", ""},
+		{"the secret is SHA256 hashed", ""},
+		{"the token expired at 2026-11-23T03:17:34Z", ""},
+		{"token 12345 of 67890", ""},
+		{"the password is os.environ.get", ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}
+
+// TestCommandResultsKept checks that a value computed by a command is not a
+// literal: PowerShell cmdlets with approved verbs, alone or in a
+// parenthesised expression, and other parenthesised references; a
+// conversion cmdlet's quoted argument is the literal itself.
+func TestCommandResultsKept(t *testing.T) {
+	t.Parallel()
+	kept := []string{
+		"$cred = Get-Credential\n$x = 1",
+		"$cred = Get-Credential",
+		"$secret = (Get-AzKeyVaultSecret -VaultName kv-prod -Name sql).SecretValue",
+		"$password = (Read-Host -AsSecureString)",
+		"$token = (Invoke-RestMethod -Uri $u).access_token",
+		"$apiKey = ($cfg.ApiKey)",
+		"password = (os.environ.get)",
+	}
+	for _, in := range kept {
+		if got, _ := all.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+	in := `$pw = ConvertTo-SecureString "Winter2024!x" -AsPlainText -Force`
+	want := `$pw = ConvertTo-SecureString "[REDACTED_SECRET]" -AsPlainText -Force`
+	if got, _ := all.String(in); got != want {
+		t.Errorf("String(%q) = %q, want %q", in, got, want)
+	}
+}
+
+// TestAccessKeyIDShapes checks values under access-key-ID keys: AWS IDs
+// (upper case and digits) and the random mixed-case or hex IDs other clouds
+// issue are API keys; names and short values are not.
+func TestAccessKeyIDShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{`{"accessKeyId":"AKIAYBEETW73R4EOIFY4"}`, `{"accessKeyId":"[REDACTED_API_KEY]"}`},
+		{`{"accessKeyId":"tpJAlK57EOfqffCGIXlYEqx08K7HHMfP6FEb8QOi"}`, `{"accessKeyId":"[REDACTED_API_KEY]"}`},
+		{`{"accessKeyId":"a44d4045f6adf6cd2897bfe1548bda3c"}`, `{"accessKeyId":"[REDACTED_API_KEY]"}`},
+		{`AccessKeyId: LTAI5tRk9Qm2Xw7Zp3Lc8Nv4`, `AccessKeyId: [REDACTED_API_KEY]`},
+		{`{"accessKeyId":"ci-deployer"}`, ""},
+		{`{"accessKeyId":"ASIA...."}`, ""},
+		{`access_key_id = var.access_key_id`, ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}

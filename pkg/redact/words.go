@@ -185,11 +185,30 @@ func mayAssign(s string, i, j int) bool {
 			case 's', 'c', 't', 'b', 'a', 'f', 'p':
 				return true // string, char, text, bytes, As, final, password, ...
 			}
-			return false
+			return proseKey(s[i:j]) // "password was …", "token wf8Y…"
 		case isDigit(c):
-			return false
+			return proseKey(s[i:j]) // "token 9f8a…"
 		}
 		return true
+	}
+	return false
+}
+
+// proseKey is a cheap test for a word that may name a credential in a
+// sentence ("the admin password was …"): its last letters.
+func proseKey(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	switch w[len(w)-1] | 0x20 {
+	case 'd', 'e', 'n', 't', 'y':
+	default:
+		return false
+	}
+	for _, k := range []string{"password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "key"} {
+		if hasSuffixFold(w, k) {
+			return true
+		}
 	}
 	return false
 }
