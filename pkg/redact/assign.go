@@ -1466,7 +1466,6 @@ func proseSecretOK(v string, quoted bool) bool {
 	return !placeholderValue(v) && !referenceValue(v) && !strings.Contains(v, "://") && !identifierLike(v)
 }
 
-
 // psVerbs are PowerShell's approved verbs that commonly produce credentials
 // or values (Get-Credential, Read-Host, Import-Clixml, Invoke-RestMethod).
 var psVerbs = []string{"get", "read", "import", "export", "invoke", "new", "convertto", "convertfrom", "select",

@@ -134,6 +134,6 @@
 // known prefix under such a key is not found; an unquoted dotted value
 // without digits under a secret key ("password: app.settings") reads as a
 // code reference and is kept. Conversely a word with a letter and a digit
-// after "password is" ("the password is in 1Password") is taken as the
-// password.
+// after "password is" or "password was" ("the password is SHA256-hashed",
+// "password was 2FA-protected") is taken as the password.
 package redact
