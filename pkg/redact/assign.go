@@ -1082,6 +1082,113 @@ func (sc *scanner) scanMySQLPassword(s string) {
 	}
 }
 
+// ---------------------------------------------------------------- password files
+
+// scanPgpass handles lines of PostgreSQL password files,
+// host:port:database:user:password, where any of the first four may be '*'
+// and the port is digits: the last field is the password. A line starts at
+// the start of the text, a newline, an escaped \n (the file inside JSON) or
+// a quote, and ends the same way; a password with an unescaped colon, or
+// of lower-case letters only ("session:1:user:profile:avatar" is a cache
+// key), is not taken.
+func (sc *scanner) scanPgpass(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.IndexByte(s[from:], ':')
+		if k < 0 {
+			return
+		}
+		c := from + k
+		from = c + 1
+		e := c + 1
+		if e < n && s[e] == '*' {
+			e++
+		} else {
+			e = spanClass(s, c+1, cDigit, 6)
+			if e-c-1 < 1 || e-c-1 > 5 {
+				continue
+			}
+		}
+		if e >= n || s[e] != ':' {
+			continue
+		}
+		hs := c
+		for hs > 0 && pgpassField(s[hs-1]) && c-hs < 256 {
+			if hs >= 2 && s[hs-2] == '\\' && (s[hs-1] == 'n' || s[hs-1] == 't') {
+				break // an escaped newline or tab starts the line
+			}
+			hs--
+		}
+		host := s[hs:c]
+		if host == "" || (host != "*" && !hasLetter(host)) || !pgpassLineStart(s, hs) {
+			continue
+		}
+		f := e + 1
+		ok := true
+		for j := 0; j < 2 && ok; j++ {
+			g := f
+			for g < n && pgpassField(s[g]) && g-f < 128 {
+				g++
+			}
+			ok = g > f && g < n && s[g] == ':'
+			f = g + 1
+		}
+		if !ok {
+			continue
+		}
+		ve := f
+		for ve < n && s[ve] > ' ' && s[ve] < 0x7f && s[ve] != '"' && ve-f < 256 {
+			if s[ve] == '\\' {
+				r := ve
+				for r < n && s[r] == '\\' {
+					r++
+				}
+				if r >= n || s[r] == 'n' || s[r] == 'r' || s[r] == '"' {
+					break // an escaped newline or quote: the line ends
+				}
+				ve = r + 1 // \: and \\ are escapes inside the password
+				continue
+			}
+			if s[ve] == ':' {
+				break
+			}
+			ve++
+		}
+		if ve-f < 3 || !pgpassLineEnd(s, ve) || allClass(s[f:ve], cLower) || placeholderValue(s[f:ve]) {
+			continue
+		}
+		sc.add(f, ve, tSecret, prioCred)
+		from = ve
+	}
+}
+
+func pgpassField(b byte) bool {
+	return isAlnum(b) || b == '.' || b == '-' || b == '_' || b == '*'
+}
+
+func pgpassLineStart(s string, i int) bool {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '"' || (i >= 2 && s[i-2] == '\\' && s[i-1] == 'n')
+}
+
+func pgpassLineEnd(s string, e int) bool {
+	if e >= len(s) {
+		return true
+	}
+	switch s[e] {
+	case '\n', '\r', '"', ' ', '\t':
+		return true
+	case '\\':
+		for e < len(s) && s[e] == '\\' {
+			e++
+		}
+		return e < len(s) && (s[e] == 'n' || s[e] == 'r' || s[e] == '"')
+	}
+	return false
+}
+
 // ---------------------------------------------------------------- Japanese keywords
 
 // cjkKeywords are matched at their first byte while scanWords walks the

@@ -364,3 +364,35 @@ func TestAccessKeyIDShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordFileLines checks PostgreSQL password-file lines
+// (host:port:database:user:password, '*' wildcards) as files, inside JSON
+// tool output and escaped twice; colon-separated names that are not such
+// lines keep every field.
+func TestPasswordFileLines(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"db.internal:5432:*:app:P@fi0M6966!\n", "db.internal:5432:*:app:[REDACTED_SECRET]\n"},
+		{"*:*:*:postgres:Winter2024!", "*:*:*:postgres:[REDACTED_SECRET]"},
+		{"  replica-2.example.com:6432:ledger:etl_user:aufGI2rE9zxpyGheYtpS", "  replica-2.example.com:6432:ledger:etl_user:[REDACTED_SECRET]"},
+		{"host:5432:db:u:pa\\:ss1", "host:5432:db:u:[REDACTED_SECRET]"},
+		{`{"content":"cat ~/.pgpass\ndb:5432:*:app:Dragon4036!\n"}`, `{"content":"cat ~/.pgpass\ndb:5432:*:app:[REDACTED_SECRET]\n"}`},
+		{`{"c":"{\"out\":\"db:5432:*:app:Dragon4036!\\n\"}"}`, `{"c":"{\"out\":\"db:5432:*:app:[REDACTED_SECRET]\\n\"}"}`},
+		// not password-file lines
+		{"session:12345:user:profile:avatar", ""},
+		{"ab:12:34:56:78:9a", ""},
+		{"2026-11-23T03:17:34Z host:5:a:b:c", ""},
+		{"localhost:5432:mydb:me:${PGPASS}", ""},
+		{"Recon:EC2/PortProbeUnprotectedPort:1:2:abc123", ""},
+		{"x db:5432:*:app:Dragon4036!", ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}

@@ -36,7 +36,8 @@
 //	         client secrets and other secret-typed vendor formats, and a
 //	         password named in a sentence after a copula ("the admin password
 //	         was Dragon4036!", "passphrase set to …") when it has a letter and
-//	         a digit
+//	         a digit, and the last field of PostgreSQL password-file lines
+//	         (host:port:database:user:password, also inside JSON)
 //
 // ParseTypes reads a comma-separated list of these names (or "all", "none")
 // for command-line flags.

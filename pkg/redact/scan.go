@@ -88,6 +88,7 @@ func (sc *scanner) scan(s string, m uint16) {
 	if m&tgColon != 0 {
 		sc.scanURLs(s)
 		sc.scanIPv6(s)
+		sc.scanPgpass(s)
 	}
 	if m&tgTilde != 0 {
 		sc.scanAzureSecret(s)
