@@ -1505,10 +1505,10 @@ func (sc *scanner) proseStatement(s string, i, ke, q int) int {
 	if v >= n || (!copula && !isAlnum(s[v])) {
 		return -1
 	}
-	key := s[i:ke]
-	ki := classifyKey(key)
-	if ki.cls == keyNone || ki.accessKeyID {
-		return -1
+	if !copula {
+		if _, _, ok := matchVendor(s, v); ok {
+			return -1 // "token ghp_…": the vendor format is found on its own
+		}
 	}
 	vs, ve, quoted, ok := parseValue(s, v, false, false)
 	if !ok {
@@ -1518,6 +1518,14 @@ func (sc *scanner) proseStatement(s string, i, ke, q int) int {
 		ve--
 	}
 	val := s[vs:ve]
+	if len(val) < 6 {
+		return -1
+	}
+	key := s[i:ke]
+	ki := classifyKey(key)
+	if ki.cls == keyNone || ki.accessKeyID {
+		return -1
+	}
 	switch {
 	case ki.cls == keySecret && copula && proseSecretOK(val, quoted):
 		sc.add(vs, ve, tSecret, prioAssign)

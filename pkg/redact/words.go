@@ -201,14 +201,16 @@ func proseKey(w string) bool {
 		return false
 	}
 	switch w[len(w)-1] | 0x20 {
-	case 'd', 'e', 'n', 't', 'y':
-	default:
-		return false
-	}
-	for _, k := range []string{"password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "key"} {
-		if hasSuffixFold(w, k) {
-			return true
-		}
+	case 'd':
+		return hasSuffixFold(w, "pwd") || hasSuffixFold(w, "passwd") || hasSuffixFold(w, "password")
+	case 'e':
+		return hasSuffixFold(w, "passphrase") || hasSuffixFold(w, "passcode")
+	case 'n':
+		return hasSuffixFold(w, "token")
+	case 't':
+		return hasSuffixFold(w, "secret")
+	case 'y':
+		return hasSuffixFold(w, "key")
 	}
 	return false
 }
