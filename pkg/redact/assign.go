@@ -298,8 +298,10 @@ func parseOp(s string, q int) int {
 // value and returns the end of the key, or -1.
 func (sc *scanner) assignment(s string, i int) int {
 	n := len(s)
-	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) {
-		return -1 // "…:secret:prod/db" inside an ARN: a part of a name, not a key
+	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) && !(i >= 5 && s[i-5] == '$' && eqFold(s[i-4:i], "env:")) {
+		// "…:secret:prod/db" inside an ARN: a part of a name, not a key
+		// (PowerShell's $env:API_KEY = "…" is a key)
+		return -1
 	}
 	ke, may := keySpan(s, i)
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
@@ -1079,6 +1081,127 @@ func (sc *scanner) scanMySQLPassword(s string) {
 			sc.add(vs, e, tSecret, prioCred)
 		}
 		from = e
+	}
+}
+
+// cliPasswordFlags are the password options of common command-line tools:
+// the flag letter after " -", and the commands (any one on the same line)
+// that read it as a password.
+var cliPasswordFlags = [...]struct {
+	flag byte
+	cmds []string
+}{
+	{'p', []string{"sshpass", "docker login", "podman login", "nerdctl login", "oras login", "helm registry login", "az login"}},
+	{'w', []string{"ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ldapwhoami", "ldappasswd"}},
+	{'a', []string{"redis-cli"}},
+	{'U', []string{"smbclient", "rpcclient", "smbmap"}}, // -U user%password
+}
+
+// scanCLIPasswords handles passwords given on a command line as the value
+// of a tool's password option: sshpass -p '…', docker login -u u -p …,
+// az login -u id -p …, ldapsearch -w …, redis-cli -a …, smbclient -U
+// user%password. One pass finds every " -x " option.
+func (sc *scanner) scanCLIPasswords(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], " -")
+		if k < 0 {
+			return
+		}
+		o := from + k + 2
+		from = o
+		if o+1 >= n || s[o+1] != ' ' {
+			continue
+		}
+		fi := -1
+		for j := range cliPasswordFlags {
+			if cliPasswordFlags[j].flag == s[o] {
+				fi = j
+				break
+			}
+		}
+		if fi < 0 {
+			continue
+		}
+		p := o + 2
+		found := false
+		for _, c := range cliPasswordFlags[fi].cmds {
+			if lineHasFold(s, p, c) {
+				found = true
+				break
+			}
+		}
+		if !found || p >= n || s[p] == '-' || s[p] == '$' {
+			continue
+		}
+		vs, ve, _, ok := parseValue(s, p, false, false)
+		if !ok {
+			continue
+		}
+		if s[o] == 'U' {
+			// user%password: the part after the first '%'
+			pc := strings.IndexByte(s[vs:ve], '%')
+			if pc <= 0 {
+				continue
+			}
+			vs += pc + 1
+		}
+		if v := s[vs:ve]; credValueOK(v) && !strings.Contains(v, "://") && !pathLike(v) {
+			sc.add(vs, ve, tSecret, prioCred)
+		}
+		from = ve
+	}
+}
+
+// pathLike recognises a file path given where a password may be (az login
+// -p takes a certificate file as well).
+func pathLike(v string) bool {
+	if v[0] == '/' || v[0] == '~' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	for _, ext := range []string{".pem", ".crt", ".pfx", ".p12", ".key", ".cer"} {
+		if hasSuffixFold(v, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanSecureStringLiterals handles the literal converted by PowerShell's
+// ConvertTo-SecureString wherever the call is (in a parenthesised argument,
+// with -String): the quoted argument is a password in plain text.
+func (sc *scanner) scanSecureStringLiterals(s string) {
+	n := len(s)
+	const conv = "convertto-securestring"
+	for from := 0; ; {
+		k := strings.Index(s[from:], "-SecureString") // the documented spelling
+		if k < 0 {
+			return
+		}
+		e := from + k + len("-SecureString")
+		from = e
+		a := e - len(conv)
+		if a < 0 || !eqFold(s[a:e], conv) {
+			continue
+		}
+		p := e
+		for p < n && s[p] == ' ' {
+			p++
+		}
+		if p+8 < n && eqFold(s[p:p+8], "-string ") {
+			p += 8
+			for p < n && s[p] == ' ' {
+				p++
+			}
+		}
+		if p >= n || (s[p] != '"' && s[p] != '\'') {
+			continue
+		}
+		vs, ve, _, ok := parseValue(s, p, false, false)
+		if ok && credValueOK(s[vs:ve]) {
+			sc.add(vs, ve, tSecret, prioCred)
+			from = ve
+		}
 	}
 }
 

@@ -396,3 +396,44 @@ func TestPasswordFileLines(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLinePasswordOptions checks the password options of common
+// tools (sshpass -p, registry logins -p, az login -p, ldap* -w, redis-cli
+// -a, smbclient -U user%password), PowerShell's ConvertTo-SecureString
+// literal wherever the call is, and $env:NAME assignments; variables,
+// missing values, paths and the same flags of other commands stay.
+func TestCommandLinePasswordOptions(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"sshpass -p 'Xy9!kLm2' ssh user@host", "sshpass -p '[REDACTED_SECRET]' ssh user@host"},
+		{"docker login -u user -p Xy9!kLm2 registry.example.com", "docker login -u user -p [REDACTED_SECRET] registry.example.com"},
+		{"az login --service-principal -u 1b2c3d4e -p Xy9!kLm2 --tenant contoso", "az login --service-principal -u 1b2c3d4e -p [REDACTED_SECRET] --tenant contoso"},
+		{"ldapsearch -x -D cn=admin -w Xy9!kLm2 -b dc=example", "ldapsearch -x -D cn=admin -w [REDACTED_SECRET] -b dc=example"},
+		{"redis-cli -h cache -a Xy9!kLm2 ping", "redis-cli -h cache -a [REDACTED_SECRET] ping"},
+		{"smbclient //srv/share -U alice%Xy9!kLm2", "smbclient //srv/share -U alice%[REDACTED_SECRET]"},
+		{`{"cmd":"sshpass -p \"Xy9!kLm2\" scp f h:"}`, `{"cmd":"sshpass -p \"[REDACTED_SECRET]\" scp f h:"}`},
+		{"New-Object PSCredential('admin', (ConvertTo-SecureString 'Xy9!kLm2' -AsPlainText -Force))", "New-Object PSCredential('admin', (ConvertTo-SecureString '[REDACTED_SECRET]' -AsPlainText -Force))"},
+		{"-Password (ConvertTo-SecureString -String 'Xy9!kLm2' -AsPlainText -Force)", "-Password (ConvertTo-SecureString -String '[REDACTED_SECRET]' -AsPlainText -Force)"},
+		{`$env:API_KEY = "Zq7Rk2Lm9Xw4Tv8Pn3Hs6Jd1"`, `$env:API_KEY = "[REDACTED_API_KEY]"`},
+		{`$Env:DB_PASSWORD="Xy9!kLm2"`, `$Env:DB_PASSWORD="[REDACTED_SECRET]"`},
+		// not passwords
+		{"docker login -u user -p $REGISTRY_PASSWORD", ""},
+		{`sshpass -p "$SSHPASS" ssh h`, ""},
+		{"ps -a -x | grep redis", ""},
+		{"redis-cli -a", ""},
+		{"smbclient -U alice //srv/x", ""},
+		{"az login -u app -p /path/cert.pem", ""},
+		{"tar -p -w xyz123abc", ""},
+		{"$x = ConvertTo-SecureString -String $plain -AsPlainText", ""},
+		{"arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf", ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}

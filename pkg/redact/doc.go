@@ -25,7 +25,8 @@
 //	         infrastructure-as-code clouds, secret vaults, code-quality and
 //	         developer services, payment, feature-flag and messaging vendors,
 //	         AI vendors), Bearer tokens, values assigned to keys such as
-//	         api_key, apikey, x-api-key, token, access_token, sonar.login,
+//	         api_key, apikey, x-api-key, token, access_token, sonar.login
+//	         (also PowerShell's $env:API_KEY = "…"),
 //	         cloud access key IDs under access_key_id / AccessKeyId (AWS
 //	         upper-case IDs and other clouds' random IDs), and a random token
 //	         named in a sentence ("the leaked token wf8Y… was revoked")
@@ -36,8 +37,11 @@
 //	         client secrets and other secret-typed vendor formats, and a
 //	         password named in a sentence after a copula ("the admin password
 //	         was Dragon4036!", "passphrase set to …") when it has a letter and
-//	         a digit, and the last field of PostgreSQL password-file lines
-//	         (host:port:database:user:password, also inside JSON)
+//	         a digit, the last field of PostgreSQL password-file lines
+//	         (host:port:database:user:password, also inside JSON), the
+//	         password options of common tools (sshpass -p, docker/podman/
+//	         helm/oras/az login -p, ldap* -w, redis-cli -a, smbclient -U
+//	         user%pass) and the literal of ConvertTo-SecureString
 //
 // ParseTypes reads a comma-separated list of these names (or "all", "none")
 // for command-line flags.
@@ -121,7 +125,9 @@
 // bare run of digits without a phone word nearby, a secret in free prose
 // without a key word ("it is hunter2"), a password named in a sentence
 // without a copula or without a digit ("the passphrase was
-// correct-horse-battery-staple"), a generic high-entropy string with no
+// correct-horse-battery-staple"), a password given positionally or to a
+// tool not in the option table (net user NAME PASS, .netrc "password X",
+// a prompt echo "Password for user x: X"), a generic high-entropy string with no
 // key and no known prefix, and vendor formats not in the table are not found.
 // Conversely a number laid out like a phone number (three groups such as
 // "100 200 300") is taken as one, a dotted quad that is really an OID prefix

@@ -81,6 +81,8 @@ func (sc *scanner) scan(s string, m uint16) {
 		sc.scanPEM(s)
 		sc.scanCurlUser(s)
 		sc.scanMySQLPassword(s)
+		sc.scanCLIPasswords(s)
+		sc.scanSecureStringLiterals(s)
 	}
 	if m&tgAt != 0 {
 		sc.scanEmails(s)

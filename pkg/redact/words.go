@@ -185,9 +185,13 @@ func mayAssign(s string, i, j int) bool {
 			case 's', 'c', 't', 'b', 'a', 'f', 'p':
 				return true // string, char, text, bytes, As, final, password, ...
 			}
-			return proseKey(s[i:j]) // "password was …", "token wf8Y…"
+			switch c | 0x20 {
+			case 'i', 'w', 'n': // is, was, now: "password was …"
+				return proseKey(s[i:j])
+			}
+			return tokenWord(s[i:j]) // "token wf8Y…"
 		case isDigit(c):
-			return proseKey(s[i:j]) // "token 9f8a…"
+			return tokenWord(s[i:j]) // "token 9f8a…"
 		}
 		return true
 	}
@@ -213,6 +217,11 @@ func proseKey(w string) bool {
 		return hasSuffixFold(w, "key")
 	}
 	return false
+}
+
+// tokenWord is a cheap test for a word ending in "token".
+func tokenWord(w string) bool {
+	return len(w) >= 5 && w[len(w)-1]|0x20 == 'n' && hasSuffixFold(w, "token")
 }
 
 // jwtEnd matches header.payload[.signature] with base64url JSON segments.
