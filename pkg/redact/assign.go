@@ -1097,60 +1097,52 @@ var cliPasswordFlags = [...]struct {
 	{'U', []string{"smbclient", "rpcclient", "smbmap"}}, // -U user%password
 }
 
-// scanCLIPasswords handles passwords given on a command line as the value
-// of a tool's password option: sshpass -p '…', docker login -u u -p …,
-// az login -u id -p …, ldapsearch -w …, redis-cli -a …, smbclient -U
-// user%password. One pass finds every " -x " option.
-func (sc *scanner) scanCLIPasswords(s string) {
+// cliOptionAt handles passwords given on a command line as the value of a
+// tool's password option: sshpass -p '…', docker login -u u -p …, az login
+// -u id -p …, ldapsearch -w …, redis-cli -a …, smbclient -U user%password.
+// The word walk calls it at the '-' of " -x "; it returns the end of the
+// value, or -1.
+func (sc *scanner) cliOptionAt(s string, d int) int {
 	n := len(s)
-	for from := 0; ; {
-		k := strings.Index(s[from:], " -")
-		if k < 0 {
-			return
+	o := d + 1
+	fi := -1
+	for j := range cliPasswordFlags {
+		if cliPasswordFlags[j].flag == s[o] {
+			fi = j
+			break
 		}
-		o := from + k + 2
-		from = o
-		if o+1 >= n || s[o+1] != ' ' {
-			continue
-		}
-		fi := -1
-		for j := range cliPasswordFlags {
-			if cliPasswordFlags[j].flag == s[o] {
-				fi = j
-				break
-			}
-		}
-		if fi < 0 {
-			continue
-		}
-		p := o + 2
-		found := false
-		for _, c := range cliPasswordFlags[fi].cmds {
-			if lineHasFold(s, p, c) {
-				found = true
-				break
-			}
-		}
-		if !found || p >= n || s[p] == '-' || s[p] == '$' {
-			continue
-		}
-		vs, ve, _, ok := parseValue(s, p, false, false)
-		if !ok {
-			continue
-		}
-		if s[o] == 'U' {
-			// user%password: the part after the first '%'
-			pc := strings.IndexByte(s[vs:ve], '%')
-			if pc <= 0 {
-				continue
-			}
-			vs += pc + 1
-		}
-		if v := s[vs:ve]; credValueOK(v) && !strings.Contains(v, "://") && !pathLike(v) {
-			sc.add(vs, ve, tSecret, prioCred)
-		}
-		from = ve
 	}
+	if fi < 0 {
+		return -1
+	}
+	p := o + 2
+	found := false
+	for _, c := range cliPasswordFlags[fi].cmds {
+		if lineHasFold(s, p, c) {
+			found = true
+			break
+		}
+	}
+	if !found || p >= n || s[p] == '-' || s[p] == '$' {
+		return -1
+	}
+	vs, ve, _, ok := parseValue(s, p, false, false)
+	if !ok {
+		return -1
+	}
+	if s[o] == 'U' {
+		// user%password: the part after the first '%'
+		pc := strings.IndexByte(s[vs:ve], '%')
+		if pc <= 0 {
+			return -1
+		}
+		vs += pc + 1
+	}
+	if v := s[vs:ve]; credValueOK(v) && !strings.Contains(v, "://") && !pathLike(v) {
+		sc.add(vs, ve, tSecret, prioCred)
+		return ve
+	}
+	return -1
 }
 
 // pathLike recognises a file path given where a password may be (az login
@@ -1167,122 +1159,108 @@ func pathLike(v string) bool {
 	return false
 }
 
-// scanSecureStringLiterals handles the literal converted by PowerShell's
+// secureStringAt handles the literal converted by PowerShell's
 // ConvertTo-SecureString wherever the call is (in a parenthesised argument,
-// with -String): the quoted argument is a password in plain text.
-func (sc *scanner) scanSecureStringLiterals(s string) {
+// with -String): the quoted argument is a password in plain text. The word
+// walk calls it with e at the end of "ConvertTo"; it returns the end of the
+// literal, or -1.
+func (sc *scanner) secureStringAt(s string, e int) int {
 	n := len(s)
-	const conv = "convertto-securestring"
-	for from := 0; ; {
-		k := strings.Index(s[from:], "-SecureString") // the documented spelling
-		if k < 0 {
-			return
-		}
-		e := from + k + len("-SecureString")
-		from = e
-		a := e - len(conv)
-		if a < 0 || !eqFold(s[a:e], conv) {
-			continue
-		}
-		p := e
+	const conv = "-securestring"
+	if e+len(conv) > n || !eqFold(s[e:e+len(conv)], conv) {
+		return -1
+	}
+	p := e + len(conv)
+	for p < n && s[p] == ' ' {
+		p++
+	}
+	if p+8 < n && eqFold(s[p:p+8], "-string ") {
+		p += 8
 		for p < n && s[p] == ' ' {
 			p++
 		}
-		if p+8 < n && eqFold(s[p:p+8], "-string ") {
-			p += 8
-			for p < n && s[p] == ' ' {
-				p++
-			}
-		}
-		if p >= n || (s[p] != '"' && s[p] != '\'') {
-			continue
-		}
-		vs, ve, _, ok := parseValue(s, p, false, false)
-		if ok && credValueOK(s[vs:ve]) {
-			sc.add(vs, ve, tSecret, prioCred)
-			from = ve
-		}
 	}
+	if p >= n || (s[p] != '"' && s[p] != '\'') {
+		return -1
+	}
+	vs, ve, _, ok := parseValue(s, p, false, false)
+	if !ok || !credValueOK(s[vs:ve]) {
+		return -1
+	}
+	sc.add(vs, ve, tSecret, prioCred)
+	return ve
 }
 
 // ---------------------------------------------------------------- password files
 
-// scanPgpass handles lines of PostgreSQL password files,
+// pgpassAt handles lines of PostgreSQL password files,
 // host:port:database:user:password, where any of the first four may be '*'
 // and the port is digits: the last field is the password. A line starts at
 // the start of the text, a newline, an escaped \n (the file inside JSON) or
 // a quote, and ends the same way; a password with an unescaped colon, or
 // of lower-case letters only ("session:1:user:profile:avatar" is a cache
-// key), is not taken.
-func (sc *scanner) scanPgpass(s string) {
+// key), is not taken. The word walk calls it at the colon before a port
+// (digits or '*') followed by a colon; it returns the end of the password,
+// or -1.
+func (sc *scanner) pgpassAt(s string, c int) int {
 	n := len(s)
-	for from := 0; ; {
-		k := strings.IndexByte(s[from:], ':')
-		if k < 0 {
-			return
+	e := c + 1
+	if e < n && s[e] == '*' {
+		e++
+	} else {
+		e = spanClass(s, c+1, cDigit, 6)
+		if e-c-1 < 1 || e-c-1 > 5 {
+			return -1
 		}
-		c := from + k
-		from = c + 1
-		e := c + 1
-		if e < n && s[e] == '*' {
-			e++
-		} else {
-			e = spanClass(s, c+1, cDigit, 6)
-			if e-c-1 < 1 || e-c-1 > 5 {
-				continue
-			}
-		}
-		if e >= n || s[e] != ':' {
-			continue
-		}
-		hs := c
-		for hs > 0 && pgpassField(s[hs-1]) && c-hs < 256 {
-			if hs >= 2 && s[hs-2] == '\\' && (s[hs-1] == 'n' || s[hs-1] == 't') {
-				break // an escaped newline or tab starts the line
-			}
-			hs--
-		}
-		host := s[hs:c]
-		if host == "" || (host != "*" && !hasLetter(host)) || !pgpassLineStart(s, hs) {
-			continue
-		}
-		f := e + 1
-		ok := true
-		for j := 0; j < 2 && ok; j++ {
-			g := f
-			for g < n && pgpassField(s[g]) && g-f < 128 {
-				g++
-			}
-			ok = g > f && g < n && s[g] == ':'
-			f = g + 1
-		}
-		if !ok {
-			continue
-		}
-		ve := f
-		for ve < n && s[ve] > ' ' && s[ve] < 0x7f && s[ve] != '"' && ve-f < 256 {
-			if s[ve] == '\\' {
-				r := ve
-				for r < n && s[r] == '\\' {
-					r++
-				}
-				if r >= n || s[r] == 'n' || s[r] == 'r' || s[r] == '"' {
-					break // an escaped newline or quote: the line ends
-				}
-				ve = r + 1 // \: and \\ are escapes inside the password
-				continue
-			}
-			if s[ve] == ':' {
-				break
-			}
-			ve++
-		}
-		if ve-f < 3 || !pgpassLineEnd(s, ve) || allClass(s[f:ve], cLower) || placeholderValue(s[f:ve]) {
-			continue
-		}
-		sc.add(f, ve, tSecret, prioCred)
-		from = ve
 	}
+	if e >= n || s[e] != ':' {
+		return -1
+	}
+	hs := c
+	for hs > 0 && pgpassField(s[hs-1]) && c-hs < 256 {
+		if hs >= 2 && s[hs-2] == '\\' && (s[hs-1] == 'n' || s[hs-1] == 't') {
+			break // an escaped newline or tab starts the line
+		}
+		hs--
+	}
+	host := s[hs:c]
+	if host == "" || (host != "*" && !hasLetter(host)) || !pgpassLineStart(s, hs) {
+		return -1
+	}
+	f := e + 1
+	for j := 0; j < 2; j++ {
+		g := f
+		for g < n && pgpassField(s[g]) && g-f < 128 {
+			g++
+		}
+		if g == f || g >= n || s[g] != ':' {
+			return -1
+		}
+		f = g + 1
+	}
+	ve := f
+	for ve < n && s[ve] > ' ' && s[ve] < 0x7f && s[ve] != '"' && ve-f < 256 {
+		if s[ve] == '\\' {
+			r := ve
+			for r < n && s[r] == '\\' {
+				r++
+			}
+			if r >= n || s[r] == 'n' || s[r] == 'r' || s[r] == '"' {
+				break // an escaped newline or quote: the line ends
+			}
+			ve = r + 1 // \: and \\ are escapes inside the password
+			continue
+		}
+		if s[ve] == ':' {
+			break
+		}
+		ve++
+	}
+	if ve-f < 3 || !pgpassLineEnd(s, ve) || allClass(s[f:ve], cLower) || placeholderValue(s[f:ve]) {
+		return -1
+	}
+	sc.add(f, ve, tSecret, prioCred)
+	return ve
 }
 
 func pgpassField(b byte) bool {

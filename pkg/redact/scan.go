@@ -81,8 +81,6 @@ func (sc *scanner) scan(s string, m uint16) {
 		sc.scanPEM(s)
 		sc.scanCurlUser(s)
 		sc.scanMySQLPassword(s)
-		sc.scanCLIPasswords(s)
-		sc.scanSecureStringLiterals(s)
 	}
 	if m&tgAt != 0 {
 		sc.scanEmails(s)
@@ -90,7 +88,6 @@ func (sc *scanner) scan(s string, m uint16) {
 	if m&tgColon != 0 {
 		sc.scanURLs(s)
 		sc.scanIPv6(s)
-		sc.scanPgpass(s)
 	}
 	if m&tgTilde != 0 {
 		sc.scanAzureSecret(s)
