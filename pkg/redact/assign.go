@@ -298,8 +298,10 @@ func parseOp(s string, q int) int {
 // value and returns the end of the key, or -1.
 func (sc *scanner) assignment(s string, i int) int {
 	n := len(s)
-	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) {
-		return -1 // "…:secret:prod/db" inside an ARN: a part of a name, not a key
+	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) && !(i >= 5 && s[i-5] == '$' && eqFold(s[i-4:i], "env:")) {
+		// "…:secret:prod/db" inside an ARN: a part of a name, not a key
+		// (PowerShell's $env:API_KEY = "…" is a key)
+		return -1
 	}
 	ke, may := keySpan(s, i)
 	for ke > i && (s[ke-1] == '.' || s[ke-1] == '-') {
@@ -391,6 +393,9 @@ func (sc *scanner) assignment(s string, i int) int {
 					return -1
 				}
 				v = q
+			case q > p && !xml:
+				// prose: "the admin password was …", "the leaked token …"
+				return sc.proseStatement(s, i, ke, q)
 			default:
 				return -1
 			}
@@ -424,11 +429,17 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !ok {
 		return ke
 	}
-	if !quoted && ve < n && s[ve] == ' ' && cmdletShape(s[vs:ve]) {
+	if !quoted && s[vs] == '(' && commandExpr(s[vs+1:ve]) {
+		// $secret = (Get-AzKeyVaultSecret -VaultName kv).SecretValue: a
+		// command's result, not a literal
+		return ke
+	}
+	if !quoted && cmdletShape(s[vs:ve]) && (ve == n || s[ve] <= ' ' || s[ve] == ';' || s[ve] == ')' || psVerb(s[vs:ve])) {
 		// $password = ConvertTo-SecureString "…" -AsPlainText: the literal
 		// is the argument of a conversion cmdlet; other commands
-		// (Read-Host "prompt") take prompts and names
-		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || (s[ve+1] != '"' && s[ve+1] != '\'') {
+		// (Read-Host "prompt", Get-Credential) take prompts and names or
+		// nothing at all
+		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || s[ve] != ' ' || (s[ve+1] != '"' && s[ve+1] != '\'') {
 			return ke
 		}
 		if a, b, q2, ok2 := parseValue(s, ve+1, false, false); ok2 {
@@ -682,12 +693,13 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		return tSecret, true
 	}
 	if ki.accessKeyID {
-		// cloud access key IDs: upper-case letters and digits
+		// cloud access key IDs: upper-case letters and digits (AWS), or
+		// random mixed-case and hex IDs of other clouds (LTAI…, AKID…)
 		if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
 			strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
 			return tAPIKey, true
 		}
-		return 0, false
+		return tAPIKey, strongToken(val)
 	}
 	if cls == keyNone {
 		if ki.api && !quoted {
@@ -1072,6 +1084,212 @@ func (sc *scanner) scanMySQLPassword(s string) {
 	}
 }
 
+// cliPasswordFlags are the password options of common command-line tools:
+// the flag letter after " -", and the commands (any one on the same line)
+// that read it as a password.
+var cliPasswordFlags = [...]struct {
+	flag byte
+	cmds []string
+}{
+	{'p', []string{"sshpass", "docker login", "podman login", "nerdctl login", "oras login", "helm registry login", "az login"}},
+	{'w', []string{"ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ldapwhoami", "ldappasswd"}},
+	{'a', []string{"redis-cli"}},
+	{'U', []string{"smbclient", "rpcclient", "smbmap"}}, // -U user%password
+}
+
+// cliOptionAt handles passwords given on a command line as the value of a
+// tool's password option: sshpass -p '…', docker login -u u -p …, az login
+// -u id -p …, ldapsearch -w …, redis-cli -a …, smbclient -U user%password.
+// The word walk calls it at the '-' of " -x "; it returns the end of the
+// value, or -1.
+func (sc *scanner) cliOptionAt(s string, d int) int {
+	n := len(s)
+	o := d + 1
+	fi := -1
+	for j := range cliPasswordFlags {
+		if cliPasswordFlags[j].flag == s[o] {
+			fi = j
+			break
+		}
+	}
+	if fi < 0 {
+		return -1
+	}
+	p := o + 2
+	found := false
+	for _, c := range cliPasswordFlags[fi].cmds {
+		if lineHasFold(s, p, c) {
+			found = true
+			break
+		}
+	}
+	if !found || p >= n || s[p] == '-' || s[p] == '$' {
+		return -1
+	}
+	vs, ve, _, ok := parseValue(s, p, false, false)
+	if !ok {
+		return -1
+	}
+	if s[o] == 'U' {
+		// user%password: the part after the first '%'
+		pc := strings.IndexByte(s[vs:ve], '%')
+		if pc <= 0 {
+			return -1
+		}
+		vs += pc + 1
+	}
+	if v := s[vs:ve]; credValueOK(v) && !strings.Contains(v, "://") && !pathLike(v) {
+		sc.add(vs, ve, tSecret, prioCred)
+		return ve
+	}
+	return -1
+}
+
+// pathLike recognises a file path given where a password may be (az login
+// -p takes a certificate file as well).
+func pathLike(v string) bool {
+	if v[0] == '/' || v[0] == '~' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	for _, ext := range []string{".pem", ".crt", ".pfx", ".p12", ".key", ".cer"} {
+		if hasSuffixFold(v, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// secureStringAt handles the literal converted by PowerShell's
+// ConvertTo-SecureString wherever the call is (in a parenthesised argument,
+// with -String): the quoted argument is a password in plain text. The word
+// walk calls it with e at the end of "ConvertTo"; it returns the end of the
+// literal, or -1.
+func (sc *scanner) secureStringAt(s string, e int) int {
+	n := len(s)
+	const conv = "-securestring"
+	if e+len(conv) > n || !eqFold(s[e:e+len(conv)], conv) {
+		return -1
+	}
+	p := e + len(conv)
+	for p < n && s[p] == ' ' {
+		p++
+	}
+	if p+8 < n && eqFold(s[p:p+8], "-string ") {
+		p += 8
+		for p < n && s[p] == ' ' {
+			p++
+		}
+	}
+	if p >= n || (s[p] != '"' && s[p] != '\'') {
+		return -1
+	}
+	vs, ve, _, ok := parseValue(s, p, false, false)
+	if !ok || !credValueOK(s[vs:ve]) {
+		return -1
+	}
+	sc.add(vs, ve, tSecret, prioCred)
+	return ve
+}
+
+// ---------------------------------------------------------------- password files
+
+// pgpassAt handles lines of PostgreSQL password files,
+// host:port:database:user:password, where any of the first four may be '*'
+// and the port is digits: the last field is the password. A line starts at
+// the start of the text, a newline, an escaped \n (the file inside JSON) or
+// a quote, and ends the same way; a password with an unescaped colon, or
+// of lower-case letters only ("session:1:user:profile:avatar" is a cache
+// key), is not taken. The word walk calls it at the colon before a port
+// (digits or '*') followed by a colon; it returns the end of the password,
+// or -1.
+func (sc *scanner) pgpassAt(s string, c int) int {
+	n := len(s)
+	e := c + 1
+	if e < n && s[e] == '*' {
+		e++
+	} else {
+		e = spanClass(s, c+1, cDigit, 6)
+		if e-c-1 < 1 || e-c-1 > 5 {
+			return -1
+		}
+	}
+	if e >= n || s[e] != ':' {
+		return -1
+	}
+	hs := c
+	for hs > 0 && pgpassField(s[hs-1]) && c-hs < 256 {
+		if hs >= 2 && s[hs-2] == '\\' && (s[hs-1] == 'n' || s[hs-1] == 't') {
+			break // an escaped newline or tab starts the line
+		}
+		hs--
+	}
+	host := s[hs:c]
+	if host == "" || (host != "*" && !hasLetter(host)) || !pgpassLineStart(s, hs) {
+		return -1
+	}
+	f := e + 1
+	for j := 0; j < 2; j++ {
+		g := f
+		for g < n && pgpassField(s[g]) && g-f < 128 {
+			g++
+		}
+		if g == f || g >= n || s[g] != ':' {
+			return -1
+		}
+		f = g + 1
+	}
+	ve := f
+	for ve < n && s[ve] > ' ' && s[ve] < 0x7f && s[ve] != '"' && ve-f < 256 {
+		if s[ve] == '\\' {
+			r := ve
+			for r < n && s[r] == '\\' {
+				r++
+			}
+			if r >= n || s[r] == 'n' || s[r] == 'r' || s[r] == '"' {
+				break // an escaped newline or quote: the line ends
+			}
+			ve = r + 1 // \: and \\ are escapes inside the password
+			continue
+		}
+		if s[ve] == ':' {
+			break
+		}
+		ve++
+	}
+	if ve-f < 3 || !pgpassLineEnd(s, ve) || allClass(s[f:ve], cLower) || placeholderValue(s[f:ve]) {
+		return -1
+	}
+	sc.add(f, ve, tSecret, prioCred)
+	return ve
+}
+
+func pgpassField(b byte) bool {
+	return isAlnum(b) || b == '.' || b == '-' || b == '_' || b == '*'
+}
+
+func pgpassLineStart(s string, i int) bool {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '"' || (i >= 2 && s[i-2] == '\\' && s[i-1] == 'n')
+}
+
+func pgpassLineEnd(s string, e int) bool {
+	if e >= len(s) {
+		return true
+	}
+	switch s[e] {
+	case '\n', '\r', '"', ' ', '\t':
+		return true
+	case '\\':
+		for e < len(s) && s[e] == '\\' {
+			e++
+		}
+		return e < len(s) && (s[e] == 'n' || s[e] == 'r' || s[e] == '"')
+	}
+	return false
+}
+
 // ---------------------------------------------------------------- Japanese keywords
 
 // cjkKeywords are matched at their first byte while scanWords walks the
@@ -1372,3 +1590,131 @@ func distinctBytes(v string) int {
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// ---------------------------------------------------------------- prose
+
+// proseStatement handles a key word in a sentence followed by its value:
+// "the admin password was Dragon4036!", "password is now hunter2", "the
+// leaked token wf8Y… was revoked". The key ends at ke and q is the next
+// word. A secret word needs a copula (is, was, set to, changed to) and a
+// value with a letter and a digit ("password was reset" is not a value); a
+// token word takes a random token, with or without a copula. It returns
+// ke when it found a value, or -1.
+func (sc *scanner) proseStatement(s string, i, ke, q int) int {
+	n := len(s)
+	v, copula := proseCopula(s, q)
+	if v >= n || (!copula && !isAlnum(s[v])) {
+		return -1
+	}
+	if !copula {
+		if _, _, ok := matchVendor(s, v); ok {
+			return -1 // "token ghp_…": the vendor format is found on its own
+		}
+	}
+	vs, ve, quoted, ok := parseValue(s, v, false, false)
+	if !ok {
+		return -1
+	}
+	for !quoted && ve > vs && strings.IndexByte(".,;:)", s[ve-1]) >= 0 {
+		ve--
+	}
+	val := s[vs:ve]
+	if len(val) < 6 {
+		return -1
+	}
+	key := s[i:ke]
+	ki := classifyKey(key)
+	if ki.cls == keyNone || ki.accessKeyID {
+		return -1
+	}
+	switch {
+	case ki.cls == keySecret && copula && proseSecretOK(val, quoted):
+		sc.add(vs, ve, tSecret, prioAssign)
+	case ki.cls == keyAPI && (copula || hasSuffixFold(key, "token")) && strongToken(val):
+		sc.add(vs, ve, tAPIKey, prioAssign)
+	default:
+		return -1 // not a statement: the word is scanned as before ("Api-Token …" headers)
+	}
+	return ke
+}
+
+// proseCopula skips "is", "was", "is now", "was set to", "set to",
+// "changed to" (and "は" is handled with the Japanese keywords) at q; it
+// returns where the value starts and whether a copula was there.
+func proseCopula(s string, q int) (int, bool) {
+	p := q
+	found := false
+	for k := 0; k < 3; k++ {
+		w := p
+		for w < len(s) && isAlpha(s[w]) && w-p < 8 {
+			w++
+		}
+		if w == p || w >= len(s) || s[w] != ' ' {
+			break
+		}
+		word := s[p:w]
+		if !(eqFold(word, "is") || eqFold(word, "was") || eqFold(word, "now") || eqFold(word, "set") ||
+			eqFold(word, "changed") || eqFold(word, "to")) {
+			break
+		}
+		found = true
+		p = w + 1
+		for p < len(s) && s[p] == ' ' {
+			p++
+		}
+	}
+	return p, found
+}
+
+// proseSecretOK checks a password named in a sentence: 6 to 64 bytes with a
+// letter and a digit, not a placeholder, a reference, a URL or a short
+// upper-case name such as SHA256.
+func proseSecretOK(v string, quoted bool) bool {
+	if len(v) < 6 || len(v) > 64 || !hasLetter(v) || !strings.ContainsAny(v, "0123456789") {
+		return false
+	}
+	if !quoted && strings.IndexByte(v, ' ') >= 0 {
+		return false
+	}
+	if len(v) <= 8 && allClass(v, cUpper|cDigit) {
+		return false
+	}
+	return !placeholderValue(v) && !referenceValue(v) && !strings.Contains(v, "://") && !identifierLike(v)
+}
+
+// psVerbs are PowerShell's approved verbs that commonly produce credentials
+// or values (Get-Credential, Read-Host, Import-Clixml, Invoke-RestMethod).
+var psVerbs = []string{"get", "read", "import", "export", "invoke", "new", "convertto", "convertfrom", "select",
+	"unprotect", "protect", "find", "request", "receive", "resolve", "test", "set", "add", "join", "split", "format",
+	"out", "write", "start"}
+
+// psVerb reports a Verb-Noun command whose verb is an approved PowerShell verb.
+func psVerb(w string) bool {
+	k := strings.IndexByte(w, '-')
+	if k <= 0 {
+		return false
+	}
+	for _, vb := range psVerbs {
+		if eqFold(w[:k], vb) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandExpr recognises the start of a parenthesised expression: a
+// PowerShell command ("Get-AzKeyVaultSecret"), a variable ("$cred.…") or
+// a call or member access ("os.environ.get(…").
+func commandExpr(v string) bool {
+	v = strings.TrimRight(v, ")")
+	if v == "" {
+		return false
+	}
+	if v[0] == '$' {
+		return true
+	}
+	if cmdletShape(v) && psVerb(v) {
+		return true
+	}
+	return referenceValue(v)
+}

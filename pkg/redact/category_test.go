@@ -277,3 +277,163 @@ func TestLiteralShapes(t *testing.T) {
 		{"powershell read-host kept", `$password = Read-Host "Enter password" -AsSecureString`, `$password = Read-Host "Enter password" -AsSecureString`},
 	})
 }
+
+// TestProseCredentialStatements checks a credential named in a sentence: a
+// password word with a copula (is, was, set to, changed to) and a value
+// with a letter and a digit, or a token word followed by a random token;
+// sentences that only talk about a password keep every word.
+func TestProseCredentialStatements(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"The admin password was Dragon4036! and it was reused.", "The admin password was [REDACTED_SECRET] and it was reused."},
+		{"her password is hunter22.", "her password is [REDACTED_SECRET]."},
+		{"The VPN passphrase was set to purple-river-lamp-65", "The VPN passphrase was set to [REDACTED_SECRET]"},
+		{"Root PASSWORD changed to P@k3s9Lq!", "Root PASSWORD changed to [REDACTED_SECRET]"},
+		{"The leaked token wf8YfSPhEOQhc1bOczMNQ6FliKtekOEaZJGQqBm9 was revoked.", "The leaked token [REDACTED_API_KEY] was revoked."},
+		{"the token 9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c expired", "the token [REDACTED_API_KEY] expired"},
+		{"The API key is Zq7Rk2Lm9Xw4Tv8Pn3Hs6Jd1", "The API key is [REDACTED_API_KEY]"},
+		// talk about a password, not a password
+		{"password was reset yesterday", ""},
+		{"the password is stored in vault", ""},
+		{"password is required.", ""},
+		{"The password is ${DB_PASSWORD} in the template", ""},
+		{"the secret is SHA256 hashed", ""},
+		{"the token expired at 2026-11-23T03:17:34Z", ""},
+		{"token 12345 of 67890", ""},
+		{"the password is os.environ.get", ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}
+
+// TestCommandResultsKept checks that a value computed by a command is not a
+// literal: PowerShell cmdlets with approved verbs, alone or in a
+// parenthesised expression, and other parenthesised references; a
+// conversion cmdlet's quoted argument is the literal itself.
+func TestCommandResultsKept(t *testing.T) {
+	t.Parallel()
+	kept := []string{
+		"$cred = Get-Credential\n$x = 1",
+		"$cred = Get-Credential",
+		"$secret = (Get-AzKeyVaultSecret -VaultName kv-prod -Name sql).SecretValue",
+		"$password = (Read-Host -AsSecureString)",
+		"$token = (Invoke-RestMethod -Uri $u).access_token",
+		"$apiKey = ($cfg.ApiKey)",
+		"password = (os.environ.get)",
+	}
+	for _, in := range kept {
+		if got, _ := all.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+	in := `$pw = ConvertTo-SecureString "Winter2024!x" -AsPlainText -Force`
+	want := `$pw = ConvertTo-SecureString "[REDACTED_SECRET]" -AsPlainText -Force`
+	if got, _ := all.String(in); got != want {
+		t.Errorf("String(%q) = %q, want %q", in, got, want)
+	}
+}
+
+// TestAccessKeyIDShapes checks values under access-key-ID keys: AWS IDs
+// (upper case and digits) and the random mixed-case or hex IDs other clouds
+// issue are API keys; names and short values are not.
+func TestAccessKeyIDShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{`{"accessKeyId":"AKIAYBEETW73R4EOIFY4"}`, `{"accessKeyId":"[REDACTED_API_KEY]"}`},
+		{`{"accessKeyId":"tpJAlK57EOfqffCGIXlYEqx08K7HHMfP6FEb8QOi"}`, `{"accessKeyId":"[REDACTED_API_KEY]"}`},
+		{`{"accessKeyId":"a44d4045f6adf6cd2897bfe1548bda3c"}`, `{"accessKeyId":"[REDACTED_API_KEY]"}`},
+		{`AccessKeyId: LTAI5tRk9Qm2Xw7Zp3Lc8Nv4`, `AccessKeyId: [REDACTED_API_KEY]`},
+		{`{"accessKeyId":"ci-deployer"}`, ""},
+		{`{"accessKeyId":"ASIA...."}`, ""},
+		{`access_key_id = var.access_key_id`, ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}
+
+// TestPasswordFileLines checks PostgreSQL password-file lines
+// (host:port:database:user:password, '*' wildcards) as files, inside JSON
+// tool output and escaped twice; colon-separated names that are not such
+// lines keep every field.
+func TestPasswordFileLines(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"db.internal:5432:*:app:P@fi0M6966!\n", "db.internal:5432:*:app:[REDACTED_SECRET]\n"},
+		{"*:*:*:postgres:Winter2024!", "*:*:*:postgres:[REDACTED_SECRET]"},
+		{"  replica-2.example.com:6432:ledger:etl_user:aufGI2rE9zxpyGheYtpS", "  replica-2.example.com:6432:ledger:etl_user:[REDACTED_SECRET]"},
+		{"host:5432:db:u:pa\\:ss1", "host:5432:db:u:[REDACTED_SECRET]"},
+		{`{"content":"cat ~/.pgpass\ndb:5432:*:app:Dragon4036!\n"}`, `{"content":"cat ~/.pgpass\ndb:5432:*:app:[REDACTED_SECRET]\n"}`},
+		{`{"c":"{\"out\":\"db:5432:*:app:Dragon4036!\\n\"}"}`, `{"c":"{\"out\":\"db:5432:*:app:[REDACTED_SECRET]\\n\"}"}`},
+		// not password-file lines
+		{"session:12345:user:profile:avatar", ""},
+		{"ab:12:34:56:78:9a", ""},
+		{"2026-11-23T03:17:34Z host:5:a:b:c", ""},
+		{"localhost:5432:mydb:me:${PGPASS}", ""},
+		{"Recon:EC2/PortProbeUnprotectedPort:1:2:abc123", ""},
+		{"x db:5432:*:app:Dragon4036!", ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}
+
+// TestCommandLinePasswordOptions checks the password options of common
+// tools (sshpass -p, registry logins -p, az login -p, ldap* -w, redis-cli
+// -a, smbclient -U user%password), PowerShell's ConvertTo-SecureString
+// literal wherever the call is, and $env:NAME assignments; variables,
+// missing values, paths and the same flags of other commands stay.
+func TestCommandLinePasswordOptions(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"sshpass -p 'Xy9!kLm2' ssh user@host", "sshpass -p '[REDACTED_SECRET]' ssh user@host"},
+		{"docker login -u user -p Xy9!kLm2 registry.example.com", "docker login -u user -p [REDACTED_SECRET] registry.example.com"},
+		{"az login --service-principal -u 1b2c3d4e -p Xy9!kLm2 --tenant contoso", "az login --service-principal -u 1b2c3d4e -p [REDACTED_SECRET] --tenant contoso"},
+		{"ldapsearch -x -D cn=admin -w Xy9!kLm2 -b dc=example", "ldapsearch -x -D cn=admin -w [REDACTED_SECRET] -b dc=example"},
+		{"redis-cli -h cache -a Xy9!kLm2 ping", "redis-cli -h cache -a [REDACTED_SECRET] ping"},
+		{"smbclient //srv/share -U alice%Xy9!kLm2", "smbclient //srv/share -U alice%[REDACTED_SECRET]"},
+		{`{"cmd":"sshpass -p \"Xy9!kLm2\" scp f h:"}`, `{"cmd":"sshpass -p \"[REDACTED_SECRET]\" scp f h:"}`},
+		{"New-Object PSCredential('admin', (ConvertTo-SecureString 'Xy9!kLm2' -AsPlainText -Force))", "New-Object PSCredential('admin', (ConvertTo-SecureString '[REDACTED_SECRET]' -AsPlainText -Force))"},
+		{"-Password (ConvertTo-SecureString -String 'Xy9!kLm2' -AsPlainText -Force)", "-Password (ConvertTo-SecureString -String '[REDACTED_SECRET]' -AsPlainText -Force)"},
+		{`$env:API_KEY = "Zq7Rk2Lm9Xw4Tv8Pn3Hs6Jd1"`, `$env:API_KEY = "[REDACTED_API_KEY]"`},
+		{`$Env:DB_PASSWORD="Xy9!kLm2"`, `$Env:DB_PASSWORD="[REDACTED_SECRET]"`},
+		// not passwords
+		{"docker login -u user -p $REGISTRY_PASSWORD", ""},
+		{`sshpass -p "$SSHPASS" ssh h`, ""},
+		{"ps -a -x | grep redis", ""},
+		{"redis-cli -a", ""},
+		{"smbclient -U alice //srv/x", ""},
+		{"az login -u app -p /path/cert.pem", ""},
+		{"tar -p -w xyz123abc", ""},
+		{"$x = ConvertTo-SecureString -String $plain -AsPlainText", ""},
+		{"arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf", ""},
+	}
+	for _, tc := range cases {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got, _ := all.String(tc.in); got != want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
+		}
+	}
+}

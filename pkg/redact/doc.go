@@ -25,13 +25,23 @@
 //	         infrastructure-as-code clouds, secret vaults, code-quality and
 //	         developer services, payment, feature-flag and messaging vendors,
 //	         AI vendors), Bearer tokens, values assigned to keys such as
-//	         api_key, apikey, x-api-key, token, access_token, sonar.login, and
-//	         cloud access key IDs under access_key_id / AccessKeyId
+//	         api_key, apikey, x-api-key, token, access_token, sonar.login
+//	         (also PowerShell's $env:API_KEY = "…"),
+//	         cloud access key IDs under access_key_id / AccessKeyId (AWS
+//	         upper-case IDs and other clouds' random IDs), and a random token
+//	         named in a sentence ("the leaked token wf8Y… was revoked")
 //	SECRET   values assigned to password, passwd, pwd, secret, private_key,
 //	         client_secret, ... (also パスワード and contraseña), PEM private-key
 //	         blocks, the password of scheme://user:pass@host and of curl -u
 //	         user:pass, HTTP Basic credentials, AWS secret access keys, Azure
-//	         client secrets and other secret-typed vendor formats
+//	         client secrets and other secret-typed vendor formats, and a
+//	         password named in a sentence after a copula ("the admin password
+//	         was Dragon4036!", "passphrase set to …") when it has a letter and
+//	         a digit, the last field of PostgreSQL password-file lines
+//	         (host:port:database:user:password, also inside JSON), the
+//	         password options of common tools (sshpass -p, docker/podman/
+//	         helm/oras/az login -p, ldap* -w, redis-cli -a, smbclient -U
+//	         user%pass) and the literal of ConvertTo-SecureString
 //
 // ParseTypes reads a comma-separated list of these names (or "all", "none")
 // for command-line flags.
@@ -47,8 +57,10 @@
 // AWS account IDs (12 digits) and resource IDs (i-0abc..., arn:...), numbers
 // that fail the Luhn check, invalid SSNs and IP addresses, placeholders such
 // as ghp_xxxx..., ${PASSWORD}, <your-api-key>, ****, YOUR_KEY_HERE, and
-// indirect references such as secret = get_secret() or
-// password = os.environ["X"].
+// indirect references such as secret = get_secret(),
+// password = os.environ["X"] and values computed by commands ($cred =
+// Get-Credential, $secret = (Get-AzKeyVaultSecret …).SecretValue); of
+// ConvertTo-SecureString "…" the quoted argument is the literal.
 //
 // # How it works
 //
@@ -111,7 +123,11 @@
 // Detection is by layout and context, not by meaning. Names, postal addresses,
 // IBANs and other identifiers are out of scope. A phone number written as a
 // bare run of digits without a phone word nearby, a secret in free prose
-// without a key word ("it is hunter2"), a generic high-entropy string with no
+// without a key word ("it is hunter2"), a password named in a sentence
+// without a copula or without a digit ("the passphrase was
+// correct-horse-battery-staple"), a password given positionally or to a
+// tool not in the option table (net user NAME PASS, .netrc "password X",
+// a prompt echo "Password for user x: X"), a generic high-entropy string with no
 // key and no known prefix, and vendor formats not in the table are not found.
 // Conversely a number laid out like a phone number (three groups such as
 // "100 200 300") is taken as one, a dotted quad that is really an OID prefix
@@ -124,5 +140,7 @@
 // ("cloudimage: …", "invoiceocean '…'") says nothing, so a token without a
 // known prefix under such a key is not found; an unquoted dotted value
 // without digits under a secret key ("password: app.settings") reads as a
-// code reference and is kept.
+// code reference and is kept. Conversely a word with a letter and a digit
+// after "password is" or "password was" ("the password is SHA256-hashed",
+// "password was 2FA-protected") is taken as the password.
 package redact

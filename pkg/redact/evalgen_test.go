@@ -696,7 +696,7 @@ func renderItems(t *testing.T, g *evalGen) []byte {
 const freshSetPath = "testdata/evalset-fresh.jsonl"
 
 func TestGenerateEvalSet(t *testing.T) {
-	for path, want := range map[string][]byte{evalSetPath: renderEvalSet(t), freshSetPath: renderFreshSet(t)} {
+	for path, want := range map[string][]byte{evalSetPath: renderEvalSet(t), freshSetPath: renderFreshSet(t), thirdSetPath: renderThirdSet(t)} {
 		if *updateEvalSet {
 			if err := os.WriteFile(path, want, 0o644); err != nil {
 				t.Fatal(err)
@@ -713,7 +713,7 @@ func TestGenerateEvalSet(t *testing.T) {
 	}
 }
 
-// TestEvalSet scores the generated set and the gitleaks fixtures (see
+// TestEvalSet scores the generated sets and the gitleaks fixtures (see
 // testdata/README.md) against the targets: overall recall and precision
 // >= 0.97, every type's recall >= 0.93 and precision >= 0.90. The gitleaks
 // false-positive samples are rule-specific (a Google API key with a bad
@@ -724,6 +724,11 @@ func TestEvalSet(t *testing.T) {
 	t.Run("generated", func(t *testing.T) {
 		t.Parallel()
 		sc := scoreRecords(t, loadRecords(t, evalSetPath))
+		checkTargets(t, sc, true)
+	})
+	t.Run("third", func(t *testing.T) {
+		t.Parallel()
+		sc := scoreRecords(t, loadRecords(t, thirdSetPath))
 		checkTargets(t, sc, true)
 	})
 	t.Run("gitleaks", func(t *testing.T) {

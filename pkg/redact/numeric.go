@@ -650,7 +650,9 @@ func containsAny(s string, subs ...string) bool {
 // or a section number: "version 1.2.3.4", "v 1.2.3.4", "Chrome/120.0.0.1",
 // "agentVersion": "1.2.3.4", "section 4.2.1.3".
 func versionContext(s string, i int) bool {
-	if i >= 2 && s[i-1] == '/' && isAlpha(s[i-2]) {
+	if i >= 2 && s[i-1] == '/' && (isAlpha(s[i-2]) || phBefore(s, i-1)) {
+		// (a placeholder before the slash stands for a word: redacting
+		// "a@b.AA/1.2.3.4" twice must change nothing more)
 		return true
 	}
 	j := i

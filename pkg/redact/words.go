@@ -41,6 +41,16 @@ func (sc *scanner) scanWords(s string) {
 			case (c == '+' || c == '(') && i+1 < n && isDigit(s[i+1]) && leftBoundary(s, i):
 				i = sc.numeric(s, i)
 				continue
+			case c == '-' && i > 0 && s[i-1] == ' ' && i+2 < n && s[i+2] == ' ':
+				if e := sc.cliOptionAt(s, i); e > 0 {
+					i = e // sshpass -p …, redis-cli -a …
+					continue
+				}
+			case c == '*' && i > 0 && s[i-1] == ':' && i+1 < n && s[i+1] == ':':
+				if e := sc.pgpassAt(s, i-1); e > 0 {
+					i = e // host:*:db:user:password
+					continue
+				}
 			}
 			i++
 			continue
@@ -78,6 +88,11 @@ func (sc *scanner) digitWord(s string, i, j int) int {
 		return e
 	}
 	d := spanClass(s, i, cDigit, 0)
+	if d == j && d < n && s[d] == ':' && i > 0 && s[i-1] == ':' && d-i <= 5 {
+		if e := sc.pgpassAt(s, i-1); e > 0 {
+			return e // host:5432:db:user:password
+		}
+	}
 	if d < j {
 		// digits glued to letters: a phone extension ("5272x565") or a token
 		if (s[d] == 'x' || s[d] == 'X') && d+1 < j && spanClass(s, d+1, cDigit, 0) == j {
@@ -132,6 +147,11 @@ func (sc *scanner) atlasToken(s string, i, j int) int {
 
 // alphaWord handles a word starting with a letter or '_'; [i,j) is its word run.
 func (sc *scanner) alphaWord(s string, i, j int) int {
+	if j-i == 9 && j < len(s) && s[j] == '-' && eqFold(s[i:j], "convertto") {
+		if e := sc.secureStringAt(s, j); e > 0 {
+			return e
+		}
+	}
 	if e := sc.atlasToken(s, i, j); e > 0 {
 		return e
 	}
@@ -185,13 +205,43 @@ func mayAssign(s string, i, j int) bool {
 			case 's', 'c', 't', 'b', 'a', 'f', 'p':
 				return true // string, char, text, bytes, As, final, password, ...
 			}
-			return false
+			switch c | 0x20 {
+			case 'i', 'w', 'n': // is, was, now: "password was …"
+				return proseKey(s[i:j])
+			}
+			return tokenWord(s[i:j]) // "token wf8Y…"
 		case isDigit(c):
-			return false
+			return tokenWord(s[i:j]) // "token 9f8a…"
 		}
 		return true
 	}
 	return false
+}
+
+// proseKey is a cheap test for a word that may name a credential in a
+// sentence ("the admin password was …"): its last letters.
+func proseKey(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	switch w[len(w)-1] | 0x20 {
+	case 'd':
+		return hasSuffixFold(w, "pwd") || hasSuffixFold(w, "passwd") || hasSuffixFold(w, "password")
+	case 'e':
+		return hasSuffixFold(w, "passphrase") || hasSuffixFold(w, "passcode")
+	case 'n':
+		return hasSuffixFold(w, "token")
+	case 't':
+		return hasSuffixFold(w, "secret")
+	case 'y':
+		return hasSuffixFold(w, "key")
+	}
+	return false
+}
+
+// tokenWord is a cheap test for a word ending in "token".
+func tokenWord(w string) bool {
+	return len(w) >= 5 && w[len(w)-1]|0x20 == 'n' && hasSuffixFold(w, "token")
 }
 
 // jwtEnd matches header.payload[.signature] with base64url JSON segments.
