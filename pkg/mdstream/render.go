@@ -15,6 +15,8 @@ package mdstream
 import (
 	"strings"
 
+	"github.com/alertchat/alertchat/pkg/termsafe"
+
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/glamour/ansi"
 	"github.com/charmbracelet/glamour/styles"
@@ -168,25 +170,5 @@ func isSGRParams(p string) bool {
 
 // visibleBlank reports whether a rendered line shows nothing.
 func visibleBlank(l string) bool {
-	return strings.TrimSpace(stripSGR(l)) == ""
-}
-
-func stripSGR(l string) string {
-	if !strings.Contains(l, "\x1b[") {
-		return l
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(l, "\x1b[")
-		if i < 0 {
-			b.WriteString(l)
-			return b.String()
-		}
-		b.WriteString(l[:i])
-		j := strings.IndexByte(l[i:], 'm')
-		if j < 0 {
-			return b.String()
-		}
-		l = l[i+j+1:]
-	}
+	return strings.TrimSpace(termsafe.StripCSI(l)) == ""
 }

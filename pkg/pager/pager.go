@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/alertchat/alertchat/pkg/termsafe"
+
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/mattn/go-runewidth"
 )
@@ -83,7 +85,7 @@ func Needed(opts Options, text string) bool {
 func rows(text string, width int) int {
 	n := 0
 	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		w := runewidth.StringWidth(stripSGR(line))
+		w := runewidth.StringWidth(termsafe.StripCSI(line))
 		if width <= 0 || w <= width {
 			n++
 			continue
@@ -91,26 +93,6 @@ func rows(text string, width int) int {
 		n += (w + width - 1) / width
 	}
 	return n
-}
-
-func stripSGR(s string) string {
-	if !strings.Contains(s, "\x1b[") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "\x1b[")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		j := strings.IndexFunc(s[i+2:], func(r rune) bool { return r >= '@' && r <= '~' })
-		if j < 0 {
-			return b.String()
-		}
-		s = s[i+2+j+1:]
-	}
 }
 
 // lookable reports whether the pager's program exists.

@@ -302,15 +302,7 @@ func TestProseCredentialStatements(t *testing.T) {
 		{"token 12345 of 67890", ""},
 		{"the password is os.environ.get", ""},
 	}
-	for _, tc := range cases {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		if got, _ := all.String(tc.in); got != want {
-			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
-		}
-	}
+	checkRedacted(t, cases)
 }
 
 // TestCommandResultsKept checks that a value computed by a command is not a
@@ -354,15 +346,7 @@ func TestAccessKeyIDShapes(t *testing.T) {
 		{`{"accessKeyId":"ASIA...."}`, ""},
 		{`access_key_id = var.access_key_id`, ""},
 	}
-	for _, tc := range cases {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		if got, _ := all.String(tc.in); got != want {
-			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
-		}
-	}
+	checkRedacted(t, cases)
 }
 
 // TestPasswordFileLines checks PostgreSQL password-file lines
@@ -386,15 +370,7 @@ func TestPasswordFileLines(t *testing.T) {
 		{"Recon:EC2/PortProbeUnprotectedPort:1:2:abc123", ""},
 		{"x db:5432:*:app:Dragon4036!", ""},
 	}
-	for _, tc := range cases {
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		if got, _ := all.String(tc.in); got != want {
-			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, want)
-		}
-	}
+	checkRedacted(t, cases)
 }
 
 // TestCommandLinePasswordOptions checks the password options of common
@@ -427,6 +403,13 @@ func TestCommandLinePasswordOptions(t *testing.T) {
 		{"$x = ConvertTo-SecureString -String $plain -AsPlainText", ""},
 		{"arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf", ""},
 	}
+	checkRedacted(t, cases)
+}
+
+// checkRedacted checks each case's redaction by every type; an empty want means the input
+// stays as it is.
+func checkRedacted(t *testing.T, cases []struct{ in, want string }) {
+	t.Helper()
 	for _, tc := range cases {
 		want := tc.want
 		if want == "" {

@@ -40,3 +40,25 @@ func unsafe(r rune) bool {
 func isBidiControl(r rune) bool {
 	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f' || r == '\u061c'
 }
+
+// StripCSI removes the control sequences (ESC [ ... final byte) from s, leaving the text a
+// terminal would show: for measuring the visible width or blankness of styled output.
+func StripCSI(s string) string {
+	if !strings.Contains(s, "\x1b[") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		j := strings.IndexFunc(s[i+2:], func(r rune) bool { return r >= '@' && r <= '~' })
+		if j < 0 {
+			return b.String()
+		}
+		s = s[i+2+j+1:]
+	}
+}

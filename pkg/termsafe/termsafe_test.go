@@ -45,3 +45,17 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func TestStripCSI(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"\x1b[1;38;5;228mbold\x1b[0m text", "bold text"},
+		{"a\x1b[2Kb\x1b[3Ac", "abc"},
+		{"cut \x1b[38;5", "cut "},
+	} {
+		if got := termsafe.StripCSI(tc.in); got != tc.want {
+			t.Errorf("StripCSI(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
