@@ -19,7 +19,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -100,7 +100,7 @@ func TestFsckLocal(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "4 problems found") {
 		t.Fatalf("fsck: exit %d, stderr %q", code, errOut)
 	}
-	for kind, want := range map[string]model.HistoryID{fsck.KindMissingContent: missing.ID, fsck.KindCorruptContent: corrupt.ID, fsck.KindOrphan: orphan, fsck.KindStaleMetadata: behind.ID} {
+	for kind, want := range map[string]record.HistoryID{fsck.KindMissingContent: missing.ID, fsck.KindCorruptContent: corrupt.ID, fsck.KindOrphan: orphan, fsck.KindStaleMetadata: behind.ID} {
 		if len(k[kind]) != 1 || k[kind][0].HistoryID != want {
 			t.Errorf("%s: %+v, want history %s", kind, k[kind], want)
 		}
@@ -128,7 +128,7 @@ func TestFsckLocal(t *testing.T) {
 	}
 	sort.Strings(names)
 	joined := strings.Join(names, " ")
-	for _, id := range []model.HistoryID{orphan, missing.ID, corrupt.ID} {
+	for _, id := range []record.HistoryID{orphan, missing.ID, corrupt.ID} {
 		if !strings.Contains(joined, string(id)) {
 			t.Errorf("lost+found %v lacks %s", names, id)
 		}
@@ -136,7 +136,7 @@ func TestFsckLocal(t *testing.T) {
 	if _, err := os.Stat(temp); !os.IsNotExist(err) {
 		t.Error("the temporary file is still there")
 	}
-	for _, h := range []*model.History{healthy, behind} {
+	for _, h := range []*record.History{healthy, behind} {
 		if _, err := getMeta(t, dir, h.ID); err != nil {
 			t.Errorf("healthy history %s: %v", h.ID, err)
 		}
@@ -230,7 +230,7 @@ func TestHelperSaver(t *testing.T) {
 	}
 	fmt.Println("saving")
 	for n := 0; ; n++ {
-		var h *model.History
+		var h *record.History
 		if len(ids) > 0 && rng.IntN(3) > 0 {
 			if h, err = s.GetHistory(ctx, ids[rng.IntN(len(ids))]); err != nil {
 				t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -36,7 +36,7 @@ func openLocal(t *testing.T, dir, workspace string) *local.Store {
 }
 
 // seedHistories saves hs into the workspace's store in dir and closes it.
-func seedHistories(t *testing.T, dir, workspace string, hs ...*model.History) {
+func seedHistories(t *testing.T, dir, workspace string, hs ...*record.History) {
 	t.Helper()
 	s := openLocal(t, dir, workspace)
 	defer s.Close()
@@ -47,7 +47,7 @@ func seedHistories(t *testing.T, dir, workspace string, hs ...*model.History) {
 	}
 }
 
-func getMeta(t *testing.T, dir string, id model.HistoryID) (*model.History, error) {
+func getMeta(t *testing.T, dir string, id record.HistoryID) (*record.History, error) {
 	t.Helper()
 	s := openLocal(t, dir, "default")
 	defer s.Close()
@@ -64,7 +64,7 @@ func runTTY(t *testing.T, dataDir, stdin string, args ...string) (stdout, stderr
 	return out.String(), errOut.String(), code
 }
 
-func newHist(alert model.AlertID, title string, updated time.Time, contents ...*genai.Content) *model.History {
+func newHist(alert record.AlertID, title string, updated time.Time, contents ...*genai.Content) *record.History {
 	h := storetest.NewHistory(alert, contents)
 	h.Title = title
 	h.CreatedAt = updated.Add(-time.Minute)
@@ -72,7 +72,7 @@ func newHist(alert model.AlertID, title string, updated time.Time, contents ...*
 	return h
 }
 
-func objectPath(dir string, id model.HistoryID) string {
+func objectPath(dir string, id record.HistoryID) string {
 	return filepath.Join(dir, filepath.FromSlash(store.ObjectKey("", id)))
 }
 
@@ -85,7 +85,7 @@ func TestHistoryList(t *testing.T) {
 	middle.ParentID = oldest.ID
 	newest := newHist("alert-aaaaaaaaaa", "Newest", now.Add(-time.Hour),
 		genai.NewContentFromText("q", genai.RoleUser), genai.NewContentFromText("a", genai.RoleModel))
-	newest.Usage = model.Usage{InputTokens: 1000, OutputTokens: 234}
+	newest.Usage = record.Usage{InputTokens: 1000, OutputTokens: 234}
 	seedHistories(t, dir, "default", oldest, middle, newest)
 	seedHistories(t, dir, "other", newHist("alert-aaaaaaaaaa", "Elsewhere", now))
 
@@ -125,15 +125,15 @@ func TestHistoryList(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		args []string
-		want []model.HistoryID
+		want []record.HistoryID
 	}{
-		{[]string{"history", "list", "-a", "alert-aaaaaaaaaa"}, []model.HistoryID{newest.ID, oldest.ID}},
-		{[]string{"history", "list", "--alert", "alert-bbbbbbbbbb"}, []model.HistoryID{middle.ID}},
-		{[]string{"history", "-a", "alert-bbbbbbbbbb"}, []model.HistoryID{middle.ID}},
+		{[]string{"history", "list", "-a", "alert-aaaaaaaaaa"}, []record.HistoryID{newest.ID, oldest.ID}},
+		{[]string{"history", "list", "--alert", "alert-bbbbbbbbbb"}, []record.HistoryID{middle.ID}},
+		{[]string{"history", "-a", "alert-bbbbbbbbbb"}, []record.HistoryID{middle.ID}},
 		{[]string{"history", "list", "-a", "no-such-alert"}, nil},
-		{[]string{"history", "list", "--limit", "2"}, []model.HistoryID{newest.ID, middle.ID}},
-		{[]string{"history", "--limit", "1"}, []model.HistoryID{newest.ID}},
-		{[]string{"history", "list", "--limit", "1", "-a", "alert-aaaaaaaaaa"}, []model.HistoryID{newest.ID}},
+		{[]string{"history", "list", "--limit", "2"}, []record.HistoryID{newest.ID, middle.ID}},
+		{[]string{"history", "--limit", "1"}, []record.HistoryID{newest.ID}},
+		{[]string{"history", "list", "--limit", "1", "-a", "alert-aaaaaaaaaa"}, []record.HistoryID{newest.ID}},
 		{[]string{"--workspace", "other", "history", "list", "-a", "alert-bbbbbbbbbb"}, nil},
 	} {
 		got := ids(tc.args...)
@@ -161,7 +161,7 @@ func TestHistoryList(t *testing.T) {
 		t.Fatalf("-o json: %d entries", len(list))
 	}
 	base := []string{"alert_id", "created_at", "id", "message_count", "title", "updated_at", "usage"}
-	for i, h := range []*model.History{newest, middle, oldest} {
+	for i, h := range []*record.History{newest, middle, oldest} {
 		keys := make([]string, 0, len(list[i]))
 		for k := range list[i] {
 			keys = append(keys, k)
@@ -231,7 +231,7 @@ func TestHistoryListTTY(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := newHist("0123456789abcdef-alert", "Shown to people", store.Now().Add(-2*time.Hour))
-	h.Usage = model.Usage{InputTokens: 1100, OutputTokens: 100}
+	h.Usage = record.Usage{InputTokens: 1100, OutputTokens: 100}
 	h.MessageCount = 4
 	seedHistories(t, dir, "default", h)
 	out, errOut, code := runTTY(t, dir, "", "history", "list")
@@ -261,12 +261,12 @@ func TestHistoryListTTY(t *testing.T) {
 
 // showFixture stores a history with every part kind, a hostile model text, redactions and
 // usage, and returns it.
-func showFixture(t *testing.T, dir string) *model.History {
+func showFixture(t *testing.T, dir string) *record.History {
 	t.Helper()
 	contents := storetest.EveryPartKind()
 	contents = append(contents, genai.NewContentFromText("Colour: \x1b[31mred\x1b]0;title\x07 and \u009b2J done\u202e", genai.RoleModel))
 	h := newHist("alert-0001", "DNS to a \x1b[2Jbad domain", store.Now().Add(-time.Hour), contents...)
-	h.Usage = model.Usage{InputTokens: 1234, OutputTokens: 56}
+	h.Usage = record.Usage{InputTokens: 1234, OutputTokens: 56}
 	h.Redactions = map[string]int{"IP": 1, "EMAIL": 2}
 	seedHistories(t, dir, "default", h)
 	return h
@@ -375,7 +375,7 @@ func TestHistoryShowJSON(t *testing.T) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
 	var redactions map[string]int
-	var usage model.Usage
+	var usage record.Usage
 	_ = json.Unmarshal(got["redactions"], &redactions)
 	_ = json.Unmarshal(got["usage"], &usage)
 	if !reflect.DeepEqual(redactions, h.Redactions) || usage != h.Usage || string(got["id"]) != `"`+string(h.ID)+`"` {
@@ -464,12 +464,12 @@ func TestHistoryRm(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	now := store.Now()
-	var hs []*model.History
+	var hs []*record.History
 	for i := range 5 {
 		hs = append(hs, newHist("alert-1", "h", now.Add(-time.Duration(i)*time.Minute), storetest.EveryPartKind()...))
 	}
 	seedHistories(t, dir, "default", hs...)
-	exists := func(h *model.History) bool {
+	exists := func(h *record.History) bool {
 		t.Helper()
 		_, err := getMeta(t, dir, h.ID)
 		_, statErr := os.Stat(objectPath(dir, h.ID))
@@ -559,7 +559,7 @@ func TestHistoryRename(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := newHist("alert-1", "generated one", store.Now().Add(-time.Hour), storetest.EveryPartKind()...)
-	h.TitleSource = model.TitleGenerated
+	h.TitleSource = record.TitleGenerated
 	h.RedactedCount = len(h.Contents) // as every saved history is: a rename rescans nothing
 	seedHistories(t, dir, "default", h)
 	wantContents, _ := json.Marshal(h.Contents)
@@ -585,7 +585,7 @@ func TestHistoryRename(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Title != tc.want || got.TitleSource != model.TitleManual {
+		if got.Title != tc.want || got.TitleSource != record.TitleManual {
 			t.Errorf("rename %q: title %q (%s), want %q (manual)", tc.title, got.Title, got.TitleSource, tc.want)
 		}
 		if gotContents, _ := json.Marshal(got.Contents); !bytes.Equal(gotContents, wantContents) || !got.UpdatedAt.Equal(h.UpdatedAt) {
@@ -622,10 +622,10 @@ func TestHistoryPrune(t *testing.T) {
 	seedHistories(t, dir, "default", ancient, old, recent)
 	otherOld := newHist("alert-1", "other workspace", now.Add(-40*24*time.Hour))
 	seedHistories(t, dir, "other", otherOld)
-	all := []*model.History{ancient, old, recent}
-	remaining := func() []model.HistoryID {
+	all := []*record.History{ancient, old, recent}
+	remaining := func() []record.HistoryID {
 		t.Helper()
-		var ids []model.HistoryID
+		var ids []record.HistoryID
 		for _, h := range all {
 			if _, err := getMeta(t, dir, h.ID); err == nil {
 				ids = append(ids, h.ID)
@@ -678,7 +678,7 @@ func TestHistoryPrune(t *testing.T) {
 	if code != 0 || out != string(old.ID)+"\n" || strings.Contains(errOut, "[y/N]") {
 		t.Fatalf("prune 2d -y: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if got := remaining(); !slices.Equal(got, []model.HistoryID{recent.ID}) {
+	if got := remaining(); !slices.Equal(got, []record.HistoryID{recent.ID}) {
 		t.Fatalf("remaining %v, want only the recent one", got)
 	}
 	out, errOut, code = runCLI(t, dir, "", "history", "prune", "--older-than", "2d")
@@ -699,7 +699,7 @@ func TestHistoryListSaysThereAreMore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	now := store.Now()
-	var hs []*model.History
+	var hs []*record.History
 	for i := range 5 {
 		hs = append(hs, newHist("alert-1", fmt.Sprintf("h%d", i), now.Add(-time.Duration(i)*time.Minute)))
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/transcript"
 )
@@ -25,7 +25,7 @@ func TestHistoryShowSummary(t *testing.T) {
 		genai.NewContentFromText("second question", genai.RoleUser), genai.NewContentFromText("second answer", genai.RoleModel),
 	}
 	h := newHist("alert-0001", "Summarised", store.Now(), contents...)
-	h.Summary = &model.Summary{Text: "IOCs: none.", CoversCount: 2, CreatedAt: store.Now()}
+	h.Summary = &record.Summary{Text: "IOCs: none.", CoversCount: 2, CreatedAt: store.Now()}
 	plain := newHist("alert-0001", "Plain", store.Now(), contents...)
 	seedHistories(t, dir, "default", h, plain)
 

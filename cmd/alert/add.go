@@ -10,7 +10,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/alert"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -72,8 +72,8 @@ func countStdin(files []string) int {
 }
 
 // ParseFiles reads and validates alert files, in order.
-func ParseFiles(ios *cmdutil.IOStreams, files []string) ([]*model.Alert, error) {
-	out := make([]*model.Alert, 0, len(files))
+func ParseFiles(ios *cmdutil.IOStreams, files []string) ([]*record.Alert, error) {
+	out := make([]*record.Alert, 0, len(files))
 	for _, path := range files {
 		data, err := cmdutil.ReadInput(ios, path, alert.MaxSize)
 		if err != nil {
@@ -90,11 +90,11 @@ func ParseFiles(ios *cmdutil.IOStreams, files []string) ([]*model.Alert, error) 
 
 // Putter is what storing an alert needs.
 type Putter interface {
-	PutAlert(ctx context.Context, a *model.Alert) (bool, error)
+	PutAlert(ctx context.Context, a *record.Alert) (bool, error)
 }
 
 // Put stores a parsed alert (a no-op when it is there already).
-func Put(ctx context.Context, s Putter, a *model.Alert) error {
+func Put(ctx context.Context, s Putter, a *record.Alert) error {
 	a.CreatedAt = store.Now()
 	if _, err := s.PutAlert(ctx, a); err != nil {
 		return goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))

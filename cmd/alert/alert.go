@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // NewCmdAlert is "alertchat alert".
@@ -28,7 +28,7 @@ func NewCmdAlert(f *cmdutil.Factory) *cli.Command {
 type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
 
 type alertJSON struct {
-	ID        model.AlertID   `json:"id"`
+	ID        record.AlertID  `json:"id"`
 	Title     string          `json:"title"`
 	CreatedAt string          `json:"created_at"`
 	Data      json.RawMessage `json:"data,omitempty"`

@@ -10,7 +10,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -53,7 +53,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 // ListRun prints the workspace's newest alerts.
 func ListRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 	ios := opts.IO
-	var alerts []*model.Alert
+	var alerts []*record.Alert
 	cursor := ""
 	for len(alerts) < opts.Limit {
 		page, err := s.ListAlerts(ctx, store.AlertQuery{Limit: opts.Limit - len(alerts), Cursor: cursor})

@@ -22,7 +22,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/llm"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 )
 
@@ -109,7 +109,7 @@ func Run(ctx context.Context, opts *Options) error {
 	bar := startProgressBar(opts.IO, len(qs), &retries)
 	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{
 		Store: s,
-		NewSession: func(a *model.Alert, h *model.History) (*session.Session, error) {
+		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
 			return session.New(sessOpts, a, h)
 		},
 		Concurrency:   opts.Concurrency,

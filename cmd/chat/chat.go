@@ -11,7 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/alert"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -163,7 +163,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	}
 	cfg := opts.Config()
 	sessOpts := cmdutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
-	newSession := func(h *model.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
+	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
 	if err != nil {
 		return err
@@ -186,11 +186,11 @@ type conversation struct {
 	cfg        cmdutil.Config
 	store      *cmdutil.Store
 	llm        session.LLM
-	newSession func(*model.History) (*session.Session, error)
+	newSession func(*record.History) (*session.Session, error)
 }
 
 // openConversation finds the alert and, when resuming, the history.
-func openConversation(ctx context.Context, opts *Options, s store.Store) (*model.Alert, *model.History, error) {
+func openConversation(ctx context.Context, opts *Options, s store.Store) (*record.Alert, *record.History, error) {
 	var alertArg string
 	switch {
 	case opts.File != "":
@@ -205,8 +205,8 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*model
 	case opts.AlertID != "":
 		alertArg = opts.AlertID
 	}
-	var h *model.History
-	var a *model.Alert
+	var h *record.History
+	var a *record.Alert
 	switch {
 	case opts.HistoryID != "":
 		id, err := cmdutil.ResolveHistoryID(ctx, s, opts.HistoryID)

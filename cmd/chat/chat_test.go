@@ -12,7 +12,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -44,14 +44,14 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 	}, Output: "text"}
 }
 
-func addAlert(t testing.TB, opts *Options) model.AlertID {
+func addAlert(t testing.TB, opts *Options) record.AlertID {
 	t.Helper()
 	s, err := opts.OpenStore(context.Background(), cmdutil.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	a := &model.Alert{ID: "0f1e2d3c-aaaa-5000-8000-000000000001", Title: "t", Data: []byte(`{"Title": "t"}`)}
+	a := &record.Alert{ID: "0f1e2d3c-aaaa-5000-8000-000000000001", Title: "t", Data: []byte(`{"Title": "t"}`)}
 	if _, err := s.PutAlert(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}

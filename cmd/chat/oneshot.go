@@ -8,7 +8,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/spinner"
@@ -18,20 +18,20 @@ import (
 // chatJSON is chat -o json's one object. It is printed whatever happens: Error is null on
 // success, and Complete is false when the answer was cut short or never came.
 type chatJSON struct {
-	HistoryID model.HistoryID `json:"history_id"`
-	AlertID   model.AlertID   `json:"alert_id"`
-	Title     string          `json:"title"`
-	Answer    string          `json:"answer"`
-	Usage     model.Usage     `json:"usage"`
-	Error     *string         `json:"error"`
-	Complete  bool            `json:"complete"`
+	HistoryID record.HistoryID `json:"history_id"`
+	AlertID   record.AlertID   `json:"alert_id"`
+	Title     string           `json:"title"`
+	Answer    string           `json:"answer"`
+	Usage     record.Usage     `json:"usage"`
+	Error     *string          `json:"error"`
+	Complete  bool             `json:"complete"`
 }
 
 // oneShotJSON prints chat -o json's object once: the turn's, or a failure's with what is known.
 type oneShotJSON struct {
 	opts      *Options
-	alertID   model.AlertID
-	historyID model.HistoryID
+	alertID   record.AlertID
+	historyID record.HistoryID
 	printed   bool
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/history"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -35,7 +35,7 @@ func (c *conversation) relatedLines(ctx context.Context, sess *session.Session) 
 	return func() []string { return c.lookUpRelated(ctx, a, self) }
 }
 
-func (c *conversation) lookUpRelated(ctx context.Context, a *model.Alert, self model.HistoryID) []string {
+func (c *conversation) lookUpRelated(ctx context.Context, a *record.Alert, self record.HistoryID) []string {
 	ctx, cancel := context.WithTimeout(ctx, relatedTimeout)
 	defer cancel()
 	page, err := c.store.ListHistories(ctx, store.HistoryQuery{AlertID: a.ID, Limit: 2})

@@ -11,15 +11,15 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-type alertIDs []model.AlertID
+type alertIDs []record.AlertID
 
-func (a alertIDs) FindAlerts(_ context.Context, prefix string, limit int) ([]model.AlertID, error) {
-	var out []model.AlertID
+func (a alertIDs) FindAlerts(_ context.Context, prefix string, limit int) ([]record.AlertID, error) {
+	var out []record.AlertID
 	for _, id := range a {
 		if strings.HasPrefix(string(id), prefix) && len(out) < limit {
 			out = append(out, id)
@@ -33,7 +33,7 @@ func TestResolveAlertID(t *testing.T) {
 	ids := alertIDs{"0f1e2d3c-aaaa", "0f1e2d3c-bbbb", "alert-1", "alert-10"}
 	tests := []struct {
 		arg  string
-		want model.AlertID
+		want record.AlertID
 		code int
 	}{
 		{"0f1e2d3c-a", "0f1e2d3c-aaaa", ExitOK},

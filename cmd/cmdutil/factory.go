@@ -15,7 +15,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -358,7 +358,7 @@ func ReportFlush(w io.Writer, dir string, rep *spool.Report, err error, verbose 
 
 // ReportSave tells the user, on stderr, where a turn went when it is not simply saved: to a
 // fork (another writer saved the history meanwhile) or to the local spool (the store failed).
-func ReportSave(w io.Writer, turn *session.Turn, h *model.History) {
+func ReportSave(w io.Writer, turn *session.Turn, h *record.History) {
 	if turn == nil {
 		return
 	}

@@ -13,7 +13,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -100,7 +100,7 @@ func (k *KeyedRedactor) RedactString(s string) (string, map[string]int) {
 }
 
 // ForAlert implements session.AlertRedactor: the values alert holds are written as they are.
-func (k *KeyedRedactor) ForAlert(a *model.Alert) session.Redactor { return k.adapter().ForAlert(a) }
+func (k *KeyedRedactor) ForAlert(a *record.Alert) session.Redactor { return k.adapter().ForAlert(a) }
 
 // keyCachePath is where a cloud workspace's key is copied for outages.
 func keyCachePath(cfg Config) string {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -22,36 +22,36 @@ const (
 
 // HistoryFinder is what resolving a history ID needs.
 type HistoryFinder interface {
-	FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error)
+	FindHistories(ctx context.Context, prefix string, limit int) ([]record.HistoryID, error)
 }
 
 // AlertFinder is what resolving an alert ID needs.
 type AlertFinder interface {
-	FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error)
+	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
 }
 
 // ResolveHistoryID turns what a user typed into a history ID: a full ID passes through as is
 // (whether it exists is for the caller's load to say), a prefix of at least MinIDPrefix
 // characters must match exactly one history of the store's workspace. A short prefix or
 // several matches are usage errors (the message lists the candidates); no match is "not found".
-func ResolveHistoryID(ctx context.Context, s HistoryFinder, arg string) (model.HistoryID, error) {
+func ResolveHistoryID(ctx context.Context, s HistoryFinder, arg string) (record.HistoryID, error) {
 	arg = strings.TrimSpace(arg)
-	if id := model.HistoryID(arg); store.ValidHistoryID(id) {
+	if id := record.HistoryID(arg); store.ValidHistoryID(id) {
 		return id, nil
 	}
 	if utf8.RuneCountInString(arg) < MinIDPrefix {
 		return "", UsageErrorf("history ID %q is too short: give the full ID or at least %d characters of it", arg, MinIDPrefix)
 	}
 	id, err := resolvePrefix(ctx, "history", arg, s.FindHistories)
-	return model.HistoryID(id), err
+	return record.HistoryID(id), err
 }
 
 // ResolveAlertID is ResolveHistoryID for alerts. An alert ID is not a fixed shape (any ID the
 // store gave), so an exact match wins over a longer ID it is the prefix of.
-func ResolveAlertID(ctx context.Context, s AlertFinder, arg string) (model.AlertID, error) {
+func ResolveAlertID(ctx context.Context, s AlertFinder, arg string) (record.AlertID, error) {
 	arg = strings.TrimSpace(arg)
 	id, err := resolvePrefix(ctx, "alert", arg, s.FindAlerts)
-	return model.AlertID(id), err
+	return record.AlertID(id), err
 }
 
 func resolvePrefix[ID ~string](ctx context.Context, noun, arg string, find func(context.Context, string, int) ([]ID, error)) (string, error) {
@@ -100,8 +100,8 @@ func AlertNotFound(arg string) error {
 
 // LoadHistory reads a history (with its transcript when full is set); a missing one is the
 // contract's "not found".
-func LoadHistory(ctx context.Context, s store.Histories, id model.HistoryID, full bool) (*model.History, error) {
-	var h *model.History
+func LoadHistory(ctx context.Context, s store.Histories, id record.HistoryID, full bool) (*record.History, error) {
+	var h *record.History
 	var err error
 	if full {
 		h, err = s.GetHistory(ctx, id)
@@ -118,7 +118,7 @@ func LoadHistory(ctx context.Context, s store.Histories, id model.HistoryID, ful
 }
 
 // LoadAlert resolves arg (a full ID or a unique prefix) and reads the alert.
-func LoadAlert(ctx context.Context, s store.Alerts, arg string) (*model.Alert, error) {
+func LoadAlert(ctx context.Context, s store.Alerts, arg string) (*record.Alert, error) {
 	id, err := ResolveAlertID(ctx, s, arg)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -22,7 +22,7 @@ type conflictingStore struct {
 	saves atomic.Int32
 }
 
-func (c *conflictingStore) SaveHistory(ctx context.Context, h *model.History) error {
+func (c *conflictingStore) SaveHistory(ctx context.Context, h *record.History) error {
 	if c.saves.Add(1) <= c.n {
 		other, err := c.Histories.GetHistory(ctx, h.ID)
 		if err != nil {

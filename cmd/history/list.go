@@ -14,7 +14,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -78,20 +78,20 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 
 // historyJSON is a history in listings (-o json): the contract's fields first.
 type historyJSON struct {
-	ID           model.HistoryID `json:"id"`
-	AlertID      model.AlertID   `json:"alert_id"`
-	Title        string          `json:"title"`
-	CreatedAt    string          `json:"created_at"`
-	UpdatedAt    string          `json:"updated_at"`
-	MessageCount int             `json:"message_count"`
-	Usage        model.Usage     `json:"usage"`
-	ParentID     model.HistoryID `json:"parent_id,omitempty"`
-	ForkPoint    int             `json:"fork_point,omitempty"`
+	ID           record.HistoryID `json:"id"`
+	AlertID      record.AlertID   `json:"alert_id"`
+	Title        string           `json:"title"`
+	CreatedAt    string           `json:"created_at"`
+	UpdatedAt    string           `json:"updated_at"`
+	MessageCount int              `json:"message_count"`
+	Usage        record.Usage     `json:"usage"`
+	ParentID     record.HistoryID `json:"parent_id,omitempty"`
+	ForkPoint    int              `json:"fork_point,omitempty"`
 	// Pending is set when turns of the history are kept locally, not yet uploaded.
 	Pending bool `json:"pending,omitempty"`
 }
 
-func newHistoryJSON(h *model.History) historyJSON {
+func newHistoryJSON(h *record.History) historyJSON {
 	return historyJSON{
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
@@ -178,27 +178,27 @@ func moreNote(ctx context.Context, s any, q store.HistoryQuery, shown int, next 
 // alertFilter resolves -a: a unique prefix of a stored alert's ID stands for that ID; a value
 // that matches no stored alert filters as it is (histories may outlive or predate their
 // alert's record).
-func alertFilter(ctx context.Context, s cmdutil.AlertFinder, arg string) (model.AlertID, error) {
+func alertFilter(ctx context.Context, s cmdutil.AlertFinder, arg string) (record.AlertID, error) {
 	if arg == "" {
 		return "", nil
 	}
 	id, err := cmdutil.ResolveAlertID(ctx, s, arg)
 	if errors.Is(err, store.ErrNotFound) {
-		return model.AlertID(arg), nil
+		return record.AlertID(arg), nil
 	}
 	return id, err
 }
 
 // collect pages through the store until limit histories (limit <= 0: all of them).
-func collect(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*model.History, error) {
+func collect(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*record.History, error) {
 	out, _, err := collectPage(ctx, s, q, limit)
 	return out, err
 }
 
 // collectPage is collect that also returns the cursor after the last history returned, empty
 // when there are no more.
-func collectPage(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*model.History, string, error) {
-	var out []*model.History
+func collectPage(ctx context.Context, s store.Histories, q store.HistoryQuery, limit int) ([]*record.History, string, error) {
+	var out []*record.History
 	for limit <= 0 || len(out) < limit {
 		q.Limit = store.MaxLimit
 		if limit > 0 {
@@ -222,7 +222,7 @@ func collectPage(ctx context.Context, s store.Histories, q store.HistoryQuery, l
 // withPending marks the listed histories that have turns kept locally and, with addLocal, adds
 // the histories that exist only locally (created during an outage) that match alertID, newest
 // first.
-func withPending(ctx context.Context, s any, hs []*model.History, alertID model.AlertID, limit int, addLocal bool) ([]*model.History, map[model.HistoryID]bool) {
+func withPending(ctx context.Context, s any, hs []*record.History, alertID record.AlertID, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
 	pr, ok := store.Find[store.PendingReporter](s)
 	if !ok {
 		return hs, nil
@@ -231,7 +231,7 @@ func withPending(ctx context.Context, s any, hs []*model.History, alertID model.
 	if len(pend) == 0 {
 		return hs, nil
 	}
-	marked := map[model.HistoryID]bool{}
+	marked := map[record.HistoryID]bool{}
 	for _, h := range hs {
 		if pend[h.ID] != nil {
 			marked[h.ID] = true
@@ -244,7 +244,7 @@ func withPending(ctx context.Context, s any, hs []*model.History, alertID model.
 		marked[id] = true
 		hs = append(hs, h)
 	}
-	slices.SortStableFunc(hs, func(a, b *model.History) int {
+	slices.SortStableFunc(hs, func(a, b *record.History) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
 		}

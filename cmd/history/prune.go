@@ -15,7 +15,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -149,7 +149,7 @@ func PruneRun(ctx context.Context, opts *PruneOptions, s store.Histories) error 
 }
 
 // pruneQuestion names what a prune deletes.
-func pruneQuestion(hs []*model.History, since string) string {
+func pruneQuestion(hs []*record.History, since string) string {
 	q := deleteQuestion(hs)
 	if len(hs) == 1 {
 		return strings.TrimSuffix(q, "?") + ", last updated before " + since + "?"

@@ -10,7 +10,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/fsck"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -94,7 +94,7 @@ func indexFindings(ctx context.Context, s store.Store, repair bool) ([]fsck.Find
 	var out []fsck.Finding
 	after := ""
 	for {
-		ids, err := ix.Unindexed(ctx, model.HistoryID(after), store.MaxLimit)
+		ids, err := ix.Unindexed(ctx, record.HistoryID(after), store.MaxLimit)
 		if err != nil {
 			return nil, err
 		}

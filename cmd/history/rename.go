@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -63,7 +63,7 @@ const renameAttempts = 5
 
 // Rename sets a manual title on the history arg names, retrying on a concurrent save. Its
 // writes go through s, which must redact them (the command's store stack does).
-func Rename(ctx context.Context, s store.Histories, arg, title string) (*model.History, error) {
+func Rename(ctx context.Context, s store.Histories, arg, title string) (*record.History, error) {
 	id, err := cmdutil.ResolveHistoryID(ctx, s, arg)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func Rename(ctx context.Context, s store.Histories, arg, title string) (*model.H
 		if err != nil {
 			return nil, err
 		}
-		h.Title, h.TitleSource = title, model.TitleManual
+		h.Title, h.TitleSource = title, record.TitleManual
 		err = s.SaveHistory(ctx, h)
 		if err == nil {
 			return h, nil

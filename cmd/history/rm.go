@@ -11,7 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -51,8 +51,8 @@ func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) 
 // RmRun resolves every argument first and deletes nothing unless all of them name existing
 // histories and the user agreed (or -y).
 func RmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
-	var hs []*model.History
-	seen := map[model.HistoryID]bool{}
+	var hs []*record.History
+	seen := map[record.HistoryID]bool{}
 	for _, arg := range opts.IDs {
 		id, err := cmdutil.ResolveHistoryID(ctx, s, arg)
 		if err != nil {
@@ -88,7 +88,7 @@ func RmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
 const maxNamed = 10
 
 // deleteQuestion names what a deletion removes: each history's short ID, title and size.
-func deleteQuestion(hs []*model.History) string {
+func deleteQuestion(hs []*record.History) string {
 	var b strings.Builder
 	if len(hs) == 1 {
 		h := hs[0]

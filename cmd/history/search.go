@@ -14,7 +14,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -99,12 +99,12 @@ var tokenPattern = regexp.MustCompile(`\[REDACTED_[A-Z_]+_[a-z0-9]+\]`)
 
 // searchJSON is a result of -o json, as the design fixes it.
 type searchJSON struct {
-	ID        model.HistoryID `json:"id"`
-	AlertID   model.AlertID   `json:"alert_id"`
-	Title     string          `json:"title"`
-	UpdatedAt string          `json:"updated_at"`
-	Score     float64         `json:"score"`
-	Snippet   string          `json:"snippet"`
+	ID        record.HistoryID `json:"id"`
+	AlertID   record.AlertID   `json:"alert_id"`
+	Title     string           `json:"title"`
+	UpdatedAt string           `json:"updated_at"`
+	Score     float64          `json:"score"`
+	Snippet   string           `json:"snippet"`
 }
 
 // SearchRun searches s's workspace and prints the results, best first.

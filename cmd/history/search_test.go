@@ -10,7 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -57,7 +57,7 @@ func TestSearchFlags(t *testing.T) {
 }
 
 // searchFixture is a local store stack with two histories of two alerts.
-func searchFixture(t *testing.T) (func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error), *model.History, *model.History) {
+func searchFixture(t *testing.T) (func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error), *record.History, *record.History) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -82,11 +82,11 @@ func searchFixture(t *testing.T) (func(ctx context.Context, o cmdutil.StoreOptio
 	b := storetest.NewHistory("0f1e2d3c-bbbb-5000-8000-000000000002", []*genai.Content{
 		genai.NewContentFromText("A mailbox rule forwards to an outside address; movement of mail?", genai.RoleUser)})
 	b.Title = "Mail forwarding rule"
-	for _, h := range []*model.History{a, b} {
+	for _, h := range []*record.History{a, b} {
 		if err := s.SaveHistory(ctx, h); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.PutAlert(ctx, &model.Alert{ID: h.AlertID, Title: "t", Data: []byte(`{}`)}); err != nil {
+		if _, err := s.PutAlert(ctx, &record.Alert{ID: h.AlertID, Title: "t", Data: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}

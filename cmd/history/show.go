@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/model"
 	"github.com/alertchat/alertchat/pkg/pager"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/transcript"
 )
@@ -75,7 +75,7 @@ func ShowRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
 
 // showRendered shows a transcript to a person as chat does, Markdown rendered, through the
 // pager when it is taller than the terminal.
-func showRendered(ctx context.Context, opts *ShowOptions, h *model.History) error {
+func showRendered(ctx context.Context, opts *ShowOptions, h *record.History) error {
 	var md strings.Builder
 	if err := transcript.Markdown(&md, h); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // MaxSize is the largest alert accepted. An alert is placed in every request's system
@@ -27,7 +27,7 @@ var namespace = uuid.MustParse("8f1f4cb4-6a3e-4d0c-9a55-3c3b7b0c7a11")
 
 // Parse validates data (a JSON object or array, UTF-8, at most MaxSize) and returns the alert
 // to store: the bytes as given, an ID derived from the canonical JSON, and a title.
-func Parse(data []byte) (*model.Alert, error) {
+func Parse(data []byte) (*record.Alert, error) {
 	if len(data) > MaxSize {
 		return nil, goerr.Wrap(ErrInvalid, "alert is too large", goerr.V("size", len(data)), goerr.V("max", MaxSize))
 	}
@@ -57,8 +57,8 @@ func Parse(data []byte) (*model.Alert, error) {
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to canonicalise alert")
 	}
-	return &model.Alert{
-		ID:    model.AlertID(uuid.NewSHA1(namespace, canonical).String()),
+	return &record.Alert{
+		ID:    record.AlertID(uuid.NewSHA1(namespace, canonical).String()),
 		Title: Title(v),
 		Data:  json.RawMessage(trimmed),
 	}, nil

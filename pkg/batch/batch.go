@@ -15,15 +15,15 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // Store is where a batch finds the alerts and histories its questions name.
 type Store interface {
-	GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error)
-	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+	GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error)
+	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
 // Options are a batch's dependencies and settings.
@@ -32,7 +32,7 @@ type Options struct {
 	// NewSession starts a session about alert a continuing h, or a new history when h is nil:
 	// the same sessions a one-shot chat uses (model, titles, redacted saves). It is called
 	// concurrently; each session is used by one goroutine.
-	NewSession func(a *model.Alert, h *model.History) (*session.Session, error)
+	NewSession func(a *record.Alert, h *record.History) (*session.Session, error)
 	// Concurrency is how many questions are asked at once (default 1). A session asks a new
 	// history's title alongside its answer, so up to twice as many model calls may run.
 	Concurrency int
@@ -47,13 +47,13 @@ type Options struct {
 // Result is one line of output.
 type Result struct {
 	// ID is the input line's "id", as given; null when it had none.
-	ID        json.RawMessage `json:"id"`
-	Line      int             `json:"line"`
-	AlertID   model.AlertID   `json:"alert_id"`
-	HistoryID model.HistoryID `json:"history_id"`
-	Title     string          `json:"title"`
-	Answer    string          `json:"answer"`
-	Usage     model.Usage     `json:"usage"`
+	ID        json.RawMessage  `json:"id"`
+	Line      int              `json:"line"`
+	AlertID   record.AlertID   `json:"alert_id"`
+	HistoryID record.HistoryID `json:"history_id"`
+	Title     string           `json:"title"`
+	Answer    string           `json:"answer"`
+	Usage     record.Usage     `json:"usage"`
 	// Error is null on success.
 	Error *string `json:"error"`
 }
@@ -78,14 +78,14 @@ type Summary struct {
 // Kept is an interrupted question whose partial answer was saved.
 type Kept struct {
 	Line      int
-	HistoryID model.HistoryID
+	HistoryID record.HistoryID
 }
 
 // outcome is a worker's report on one question; res is nil when it did not finish.
 type outcome struct {
 	idx  int
 	res  *Result
-	kept model.HistoryID
+	kept record.HistoryID
 }
 
 // Run asks qs and writes their results to out, one JSON line each, in input order: a result
@@ -114,7 +114,7 @@ func Run(ctx context.Context, qs []Question, out io.Writer, o Options) (*Summary
 	units := plan(qs)
 	unitCh := make(chan []int)
 	resCh := make(chan outcome, o.Concurrency)
-	a := &asker{o: o, alerts: map[model.AlertID]*model.Alert{}}
+	a := &asker{o: o, alerts: map[record.AlertID]*record.Alert{}}
 	var wg sync.WaitGroup
 	for range min(o.Concurrency, len(units)) {
 		wg.Go(func() {
@@ -203,7 +203,7 @@ func Run(ctx context.Context, qs []Question, out io.Writer, o Options) (*Summary
 // the order of their first question.
 func plan(qs []Question) [][]int {
 	var units [][]int
-	byHistory := map[model.HistoryID]int{}
+	byHistory := map[record.HistoryID]int{}
 	for i, q := range qs {
 		switch {
 		case q.Err != nil:
@@ -264,10 +264,10 @@ type asker struct {
 	o Options
 
 	mu     sync.Mutex
-	alerts map[model.AlertID]*model.Alert // alerts never change: a cache of those found
+	alerts map[record.AlertID]*record.Alert // alerts never change: a cache of those found
 }
 
-func (a *asker) alert(ctx context.Context, id model.AlertID) (*model.Alert, error) {
+func (a *asker) alert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	a.mu.Lock()
 	al, ok := a.alerts[id]
 	a.mu.Unlock()
@@ -333,7 +333,7 @@ func (a *asker) runUnit(ctx context.Context, qs []Question, unit []int, resCh ch
 	}
 }
 
-func (a *asker) openHistory(ctx context.Context, id model.HistoryID) (*session.Session, error) {
+func (a *asker) openHistory(ctx context.Context, id record.HistoryID) (*session.Session, error) {
 	h, err := a.o.Store.GetHistory(ctx, id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {

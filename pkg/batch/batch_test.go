@@ -19,7 +19,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
@@ -51,8 +51,8 @@ func (secretRedactor) RedactString(s string) (string, map[string]int) {
 type env struct {
 	srv    *geminitest.Server
 	store  *local.Store
-	alert  model.AlertID // about "Drop point DNS"
-	other  model.AlertID // about "Port scan"
+	alert  record.AlertID // about "Drop point DNS"
+	other  record.AlertID // about "Port scan"
 	models *genai.Models
 }
 
@@ -65,8 +65,8 @@ func newEnv(t testing.TB, opts ...geminitest.Option) *env {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{srv: srv, store: st, alert: "alert-dns", other: "alert-scan"}
-	for id, data := range map[model.AlertID]string{e.alert: `{"Title":"Drop point DNS"}`, e.other: `{"Title":"Port scan"}`} {
-		if _, err := st.PutAlert(context.Background(), &model.Alert{ID: id, Data: json.RawMessage(data), CreatedAt: time.Now()}); err != nil {
+	for id, data := range map[record.AlertID]string{e.alert: `{"Title":"Drop point DNS"}`, e.other: `{"Title":"Port scan"}`} {
+		if _, err := st.PutAlert(context.Background(), &record.Alert{ID: id, Data: json.RawMessage(data), CreatedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func (e *env) optionsWith(titles bool) batch.Options {
 	client := llm.New(e.models, llm.Options{BaseDelay: 5 * time.Millisecond, MaxWait: 50 * time.Millisecond})
 	return batch.Options{
 		Store: e.store,
-		NewSession: func(a *model.Alert, h *model.History) (*session.Session, error) {
+		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
 			return session.New(session.Options{LLM: client, Store: e.store, Redactor: secretRedactor{}, Model: "gemini-test", Titles: titles}, a, h)
 		},
 		Concurrency: 4,
@@ -262,7 +262,7 @@ func TestContinuedHistoriesKeepEveryTurn(t *testing.T) {
 			}
 		}
 	}
-	h, err := e.store.GetHistory(context.Background(), model.HistoryID(hid))
+	h, err := e.store.GetHistory(context.Background(), record.HistoryID(hid))
 	if err != nil || h.MessageCount != 12 {
 		t.Fatalf("stored %d messages, %v", h.MessageCount, err)
 	}

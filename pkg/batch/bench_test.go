@@ -12,7 +12,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 )
 
@@ -23,7 +23,7 @@ type timedStore struct {
 	saves []time.Duration
 }
 
-func (s *timedStore) SaveHistory(ctx context.Context, h *model.History) error {
+func (s *timedStore) SaveHistory(ctx context.Context, h *record.History) error {
 	start := time.Now()
 	err := s.HistoryStore.SaveHistory(ctx, h)
 	s.mu.Lock()
@@ -67,7 +67,7 @@ func BenchmarkBatch(b *testing.B) {
 				ts := &timedStore{HistoryStore: e.store}
 				o := batch.Options{
 					Store: e.store,
-					NewSession: func(a *model.Alert, h *model.History) (*session.Session, error) {
+					NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
 						return session.New(session.Options{LLM: client, Store: ts, Redactor: secretRedactor{}, Model: "gemini-test", Titles: true}, a, h)
 					},
 					Concurrency: concurrency,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -29,11 +29,11 @@ type Question struct {
 	// ID is the caller's tag, echoed back as given (any JSON value); nil when absent.
 	ID json.RawMessage
 	// AlertID is the alert asked about; it may be empty when HistoryID is set.
-	AlertID model.AlertID
+	AlertID record.AlertID
 	// Query is the question.
 	Query string
 	// HistoryID, when set, is the history the question continues (a full ID).
-	HistoryID model.HistoryID
+	HistoryID record.HistoryID
 	// Err is set when the line cannot be asked; it becomes the line's error.
 	Err error
 }
@@ -113,7 +113,7 @@ func parseLine(line []byte) Question {
 	alertID, err1 := str("alert_id")
 	query, err2 := str("query")
 	historyID, err3 := str("history_id")
-	q.AlertID, q.Query, q.HistoryID = model.AlertID(alertID), query, model.HistoryID(historyID)
+	q.AlertID, q.Query, q.HistoryID = record.AlertID(alertID), query, record.HistoryID(historyID)
 	for _, err := range []error{err1, err2, err3} {
 		if err != nil {
 			q.Err = err

@@ -28,7 +28,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -68,10 +68,10 @@ func Count(fs []Finding) (problems, unrepaired int) {
 
 // Finding is one thing fsck found.
 type Finding struct {
-	Kind      string          `json:"kind"`
-	Key       string          `json:"key,omitempty"`
-	HistoryID model.HistoryID `json:"history_id,omitempty"`
-	Detail    string          `json:"detail"`
+	Kind      string           `json:"kind"`
+	Key       string           `json:"key,omitempty"`
+	HistoryID record.HistoryID `json:"history_id,omitempty"`
+	Detail    string           `json:"detail"`
 	// Problem is false for notes (consistent states worth knowing about).
 	Problem  bool   `json:"problem"`
 	Repaired bool   `json:"repaired,omitempty"`
@@ -104,7 +104,7 @@ func Check(ctx context.Context, ck store.Checker, opts Options) ([]Finding, erro
 		return nil, goerr.Wrap(err, "fsck: failed to list histories")
 	}
 	var out []Finding
-	known := make(map[model.HistoryID]bool, len(ids))
+	known := make(map[record.HistoryID]bool, len(ids))
 	for _, id := range ids {
 		known[id] = true
 		if f := checkHistory(ctx, ck, hs, prefix, id, &opts); f != nil {
@@ -159,7 +159,7 @@ func Check(ctx context.Context, ck store.Checker, opts Options) ([]Finding, erro
 
 // checkHistory checks one metadata record and its transcript, repairing when asked; nil when
 // they are fine.
-func checkHistory(ctx context.Context, ck store.Checker, hs store.Histories, prefix string, id model.HistoryID, opts *Options) *Finding {
+func checkHistory(ctx context.Context, ck store.Checker, hs store.Histories, prefix string, id record.HistoryID, opts *Options) *Finding {
 	key := store.ObjectKey(prefix, id)
 	f := &Finding{HistoryID: id, Key: key, Problem: true}
 	meta, err := hs.GetHistoryMeta(ctx, id)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -40,7 +40,7 @@ func TestCheckCloud(t *testing.T) {
 	healthy := storetest.NewHistory("a", storetest.EveryPartKind())
 	missing := storetest.NewHistory("a", storetest.EveryPartKind())
 	corrupt := storetest.NewHistory("a", storetest.EveryPartKind())
-	for _, h := range []*model.History{healthy, missing, corrupt} {
+	for _, h := range []*record.History{healthy, missing, corrupt} {
 		if err := s.SaveHistory(ctx, h); err != nil {
 			t.Fatal(err)
 		}

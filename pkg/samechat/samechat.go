@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -27,12 +27,12 @@ import (
 // Histories is what the resolver reads.
 type Histories interface {
 	ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error)
-	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
 // Matcher judges whether question continues one of candidates (session.Judge).
 type Matcher interface {
-	Match(ctx context.Context, question string, candidates []*model.History, load session.JudgeLoader) (*model.History, error)
+	Match(ctx context.Context, question string, candidates []*record.History, load session.JudgeLoader) (*record.History, error)
 }
 
 // Resolver offers to continue an earlier conversation.
@@ -40,7 +40,7 @@ type Resolver struct {
 	Store   Histories
 	Matcher Matcher
 	// NewSession opens a session on an earlier history.
-	NewSession func(*model.History) (*session.Session, error)
+	NewSession func(*record.History) (*session.Session, error)
 	// Auto continues a match without asking (--continue=auto).
 	Auto bool
 	// Title, when set, is the user's own title, applied to the conversation continued.
@@ -101,7 +101,7 @@ func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question 
 type Judgement struct {
 	r     *Resolver
 	done  chan struct{}
-	match *model.History
+	match *record.History
 	err   error
 }
 
@@ -122,7 +122,7 @@ func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question st
 			j.err = err
 			return
 		}
-		var candidates []*model.History
+		var candidates []*record.History
 		for _, h := range page.Histories {
 			if h.ID != self && len(candidates) < session.MaxJudgeCandidates {
 				candidates = append(candidates, h)
@@ -131,7 +131,7 @@ func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question st
 		if len(candidates) == 0 {
 			return
 		}
-		j.match, j.err = r.Matcher.Match(ctx, question, candidates, func(ctx context.Context, meta *model.History) (*model.History, error) {
+		j.match, j.err = r.Matcher.Match(ctx, question, candidates, func(ctx context.Context, meta *record.History) (*record.History, error) {
 			return r.Store.GetHistory(ctx, meta.ID)
 		})
 	}()
@@ -140,7 +140,7 @@ func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question st
 
 // Wait returns the matched conversation, or nil when none matches, the judgement failed
 // (logged) or ctx ended first. While it waits, Busy shows it.
-func (j *Judgement) Wait(ctx context.Context) *model.History {
+func (j *Judgement) Wait(ctx context.Context) *record.History {
 	if j == nil {
 		return nil
 	}
@@ -165,13 +165,13 @@ func (j *Judgement) Wait(ctx context.Context) *model.History {
 }
 
 // Open opens the matched conversation (Resolver.Open).
-func (j *Judgement) Open(ctx context.Context, match *model.History) (*session.Session, error) {
+func (j *Judgement) Open(ctx context.Context, match *record.History) (*session.Session, error) {
 	return j.r.Open(ctx, match)
 }
 
 // Open returns a session on the matched conversation (its transcript loaded), with the user's
 // own title applied, and says so.
-func (r *Resolver) Open(ctx context.Context, match *model.History) (*session.Session, error) {
+func (r *Resolver) Open(ctx context.Context, match *record.History) (*session.Session, error) {
 	full := match
 	if full.Contents == nil {
 		var err error
@@ -193,17 +193,17 @@ func (r *Resolver) Open(ctx context.Context, match *model.History) (*session.Ses
 }
 
 // Describe is the offer's sentence for a matched conversation.
-func Describe(h *model.History, now time.Time) string {
+func Describe(h *record.History, now time.Time) string {
 	return fmt.Sprintf("This looks like the earlier conversation %q (%s, %s, updated %s).",
 		termsafe.Line(h.Title), format.ShortID(string(h.ID)), format.Plural(h.MessageCount, "message", "messages"), format.RelativeTime(now, h.UpdatedAt))
 }
 
-func (r *Resolver) match(ctx context.Context, question string, candidates []*model.History) (*model.History, error) {
+func (r *Resolver) match(ctx context.Context, question string, candidates []*record.History) (*record.History, error) {
 	if r.Busy != nil {
 		done := r.Busy()
 		defer done()
 	}
-	return r.Matcher.Match(ctx, question, candidates, func(ctx context.Context, meta *model.History) (*model.History, error) {
+	return r.Matcher.Match(ctx, question, candidates, func(ctx context.Context, meta *record.History) (*record.History, error) {
 		return r.Store.GetHistory(ctx, meta.ID)
 	})
 }

@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -22,7 +22,7 @@ type matcher struct {
 	calls int
 }
 
-func (m *matcher) Match(_ context.Context, _ string, cs []*model.History, _ session.JudgeLoader) (*model.History, error) {
+func (m *matcher) Match(_ context.Context, _ string, cs []*record.History, _ session.JudgeLoader) (*record.History, error) {
 	m.calls++
 	if m.err != nil || m.pick < 0 {
 		return nil, m.err
@@ -46,14 +46,14 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	a := &model.Alert{ID: "alert-1", Data: []byte(`{}`)}
+	a := &record.Alert{ID: "alert-1", Data: []byte(`{}`)}
 	earlier := storetest.NewHistory(a.ID, []*genai.Content{
 		genai.NewContentFromText("which host?", genai.RoleUser), genai.NewContentFromText("i-1", genai.RoleModel)})
 	earlier.Title = "Host triage"
 	if err := s.SaveHistory(ctx, earlier); err != nil {
 		t.Fatal(err)
 	}
-	newSession := func(h *model.History) (*session.Session, error) {
+	newSession := func(h *record.History) (*session.Session, error) {
 		return session.New(session.Options{LLM: noLLM{}, Store: s, Redactor: noRedaction{}, Model: "m"}, a, h)
 	}
 	fresh, err := newSession(nil)

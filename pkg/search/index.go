@@ -8,9 +8,9 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // EmbeddingStore is a store layer that embeds what each save adds to a history, after the
@@ -41,7 +41,7 @@ func NewEmbeddingStore(next store.Store, emb Embedder, logger *slog.Logger) stor
 func (s *EmbeddingStore) Unwrap() store.Store { return s.Store }
 
 // SaveHistory saves h, then embeds its new contents.
-func (s *EmbeddingStore) SaveHistory(ctx context.Context, h *model.History) error {
+func (s *EmbeddingStore) SaveHistory(ctx context.Context, h *record.History) error {
 	if err := s.Store.SaveHistory(ctx, h); err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ const maxEmbedRunes = 6000
 
 // EmbedNew adds the embedding of h's contents not yet embedded to its stored vector. The
 // first embedding of a history includes its title.
-func EmbedNew(ctx context.Context, vs store.VectorSearcher, emb Embedder, h *model.History) error {
+func EmbedNew(ctx context.Context, vs store.VectorSearcher, emb Embedder, h *record.History) error {
 	from, err := vs.EmbeddedCount(ctx, h.ID)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func EmbedNew(ctx context.Context, vs store.VectorSearcher, emb Embedder, h *mod
 	if from == len(h.Contents) {
 		return nil
 	}
-	body := text.Contents(h.Contents[from:])
+	body := index.Contents(h.Contents[from:])
 	if from == 0 {
 		body = h.Title + "\n" + body
 	}
@@ -141,8 +141,8 @@ func Reindex(ctx context.Context, st any, emb Embedder, progress ReindexProgress
 	if !ok {
 		return 0, ErrUnsupported
 	}
-	var todo []model.HistoryID
-	var after model.HistoryID
+	var todo []record.HistoryID
+	var after record.HistoryID
 	for {
 		ids, err := ix.Unindexed(ctx, after, store.MaxLimit)
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // maxRelatedFields bounds the query made of an alert: its title and the first string values of
@@ -15,7 +15,7 @@ const maxRelatedFields = 40
 
 // RelatedQuery is the search query that stands for an alert: its title and the string values
 // of its JSON (addresses, domains, finding types...), at most maxRelatedFields of them.
-func RelatedQuery(a *model.Alert) string {
+func RelatedQuery(a *record.Alert) string {
 	fields := strings.Fields(a.Title)
 	var walk func(v any)
 	walk = func(v any) {
@@ -25,7 +25,7 @@ func RelatedQuery(a *model.Alert) string {
 		switch x := v.(type) {
 		case string:
 			for _, f := range strings.Fields(x) {
-				if len(fields) < maxRelatedFields && len(text.Words(f)) > 0 {
+				if len(fields) < maxRelatedFields && len(index.Words(f)) > 0 {
 					fields = append(fields, f)
 				}
 			}
@@ -48,7 +48,7 @@ func RelatedQuery(a *model.Alert) string {
 
 // Related returns up to k histories of other alerts most related to a (for "chat" to offer
 // when it starts on an alert with no history yet).
-func (s *Searcher) Related(ctx context.Context, st any, a *model.Alert, k int) ([]Result, error) {
+func (s *Searcher) Related(ctx context.Context, st any, a *record.Alert, k int) ([]Result, error) {
 	rs, err := s.Search(ctx, st, Query{Text: RelatedQuery(a), Limit: k + 10})
 	if err != nil {
 		return nil, err

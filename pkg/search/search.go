@@ -15,10 +15,9 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/search/text"
-	"github.com/alertchat/alertchat/pkg/search/vecmath"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // Embedder turns texts into vectors. query says whether the texts are search queries (true)
@@ -60,13 +59,13 @@ func New(o Options) *Searcher {
 // Query is one search.
 type Query struct {
 	Text    string
-	AlertID model.AlertID // optional filter
-	Limit   int           // <= 0: store.DefaultLimit
+	AlertID record.AlertID // optional filter
+	Limit   int            // <= 0: store.DefaultLimit
 }
 
 // Result is one history found, best first.
 type Result struct {
-	History *model.History
+	History *record.History
 	// Score is the relevance in [0, 1] the result was ranked with (before diversification).
 	Score float64
 	// Snippet is an excerpt of the match, the match between store.SnippetOpen and
@@ -83,7 +82,7 @@ func candidates(limit int) int { return min(max(limit*3, 30), store.MaxLimit) }
 // StoreQuery is the store's query for q: its phrases, plus its compounds (addresses, e-mails)
 // and the redaction tokens of its raw values as single terms.
 func (s *Searcher) StoreQuery(q Query) store.SearchQuery {
-	sq := store.SearchQuery{Phrases: text.Phrases(q.Text), AlertID: q.AlertID, Limit: candidates(store.ClampLimit(q.Limit))}
+	sq := store.SearchQuery{Phrases: index.Phrases(q.Text), AlertID: q.AlertID, Limit: candidates(store.ClampLimit(q.Limit))}
 	seen := map[string]bool{}
 	add := func(t string) {
 		if t != "" && !seen[t] {
@@ -91,12 +90,12 @@ func (s *Searcher) StoreQuery(q Query) store.SearchQuery {
 			sq.Terms = append(sq.Terms, t)
 		}
 	}
-	for _, c := range text.Compounds(q.Text) {
+	for _, c := range index.Compounds(q.Text) {
 		add(c)
 	}
 	if s.o.IndicatorTokens != nil {
 		for _, tok := range s.o.IndicatorTokens(q.Text) {
-			add(strings.Join(text.Words(tok), "_"))
+			add(strings.Join(index.Words(tok), "_"))
 		}
 	}
 	return sq
@@ -148,7 +147,7 @@ func Merge(textHits, vecHits []store.SearchHit) []Candidate {
 	for _, h := range textHits {
 		best = max(best, h.Score)
 	}
-	at := map[model.HistoryID]int{}
+	at := map[record.HistoryID]int{}
 	var out []Candidate
 	add := func(h store.SearchHit, score float64) {
 		if i, ok := at[h.History.ID]; ok {
@@ -165,7 +164,7 @@ func Merge(textHits, vecHits []store.SearchHit) []Candidate {
 		at[h.History.ID] = len(out)
 		c := Candidate{Result: Result{History: h.History, Score: score, Snippet: h.Snippet}, Features: h.Features, Vector: h.Vector}
 		if c.Features == nil {
-			c.Features = text.Terms(h.History.Title)
+			c.Features = index.Terms(h.History.Title)
 		}
 		if c.Snippet == "" && h.History.Summary != nil {
 			c.Snippet = excerpt(h.History.Summary.Text, 160)
@@ -253,7 +252,7 @@ func similarity(a, b *Candidate) float64 {
 }
 
 // Cosine is the cosine similarity of a and b (0 when either is zero).
-func Cosine(a, b []float32) float64 { return vecmath.Cosine(a, b) }
+func Cosine(a, b []float32) float64 { return index.Cosine(a, b) }
 
 func jaccard(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {

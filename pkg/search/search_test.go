@@ -12,7 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -21,13 +21,13 @@ import (
 
 func hist(id string, title string, score float64, vec []float32, features ...string) search.Candidate {
 	return search.Candidate{
-		Result:   search.Result{History: &model.History{ID: model.HistoryID(id), Title: title}, Score: score},
+		Result:   search.Result{History: &record.History{ID: record.HistoryID(id), Title: title}, Score: score},
 		Features: features, Vector: vec,
 	}
 }
 
-func ids(rs []search.Result) []model.HistoryID {
-	var out []model.HistoryID
+func ids(rs []search.Result) []record.HistoryID {
+	var out []record.HistoryID
 	for _, r := range rs {
 		out = append(out, r.History.ID)
 	}
@@ -49,10 +49,10 @@ func TestMMRNearDuplicates(t *testing.T) {
 	tests := []struct {
 		name   string
 		lambda float64
-		want   []model.HistoryID
+		want   []record.HistoryID
 	}{
-		{"relevance only keeps the order", 1, []model.HistoryID{"a", "b", "c"}},
-		{"default lifts the different one to second", search.DefaultLambda, []model.HistoryID{"a", "e", "b"}},
+		{"relevance only keeps the order", 1, []record.HistoryID{"a", "b", "c"}},
+		{"default lifts the different one to second", search.DefaultLambda, []record.HistoryID{"a", "e", "b"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestMMRUsesVectorsWhenKnown(t *testing.T) {
 		hist("b", "", 0.9, []float32{0.99, 0.1, 0}, "x"),
 		hist("c", "", 0.8, []float32{0, 1, 0}, "x"),
 	}
-	if got := ids(search.MMR(cs, 2, search.DefaultLambda)); !slices.Equal(got, []model.HistoryID{"a", "c"}) {
+	if got := ids(search.MMR(cs, 2, search.DefaultLambda)); !slices.Equal(got, []record.HistoryID{"a", "c"}) {
 		t.Fatalf("MMR = %v, want [a c]", got)
 	}
 	if got := ids(search.MMR(cs, 10, search.DefaultLambda)); len(got) != 3 {
@@ -82,15 +82,15 @@ func TestMMRUsesVectorsWhenKnown(t *testing.T) {
 
 func TestMergeAddsAgreement(t *testing.T) {
 	t.Parallel()
-	h := func(id string) *model.History { return &model.History{ID: model.HistoryID(id)} }
+	h := func(id string) *record.History { return &record.History{ID: record.HistoryID(id)} }
 	textHits := []store.SearchHit{{History: h("words"), Score: 10}, {History: h("both"), Score: 8}}
 	vecHits := []store.SearchHit{{History: h("both"), Score: 0.9}, {History: h("meaning"), Score: 0.95}}
 	got := search.Merge(textHits, vecHits)
-	var order []model.HistoryID
+	var order []record.HistoryID
 	for _, c := range got {
 		order = append(order, c.History.ID)
 	}
-	if want := []model.HistoryID{"both", "words", "meaning"}; !slices.Equal(order, want) {
+	if want := []record.HistoryID{"both", "words", "meaning"}; !slices.Equal(order, want) {
 		t.Fatalf("Merge order = %v, want %v", order, want)
 	}
 	if got[0].Score != 1 {
@@ -169,7 +169,7 @@ func TestSearchByMeaningLocal(t *testing.T) {
 	a.Title = "Encrypted file share"
 	b := storetest.NewHistory("alert-2", []*genai.Content{genai.NewContentFromText("a user clicked a link in a mail", genai.RoleUser)})
 	b.Title = "Phishing"
-	for _, h := range []*model.History{a, b} {
+	for _, h := range []*record.History{a, b} {
 		if err := st.SaveHistory(ctx, h); err != nil {
 			t.Fatal(err)
 		}
@@ -287,18 +287,18 @@ func TestRelated(t *testing.T) {
 	old := storetest.NewHistory("alert-old", []*genai.Content{genai.NewContentFromText("traffic to "+tok+" on port 4444", genai.RoleUser)})
 	same := storetest.NewHistory("alert-new", []*genai.Content{genai.NewContentFromText("traffic to "+tok, genai.RoleUser)})
 	unrelated := storetest.NewHistory("alert-x", []*genai.Content{genai.NewContentFromText("printer out of paper", genai.RoleUser)})
-	for _, h := range []*model.History{old, same, unrelated} {
+	for _, h := range []*record.History{old, same, unrelated} {
 		if err := st.SaveHistory(ctx, h); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a := &model.Alert{ID: "alert-new", Title: "Outbound connection", Data: []byte(`{"Service":{"RemoteIp":"203.0.113.7","Port":4444}}`)}
+	a := &record.Alert{ID: "alert-new", Title: "Outbound connection", Data: []byte(`{"Service":{"RemoteIp":"203.0.113.7","Port":4444}}`)}
 	s := search.New(search.Options{IndicatorTokens: storetest.FakeTokens(map[string]string{"203.0.113.7": tok})})
 	rs, err := s.Related(ctx, st, a, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(rs); !slices.Equal(got, []model.HistoryID{old.ID}) {
+	if got := ids(rs); !slices.Equal(got, []record.HistoryID{old.ID}) {
 		t.Fatalf("Related = %v, want only %s", got, old.ID)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -39,12 +39,12 @@ func BenchmarkTurnSave10MB(b *testing.B) {
 			s := st.open(b)
 			base := storetest.Transcript(10 << 20)
 			h := storetest.NewHistory("alert", append([]*genai.Content(nil), base...))
-			h.Title, h.TitleSource = "bench", model.TitleManual
+			h.Title, h.TitleSource = "bench", record.TitleManual
 			h.RedactedCount = len(base)
 			if err := s.SaveHistory(context.Background(), h); err != nil {
 				b.Fatal(err)
 			}
-			alert := &model.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench","RemoteIp":"198.51.100.23"}`)}
+			alert := &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench","RemoteIp":"198.51.100.23"}`)}
 			sess, err := session.New(session.Options{LLM: instantLLM{}, Store: s, Redactor: red, Model: "m"}, alert, h)
 			if err != nil {
 				b.Fatal(err)
@@ -67,7 +67,7 @@ func BenchmarkTurnSave10MB(b *testing.B) {
 // the session's own cost is measured without the disk's noise.
 type encodeStore struct{}
 
-func (encodeStore) SaveHistory(_ context.Context, h *model.History) error {
+func (encodeStore) SaveHistory(_ context.Context, h *record.History) error {
 	_, err := store.EncodeTranscript(h.Contents)
 	return err
 }
@@ -76,4 +76,4 @@ func (encodeStore) SaveHistory(_ context.Context, h *model.History) error {
 // copy and redaction of the new contents).
 type noStore struct{}
 
-func (noStore) SaveHistory(context.Context, *model.History) error { return nil }
+func (noStore) SaveHistory(context.Context, *record.History) error { return nil }

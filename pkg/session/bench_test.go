@@ -11,7 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
@@ -87,12 +87,12 @@ func BenchmarkTurnOverhead(b *testing.B) {
 // benchTurns times turns on a stored history of base, reset to base before each turn.
 func benchTurns(b *testing.B, s benchStore, base []*genai.Content, llm session.LLM) {
 	h := storetest.NewHistory("alert", append([]*genai.Content(nil), base...))
-	h.Title, h.TitleSource = "bench", model.TitleManual
+	h.Title, h.TitleSource = "bench", record.TitleManual
 	h.RedactedCount = len(base)
 	if err := s.SaveHistory(context.Background(), h); err != nil {
 		b.Fatal(err)
 	}
-	alert := &model.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
+	alert := &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
 	sess, err := session.New(session.Options{LLM: llm, Store: s, Redactor: nopRedactor{}, Model: "m"}, alert, h)
 	if err != nil {
 		b.Fatal(err)
@@ -150,7 +150,7 @@ func BenchmarkTimeToFirstToken(b *testing.B) {
 			}
 			defer s.Close()
 			client := benchClient(b, srv)
-			alert := &model.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
+			alert := &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
 			var total time.Duration
 			for b.Loop() {
 				sess, err := session.New(session.Options{LLM: client.Models, Store: s, Redactor: nopRedactor{}, Model: "m", Titles: titles}, alert, nil)

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/convo"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // summaryTimeout bounds one summarisation request.
@@ -84,7 +84,7 @@ func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) 
 		prev = s.summary().Text
 	}
 	chunk := cs.calib.Raw(budget / 2)
-	var usage model.Usage
+	var usage record.Usage
 	for from := covers; from < end; {
 		to := cs.ledger.ChunkEnd(from, end, chunk)
 		text, u, err := s.summarise(ctx, prev, s.live[from:to], budget)
@@ -96,7 +96,7 @@ func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) 
 		prev, from = text, to
 	}
 	// The model summarises the live contents; the stored summary is its redacted copy.
-	s.liveSummary = &model.Summary{Text: prev, CoversCount: end, CreatedAt: s.opts.Now()}
+	s.liveSummary = &record.Summary{Text: prev, CoversCount: end, CreatedAt: s.opts.Now()}
 	stored := *s.liveSummary
 	h.Summary = &stored
 	h.Usage = h.Usage.Add(usage)
@@ -106,7 +106,7 @@ func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) 
 }
 
 // summarise asks the model to fold contents into the previous summary.
-func (s *Session) summarise(ctx context.Context, prev string, contents []*genai.Content, budget int) (string, model.Usage, error) {
+func (s *Session) summarise(ctx context.Context, prev string, contents []*genai.Content, budget int) (string, record.Usage, error) {
 	ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 	defer cancel()
 	ja := isJapanese(prev) || isJapanese(analystText(contents))
@@ -131,9 +131,9 @@ func (s *Session) summarise(ctx context.Context, prev string, contents []*genai.
 	limitOutput(cfg, s.opts.Model, int32(min(max(budget/6, 512), 8192)))
 	resp, err := s.opts.LLM.GenerateContent(ctx, s.opts.Model, []*genai.Content{genai.NewContentFromText(b.String(), genai.RoleUser)}, cfg)
 	if err != nil {
-		return "", model.Usage{}, goerr.Wrap(err, "summary request failed", goerr.V("model", s.opts.Model))
+		return "", record.Usage{}, goerr.Wrap(err, "summary request failed", goerr.V("model", s.opts.Model))
 	}
-	var usage model.Usage
+	var usage record.Usage
 	if resp.UsageMetadata != nil {
 		usage = usageOf(resp.UsageMetadata)
 	}
@@ -256,7 +256,7 @@ func isJapanese(s string) bool {
 
 // redactSummary passes the summary through the redactor, as every write of a history; counts
 // add to h.Redactions.
-func redactSummary(r Redactor, h *model.History) {
+func redactSummary(r Redactor, h *record.History) {
 	if h.Summary == nil || h.Summary.Text == "" {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/convo"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // Context budget defaults.
@@ -122,7 +122,7 @@ func (s *Session) summaryCovers() int {
 }
 
 // summary is the summary the model is sent: the one made in this session, else the stored one.
-func (s *Session) summary() *model.Summary {
+func (s *Session) summary() *record.Summary {
 	if s.liveSummary != nil {
 		return s.liveSummary
 	}
@@ -131,7 +131,7 @@ func (s *Session) summary() *model.Summary {
 
 // summaryPair is the summary as it opens a request: a user turn with the summary, then the
 // model's acknowledgement, so that user and model turns keep alternating.
-func summaryPair(sm *model.Summary) []*genai.Content {
+func summaryPair(sm *record.Summary) []*genai.Content {
 	lead, ack := summaryLeadEN, summaryAckEN
 	if isJapanese(sm.Text) {
 		lead, ack = summaryLeadJA, summaryAckJA
@@ -195,7 +195,7 @@ func (s *Session) pendingTokens(user *genai.Content) int {
 // streamShaped sends user with as much of the conversation as the budget allows, summarising
 // older turns first when the conversation has grown past the threshold. When the model refuses
 // the request as too long, it compacts and retries once.
-func (s *Session) streamShaped(ctx context.Context, user *genai.Content, onText func(string)) (*genai.Content, model.Usage, error) {
+func (s *Session) streamShaped(ctx context.Context, user *genai.Content, onText func(string)) (*genai.Content, record.Usage, error) {
 	cs := s.cstate()
 	budget := s.budget()
 	if t := s.compactAt(); t > 0 && float64(s.pendingTokens(user)) > t*float64(budget) {
@@ -219,7 +219,7 @@ func (s *Session) streamShaped(ctx context.Context, user *genai.Content, onText 
 
 // retryShorter handles a refusal as too long: learn what it says, compact (or, when that is
 // not possible, keep fewer turns) and send once more. A second refusal is returned.
-func (s *Session) retryShorter(ctx context.Context, user *genai.Content, onText func(string), cause error, raw, count, limit int) (*genai.Content, model.Usage, error) {
+func (s *Session) retryShorter(ctx context.Context, user *genai.Content, onText func(string), cause error, raw, count, limit int) (*genai.Content, record.Usage, error) {
 	cs := s.cstate()
 	if count > 0 {
 		cs.calib.AtLeast(count, raw)
@@ -231,7 +231,7 @@ func (s *Session) retryShorter(ctx context.Context, user *genai.Content, onText 
 	budget := s.budget()
 	if _, err := s.compact(ctx, user, true); err != nil {
 		if errors.Is(err, ErrNothingToCompact) && cs.lastStart >= len(s.live) {
-			return &genai.Content{Role: genai.RoleModel}, model.Usage{}, &tooLongError{cause}
+			return &genai.Content{Role: genai.RoleModel}, record.Usage{}, &tooLongError{cause}
 		}
 		s.logger().Warn("could not summarise earlier turns; sending fewer", "history_id", s.history.ID, "error", err)
 		budget = int(keepShare * float64(budget))

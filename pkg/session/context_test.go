@@ -13,7 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -43,7 +43,7 @@ func stringCounts(c redact.Counts) map[string]int {
 type longEnv struct {
 	srv       *geminitest.Server
 	store     *local.Store
-	alert     *model.Alert
+	alert     *record.Alert
 	summaries atomic.Int64
 	streams   atomic.Int64
 }
@@ -60,7 +60,7 @@ func isSummaryRequest(r *geminitest.Request) bool {
 // answer of about 50 tokens).
 func newLongEnv(t *testing.T, stream func(n int64, r *geminitest.Request) geminitest.Reply) *longEnv {
 	t.Helper()
-	e := &longEnv{alert: &model.Alert{ID: "alert-long", Data: json.RawMessage(`{"Title":"Drop point DNS","InstanceId":"i-99999999"}`)}}
+	e := &longEnv{alert: &record.Alert{ID: "alert-long", Data: json.RawMessage(`{"Title":"Drop point DNS","InstanceId":"i-99999999"}`)}}
 	e.srv = geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
 		switch {
 		case isSummaryRequest(r):
@@ -84,7 +84,7 @@ func newLongEnv(t *testing.T, stream func(n int64, r *geminitest.Request) gemini
 	return e
 }
 
-func (e *longEnv) session(t *testing.T, budget int, compactAt float64, h *model.History) *session.Session {
+func (e *longEnv) session(t *testing.T, budget int, compactAt float64, h *record.History) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
@@ -335,9 +335,9 @@ func TestCompactionStoredRedactedAndUsed(t *testing.T) {
 }
 
 // seedHistory stores a history of n plain turns and returns it.
-func (e *longEnv) seedHistory(t *testing.T, n int) *model.History {
+func (e *longEnv) seedHistory(t *testing.T, n int) *record.History {
 	t.Helper()
-	h := &model.History{ID: model.HistoryID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n)), AlertID: e.alert.ID, Title: "seeded"}
+	h := &record.History{ID: record.HistoryID(fmt.Sprintf("00000000-0000-4000-8000-%012d", n)), AlertID: e.alert.ID, Title: "seeded"}
 	for i := range n {
 		h.Contents = append(h.Contents,
 			genai.NewContentFromText(fmt.Sprintf("seeded question %d", i), genai.RoleUser),
@@ -491,7 +491,7 @@ func TestSummaryFailureFallsBackToWindow(t *testing.T) {
 		streams.Add(1)
 		return geminitest.Reply{Text: "ok " + strings.Repeat("word ", 40)}
 	}))
-	e := &longEnv{srv: srv, alert: &model.Alert{ID: "alert-long", Data: json.RawMessage(`{}`)}}
+	e := &longEnv{srv: srv, alert: &record.Alert{ID: "alert-long", Data: json.RawMessage(`{}`)}}
 	st, err := local.Open(context.Background(), local.Options{Dir: t.TempDir(), Workspace: "default"})
 	if err != nil {
 		t.Fatal(err)

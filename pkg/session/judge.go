@@ -12,7 +12,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // Judge limits.
@@ -54,13 +54,13 @@ type Judge struct {
 
 // JudgeLoader returns a candidate's full history (its transcript); it is called only for
 // candidates whose verdict is not cached.
-type JudgeLoader func(ctx context.Context, meta *model.History) (*model.History, error)
+type JudgeLoader func(ctx context.Context, meta *record.History) (*record.History, error)
 
 // Match returns the most recent candidate (candidates are newest first) that question
 // continues, or nil when none does. A candidate whose last question is the question itself is
 // the same conversation without asking. An error (the model failing, timing out or answering
 // nonsense) means no match; the caller starts a new conversation.
-func (j *Judge) Match(ctx context.Context, question string, candidates []*model.History, load JudgeLoader) (*model.History, error) {
+func (j *Judge) Match(ctx context.Context, question string, candidates []*record.History, load JudgeLoader) (*record.History, error) {
 	question = strings.TrimSpace(question)
 	if question == "" || len(candidates) == 0 {
 		return nil, nil
@@ -74,7 +74,7 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*model.
 	}
 	qh := questionHash(asStored)
 	verdicts := make([]string, len(candidates))
-	full := make([]*model.History, len(candidates))
+	full := make([]*record.History, len(candidates))
 	var pending []int
 	for i, c := range candidates {
 		if v, ok := j.Cache.Get(qh, c.ID, c.Revision); ok {
@@ -98,7 +98,7 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*model.
 		pending = append(pending, i)
 	}
 	if len(pending) > 0 {
-		asked := make([]*model.History, len(pending))
+		asked := make([]*record.History, len(pending))
 		for k, i := range pending {
 			asked[k] = full[i]
 		}
@@ -125,7 +125,7 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*model.
 }
 
 // ask puts the question and the candidates to the model and parses one verdict per candidate.
-func (j *Judge) ask(ctx context.Context, question string, candidates []*model.History) ([]string, error) {
+func (j *Judge) ask(ctx context.Context, question string, candidates []*record.History) ([]string, error) {
 	timeout := j.Timeout
 	if timeout <= 0 {
 		timeout = DefaultJudgeTimeout
@@ -150,7 +150,7 @@ func (j *Judge) ask(ctx context.Context, question string, candidates []*model.Hi
 
 // JudgePrompt is the judge's question: the new question, then each candidate's title and last
 // questions, numbered from 1 in the order given.
-func JudgePrompt(question string, candidates []*model.History) string {
+func JudgePrompt(question string, candidates []*record.History) string {
 	var b strings.Builder
 	b.WriteString("New question:\n<<<\n")
 	b.WriteString(clipRunesPlain(question, judgeNewRunes))

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 )
 
@@ -49,8 +49,8 @@ func TestParseVerdicts(t *testing.T) {
 	}
 }
 
-func judgeHistory(id string, rev int64, title string, questions ...string) *model.History {
-	h := &model.History{ID: model.HistoryID(id), Revision: rev, Title: title, AlertID: "a"}
+func judgeHistory(id string, rev int64, title string, questions ...string) *record.History {
+	h := &record.History{ID: record.HistoryID(id), Revision: rev, Title: title, AlertID: "a"}
 	for _, q := range questions {
 		h.Contents = append(h.Contents, genai.NewContentFromText(q, genai.RoleUser), genai.NewContentFromText("answer", genai.RoleModel))
 	}
@@ -80,7 +80,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 	}))
 	cachePath := filepath.Join(t.TempDir(), "sub", "judge-cache.json")
 	j := &session.Judge{LLM: judgeClient(t, srv).Models, Model: "judge-model", Cache: session.NewJudgeCache(cachePath, 0)}
-	cands := []*model.History{
+	cands := []*record.History{
 		judgeHistory("h-new", 3, "Instance owner", "who owns i-99999999?"),
 		judgeHistory("h-mid", 5, "DNS exfiltration", "is there exfiltration?", "how much data?", "to which domain?"),
 		judgeHistory("h-old", 1, "Exfil again", "exfil?"),
@@ -88,7 +88,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 	}
 	ctx := context.Background()
 	loads := 0
-	strip := func(ctx context.Context, h *model.History) (*model.History, error) { loads++; return h, nil }
+	strip := func(ctx context.Context, h *record.History) (*record.History, error) { loads++; return h, nil }
 	got, err := j.Match(ctx, "What volume was exfiltrated?", cands, strip)
 	if err != nil || got == nil || got.ID != "h-mid" {
 		t.Fatalf("Match = %v, %v; want the newest SAME, h-mid", got, err)
@@ -137,7 +137,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 
 	// A candidate whose last question is this question is the same conversation, no call.
 	same := judgeHistory("h-repeat", 1, "Repeat", "earlier", "Is it malware?")
-	got, err = j.Match(ctx, "Is it  malware?", []*model.History{same}, strip)
+	got, err = j.Match(ctx, "Is it  malware?", []*record.History{same}, strip)
 	if err != nil || got != same || calls.Load() != 2 {
 		t.Fatalf("repeat: %v, %v, %d calls", got, err, calls.Load())
 	}
@@ -146,7 +146,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 	meta := cands[0].Meta()
 	loads = 0
 	reply.Store(geminitest.Reply{Text: "SAME"})
-	got, err = j.Match(ctx, "another question", []*model.History{meta}, func(ctx context.Context, h *model.History) (*model.History, error) {
+	got, err = j.Match(ctx, "another question", []*record.History{meta}, func(ctx context.Context, h *record.History) (*record.History, error) {
 		loads++
 		return cands[0], nil
 	})
@@ -157,7 +157,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 
 func TestJudgeFailuresMeanNoMatch(t *testing.T) {
 	t.Parallel()
-	cands := []*model.History{judgeHistory("h1", 1, "DNS", "is there exfiltration?")}
+	cands := []*record.History{judgeHistory("h1", 1, "DNS", "is there exfiltration?")}
 	for name, tc := range map[string]struct {
 		reply   geminitest.Reply
 		timeout time.Duration
@@ -193,7 +193,7 @@ func TestJudgeCacheBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "judge-cache.json")
 	c := session.NewJudgeCache(path, 10)
 	for i := range 25 {
-		c.Put(fmt.Sprintf("q%02d", i), model.HistoryID("h"), 1, session.VerdictSame)
+		c.Put(fmt.Sprintf("q%02d", i), record.HistoryID("h"), 1, session.VerdictSame)
 		if i%5 == 4 {
 			if err := c.Save(); err != nil {
 				t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // Judge cache bounds.
@@ -60,12 +60,12 @@ func NewJudgeCache(path string, maxEntries int) *JudgeCache {
 	return &JudgeCache{path: path, max: maxEntries, now: time.Now}
 }
 
-func judgeKey(qh string, id model.HistoryID, rev int64) string {
+func judgeKey(qh string, id record.HistoryID, rev int64) string {
 	return qh + "|" + string(id) + "|" + strconv.FormatInt(rev, 10)
 }
 
 // Get returns the cached verdict of (question hash, history, revision).
-func (c *JudgeCache) Get(qh string, id model.HistoryID, rev int64) (string, bool) {
+func (c *JudgeCache) Get(qh string, id record.HistoryID, rev int64) (string, bool) {
 	if c == nil {
 		return "", false
 	}
@@ -80,7 +80,7 @@ func (c *JudgeCache) Get(qh string, id model.HistoryID, rev int64) (string, bool
 }
 
 // Put records a verdict; Save writes it.
-func (c *JudgeCache) Put(qh string, id model.HistoryID, rev int64, verdict string) {
+func (c *JudgeCache) Put(qh string, id record.HistoryID, rev int64, verdict string) {
 	if c == nil {
 		return
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -43,7 +43,7 @@ var tokenPattern = regexp.MustCompile(`\[REDACTED_(IP|EMAIL)_[a-z2-7]{10}\]`)
 type keyedStore interface {
 	session.HistoryStore
 	tokenkey.Source
-	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
 // keyedBackend opens stores of one backend: open(t, place, workspace) where equal places
@@ -161,7 +161,7 @@ func keyedRedactor(t *testing.T, st tokenkey.Source) session.Redactor {
 
 type keyedEnv struct {
 	srv   *geminitest.Server
-	alert *model.Alert
+	alert *record.Alert
 }
 
 func newKeyedEnv(t *testing.T, alertJSON string, handler func(*geminitest.Request) geminitest.Reply) *keyedEnv {
@@ -179,11 +179,11 @@ func newKeyedEnv(t *testing.T, alertJSON string, handler func(*geminitest.Reques
 	}
 	return &keyedEnv{
 		srv:   geminitest.NewServer(t, geminitest.WithHandler(handler)),
-		alert: &model.Alert{ID: "alert-k", Data: json.RawMessage(alertJSON)},
+		alert: &record.Alert{ID: "alert-k", Data: json.RawMessage(alertJSON)},
 	}
 }
 
-func (e *keyedEnv) session(t *testing.T, st keyedStore, h *model.History, opts ...func(*session.Options)) *session.Session {
+func (e *keyedEnv) session(t *testing.T, st keyedStore, h *record.History, opts ...func(*session.Options)) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
@@ -214,7 +214,7 @@ func (e *keyedEnv) lastStream(t *testing.T) *geminitest.Request {
 	return nil
 }
 
-func storedJSON(t *testing.T, st keyedStore, id model.HistoryID) (*model.History, string) {
+func storedJSON(t *testing.T, st keyedStore, id record.HistoryID) (*record.History, string) {
 	t.Helper()
 	h, err := st.GetHistory(context.Background(), id)
 	if err != nil {
@@ -489,13 +489,13 @@ func TestPartialAnswerMarked(t *testing.T) {
 // failingStore fails every save, so that turns go to the spool.
 type failingStore struct{ keyedStore }
 
-func (failingStore) SaveHistory(context.Context, *model.History) error {
+func (failingStore) SaveHistory(context.Context, *record.History) error {
 	return errors.New("store unavailable")
 }
 
 type capturingSpool struct{ got []byte }
 
-func (c *capturingSpool) Put(key string, h *model.History) (string, error) {
+func (c *capturingSpool) Put(key string, h *record.History) (string, error) {
 	b, _ := json.Marshal(h)
 	cb, _ := store.EncodeTranscript(h.Contents)
 	c.got = append(append(c.got, b...), cb...)
@@ -549,7 +549,7 @@ func TestJudgeCacheKeyedQuestion(t *testing.T) {
 	}
 	cachePath := filepath.Join(dir, "judge-cache.json")
 	j := &session.Judge{LLM: client.Models, Model: "m", Cache: session.NewJudgeCache(cachePath, 0), Redactor: keyedRedactor(t, st)}
-	got, err := j.Match(ctx, question1, []*model.History{s.History()}, nil)
+	got, err := j.Match(ctx, question1, []*record.History{s.History()}, nil)
 	if err != nil || got == nil || got.ID != s.History().ID {
 		t.Fatalf("Match = %v, %v", got, err)
 	}
@@ -602,7 +602,7 @@ func TestGeneratedTitleRedactedBeforeShortening(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := storedJSON(t, st, s.History().ID)
-	if strings.Contains(h.Title, "jane") || h.TitleSource != model.TitleGenerated || !strings.HasPrefix(h.Title, strings.Repeat("y", 50)) {
+	if strings.Contains(h.Title, "jane") || h.TitleSource != record.TitleGenerated || !strings.HasPrefix(h.Title, strings.Repeat("y", 50)) {
 		t.Fatalf("stored title %q (%s)", h.Title, h.TitleSource)
 	}
 }

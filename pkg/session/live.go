@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 )
 
@@ -136,7 +136,7 @@ func (e engineRedactor) RedactString(s string) (string, map[string]int) {
 	return out, countsMap(c)
 }
 
-func (e engineRedactor) ForAlert(a *model.Alert) Redactor {
+func (e engineRedactor) ForAlert(a *record.Alert) Redactor {
 	if a == nil || len(a.Data) == 0 {
 		return e
 	}

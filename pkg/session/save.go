@@ -10,7 +10,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -19,7 +19,7 @@ import (
 type Spool interface {
 	// Put keeps h. key is "" on a session's first Put; the key returned names the session's
 	// entry from then on, and every later Put with it replaces that entry's content.
-	Put(key string, h *model.History) (string, error)
+	Put(key string, h *record.History) (string, error)
 	// Remove drops the entry of key: its history has been saved.
 	Remove(key string) error
 }
@@ -46,10 +46,10 @@ type saveState struct {
 type SaveResult struct {
 	// History is the history as saved: the one given, the stored one when it already held
 	// every content given, or the fork that now holds them.
-	History *model.History
+	History *record.History
 	// ForkedFrom is set when another writer had saved the history meanwhile (or deleted it):
 	// the contents went to History, a new history forked from ForkedFrom.
-	ForkedFrom model.HistoryID
+	ForkedFrom record.HistoryID
 }
 
 // maxSaveRounds bounds how often a save is retried after finding that the stored history is
@@ -58,7 +58,7 @@ const maxSaveRounds = 5
 
 // historyGetter is what resolving a conflict needs besides SaveHistory.
 type historyGetter interface {
-	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
 // SaveOrFork saves h, which must already be redacted, without ever overwriting another
@@ -78,7 +78,7 @@ type historyGetter interface {
 // every turn is kept exactly once: in the original, or after the fork point of one fork.
 //
 // Without GetHistory on st, a conflict is returned as is.
-func SaveOrFork(ctx context.Context, st HistoryStore, h *model.History, now func() time.Time) (SaveResult, error) {
+func SaveOrFork(ctx context.Context, st HistoryStore, h *record.History, now func() time.Time) (SaveResult, error) {
 	if now == nil {
 		now = store.Now
 	}
@@ -93,7 +93,7 @@ func SaveOrFork(ctx context.Context, st HistoryStore, h *model.History, now func
 		if getter == nil || !conflict && !gone {
 			return SaveResult{History: h}, err
 		}
-		var cur *model.History
+		var cur *record.History
 		if conflict {
 			cur, err = getter.GetHistory(ctx, h.ID)
 			switch {
@@ -112,7 +112,7 @@ func SaveOrFork(ctx context.Context, st HistoryStore, h *model.History, now func
 			return SaveResult{History: cur}, nil
 		case common == len(cur.Contents) && round < maxSaveRounds:
 			h.Revision, h.ContentVersion = cur.Revision, cur.ContentVersion
-			if cur.TitleSource == model.TitleManual && h.TitleSource != model.TitleManual {
+			if cur.TitleSource == record.TitleManual && h.TitleSource != record.TitleManual {
 				h.Title, h.TitleSource = cur.Title, cur.TitleSource
 			}
 			continue
@@ -122,7 +122,7 @@ func SaveOrFork(ctx context.Context, st HistoryStore, h *model.History, now func
 }
 
 // fork saves h's transcript as a new history forked from h at forkPoint.
-func fork(ctx context.Context, st HistoryStore, h *model.History, forkPoint int, now func() time.Time) (SaveResult, error) {
+func fork(ctx context.Context, st HistoryStore, h *record.History, forkPoint int, now func() time.Time) (SaveResult, error) {
 	f := h.Meta()
 	f.ID = store.NewHistoryID()
 	f.ParentID = h.ID

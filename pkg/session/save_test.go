@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -18,31 +18,31 @@ import (
 // flakyStore fails every save while down is set, as a backend in an outage would.
 type flakyStore struct {
 	session.HistoryStore
-	get  func(ctx context.Context, id model.HistoryID) (*model.History, error)
+	get  func(ctx context.Context, id record.HistoryID) (*record.History, error)
 	down atomic.Bool
 }
 
 var errOutage = errors.New("backend unavailable: connection refused")
 
-func (f *flakyStore) SaveHistory(ctx context.Context, h *model.History) error {
+func (f *flakyStore) SaveHistory(ctx context.Context, h *record.History) error {
 	if f.down.Load() {
 		return errOutage
 	}
 	return f.HistoryStore.SaveHistory(ctx, h)
 }
 
-func (f *flakyStore) GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error) {
+func (f *flakyStore) GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error) {
 	return f.get(ctx, id)
 }
 
 // memSpool is a session.Spool in memory.
 type memSpool struct {
 	mu      sync.Mutex
-	entries map[string]*model.History
+	entries map[string]*record.History
 	n       int
 }
 
-func (m *memSpool) Put(key string, h *model.History) (string, error) {
+func (m *memSpool) Put(key string, h *record.History) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if key == "" {
@@ -50,7 +50,7 @@ func (m *memSpool) Put(key string, h *model.History) (string, error) {
 		key = fmt.Sprintf("k%d", m.n)
 	}
 	if m.entries == nil {
-		m.entries = map[string]*model.History{}
+		m.entries = map[string]*record.History{}
 	}
 	c := *h
 	c.Contents = append([]*genai.Content(nil), h.Contents...)
@@ -236,7 +236,7 @@ func TestPermanentSaveErrorIsNotSpooled(t *testing.T) {
 
 type failingSaver struct{ err error }
 
-func (f failingSaver) SaveHistory(context.Context, *model.History) error { return f.err }
+func (f failingSaver) SaveHistory(context.Context, *record.History) error { return f.err }
 
 func geminiClient(t *testing.T, e *env) *genai.Client {
 	t.Helper()

@@ -22,7 +22,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -34,7 +34,7 @@ type LLM interface {
 
 // HistoryStore is where a session saves its history.
 type HistoryStore interface {
-	SaveHistory(ctx context.Context, h *model.History) error
+	SaveHistory(ctx context.Context, h *record.History) error
 }
 
 // Redactor removes personal data and secrets. Every write of a history passes through it.
@@ -49,7 +49,7 @@ type Redactor interface {
 // New uses ForAlert's redactor for the session's writes.
 type AlertRedactor interface {
 	Redactor
-	ForAlert(a *model.Alert) Redactor
+	ForAlert(a *record.Alert) Redactor
 }
 
 // Options are a session's dependencies and settings.
@@ -86,14 +86,14 @@ const titleTimeout = 15 * time.Second
 // Session is one conversation. It is not safe for concurrent use.
 type Session struct {
 	opts  Options
-	alert *model.Alert
+	alert *record.Alert
 	// history is the history as stored: metadata, and the redacted copy of the transcript
 	// (its first history.RedactedCount contents are copies of live's, already redacted).
-	history *model.History
+	history *record.History
 	// live is the transcript as the model sees it; liveSummary the summary as written by the
 	// model (nil: the stored one, e.g. on a resumed history).
 	live        []*genai.Content
-	liveSummary *model.Summary
+	liveSummary *record.Summary
 	// redactor is the session's redaction step (the alert's values kept, see AlertRedactor).
 	redactor Redactor
 	system   *genai.Content
@@ -103,7 +103,7 @@ type Session struct {
 }
 
 // New starts a session on alert, continuing h, or a new history when h is nil.
-func New(opts Options, alert *model.Alert, h *model.History) (*Session, error) {
+func New(opts Options, alert *record.Alert, h *record.History) (*Session, error) {
 	if opts.LLM == nil || opts.Store == nil || opts.Redactor == nil {
 		return nil, goerr.New("session needs an LLM, a store and a redactor")
 	}
@@ -120,7 +120,7 @@ func New(opts Options, alert *model.Alert, h *model.History) (*Session, error) {
 		opts.Now = store.Now
 	}
 	if h == nil {
-		h = &model.History{ID: store.NewHistoryID(), AlertID: alert.ID}
+		h = &record.History{ID: store.NewHistoryID(), AlertID: alert.ID}
 	} else if h.AlertID != alert.ID {
 		return nil, goerr.New("history belongs to another alert", goerr.V("history_id", h.ID), goerr.V("alert_id", alert.ID))
 	}
@@ -139,7 +139,7 @@ func New(opts Options, alert *model.Alert, h *model.History) (*Session, error) {
 }
 
 // systemInstruction puts the alert under analysis in front of every request.
-func systemInstruction(a *model.Alert) *genai.Content {
+func systemInstruction(a *record.Alert) *genai.Content {
 	var b strings.Builder
 	b.WriteString("You assist a security analyst who is investigating the alert below. ")
 	b.WriteString("Answer precisely and concisely, point to the fields of the alert that support each statement, ")
@@ -162,20 +162,20 @@ const TokenNote = "Earlier turns may hold tokens such as [REDACTED_IP_k3v9q2m7xa
 const PartialMarker = "[answer cut short]"
 
 // History returns the session's history as stored (metadata and the redacted transcript).
-func (s *Session) History() *model.History { return s.history }
+func (s *Session) History() *record.History { return s.history }
 
 // Contents returns the live transcript: what the model is sent, not redacted. Callers must not
 // change it.
 func (s *Session) Contents() []*genai.Content { return s.live }
 
 // Alert returns the alert under discussion.
-func (s *Session) Alert() *model.Alert { return s.alert }
+func (s *Session) Alert() *record.Alert { return s.alert }
 
 // Turn is the outcome of one Send.
 type Turn struct {
 	// Answer is the model's text (thoughts excluded).
 	Answer string
-	Usage  model.Usage
+	Usage  record.Usage
 	// Partial is set when the answer was cut off (cancelled or failed mid-stream) and what had
 	// arrived was kept.
 	Partial bool
@@ -187,7 +187,7 @@ type Turn struct {
 	SpoolCause error
 	// ForkedFrom is set when another writer saved the history since it was loaded: the turn
 	// went to a new history (History().ID) forked from ForkedFrom. See SaveOrFork.
-	ForkedFrom model.HistoryID
+	ForkedFrom record.HistoryID
 }
 
 // Send asks input, streaming the answer's text to onText as it arrives. On success, the
@@ -265,10 +265,10 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 
 // stream sends contents and assembles the model's reply from the chunks. On an error after
 // some chunks, the reply holds what arrived.
-func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string)) (*genai.Content, model.Usage, error) {
+func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string)) (*genai.Content, record.Usage, error) {
 	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system}
 	var reply replyBuilder
-	var usage model.Usage
+	var usage record.Usage
 	var blocked string
 	for resp, err := range s.opts.LLM.GenerateContentStream(ctx, s.opts.Model, contents, cfg) {
 		if err != nil {
@@ -364,8 +364,8 @@ func answerText(c *genai.Content) string {
 	return b.String()
 }
 
-func usageOf(u *genai.GenerateContentResponseUsageMetadata) model.Usage {
-	return model.Usage{
+func usageOf(u *genai.GenerateContentResponseUsageMetadata) record.Usage {
+	return record.Usage{
 		InputTokens:  int64(u.PromptTokenCount),
 		OutputTokens: int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
 	}
@@ -389,7 +389,7 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 			red, counts := s.redactor.RedactString(r.title)
 			if t := CleanGeneratedTitle(red); t != "" {
 				addCounts(h, counts)
-				h.Title, h.TitleSource = t, model.TitleGenerated
+				h.Title, h.TitleSource = t, record.TitleGenerated
 				return
 			}
 		}
@@ -397,7 +397,7 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 	// Redacted before it is shortened: a value cut in half might no longer be recognised.
 	red, counts := s.redactor.RedactString(input)
 	addCounts(h, counts)
-	h.Title, h.TitleSource = FallbackTitle(red), model.TitleFallback
+	h.Title, h.TitleSource = FallbackTitle(red), record.TitleFallback
 }
 
 // SetTitle sets a manual title, which is never replaced by a generated one, and saves.
@@ -406,7 +406,7 @@ func (s *Session) SetTitle(ctx context.Context, title string) error {
 	if t == "" {
 		return goerr.Wrap(ErrInvalidTitle, "a title cannot be empty")
 	}
-	s.history.Title, s.history.TitleSource = t, model.TitleManual
+	s.history.Title, s.history.TitleSource = t, record.TitleManual
 	if len(s.live) == 0 {
 		return nil // saved with the first turn
 	}
@@ -448,7 +448,7 @@ func (s *Session) syncStored() {
 	addCounts(h, tc)
 }
 
-func addCounts(h *model.History, c map[string]int) {
+func addCounts(h *record.History, c map[string]int) {
 	for k, v := range c {
 		if v == 0 {
 			continue
@@ -477,7 +477,7 @@ func (s *Session) followStored() {
 // RedactHistory passes everything of h that is about to be written through r: the contents not
 // yet redacted (a turn's save scans only what is new) and the title. Counts accumulate in
 // h.Redactions.
-func RedactHistory(r Redactor, h *model.History) {
+func RedactHistory(r Redactor, h *record.History) {
 	if h.RedactedCount > len(h.Contents) {
 		h.RedactedCount = 0 // the transcript was replaced; scan it all
 	}

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
@@ -21,7 +21,7 @@ import (
 type env struct {
 	srv   *geminitest.Server
 	store *local.Store
-	alert *model.Alert
+	alert *record.Alert
 	red   *countingRedactor
 }
 
@@ -60,10 +60,10 @@ func newEnv(t *testing.T, opts ...geminitest.Option) *env {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	return &env{srv: srv, store: st, red: &countingRedactor{},
-		alert: &model.Alert{ID: "alert-1", Data: json.RawMessage(`{"Title":"Drop point DNS","AccountId":"783957204773"}`)}}
+		alert: &record.Alert{ID: "alert-1", Data: json.RawMessage(`{"Title":"Drop point DNS","AccountId":"783957204773"}`)}}
 }
 
-func (e *env) session(t *testing.T, titles bool, h *model.History) *session.Session {
+func (e *env) session(t *testing.T, titles bool, h *record.History) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
@@ -107,11 +107,11 @@ func TestSendStreamsSavesAndTitles(t *testing.T) {
 	if strings.Join(chunks, "") != "It is a DNS query." || len(chunks) != 3 || turn.Answer != "It is a DNS query." {
 		t.Fatalf("streamed %q, answer %q", chunks, turn.Answer)
 	}
-	if turn.Usage != (model.Usage{InputTokens: 100, OutputTokens: 10}) {
+	if turn.Usage != (record.Usage{InputTokens: 100, OutputTokens: 10}) {
 		t.Fatalf("usage %+v", turn.Usage)
 	}
 	h := s.History()
-	if h.Title != "Drop Point DNS Query" || h.TitleSource != model.TitleGenerated {
+	if h.Title != "Drop Point DNS Query" || h.TitleSource != record.TitleGenerated {
 		t.Fatalf("title %q (%s)", h.Title, h.TitleSource)
 	}
 	stored, err := e.store.GetHistory(ctx, h.ID)
@@ -209,10 +209,10 @@ func TestTitleFallbackAndIdempotence(t *testing.T) {
 		want  string
 		src   string
 	}{
-		{"error", geminitest.Reply{Status: 500, ErrorMessage: "boom"}, "Please check whether the instance...", model.TitleFallback},
-		{"junk", geminitest.Reply{Text: "  \"...\"  "}, "Please check whether the instance...", model.TitleFallback},
-		{"empty", geminitest.Reply{Text: ""}, "Please check whether the instance...", model.TitleFallback},
-		{"good", geminitest.Reply{Text: "Instance Compromise Check"}, "Instance Compromise Check", model.TitleGenerated},
+		{"error", geminitest.Reply{Status: 500, ErrorMessage: "boom"}, "Please check whether the instance...", record.TitleFallback},
+		{"junk", geminitest.Reply{Text: "  \"...\"  "}, "Please check whether the instance...", record.TitleFallback},
+		{"empty", geminitest.Reply{Text: ""}, "Please check whether the instance...", record.TitleFallback},
+		{"good", geminitest.Reply{Text: "Instance Compromise Check"}, "Instance Compromise Check", record.TitleGenerated},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,7 +254,7 @@ func TestManualTitleSurvives(t *testing.T) {
 	if _, err := s.Send(context.Background(), "q", nil); err != nil {
 		t.Fatal(err)
 	}
-	if s.History().Title != "My case" || s.History().TitleSource != model.TitleManual {
+	if s.History().Title != "My case" || s.History().TitleSource != record.TitleManual {
 		t.Fatalf("title %q (%s)", s.History().Title, s.History().TitleSource)
 	}
 	for _, r := range e.srv.Requests() {

@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // idleLLM is never called: the benchmarks only build requests.
@@ -26,7 +26,7 @@ func (idleLLM) GenerateContentStream(context.Context, string, []*genai.Content, 
 
 type idleStore struct{}
 
-func (idleStore) SaveHistory(context.Context, *model.History) error { return nil }
+func (idleStore) SaveHistory(context.Context, *record.History) error { return nil }
 
 type idleRedactor struct{}
 
@@ -37,7 +37,7 @@ func (idleRedactor) RedactString(s string) (string, map[string]int) { return s, 
 // every tenth with a function call and its response.
 func longSession(tb testing.TB, turns, budget int) *Session {
 	tb.Helper()
-	h := &model.History{ID: "bench", AlertID: "a"}
+	h := &record.History{ID: "bench", AlertID: "a"}
 	for i := range turns {
 		h.Contents = append(h.Contents, genai.NewContentFromText(fmt.Sprintf("question %d %s", i, strings.Repeat("what does the log show ", 8)), genai.RoleUser))
 		if i%10 == 0 {
@@ -49,7 +49,7 @@ func longSession(tb testing.TB, turns, budget int) *Session {
 	}
 	h.RedactedCount = len(h.Contents)
 	s, err := New(Options{LLM: idleLLM{}, Store: idleStore{}, Redactor: idleRedactor{}, Model: "m", MaxContextTokens: budget},
-		&model.Alert{ID: "a", Data: json.RawMessage(`{"Title":"Drop point DNS"}`)}, h)
+		&record.Alert{ID: "a", Data: json.RawMessage(`{"Title":"Drop point DNS"}`)}, h)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -51,7 +51,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -112,7 +112,7 @@ type Entry struct {
 	Key            string          `json:"key"`
 	Seq            int             `json:"seq"`
 	SpooledAt      time.Time       `json:"spooled_at"`
-	History        *model.History  `json:"history"`
+	History        *record.History `json:"history"`
 	ContentVersion int64           `json:"content_version,omitempty"`
 	Contents       json.RawMessage `json:"contents"`
 
@@ -120,7 +120,7 @@ type Entry struct {
 }
 
 // history returns the entry's history with its transcript.
-func (e *Entry) history() (*model.History, error) {
+func (e *Entry) history() (*record.History, error) {
 	h := *e.History
 	contents, err := store.DecodeTranscript(h.ID, e.Contents)
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *Spool) newKey() string {
 
 // Put implements session.Spool: it writes h as the next state of key's entry (a new key when
 // key is "") and removes the key's older states.
-func (s *Spool) Put(key string, h *model.History) (string, error) {
+func (s *Spool) Put(key string, h *record.History) (string, error) {
 	if key == "" {
 		key = s.newKey()
 	} else if !validKey(key) {
@@ -337,9 +337,9 @@ func (s *Spool) read(f file) (*Entry, error) {
 
 // Pending returns the metadata of the newest spooled state of every history that has one, by
 // history ID.
-func (s *Spool) Pending() (map[model.HistoryID]*model.History, error) {
+func (s *Spool) Pending() (map[record.HistoryID]*record.History, error) {
 	es, err := s.Entries()
-	out := map[model.HistoryID]*model.History{}
+	out := map[record.HistoryID]*record.History{}
 	for _, e := range es {
 		if e.Backend != s.o.Backend || e.Workspace != s.o.Workspace {
 			continue
@@ -351,10 +351,10 @@ func (s *Spool) Pending() (map[model.HistoryID]*model.History, error) {
 
 // Uploaded is one entry a flush saved.
 type Uploaded struct {
-	HistoryID model.HistoryID // where its contents are now
+	HistoryID record.HistoryID // where its contents are now
 	// ForkedFrom is set when the history had been continued by another writer meanwhile: the
 	// entry went to a new history forked from it.
-	ForkedFrom model.HistoryID
+	ForkedFrom record.HistoryID
 	// AlreadySaved is set when the store already held every content of the entry (a flush
 	// that crashed before removing it, or the session saved it itself).
 	AlreadySaved bool

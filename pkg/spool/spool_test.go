@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -65,7 +65,7 @@ func turn(q string) []*genai.Content {
 }
 
 // extend returns h's metadata with contents appended, as a session continuing h would save it.
-func extend(h *model.History, qs ...string) *model.History {
+func extend(h *record.History, qs ...string) *record.History {
 	c := *h.Meta()
 	c.Contents = append([]*genai.Content(nil), h.Contents...)
 	for _, q := range qs {
@@ -261,7 +261,7 @@ type outageStore struct {
 	saves atomic.Int32
 }
 
-func (o *outageStore) SaveHistory(ctx context.Context, h *model.History) error {
+func (o *outageStore) SaveHistory(ctx context.Context, h *record.History) error {
 	o.saves.Add(1)
 	if o.down.Load() {
 		return errors.New("dial tcp 127.0.0.1:1: connect: connection refused")

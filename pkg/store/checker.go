@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // ObjectInfo describes one object in a store's transcript key space ({prefix}histories/).
@@ -12,7 +12,7 @@ type ObjectInfo struct {
 	Key string
 	// ID is the history whose transcript the key holds; empty for a key that is not a
 	// transcript key ({id}.json) and for temporary files.
-	ID model.HistoryID
+	ID record.HistoryID
 	// Workspace is the workspace the object says it belongs to, when the backend records one
 	// (Cloud Storage object metadata); empty when unknown.
 	Workspace string
@@ -31,10 +31,10 @@ type Checker interface {
 	ListObjects(ctx context.Context) ([]ObjectInfo, error)
 	// ListHistoryIDs lists the IDs of this workspace's metadata records, whether or not they
 	// parse.
-	ListHistoryIDs(ctx context.Context) ([]model.HistoryID, error)
+	ListHistoryIDs(ctx context.Context) ([]record.HistoryID, error)
 	// MetadataExists reports whether a metadata record of id exists in any workspace, so an
 	// object of another workspace is never taken for an orphan.
-	MetadataExists(ctx context.Context, id model.HistoryID) (bool, error)
+	MetadataExists(ctx context.Context, id record.HistoryID) (bool, error)
 	// ReadObject returns an object's bytes; a missing object is ErrNotFound.
 	ReadObject(ctx context.Context, key string) ([]byte, error)
 	// MoveAside moves an object out of the transcript key space into {prefix}lost+found/ and
@@ -42,7 +42,7 @@ type Checker interface {
 	MoveAside(ctx context.Context, key string) (string, error)
 	// DropMetadata removes this workspace's metadata record of id, keeping a copy of it with
 	// reason in {prefix}lost+found/, and returns the copy's key.
-	DropMetadata(ctx context.Context, id model.HistoryID, reason string) (string, error)
+	DropMetadata(ctx context.Context, id record.HistoryID, reason string) (string, error)
 }
 
 // LostAndFoundKey is where a moved-aside object or metadata record goes:

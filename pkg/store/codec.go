@@ -13,7 +13,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // EncodeTranscript marshals a transcript exactly as the genai SDK's types marshal: a JSON array
@@ -43,7 +43,7 @@ func WriteTranscript(w io.Writer, contents []*genai.Content) error {
 
 // DecodeTranscript parses a transcript object. The error names the history, so a corrupt or
 // truncated object can be found.
-func DecodeTranscript(id model.HistoryID, data []byte) ([]*genai.Content, error) {
+func DecodeTranscript(id record.HistoryID, data []byte) ([]*genai.Content, error) {
 	var contents []*genai.Content
 	if err := json.Unmarshal(data, &contents); err != nil {
 		return nil, goerr.Wrap(err, "corrupt transcript of history "+string(id),
@@ -59,11 +59,11 @@ func DecodeTranscript(id model.HistoryID, data []byte) ([]*genai.Content, error)
 }
 
 // NewHistoryID returns a random history ID.
-func NewHistoryID() model.HistoryID { return model.HistoryID(uuid.NewString()) }
+func NewHistoryID() record.HistoryID { return record.HistoryID(uuid.NewString()) }
 
 // ValidHistoryID reports whether id has the shape of a history ID. Stores refuse anything else,
 // so an ID can never escape its key layout (no "/" or "..").
-func ValidHistoryID(id model.HistoryID) bool {
+func ValidHistoryID(id record.HistoryID) bool {
 	_, err := uuid.Parse(string(id))
 	return err == nil && len(id) == 36
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -23,7 +23,7 @@ func FuzzDecodeTranscript(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	const id = model.HistoryID("0b8f2c62-2b2b-4bb0-9d4e-3f0e8c1a7d55")
+	const id = record.HistoryID("0b8f2c62-2b2b-4bb0-9d4e-3f0e8c1a7d55")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		contents, err := store.DecodeTranscript(id, data)
 		if err != nil {

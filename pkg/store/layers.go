@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // The command line stacks wrappers over a backend (see pkg/store/spooled, pkg/store/redacting
@@ -38,7 +38,7 @@ func Find[T any](s any) (T, bool) {
 type PendingReporter interface {
 	// PendingHistories returns the newest locally kept state of each history with turns not
 	// yet uploaded.
-	PendingHistories(ctx context.Context) map[model.HistoryID]*model.History
+	PendingHistories(ctx context.Context) map[record.HistoryID]*record.History
 }
 
 // Counter is implemented by stores that count histories without listing them.

@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // Search is an optional capability of a backend, found with Find: the stores keep what a
@@ -18,14 +18,14 @@ type SearchQuery struct {
 	// Terms are single normalised terms matched as they are (redaction tokens, compounds).
 	Terms []string
 	// AlertID, when set, keeps only histories of that alert.
-	AlertID model.AlertID
+	AlertID record.AlertID
 	// Limit caps the hits (<= 0: DefaultLimit; at most MaxLimit).
 	Limit int
 }
 
 // SearchHit is one matching history.
 type SearchHit struct {
-	History *model.History // metadata only
+	History *record.History // metadata only
 	// Score is the backend's relevance, higher is better; comparable only within one answer.
 	Score float64
 	// Snippet is a short excerpt around the match; the match is between SnippetOpen and
@@ -55,14 +55,14 @@ type Searcher interface {
 type VectorSearcher interface {
 	// SearchVector returns the histories whose embedding is nearest to v, nearest first,
 	// Score being the cosine similarity.
-	SearchVector(ctx context.Context, v []float32, alertID model.AlertID, limit int) ([]SearchHit, error)
+	SearchVector(ctx context.Context, v []float32, alertID record.AlertID, limit int) ([]SearchHit, error)
 	// PutEmbedding adds the embedding of a history's contents from index from (the count
 	// it was computed from) to its stored vector; a history whose stored vector already
 	// covers a different count is left alone (another writer got there first) and applied is
 	// false.
-	PutEmbedding(ctx context.Context, id model.HistoryID, from, to int, v []float32) (applied bool, err error)
+	PutEmbedding(ctx context.Context, id record.HistoryID, from, to int, v []float32) (applied bool, err error)
 	// EmbeddedCount is how many leading contents of a history the stored vector covers.
-	EmbeddedCount(ctx context.Context, id model.HistoryID) (int, error)
+	EmbeddedCount(ctx context.Context, id record.HistoryID) (int, error)
 }
 
 // Indexer is implemented by backends whose index can be checked and rebuilt (history
@@ -70,7 +70,7 @@ type VectorSearcher interface {
 type Indexer interface {
 	// Unindexed lists histories of the workspace missing from the index, at most limit,
 	// in ID order after the ID after (empty: from the start).
-	Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error)
+	Unindexed(ctx context.Context, after record.HistoryID, limit int) ([]record.HistoryID, error)
 	// Reindex indexes one history from its stored transcript.
-	Reindex(ctx context.Context, id model.HistoryID) error
+	Reindex(ctx context.Context, id record.HistoryID) error
 }

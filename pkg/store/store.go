@@ -9,7 +9,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 var (
@@ -28,9 +28,9 @@ var (
 
 // HistoryQuery selects a page of histories, newest update first.
 type HistoryQuery struct {
-	AlertID model.AlertID // optional filter
-	Limit   int           // <= 0 means DefaultLimit
-	Cursor  string        // from a previous page's NextCursor; empty for the first page
+	AlertID record.AlertID // optional filter
+	Limit   int            // <= 0 means DefaultLimit
+	Cursor  string         // from a previous page's NextCursor; empty for the first page
 	// UpdatedBefore, when set, keeps only histories last updated strictly before it.
 	UpdatedBefore time.Time
 }
@@ -43,16 +43,16 @@ const (
 
 // HistoryPage is one page of history metadata (Contents is nil).
 type HistoryPage struct {
-	Histories  []*model.History
+	Histories  []*record.History
 	NextCursor string // empty on the last page
 }
 
 // Histories keeps conversation histories of one workspace.
 type Histories interface {
 	// GetHistory returns the metadata and the transcript (read at once where they are apart).
-	GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error)
+	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 	// GetHistoryMeta returns the metadata only.
-	GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error)
+	GetHistoryMeta(ctx context.Context, id record.HistoryID) (*record.History, error)
 	// SaveHistory writes the transcript, then the metadata, conditional on h.Revision (0 =
 	// create). On success h.Revision, h.ContentVersion and h.Workspace are updated. A stale
 	// revision returns ErrConflict and writes nothing.
@@ -62,13 +62,13 @@ type Histories interface {
 	// fresh read: callers save the very history they loaded or last saved, carrying its
 	// Revision and ContentVersion, and get the fewest requests. Anything written by someone
 	// else in between still makes the save ErrConflict.
-	SaveHistory(ctx context.Context, h *model.History) error
+	SaveHistory(ctx context.Context, h *record.History) error
 	// DeleteHistory removes the metadata and the transcript.
-	DeleteHistory(ctx context.Context, id model.HistoryID) error
+	DeleteHistory(ctx context.Context, id record.HistoryID) error
 	// ListHistories returns a page of metadata, newest update first.
 	ListHistories(ctx context.Context, q HistoryQuery) (*HistoryPage, error)
 	// FindHistories returns the IDs of histories whose ID starts with prefix (at most limit).
-	FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error)
+	FindHistories(ctx context.Context, prefix string, limit int) ([]record.HistoryID, error)
 }
 
 // AlertQuery selects a page of alerts, newest first.
@@ -79,7 +79,7 @@ type AlertQuery struct {
 
 // AlertPage is one page of alerts (Data is nil in listings).
 type AlertPage struct {
-	Alerts     []*model.Alert
+	Alerts     []*record.Alert
 	NextCursor string
 }
 
@@ -87,12 +87,12 @@ type AlertPage struct {
 type Alerts interface {
 	// PutAlert stores a. When an alert with the same ID exists it is left untouched and
 	// created is false.
-	PutAlert(ctx context.Context, a *model.Alert) (created bool, err error)
-	GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error)
+	PutAlert(ctx context.Context, a *record.Alert) (created bool, err error)
+	GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error)
 	ListAlerts(ctx context.Context, q AlertQuery) (*AlertPage, error)
 	// FindAlerts returns the IDs of alerts whose ID starts with prefix (at most limit), in ID
 	// order.
-	FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error)
+	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
 }
 
 // Store is everything a command needs from a backend.
@@ -103,7 +103,7 @@ type Store interface {
 }
 
 // ObjectKey is the key of a history's transcript object, the same in every backend.
-func ObjectKey(prefix string, id model.HistoryID) string {
+func ObjectKey(prefix string, id record.HistoryID) string {
 	return prefix + "histories/" + string(id) + ".json"
 }
 

@@ -16,27 +16,27 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/mdstream"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // JSON is one history with its transcript (history show -o json, chat's /export):
 // contents are genai.Content exactly as the SDK marshals them.
 type JSON struct {
-	ID           model.HistoryID  `json:"id"`
-	AlertID      model.AlertID    `json:"alert_id"`
+	ID           record.HistoryID `json:"id"`
+	AlertID      record.AlertID   `json:"alert_id"`
 	Title        string           `json:"title"`
 	CreatedAt    string           `json:"created_at"`
 	UpdatedAt    string           `json:"updated_at"`
 	MessageCount int              `json:"message_count"`
-	Usage        model.Usage      `json:"usage"`
+	Usage        record.Usage     `json:"usage"`
 	Redactions   map[string]int   `json:"redactions"`
-	ParentID     model.HistoryID  `json:"parent_id,omitempty"`
-	Summary      *model.Summary   `json:"summary,omitempty"`
+	ParentID     record.HistoryID `json:"parent_id,omitempty"`
+	Summary      *record.Summary  `json:"summary,omitempty"`
 	Contents     []*genai.Content `json:"contents"`
 }
 
-func NewJSON(h *model.History) JSON {
+func NewJSON(h *record.History) JSON {
 	t := JSON{
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
@@ -91,7 +91,7 @@ func speaker(role string) string {
 	return termsafe.Line(role)
 }
 
-func displayTitle(h *model.History) string {
+func displayTitle(h *record.History) string {
 	if t := termsafe.Line(h.Title); t != "" {
 		return t
 	}
@@ -114,13 +114,13 @@ func redactionSummary(r map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func tokenSummary(u model.Usage) string {
+func tokenSummary(u record.Usage) string {
 	return fmt.Sprintf("%s (%d in, %d out)", format.CompactCount(u.InputTokens+u.OutputTokens), u.InputTokens, u.OutputTokens)
 }
 
 // Text writes a history for reading in a terminal: a header, then one block per
 // content. Everything from storage is sanitized.
-func Text(w io.Writer, h *model.History) error {
+func Text(w io.Writer, h *record.History) error {
 	return renderTranscript(w, h, transcriptStyle{
 		title: func(t string) string { return t + "\n" },
 		field: func(label, value string, _ bool) string {
@@ -141,7 +141,7 @@ type transcriptStyle struct {
 
 // renderTranscript walks a history once for every output format: title, metadata, then each
 // content's parts.
-func renderTranscript(w io.Writer, h *model.History, st transcriptStyle) error {
+func renderTranscript(w io.Writer, h *record.History, st transcriptStyle) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s", st.title(displayTitle(h)))
 	field := func(label, value string, code bool) { ew.printf("%s", st.field(label, termsafe.Line(value), code)) }
@@ -250,7 +250,7 @@ func inlineCode(s string) string {
 
 // Markdown writes a history as a Markdown document to share: a title, a metadata
 // list, then a "## You" / "## Gemini" section per content. Everything from storage is sanitized.
-func Markdown(w io.Writer, h *model.History) error {
+func Markdown(w io.Writer, h *record.History) error {
 	return renderTranscript(w, h, transcriptStyle{
 		title: func(t string) string { return "# " + t + "\n\n" },
 		field: func(label, value string, code bool) string {
@@ -306,7 +306,7 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part) {
 
 // summaryNote says that a history has a summary and what it covers, for history show: the
 // transcript is shown whole, the summary only stands in for its first messages in requests.
-func summaryNote(h *model.History) string {
+func summaryNote(h *record.History) string {
 	sm := h.Summary
 	if sm == nil || sm.CoversCount <= 0 {
 		return ""

@@ -7,12 +7,12 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 func TestRenderMarkdownFences(t *testing.T) {
 	t.Parallel()
-	h := &model.History{ID: "h", AlertID: "a", Contents: []*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{
+	h := &record.History{ID: "h", AlertID: "a", Contents: []*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{
 		{ExecutableCode: &genai.ExecutableCode{Language: genai.LanguagePython, Code: "s = '```'\nprint(s)"}},
 	}}}}
 	var b bytes.Buffer
@@ -26,7 +26,7 @@ func TestRenderMarkdownFences(t *testing.T) {
 
 func TestRenderMarkdownDemotesAnswerHeadings(t *testing.T) {
 	t.Parallel()
-	h := &model.History{ID: "h", AlertID: "a", Contents: []*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{
+	h := &record.History{ID: "h", AlertID: "a", Contents: []*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{
 		{Text: "## Assessment\nBad.\n### Evidence\n```sh\n# comment\n```\n"},
 	}}}}
 	var b bytes.Buffer

@@ -19,7 +19,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -39,7 +39,7 @@ func New(inner store.Store, dataDir, workspace string) *Store {
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
 func (s *Store) Unwrap() store.Store { return s.Store }
 
-func (s *Store) path(id model.AlertID) string {
+func (s *Store) path(id record.AlertID) string {
 	sum := sha256.Sum256([]byte(id))
 	return filepath.Join(s.dir, hex.EncodeToString(sum[:])+".json")
 }
@@ -48,15 +48,15 @@ func (s *Store) path(id model.AlertID) string {
 // exactly as the store returned it (encoding/json would compact it); the ID tells a foreign
 // file apart.
 type copyOf struct {
-	ID        model.AlertID `json:"id"`
-	Title     string        `json:"title"`
-	Data      []byte        `json:"data"`
-	CreatedAt time.Time     `json:"created_at"`
+	ID        record.AlertID `json:"id"`
+	Title     string         `json:"title"`
+	Data      []byte         `json:"data"`
+	CreatedAt time.Time      `json:"created_at"`
 }
 
 // GetAlert returns the local copy of the alert, or reads it from the store and keeps a copy.
 // A failure to keep the copy is not the caller's problem: the alert is returned.
-func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error) {
+func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	if a, ok := s.load(id); ok {
 		return a, nil
 	}
@@ -68,7 +68,7 @@ func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, e
 	return a, nil
 }
 
-func (s *Store) load(id model.AlertID) (*model.Alert, bool) {
+func (s *Store) load(id record.AlertID) (*record.Alert, bool) {
 	data, err := os.ReadFile(s.path(id))
 	if err != nil {
 		return nil, false
@@ -77,14 +77,14 @@ func (s *Store) load(id model.AlertID) (*model.Alert, bool) {
 	if err := json.Unmarshal(data, &c); err != nil || c.ID != id {
 		return nil, false
 	}
-	a := &model.Alert{ID: c.ID, Title: c.Title, CreatedAt: c.CreatedAt}
+	a := &record.Alert{ID: c.ID, Title: c.Title, CreatedAt: c.CreatedAt}
 	if c.Data != nil {
 		a.Data = json.RawMessage(c.Data)
 	}
 	return a, true
 }
 
-func (s *Store) keep(a *model.Alert) error {
+func (s *Store) keep(a *record.Alert) error {
 	data, err := json.Marshal(copyOf{ID: a.ID, Title: a.Title, Data: a.Data, CreatedAt: a.CreatedAt})
 	if err != nil {
 		return err

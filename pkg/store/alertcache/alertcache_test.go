@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -33,7 +33,7 @@ func TestCopies(t *testing.T) {
 	calls := &store.CallCounter{}
 	inner := open(t, dir, "ws", calls)
 	raw := []byte("{\n  \"b\": 2,   \"a\": [1]\n}")
-	if _, err := inner.PutAlert(ctx, &model.Alert{ID: "alert-1", Title: "Login", Data: raw}); err != nil {
+	if _, err := inner.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "Login", Data: raw}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := inner.GetAlert(ctx, "alert-1")
@@ -62,7 +62,7 @@ func TestScopeAndDamage(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := open(t, dir, "ws-a", nil), open(t, dir, "ws-b", nil)
-	if _, err := a.PutAlert(ctx, &model.Alert{ID: "alert-1", Title: "A", Data: []byte(`{"a":1}`)}); err != nil {
+	if _, err := a.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "A", Data: []byte(`{"a":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	ca, cb := alertcache.New(a, dir, "ws-a"), alertcache.New(b, dir, "ws-b")
@@ -72,7 +72,7 @@ func TestScopeAndDamage(t *testing.T) {
 	if _, err := cb.GetAlert(ctx, "alert-1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another workspace reads the copy: %v", err)
 	}
-	if _, err := b.PutAlert(ctx, &model.Alert{ID: "alert-1", Title: "B", Data: []byte(`{"b":1}`)}); err != nil {
+	if _, err := b.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "B", Data: []byte(`{"b":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := cb.GetAlert(ctx, "alert-1"); err != nil || got.Title != "B" {

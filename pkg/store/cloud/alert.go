@@ -10,7 +10,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/grpc/codes"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -37,14 +37,14 @@ var alertIDEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
 // ID unambiguous; '%' and '/' in the alert ID are percent-escaped, since '/' separates path
 // segments in Firestore. The document ID never starts with "__" or is "." or "..", because a
 // workspace name starts with a letter or digit.
-func alertDocID(workspace string, id model.AlertID) string {
+func alertDocID(workspace string, id record.AlertID) string {
 	return workspace + ":" + alertIDEscaper.Replace(string(id))
 }
 
-func validAlertID(id model.AlertID) bool { return id != "" && len(id) <= maxAlertID }
+func validAlertID(id record.AlertID) bool { return id != "" && len(id) <= maxAlertID }
 
-func (d *alertDoc) alert(withData bool) *model.Alert {
-	a := &model.Alert{ID: model.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC()}
+func (d *alertDoc) alert(withData bool) *record.Alert {
+	a := &record.Alert{ID: record.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC()}
 	if withData && d.Data != "" {
 		a.Data = json.RawMessage(d.Data)
 	}
@@ -53,7 +53,7 @@ func (d *alertDoc) alert(withData bool) *model.Alert {
 
 // PutAlert creates the alert in this workspace. When the workspace already holds an alert
 // with that ID, nothing is written and created is false.
-func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
+func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 	if a == nil || !validAlertID(a.ID) {
 		return false, goerr.Wrap(store.ErrInvalid, "invalid alert ID")
 	}
@@ -75,7 +75,7 @@ func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
 }
 
 // GetAlert returns an alert of this workspace with its data.
-func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error) {
+func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	nf := goerr.Wrap(store.ErrNotFound, "alert "+string(id)+" not found", goerr.V("alert_id", id))
 	if !validAlertID(id) {
 		return nil, nf
@@ -109,17 +109,17 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 		if err != nil {
 			return nil, err
 		}
-		if !validAlertID(model.AlertID(id)) {
+		if !validAlertID(record.AlertID(id)) {
 			return nil, goerr.Wrap(store.ErrInvalid, "bad cursor", goerr.V("cursor", q.Cursor))
 		}
-		query = query.StartAfter(t, alertDocID(s.workspace, model.AlertID(id)))
+		query = query.StartAfter(t, alertDocID(s.workspace, record.AlertID(id)))
 	}
 	s.calls.Add("firestore.query")
 	snaps, err := query.Select("workspace", "id", "title", "created_at").Limit(limit + 1).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))
 	}
-	page := &store.AlertPage{Alerts: make([]*model.Alert, 0, min(len(snaps), limit))}
+	page := &store.AlertPage{Alerts: make([]*record.Alert, 0, min(len(snaps), limit))}
 	for i, snap := range snaps {
 		if i == limit {
 			last := page.Alerts[limit-1]
@@ -137,18 +137,18 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 
 // FindAlerts returns the IDs starting with prefix, in ID order: a document ID range within the
 // workspace's part of the collection ("{workspace}:{id}"), reading no fields.
-func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error) {
+func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error) {
 	coll := s.alerts()
-	from := alertDocID(s.workspace, model.AlertID(prefix))
+	from := alertDocID(s.workspace, record.AlertID(prefix))
 	snaps, err := coll.Where(firestore.DocumentID, ">=", coll.Doc(from)).
 		Where(firestore.DocumentID, "<", coll.Doc(from+"\uf8ff")).
 		OrderBy(firestore.DocumentID, firestore.Asc).Select().Limit(store.ClampLimit(limit)).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to find alerts", goerr.V("prefix", prefix))
 	}
-	ids := make([]model.AlertID, 0, len(snaps))
+	ids := make([]record.AlertID, 0, len(snaps))
 	for _, snap := range snaps {
-		ids = append(ids, model.AlertID(strings.TrimPrefix(snap.Ref.ID, s.workspace+":")))
+		ids = append(ids, record.AlertID(strings.TrimPrefix(snap.Ref.ID, s.workspace+":")))
 	}
 	return ids, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -105,11 +105,11 @@ func seedHistories(b *testing.B, n int) (*Store, string) {
 	var middle string
 	jobs := make([]*firestore.BulkWriterJob, 0, n)
 	for i := range n {
-		h := &model.History{
-			ID: model.HistoryID(uuid.NewString()), AlertID: model.AlertID(fmt.Sprintf("alert-%d", i%benchAlerts)),
-			Title: fmt.Sprintf("Suspicious DNS query %d", i), TitleSource: model.TitleGenerated,
+		h := &record.History{
+			ID: record.HistoryID(uuid.NewString()), AlertID: record.AlertID(fmt.Sprintf("alert-%d", i%benchAlerts)),
+			Title: fmt.Sprintf("Suspicious DNS query %d", i), TitleSource: record.TitleGenerated,
 			CreatedAt: base.Add(time.Duration(i) * time.Second), UpdatedAt: base.Add(time.Duration(i) * time.Second),
-			MessageCount: 6, Usage: model.Usage{InputTokens: 12000, OutputTokens: 900},
+			MessageCount: 6, Usage: record.Usage{InputTokens: 12000, OutputTokens: 900},
 			Redactions: map[string]int{"EMAIL": 1}, RedactedCount: 6,
 		}
 		if i == n/2 {

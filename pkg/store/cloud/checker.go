@@ -16,7 +16,7 @@ import (
 	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -38,7 +38,7 @@ func (s *Store) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 		}
 		o := store.ObjectInfo{Key: attrs.Name, Workspace: attrs.Metadata[workspaceKey], Size: attrs.Size, Updated: attrs.Updated.UTC()}
 		name := strings.TrimPrefix(attrs.Name, dir)
-		if id := model.HistoryID(strings.TrimSuffix(name, ".json")); strings.HasSuffix(name, ".json") && store.ValidHistoryID(id) {
+		if id := record.HistoryID(strings.TrimSuffix(name, ".json")); strings.HasSuffix(name, ".json") && store.ValidHistoryID(id) {
 			o.ID = id
 		}
 		out = append(out, o)
@@ -46,10 +46,10 @@ func (s *Store) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 }
 
 // ListHistoryIDs implements store.Checker.
-func (s *Store) ListHistoryIDs(ctx context.Context) ([]model.HistoryID, error) {
+func (s *Store) ListHistoryIDs(ctx context.Context) ([]record.HistoryID, error) {
 	it := s.histories().Where("workspace", "==", s.workspace).Select().Documents(ctx)
 	defer it.Stop()
-	var ids []model.HistoryID
+	var ids []record.HistoryID
 	for {
 		snap, err := it.Next()
 		if errors.Is(err, iterator.Done) {
@@ -58,12 +58,12 @@ func (s *Store) ListHistoryIDs(ctx context.Context) ([]model.HistoryID, error) {
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to list history IDs", goerr.V("workspace", s.workspace))
 		}
-		ids = append(ids, model.HistoryID(snap.Ref.ID))
+		ids = append(ids, record.HistoryID(snap.Ref.ID))
 	}
 }
 
 // MetadataExists implements store.Checker.
-func (s *Store) MetadataExists(ctx context.Context, id model.HistoryID) (bool, error) {
+func (s *Store) MetadataExists(ctx context.Context, id record.HistoryID) (bool, error) {
 	if !store.ValidHistoryID(id) {
 		return false, nil
 	}
@@ -125,7 +125,7 @@ func uniqueName(name string) string {
 
 // DropMetadata implements store.Checker: the document, with reason, is written to
 // {prefix}lost+found/{id}.{time}.meta.json, then deleted unless it changed meanwhile.
-func (s *Store) DropMetadata(ctx context.Context, id model.HistoryID, reason string) (string, error) {
+func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason string) (string, error) {
 	if !store.ValidHistoryID(id) {
 		return "", notFound(id)
 	}

@@ -36,7 +36,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -91,7 +91,7 @@ type Store struct {
 
 	// afterObjectWrite, when set (by tests), runs between a save's object write and its
 	// metadata write.
-	afterObjectWrite func(id model.HistoryID)
+	afterObjectWrite func(id record.HistoryID)
 }
 
 var _ store.Store = (*Store)(nil)

@@ -21,7 +21,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -132,7 +132,7 @@ func TestNamedDatabase(t *testing.T) {
 	if err := s.SaveHistory(ctx, h); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutAlert(ctx, &model.Alert{ID: "alert-1", Data: json.RawMessage(`{}`)}); err != nil {
+	if _, err := s.PutAlert(ctx, &record.Alert{ID: "alert-1", Data: json.RawMessage(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -223,7 +223,7 @@ func TestStoredShape(t *testing.T) {
 
 	// Alerts: the document ID is scoped to the workspace, data is the string given.
 	raw := `{"b": 2,  "a": [1]}`
-	if _, err := s.PutAlert(ctx, &model.Alert{ID: "al/ert%1", Title: "x", Data: json.RawMessage(raw)}); err != nil {
+	if _, err := s.PutAlert(ctx, &record.Alert{ID: "al/ert%1", Title: "x", Data: json.RawMessage(raw)}); err != nil {
 		t.Fatal(err)
 	}
 	asnap, err := h.fs.Collection("alerts").Doc("ws-a:al%2Fert%251").Get(ctx)
@@ -384,7 +384,7 @@ func TestOpenFromEnvironment(t *testing.T) {
 	if !ok {
 		t.Fatalf("subprocess output:\n%s", out)
 	}
-	id := model.HistoryID(strings.Fields(idLine)[0])
+	id := record.HistoryID(strings.Fields(idLine)[0])
 	s := openStore(t, c.Firestore, c.BucketHandle(), "sub/", "ws")
 	got, err := s.GetHistory(context.Background(), id)
 	if err != nil || len(got.Contents) != len(storetest.EveryPartKind()) {

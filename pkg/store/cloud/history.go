@@ -13,7 +13,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/grpc/codes"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -44,7 +44,7 @@ type historyDoc struct {
 	searchFields
 }
 
-// summaryDoc is model.Summary in a history's document.
+// summaryDoc is record.Summary in a history's document.
 type summaryDoc struct {
 	Text        string    `firestore:"text"`
 	CoversCount int64     `firestore:"covers_count"`
@@ -66,7 +66,7 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func newHistoryDoc(h *model.History, workspace string, revision, generation int64) *historyDoc {
+func newHistoryDoc(h *record.History, workspace string, revision, generation int64) *historyDoc {
 	return &historyDoc{
 		ID:               string(h.ID),
 		Workspace:        workspace,
@@ -87,26 +87,26 @@ func newHistoryDoc(h *model.History, workspace string, revision, generation int6
 	}
 }
 
-func newSummaryDoc(s *model.Summary) *summaryDoc {
+func newSummaryDoc(s *record.Summary) *summaryDoc {
 	if s == nil {
 		return nil
 	}
 	return &summaryDoc{Text: s.Text, CoversCount: int64(s.CoversCount), CreatedAt: s.CreatedAt}
 }
 
-func (d *historyDoc) history() *model.History {
-	h := &model.History{
-		ID:            model.HistoryID(d.ID),
+func (d *historyDoc) history() *record.History {
+	h := &record.History{
+		ID:            record.HistoryID(d.ID),
 		Workspace:     d.Workspace,
-		AlertID:       model.AlertID(d.AlertID),
+		AlertID:       record.AlertID(d.AlertID),
 		Title:         d.Title,
 		TitleSource:   d.TitleSource,
-		ParentID:      model.HistoryID(d.ParentID),
+		ParentID:      record.HistoryID(d.ParentID),
 		ForkPoint:     int(d.ForkPoint),
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 		MessageCount:  int(d.MessageCount),
-		Usage:         model.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
+		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
 		RedactedCount: int(d.RedactedCount),
 		Revision:      d.Revision,
 	}
@@ -114,7 +114,7 @@ func (d *historyDoc) history() *model.History {
 		h.Redactions = d.Redactions
 	}
 	if d.Summary != nil {
-		h.Summary = &model.Summary{Text: d.Summary.Text, CoversCount: int(d.Summary.CoversCount), CreatedAt: d.Summary.CreatedAt.UTC()}
+		h.Summary = &record.Summary{Text: d.Summary.Text, CoversCount: int(d.Summary.CoversCount), CreatedAt: d.Summary.CreatedAt.UTC()}
 	}
 	return h
 }
@@ -163,17 +163,17 @@ func decodeHistory(snap *firestore.DocumentSnapshot) (*historyDoc, error) {
 	return &d, nil
 }
 
-func notFound(id model.HistoryID) error {
+func notFound(id record.HistoryID) error {
 	return goerr.Wrap(store.ErrNotFound, "history "+string(id)+" not found", goerr.V("history_id", id))
 }
 
-func conflict(id model.HistoryID, cause string) error {
+func conflict(id record.HistoryID, cause string) error {
 	return goerr.Wrap(store.ErrConflict, "failed to save history "+string(id), goerr.V("history_id", id), goerr.V("cause", cause))
 }
 
 // getDoc reads the metadata of id in this workspace and remembers its state. A document of
 // another workspace is ErrNotFound, exactly like a missing one.
-func (s *Store) getDoc(ctx context.Context, id model.HistoryID) (*historyDoc, docState, error) {
+func (s *Store) getDoc(ctx context.Context, id record.HistoryID) (*historyDoc, docState, error) {
 	if !store.ValidHistoryID(id) {
 		return nil, docState{}, notFound(id)
 	}
@@ -200,7 +200,7 @@ func (s *Store) getDoc(ctx context.Context, id model.HistoryID) (*historyDoc, do
 }
 
 // GetHistoryMeta returns the metadata of a history (Contents nil, ContentVersion 0).
-func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error) {
+func (s *Store) GetHistoryMeta(ctx context.Context, id record.HistoryID) (*record.History, error) {
 	d, _, err := s.getDoc(ctx, id)
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.
 // two). ContentVersion is the generation of the object read, which may be newer than the
 // metadata when a writer's metadata update is pending or failed after its transcript write.
 // The transcript of a history of another workspace is read too, and dropped.
-func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error) {
+func (s *Store) GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error) {
 	if !store.ValidHistoryID(id) {
 		return nil, notFound(id)
 	}
@@ -248,7 +248,7 @@ func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.Hist
 	return h, nil
 }
 
-func (s *Store) readObject(ctx context.Context, id model.HistoryID) ([]byte, int64, error) {
+func (s *Store) readObject(ctx context.Context, id record.HistoryID) ([]byte, int64, error) {
 	key := store.ObjectKey(s.prefix, id)
 	s.calls.Add("gcs.read")
 	r, err := s.bucket.Object(key).NewReader(ctx)
@@ -276,7 +276,7 @@ func (s *Store) readObject(ctx context.Context, id model.HistoryID) ([]byte, int
 // writeObject writes the transcript under cond and returns the new generation. A failed
 // condition is ErrConflict, unless the object found is this very write (a retried request
 // whose first attempt succeeded).
-func (s *Store) writeObject(ctx context.Context, id model.HistoryID, data []byte, cond storage.Conditions) (int64, error) {
+func (s *Store) writeObject(ctx context.Context, id record.HistoryID, data []byte, cond storage.Conditions) (int64, error) {
 	key := store.ObjectKey(s.prefix, id)
 	obj := s.bucket.Object(key)
 	writeID := uuid.NewString()
@@ -338,7 +338,7 @@ func uploadRequests(n int) int {
 //
 // Once the object is written, h.ContentVersion holds its generation even if the metadata
 // write then fails, so the same caller can retry the same save.
-func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
 	if h == nil {
 		return goerr.Wrap(store.ErrInvalid, "history is nil")
 	}
@@ -370,7 +370,7 @@ func normTime(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Microsecond)
 }
 
-func (s *Store) create(ctx context.Context, h *model.History, data []byte) error {
+func (s *Store) create(ctx context.Context, h *record.History, data []byte) error {
 	gen, err := s.writeObject(ctx, h.ID, data, storage.Conditions{DoesNotExist: true})
 	if err != nil && h.ContentVersion != 0 && errors.Is(err, store.ErrConflict) {
 		// A retry of a create whose answer was lost: done if the document was created too.
@@ -416,7 +416,7 @@ func (s *Store) create(ctx context.Context, h *model.History, data []byte) error
 // its metadata does not describe yet (see claim), and removed by the save's metadata write.
 const pendingField = "pending_write"
 
-func (s *Store) update(ctx context.Context, h *model.History, data []byte) error {
+func (s *Store) update(ctx context.Context, h *record.History, data []byte) error {
 	st, ok := s.states.get(h.ID)
 	if !ok || st.revision != h.Revision {
 		var err error
@@ -471,7 +471,7 @@ func (s *Store) update(ctx context.Context, h *model.History, data []byte) error
 }
 
 // claim changes the document of id, conditional on its update time, and returns the new one.
-func (s *Store) claim(ctx context.Context, id model.HistoryID, updateTime time.Time) (time.Time, error) {
+func (s *Store) claim(ctx context.Context, id record.HistoryID, updateTime time.Time) (time.Time, error) {
 	s.calls.Add("firestore.update")
 	wr, err := s.histories().Doc(string(id)).Update(ctx,
 		[]firestore.Update{{Path: pendingField, Value: uuid.NewString()}}, firestore.LastUpdateTime(updateTime))
@@ -484,7 +484,7 @@ func (s *Store) claim(ctx context.Context, id model.HistoryID, updateTime time.T
 
 // metadataWriteError classifies a failed conditional document write: a document changed
 // since it was read is a conflict, a deleted one is not found.
-func (s *Store) metadataWriteError(id model.HistoryID, err error) error {
+func (s *Store) metadataWriteError(id record.HistoryID, err error) error {
 	switch {
 	case isCode(err, codes.FailedPrecondition):
 		return conflict(id, "metadata changed by another writer")
@@ -496,7 +496,7 @@ func (s *Store) metadataWriteError(id model.HistoryID, err error) error {
 
 // DeleteHistory removes the metadata, then the transcript object: metadata never points at a
 // missing object, and an object left behind by a failure is an orphan that a repair can find.
-func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
+func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 	if _, _, err := s.getDoc(ctx, id); err != nil {
 		return err
 	}
@@ -535,7 +535,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 		if err != nil {
 			return nil, err
 		}
-		if !store.ValidHistoryID(model.HistoryID(id)) {
+		if !store.ValidHistoryID(record.HistoryID(id)) {
 			return nil, goerr.Wrap(store.ErrInvalid, "bad cursor", goerr.V("cursor", q.Cursor))
 		}
 		query = query.StartAfter(t, id)
@@ -545,7 +545,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list histories", goerr.V("workspace", s.workspace))
 	}
-	page := &store.HistoryPage{Histories: make([]*model.History, 0, min(len(snaps), limit))}
+	page := &store.HistoryPage{Histories: make([]*record.History, 0, min(len(snaps), limit))}
 	for i, snap := range snaps {
 		if i == limit {
 			last := page.Histories[limit-1]
@@ -563,7 +563,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 
 // FindHistories returns the IDs starting with prefix, in ID order: a document ID range on
 // the workspace's single-field index, reading no fields.
-func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error) {
+func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]record.HistoryID, error) {
 	limit = store.ClampLimit(limit)
 	if !validIDPrefix(prefix) {
 		return nil, nil // no history ID can start with it
@@ -579,9 +579,9 @@ func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to find histories", goerr.V("prefix", prefix))
 	}
-	ids := make([]model.HistoryID, 0, len(snaps))
+	ids := make([]record.HistoryID, 0, len(snaps))
 	for _, snap := range snaps {
-		ids = append(ids, model.HistoryID(snap.Ref.ID))
+		ids = append(ids, record.HistoryID(snap.Ref.ID))
 	}
 	return ids, nil
 }

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -49,10 +49,10 @@ func TestWriterOfPendingContentWins(t *testing.T) {
 		bWroteFn = sync.OnceFunc(func() { close(bWrote) })
 		aDone    = make(chan struct{})
 		bErr     = make(chan error, 1)
-		hb       *model.History
+		hb       *record.History
 	)
-	b.afterObjectWrite = func(model.HistoryID) { bWroteFn(); <-aDone }
-	a.afterObjectWrite = func(model.HistoryID) {
+	b.afterObjectWrite = func(record.HistoryID) { bWroteFn(); <-aDone }
+	a.afterObjectWrite = func(record.HistoryID) {
 		go func() {
 			defer bWroteFn()
 			got, err := b.GetHistory(ctx, base.ID)

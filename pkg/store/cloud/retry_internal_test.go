@@ -10,7 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -37,7 +37,7 @@ func TestRetryUpdateAfterMetadataFailure(t *testing.T) {
 	// The metadata write of the second save fails: its context ends right after the object
 	// write.
 	failCtx, cancel := context.WithCancel(ctx)
-	s.afterObjectWrite = func(model.HistoryID) { cancel() }
+	s.afterObjectWrite = func(record.HistoryID) { cancel() }
 	hist.Contents = append(hist.Contents, genai.NewContentFromText("second", genai.RoleUser))
 	hist.MessageCount = len(hist.Contents)
 	if err := s.SaveHistory(failCtx, hist); err == nil || errors.Is(err, store.ErrConflict) {
@@ -61,7 +61,7 @@ func TestRetryUpdateAfterMetadataFailure(t *testing.T) {
 	// Another store loads a history whose object is ahead of its metadata (made here by hand:
 	// the metadata write of a third save fails), continues it and saves.
 	failCtx, cancel = context.WithCancel(ctx)
-	s.afterObjectWrite = func(model.HistoryID) { cancel() }
+	s.afterObjectWrite = func(record.HistoryID) { cancel() }
 	hist.Contents = append(hist.Contents, genai.NewContentFromText("third", genai.RoleUser))
 	hist.MessageCount = len(hist.Contents)
 	_ = s.SaveHistory(failCtx, hist)
@@ -92,7 +92,7 @@ func TestRetryUpdateAfterMetadataFailure(t *testing.T) {
 
 // assertStored checks that the stored history is want: revision, transcript, and a document
 // pointing at the object's generation with no pending mark left.
-func assertStored(t *testing.T, s *Store, want *model.History) {
+func assertStored(t *testing.T, s *Store, want *record.History) {
 	t.Helper()
 	ctx := context.Background()
 	got, err := s.GetHistory(ctx, want.ID)

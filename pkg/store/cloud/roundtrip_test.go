@@ -13,7 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
@@ -86,11 +86,11 @@ func (w *wire) reset() {
 }
 
 // seed stores an alert and a history of two turns about it, and warms the connections.
-func (w *wire) seed(tb testing.TB) model.HistoryID {
+func (w *wire) seed(tb testing.TB) record.HistoryID {
 	tb.Helper()
 	ctx := context.Background()
 	s := w.open(tb)
-	if _, err := s.PutAlert(ctx, &model.Alert{ID: "alert-1", Title: "Suspicious login", Data: []byte(`{"user":"a"}`)}); err != nil {
+	if _, err := s.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "Suspicious login", Data: []byte(`{"user":"a"}`)}); err != nil {
 		tb.Fatal(err)
 	}
 	h := storetest.NewHistory("alert-1", storetest.Transcript(8<<10))
@@ -103,7 +103,7 @@ func (w *wire) seed(tb testing.TB) model.HistoryID {
 	return h.ID
 }
 
-func addTurn(h *model.History) {
+func addTurn(h *record.History) {
 	h.Contents = append(h.Contents,
 		genai.NewContentFromText("and the source address?", genai.RoleUser),
 		genai.NewContentFromText("It is 203.0.113.7.", genai.RoleModel))
@@ -113,7 +113,7 @@ func addTurn(h *model.History) {
 
 // oneShot is a one-shot continuation's storage work (chat --history ID -q ...): load the
 // history, its alert, save the new turn, on a store that has read nothing before.
-func oneShot(tb testing.TB, s store.Store, id model.HistoryID) *model.History {
+func oneShot(tb testing.TB, s store.Store, id record.HistoryID) *record.History {
 	tb.Helper()
 	ctx := context.Background()
 	h, err := s.GetHistory(ctx, id)
@@ -131,7 +131,7 @@ func oneShot(tb testing.TB, s store.Store, id model.HistoryID) *model.History {
 }
 
 // laterTurn is a live session's save after a turn: it holds what it loaded or last saved.
-func laterTurn(tb testing.TB, s *cloud.Store, h *model.History) {
+func laterTurn(tb testing.TB, s *cloud.Store, h *record.History) {
 	tb.Helper()
 	addTurn(h)
 	if err := s.SaveHistory(context.Background(), h); err != nil {

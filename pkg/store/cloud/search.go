@@ -11,9 +11,9 @@ import (
 	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 
-	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // What search needs lives in the history's own document, written by the same write as the
@@ -60,7 +60,7 @@ var (
 // indexDoc fills next's search fields from prev (the stored document next replaces; nil for a
 // new history) and h's contents beyond what prev covers. It may run more than once for one
 // save (a retried transaction): it only reads prev and h.
-func indexDoc(next *historyDoc, prev *historyDoc, h *model.History) {
+func indexDoc(next *historyDoc, prev *historyDoc, h *record.History) {
 	var body []string
 	from := 0
 	if prev != nil {
@@ -70,13 +70,13 @@ func indexDoc(next *historyDoc, prev *historyDoc, h *model.History) {
 	if from > len(h.Contents) { // rewritten shorter: start over
 		body, from = nil, 0
 	}
-	body = union(body, text.Terms(text.Contents(h.Contents[from:])), maxTerms)
+	body = union(body, index.Terms(index.Contents(h.Contents[from:])), maxTerms)
 	head := h.Title
 	if h.Summary != nil {
 		head += "\n" + h.Summary.Text
 	}
 	next.BodyTerms = body
-	next.Terms = union(text.Terms(head), body, maxTerms)
+	next.Terms = union(index.Terms(head), body, maxTerms)
 	next.IndexedCount = int64(len(h.Contents))
 	next.SearchVersion = searchVersion
 }
@@ -111,7 +111,7 @@ func queryTerms(q store.SearchQuery) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(t string) {
-		if t != "" && !seen[t] && !text.IsStop(t) && len(out) < maxQueryTerms {
+		if t != "" && !seen[t] && !index.IsStop(t) && len(out) < maxQueryTerms {
 			seen[t] = true
 			out = append(out, t)
 		}
@@ -150,7 +150,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 		want[t] = 2
 	}
 	for _, p := range q.Phrases {
-		if len(p) == 1 && !text.IsStop(p[0]) && want[p[0]] == 0 {
+		if len(p) == 1 && !index.IsStop(p[0]) && want[p[0]] == 0 {
 			want[p[0]] = 1
 		}
 	}
@@ -173,7 +173,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 			head += " " + h.Summary.Text
 		}
 		inHead := map[string]bool{}
-		for _, t := range text.Terms(head) {
+		for _, t := range index.Terms(head) {
 			inHead[t] = true
 		}
 		var score float64
@@ -191,7 +191,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 		matched := func(t string) bool { return want[t] > 0 }
 		hits = append(hits, store.SearchHit{
 			History: h, Score: score, Features: d.Terms,
-			Snippet: text.Snippet(head, matched, 12, store.SnippetOpen, store.SnippetClose),
+			Snippet: index.Snippet(head, matched, 12, store.SnippetOpen, store.SnippetClose),
 		})
 	}
 	slices.SortStableFunc(hits, func(a, b store.SearchHit) int {
@@ -208,7 +208,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 
 // SearchVector implements store.VectorSearcher with Firestore's nearest-neighbour query,
 // pre-filtered by workspace (and alert): it reads at most limit documents.
-func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.AlertID, limit int) ([]store.SearchHit, error) {
+func (s *Store) SearchVector(ctx context.Context, v []float32, alertID record.AlertID, limit int) ([]store.SearchHit, error) {
 	limit = store.ClampLimit(limit)
 	query := s.histories().Where("workspace", "==", s.workspace)
 	if alertID != "" {
@@ -240,7 +240,7 @@ func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.Ale
 
 // PutEmbedding implements store.VectorSearcher: a transaction adds v to the stored vector when
 // it still covers from contents.
-func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to int, v []float32) (bool, error) {
+func (s *Store) PutEmbedding(ctx context.Context, id record.HistoryID, from, to int, v []float32) (bool, error) {
 	if !store.ValidHistoryID(id) {
 		return false, notFound(id)
 	}
@@ -285,7 +285,7 @@ func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to i
 }
 
 // EmbeddedCount implements store.VectorSearcher.
-func (s *Store) EmbeddedCount(ctx context.Context, id model.HistoryID) (int, error) {
+func (s *Store) EmbeddedCount(ctx context.Context, id record.HistoryID) (int, error) {
 	d, _, err := s.getDoc(ctx, id)
 	if err != nil {
 		return 0, err
@@ -295,7 +295,7 @@ func (s *Store) EmbeddedCount(ctx context.Context, id model.HistoryID) (int, err
 
 // Unindexed implements store.Indexer. Firestore cannot query a missing field, so this reads
 // the search version of every history of the workspace (a one-off of reindex and fsck).
-func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error) {
+func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int) ([]record.HistoryID, error) {
 	limit = store.ClampLimit(limit)
 	q := s.histories().Where("workspace", "==", s.workspace).OrderBy(firestore.DocumentID, firestore.Asc).Select("search_v")
 	if after != "" {
@@ -303,7 +303,7 @@ func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int)
 	}
 	iter := q.Documents(ctx)
 	defer iter.Stop()
-	var out []model.HistoryID
+	var out []record.HistoryID
 	for len(out) < limit {
 		snap, err := iter.Next()
 		if errors.Is(err, iterator.Done) {
@@ -313,7 +313,7 @@ func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int)
 			return nil, goerr.Wrap(err, "failed to list unindexed histories")
 		}
 		if v, err := snap.DataAt("search_v"); err != nil || v == nil {
-			out = append(out, model.HistoryID(snap.Ref.ID))
+			out = append(out, record.HistoryID(snap.Ref.ID))
 		}
 	}
 	return out, nil
@@ -321,7 +321,7 @@ func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int)
 
 // Reindex implements store.Indexer: the document's search fields are rebuilt from the stored
 // transcript, in a transaction conditional on the revision read.
-func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
+func (s *Store) Reindex(ctx context.Context, id record.HistoryID) error {
 	h, err := s.GetHistory(ctx, id)
 	if err != nil {
 		return err
@@ -354,7 +354,7 @@ func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
 
 // txDoc reads a history's document and its update time in a transaction: another workspace's
 // is ErrNotFound, like a missing one.
-func (s *Store) txDoc(tx *firestore.Transaction, ref *firestore.DocumentRef, id model.HistoryID) (*historyDoc, time.Time, error) {
+func (s *Store) txDoc(tx *firestore.Transaction, ref *firestore.DocumentRef, id record.HistoryID) (*historyDoc, time.Time, error) {
 	snap, err := tx.Get(ref)
 	if err != nil {
 		if isCode(err, codes.NotFound) {

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -101,7 +101,7 @@ func BenchmarkSearchReads(b *testing.B) {
 				for j := range words {
 					words[j] = fmt.Sprintf("w%d", rng.IntN(500))
 				}
-				h := &model.History{ID: store.NewHistoryID(), AlertID: model.AlertID(fmt.Sprintf("alert-%d", i%50)), Title: "t",
+				h := &record.History{ID: store.NewHistoryID(), AlertID: record.AlertID(fmt.Sprintf("alert-%d", i%50)), Title: "t",
 					CreatedAt: base, UpdatedAt: base.Add(-1e9 * 1), MessageCount: 2,
 					Contents: []*genai.Content{genai.NewContentFromText(strings.Join(words, " "), genai.RoleUser), genai.NewContentFromText("common reply", genai.RoleModel)}}
 				doc := newHistoryDoc(h, "default", 1, 1)

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -35,7 +35,7 @@ func TestSearchByMeaning(t *testing.T) {
 	a.Title = "Encrypted file share"
 	b := storetest.NewHistory("alert-2", []*genai.Content{genai.NewContentFromText("a user clicked a link in a mail", genai.RoleUser)})
 	b.Title = "Phishing"
-	for _, x := range []*model.History{a, b} {
+	for _, x := range []*record.History{a, b} {
 		if err := st.SaveHistory(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestSearchByMeaning(t *testing.T) {
 	sr := search.New(search.Options{Embedder: emb})
 	for _, tc := range []struct {
 		q    string
-		want model.HistoryID
+		want record.HistoryID
 	}{{"locked files ransom", a.ID}, {"clicked link mail", b.ID}} {
 		rs, err := sr.Search(ctx, st, search.Query{Text: tc.q, Limit: 5})
 		if err != nil {
@@ -95,7 +95,7 @@ func TestReindexOldDocuments(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, "")
 	st := h.Open(t, "ws")
-	var ids []model.HistoryID
+	var ids []record.HistoryID
 	for range 3 {
 		x := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("dns tunnelling through txt records", genai.RoleUser)})
 		if err := st.SaveHistory(ctx, x); err != nil {

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // docState is what the store last saw of a history's document, by reading or writing it: a
@@ -34,26 +34,26 @@ const maxStates = 4096
 // like one whose revision check fails, so a stale state costs a conflict, never a lost turn.
 type states struct {
 	mu sync.Mutex
-	m  map[model.HistoryID]docState
+	m  map[record.HistoryID]docState
 }
 
-func (c *states) get(id model.HistoryID) (docState, bool) {
+func (c *states) get(id record.HistoryID) (docState, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.m[id]
 	return st, ok
 }
 
-func (c *states) put(id model.HistoryID, st docState) {
+func (c *states) put(id record.HistoryID, st docState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxStates {
-		c.m = map[model.HistoryID]docState{}
+		c.m = map[record.HistoryID]docState{}
 	}
 	c.m[id] = st
 }
 
-func (c *states) drop(id model.HistoryID) {
+func (c *states) drop(id record.HistoryID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, id)

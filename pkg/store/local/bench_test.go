@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -102,7 +102,7 @@ func seedHistories(b *testing.B, s *Store, n int) {
 	}
 	base := store.Now().Add(-time.Duration(n) * time.Second)
 	for i := range n {
-		h := &model.History{ID: store.NewHistoryID(), Workspace: s.workspace, AlertID: model.AlertID(fmt.Sprintf("alert-%d", i%20)),
+		h := &record.History{ID: store.NewHistoryID(), Workspace: s.workspace, AlertID: record.AlertID(fmt.Sprintf("alert-%d", i%20)),
 			Title: "Suspicious DNS query", CreatedAt: base, UpdatedAt: base.Add(time.Duration(i) * time.Second), MessageCount: 4, Revision: 1}
 		meta, _ := json.Marshal(h)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta) VALUES (?, ?, ?, ?, ?, ?)`,

@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -25,7 +25,7 @@ func TestCallsPerTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	if _, err := s.PutAlert(ctx, &model.Alert{ID: "alert-1", Title: "x", Data: []byte(`{}`)}); err != nil {
+	if _, err := s.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "x", Data: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	seed := storetest.NewHistory("alert-1", storetest.EveryPartKind())
@@ -55,7 +55,7 @@ func TestCallsPerTurn(t *testing.T) {
 	}
 }
 
-func turn(t *testing.T, s store.Store, h *model.History) {
+func turn(t *testing.T, s store.Store, h *record.History) {
 	t.Helper()
 	h.Contents = append(h.Contents, genai.NewContentFromText("q", genai.RoleUser), genai.NewContentFromText("a", genai.RoleModel))
 	h.MessageCount = len(h.Contents)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -42,8 +42,8 @@ func (s *Store) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 		switch {
 		case strings.HasPrefix(name, ".tmp-"):
 			o.Temp = true
-		case strings.HasSuffix(name, ".json") && store.ValidHistoryID(model.HistoryID(strings.TrimSuffix(name, ".json"))):
-			o.ID = model.HistoryID(strings.TrimSuffix(name, ".json"))
+		case strings.HasSuffix(name, ".json") && store.ValidHistoryID(record.HistoryID(strings.TrimSuffix(name, ".json"))):
+			o.ID = record.HistoryID(strings.TrimSuffix(name, ".json"))
 		}
 		out = append(out, o)
 	}
@@ -51,13 +51,13 @@ func (s *Store) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 }
 
 // ListHistoryIDs implements store.Checker.
-func (s *Store) ListHistoryIDs(ctx context.Context) ([]model.HistoryID, error) {
-	return queryIDs[model.HistoryID](ctx, s.db, "list history IDs",
+func (s *Store) ListHistoryIDs(ctx context.Context) ([]record.HistoryID, error) {
+	return queryIDs[record.HistoryID](ctx, s.db, "list history IDs",
 		`SELECT id FROM histories WHERE workspace = ? ORDER BY id`, s.workspace)
 }
 
 // MetadataExists implements store.Checker.
-func (s *Store) MetadataExists(ctx context.Context, id model.HistoryID) (bool, error) {
+func (s *Store) MetadataExists(ctx context.Context, id record.HistoryID) (bool, error) {
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM histories WHERE id = ?`, string(id)).Scan(&n); err != nil {
 		return false, goerr.Wrap(err, "failed to look up history", goerr.V("history_id", id))
@@ -127,7 +127,7 @@ func uniqueName(name string) string {
 
 // DropMetadata implements store.Checker: the row's metadata, with reason, is written to
 // {dir}/{prefix}lost+found/{id}.{time}.meta.json, then the row is deleted.
-func (s *Store) DropMetadata(ctx context.Context, id model.HistoryID, reason string) (string, error) {
+func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason string) (string, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return "", goerr.Wrap(err, "failed to begin repair", goerr.V("history_id", id))

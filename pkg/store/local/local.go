@@ -19,7 +19,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -141,14 +141,14 @@ func (s *Store) historyDir() string {
 }
 
 // objectPath is where the transcript object of id lives: {dir}/{prefix}histories/{id}.json.
-func (s *Store) objectPath(id model.HistoryID) string {
+func (s *Store) objectPath(id record.HistoryID) string {
 	return filepath.Join(s.dir, filepath.FromSlash(store.ObjectKey(s.prefix, id)))
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
 // GetHistoryMeta implements store.Histories.
-func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.History, error) {
+func (s *Store) GetHistoryMeta(ctx context.Context, id record.HistoryID) (*record.History, error) {
 	if !store.ValidHistoryID(id) {
 		return nil, notFound(id)
 	}
@@ -164,12 +164,12 @@ func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (*model.
 	return decodeMeta(id, meta)
 }
 
-func notFound(id model.HistoryID) error {
+func notFound(id record.HistoryID) error {
 	return goerr.Wrap(store.ErrNotFound, "history not found", goerr.V("history_id", id))
 }
 
-func decodeMeta(id model.HistoryID, meta string) (*model.History, error) {
-	var h model.History
+func decodeMeta(id record.HistoryID, meta string) (*record.History, error) {
+	var h record.History
 	if err := json.Unmarshal([]byte(meta), &h); err != nil {
 		return nil, goerr.Wrap(err, "corrupt metadata of history "+string(id), goerr.V("history_id", id))
 	}
@@ -178,7 +178,7 @@ func decodeMeta(id model.HistoryID, meta string) (*model.History, error) {
 }
 
 // GetHistory implements store.Histories.
-func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.History, error) {
+func (s *Store) GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error) {
 	h, err := s.GetHistoryMeta(ctx, id)
 	if err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (*model.Hist
 // rename and the commit leaves the new transcript under the old metadata (content ahead of
 // metadata: every turn kept, nothing missing) and the link as a leftover temporary file, or,
 // for a new history, a transcript without metadata; `alertchat history fsck` finds both.
-func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
 	if !store.ValidHistoryID(h.ID) {
 		return goerr.Wrap(store.ErrInvalid, "invalid history ID", goerr.V("history_id", h.ID))
 	}
@@ -311,7 +311,7 @@ func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
 }
 
 // commitMeta makes the renamed transcript durable and commits its metadata.
-func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *model.History, metaJSON []byte) error {
+func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *record.History, metaJSON []byte) error {
 	if err := syncDir(s.historyDir()); err != nil {
 		return goerr.Wrap(err, "failed to sync history directory", goerr.V("history_id", h.ID))
 	}
@@ -342,7 +342,7 @@ func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *model.Histo
 }
 
 // noSpace is the error of a save refused by a full disk.
-func (s *Store) noSpace(id model.HistoryID, cause error) error {
+func (s *Store) noSpace(id record.HistoryID, cause error) error {
 	return goerr.Wrap(store.ErrNoSpace, "no space left on the device of "+s.dir+" to save history "+string(id)+
 		"; free some space and try again (the previous transcript is intact)",
 		goerr.V("history_id", id), goerr.V("dir", s.dir), goerr.V("cause", cause.Error()))
@@ -350,7 +350,7 @@ func (s *Store) noSpace(id model.HistoryID, cause error) error {
 
 // DeleteHistory implements store.Histories. Metadata goes first, so it never points at a
 // missing transcript; a transcript left behind by a crash is an orphan for fsck.
-func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
+func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 	if !store.ValidHistoryID(id) {
 		return notFound(id)
 	}
@@ -404,7 +404,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 		if err := rows.Scan(&id, &meta); err != nil {
 			return nil, goerr.Wrap(err, "failed to read history row")
 		}
-		h, err := decodeMeta(model.HistoryID(id), meta)
+		h, err := decodeMeta(record.HistoryID(id), meta)
 		if err != nil {
 			return nil, err
 		}
@@ -422,20 +422,20 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store
 }
 
 // FindHistories implements store.Histories.
-func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]model.HistoryID, error) {
+func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) ([]record.HistoryID, error) {
 	s.calls.Add("sqlite.query")
-	return queryIDs[model.HistoryID](ctx, s.db, "find histories",
+	return queryIDs[record.HistoryID](ctx, s.db, "find histories",
 		`SELECT id FROM histories WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`, s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
 }
 
 // FindAlerts implements store.Alerts.
-func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]model.AlertID, error) {
-	return queryIDs[model.AlertID](ctx, s.db, "find alerts",
+func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error) {
+	return queryIDs[record.AlertID](ctx, s.db, "find alerts",
 		`SELECT id FROM alerts WHERE workspace = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`, s.workspace, prefix, prefix+"\uffff", store.ClampLimit(limit))
 }
 
 // PutAlert implements store.Alerts.
-func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
+func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 	created := a.CreatedAt
 	if created.IsZero() {
 		created = store.Now()
@@ -451,8 +451,8 @@ func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (bool, error) {
 }
 
 // GetAlert implements store.Alerts.
-func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (*model.Alert, error) {
-	var a model.Alert
+func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
+	var a record.Alert
 	var title string
 	var data []byte
 	var created int64
@@ -497,7 +497,7 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 		if err := rows.Scan(&id, &title, &created); err != nil {
 			return nil, goerr.Wrap(err, "failed to read alert row")
 		}
-		page.Alerts = append(page.Alerts, &model.Alert{ID: model.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()})
+		page.Alerts = append(page.Alerts, &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts")

@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -71,9 +71,9 @@ func TestDiskFullKeepsPreviousTranscript(t *testing.T) {
 	}
 }
 
-func newTestHistory() *model.History {
+func newTestHistory() *record.History {
 	now := store.Now()
-	return &model.History{
+	return &record.History{
 		ID: store.NewHistoryID(), AlertID: "a", Title: "t", CreatedAt: now, UpdatedAt: now, MessageCount: 2,
 		Contents: []*genai.Content{genai.NewContentFromText("q", genai.RoleUser), genai.NewContentFromText("a", genai.RoleModel)},
 	}

@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -146,7 +146,7 @@ func TestHelperAppender(t *testing.T) {
 	fmt.Sscan(os.Getenv("LOCAL_HELPER_N"), &n)
 	s := open(t, dir, "default")
 	ctx := context.Background()
-	id := model.HistoryID(os.Getenv("LOCAL_HELPER_ID"))
+	id := record.HistoryID(os.Getenv("LOCAL_HELPER_ID"))
 	for i := 0; i < n; {
 		h, err := s.GetHistory(ctx, id)
 		if err != nil {

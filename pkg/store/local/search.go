@@ -10,9 +10,9 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // The search index lives in the same database as the metadata and is written in the same
@@ -113,7 +113,7 @@ var (
 // indexTx brings the index of h up to date inside the save's transaction tx: its title and
 // summary, and the text of the contents added since the last indexed save. h.Contents is what
 // is being stored, already redacted: nothing else reaches the index.
-func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History) error {
+func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *record.History) error {
 	if s.noIndex {
 		return nil
 	}
@@ -152,7 +152,7 @@ func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History)
 			return err
 		}
 	}
-	if body := text.Contents(h.Contents[indexed:]); body != "" {
+	if body := index.Contents(h.Contents[indexed:]); body != "" {
 		if err := s.addRow(ctx, tx, meta, kindBody, "", body); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (s *Store) indexTx(ctx context.Context, tx *sql.Tx, h, meta *model.History)
 	return nil
 }
 
-func (s *Store) dropRows(ctx context.Context, tx *sql.Tx, id model.HistoryID, kinds ...int) error {
+func (s *Store) dropRows(ctx context.Context, tx *sql.Tx, id record.HistoryID, kinds ...int) error {
 	if len(kinds) == 0 {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (s *Store) dropRows(ctx context.Context, tx *sql.Tx, id model.HistoryID, ki
 	return nil
 }
 
-func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *model.History, kind int, title, body string) error {
+func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *record.History, kind int, title, body string) error {
 	insRow, err := s.stmt(ctx, tx, &s.stmts.insRow)
 	if err != nil {
 		return err
@@ -220,7 +220,7 @@ func queryPhrases(q store.SearchQuery) [][]string {
 	var out [][]string
 	seen := map[string]bool{}
 	add := func(ws []string) {
-		if len(ws) == 0 || len(ws) == 1 && text.IsStop(ws[0]) {
+		if len(ws) == 0 || len(ws) == 1 && index.IsStop(ws[0]) {
 			return
 		}
 		k := strings.Join(ws, " ")
@@ -233,7 +233,7 @@ func queryPhrases(q store.SearchQuery) [][]string {
 		add(p)
 	}
 	for _, t := range q.Terms {
-		add(text.Words(t))
+		add(index.Words(t))
 	}
 	return out
 }
@@ -333,7 +333,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 	var hits []store.SearchHit
 	var best []int64 // the best matching row of each hit, for its snippet
 	var bestScore []float64
-	at := map[model.HistoryID]int{}
+	at := map[record.HistoryID]int{}
 	for rows.Next() {
 		var rid int64
 		var id string
@@ -343,15 +343,15 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 		}
 		// bm25 is lower for better matches; a history's rows add up, so one that matches
 		// in its title and its turns ranks above one that matches in one place.
-		if i, ok := at[model.HistoryID(id)]; ok {
+		if i, ok := at[record.HistoryID(id)]; ok {
 			hits[i].Score -= score
 			if score < bestScore[i] {
 				best[i], bestScore[i] = rid, score
 			}
 			continue
 		}
-		at[model.HistoryID(id)] = len(hits)
-		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: -score})
+		at[record.HistoryID(id)] = len(hits)
+		hits = append(hits, store.SearchHit{History: &record.History{ID: record.HistoryID(id)}, Score: -score})
 		best = append(best, rid)
 		bestScore = append(bestScore, score)
 	}
@@ -384,7 +384,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 		return nil, err
 	}
 	for i := range top {
-		top[i].Features = text.Terms(top[i].History.Title + " " + strings.NewReplacer(store.SnippetOpen, "", store.SnippetClose, "").Replace(top[i].Snippet))
+		top[i].Features = index.Terms(top[i].History.Title + " " + strings.NewReplacer(store.SnippetOpen, "", store.SnippetClose, "").Replace(top[i].Snippet))
 	}
 	return top, nil
 }
@@ -448,7 +448,7 @@ func (s *Store) fillMeta(ctx context.Context, hits []store.SearchHit) ([]store.S
 		return nil, goerr.Wrap(err, "failed to read metadata of search results")
 	}
 	defer rows.Close()
-	metas := map[model.HistoryID]*model.History{}
+	metas := map[record.HistoryID]*record.History{}
 	for rows.Next() {
 		var id, ws, meta string
 		if err := rows.Scan(&id, &ws, &meta); err != nil {
@@ -457,7 +457,7 @@ func (s *Store) fillMeta(ctx context.Context, hits []store.SearchHit) ([]store.S
 		if ws != s.workspace {
 			continue
 		}
-		if h, err := decodeMeta(model.HistoryID(id), meta); err == nil {
+		if h, err := decodeMeta(record.HistoryID(id), meta); err == nil {
 			metas[h.ID] = h
 		}
 	}
@@ -476,8 +476,8 @@ func (s *Store) fillMeta(ctx context.Context, hits []store.SearchHit) ([]store.S
 
 // Unindexed implements store.Indexer: histories saved before the index existed (or by an
 // older version) have no search state.
-func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int) ([]model.HistoryID, error) {
-	return queryIDs[model.HistoryID](ctx, s.db, "list unindexed histories",
+func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int) ([]record.HistoryID, error) {
+	return queryIDs[record.HistoryID](ctx, s.db, "list unindexed histories",
 		`SELECT h.id FROM histories h LEFT JOIN search_state st ON st.history_id = h.id
 		WHERE h.workspace = ? AND st.history_id IS NULL AND h.id > ? ORDER BY h.id LIMIT ?`,
 		s.workspace, string(after), store.ClampLimit(limit))
@@ -486,7 +486,7 @@ func (s *Store) Unindexed(ctx context.Context, after model.HistoryID, limit int)
 // Reindex implements store.Indexer: the stored transcript is indexed again from its start, in
 // one transaction conditional on the revision read, so a save meanwhile (which indexes
 // itself) is never undone.
-func (s *Store) Reindex(ctx context.Context, id model.HistoryID) error {
+func (s *Store) Reindex(ctx context.Context, id record.HistoryID) error {
 	h, err := s.GetHistory(ctx, id)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -80,7 +80,7 @@ func seedSearch(b *testing.B) *Store {
 				}
 				tx = mustTx(b, s)
 			}
-			h := &model.History{ID: store.NewHistoryID(), Workspace: s.workspace, AlertID: model.AlertID(fmt.Sprintf("alert-%d", i%2000)),
+			h := &record.History{ID: store.NewHistoryID(), Workspace: s.workspace, AlertID: record.AlertID(fmt.Sprintf("alert-%d", i%2000)),
 				Title: words(5), CreatedAt: base, UpdatedAt: base.Add(time.Duration(i) * time.Second), MessageCount: 10, Revision: 1}
 			var cs []*genai.Content
 			for t := range 10 {
@@ -199,7 +199,7 @@ func benchmarkSaveTurn(b *testing.B, size int) {
 	turn := strings.Repeat("The EC2 instance queried a known bad domain; GuardDuty rated it high. ", 15)
 	type side struct {
 		s       *Store
-		h       *model.History
+		h       *record.History
 		elapsed time.Duration
 	}
 	with, without := &side{s: benchStore(b)}, &side{s: benchStore(b)}

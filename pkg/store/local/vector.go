@@ -11,9 +11,9 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
-	"github.com/alertchat/alertchat/pkg/search/vecmath"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // A history's embedding is kept as the sum of the embeddings of its parts, weighted by their
@@ -36,7 +36,7 @@ const (
 func scanVector(v []float32) []byte { return quantize(v[:min(len(v), scanDims)]) }
 
 // PutEmbedding implements store.VectorSearcher.
-func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to int, v []float32) (bool, error) {
+func (s *Store) PutEmbedding(ctx context.Context, id record.HistoryID, from, to int, v []float32) (bool, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, goerr.Wrap(err, "failed to begin embedding update", goerr.V("history_id", id))
@@ -81,7 +81,7 @@ func (s *Store) PutEmbedding(ctx context.Context, id model.HistoryID, from, to i
 }
 
 // EmbeddedCount implements store.VectorSearcher.
-func (s *Store) EmbeddedCount(ctx context.Context, id model.HistoryID) (int, error) {
+func (s *Store) EmbeddedCount(ctx context.Context, id record.HistoryID) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT embedded FROM search_state WHERE history_id = ? AND workspace = ?`, string(id), s.workspace).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -96,7 +96,7 @@ func (s *Store) EmbeddedCount(ctx context.Context, id model.HistoryID) (int, err
 // SearchVector implements store.VectorSearcher: a scan of the workspace's short quantised
 // vectors (no vector index: one small row a history), then the exact cosine of the best
 // candidates' full vectors.
-func (s *Store) SearchVector(ctx context.Context, v []float32, alertID model.AlertID, limit int) ([]store.SearchHit, error) {
+func (s *Store) SearchVector(ctx context.Context, v []float32, alertID record.AlertID, limit int) ([]store.SearchHit, error) {
 	limit = store.ClampLimit(limit)
 	keep := max(limit*4, rerankMin)
 	q := scanVector(v)
@@ -189,7 +189,7 @@ func (s *Store) rerank(ctx context.Context, v []float32, ids func(func(string) b
 		if len(full) != len(v) {
 			continue
 		}
-		hits = append(hits, store.SearchHit{History: &model.History{ID: model.HistoryID(id)}, Score: vecmath.Cosine(v, full), Vector: full})
+		hits = append(hits, store.SearchHit{History: &record.History{ID: record.HistoryID(id)}, Score: index.Cosine(v, full), Vector: full})
 	}
 	return hits, rows.Err()
 }

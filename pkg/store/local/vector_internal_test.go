@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
@@ -29,7 +29,7 @@ func TestSearchVectorRanksByFullVector(t *testing.T) {
 		query[i] = float32(rng.NormFloat64())
 	}
 	// Same leading dimensions as the query for all; the tail decides.
-	var want []model.HistoryID
+	var want []record.HistoryID
 	for _, tail := range []float32{1, 0.5, 0, -0.5} {
 		h := storetest.NewHistory("alert-1", nil)
 		if err := s.SaveHistory(ctx, h); err != nil {
@@ -48,7 +48,7 @@ func TestSearchVectorRanksByFullVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []model.HistoryID
+	var got []record.HistoryID
 	for _, h := range hits {
 		got = append(got, h.History.ID)
 	}
@@ -74,7 +74,7 @@ func TestIndexGoesWithMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var ids []model.HistoryID
+	var ids []record.HistoryID
 	for range 2 {
 		h := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("beaconing to a sinkhole", genai.RoleUser)})
 		if err := s.SaveHistory(ctx, h); err != nil {

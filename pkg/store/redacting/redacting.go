@@ -4,14 +4,14 @@
 // Where redaction runs: a session redacts what it saves (pkg/session), and this layer redacts
 // every history write again, whoever makes it (chat, batch, history rename, spool uploads), so
 // no command can write a history unredacted. The second pass is cheap: redaction is idempotent
-// and a history's redacted prefix (model.History.RedactedCount) is not scanned again. Alerts
+// and a history's redacted prefix (record.History.RedactedCount) is not scanned again. Alerts
 // are written as given: they are the evidence under analysis.
 package redacting
 
 import (
 	"context"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -30,7 +30,7 @@ func New(next store.Store, r session.Redactor) *Store {
 // SaveHistory redacts h in place and saves it. With a redactor that keeps an alert's values
 // (session.AlertRedactor), the values of h's alert are written as they are, as a session
 // writes them; an alert that cannot be read keeps nothing.
-func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
 	red := s.redactor
 	if ar, ok := red.(session.AlertRedactor); ok && h.AlertID != "" {
 		if a, err := s.Store.GetAlert(ctx, h.AlertID); err == nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -29,12 +29,12 @@ func TestSaveRedactsKeepingTheAlertsValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := redacting.New(backend, session.EngineRedactor(redact.New(redact.AllTypes()...).WithTokens(tok)))
-	a := &model.Alert{ID: "alert-1", Data: []byte(`{"RemoteIp": "198.51.100.23"}`)}
+	a := &record.Alert{ID: "alert-1", Data: []byte(`{"RemoteIp": "198.51.100.23"}`)}
 	if _, err := s.PutAlert(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		alert model.AlertID
+		alert record.AlertID
 		kept  bool
 	}{{"alert-1", true}, {"alert-unknown", false}} {
 		h := storetest.NewHistory(tc.alert, nil)

@@ -32,7 +32,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -185,7 +185,7 @@ func backoff(base, maxDelay time.Duration, attempt int) time.Duration {
 }
 
 // GetHistory implements store.Histories.
-func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (h *model.History, err error) {
+func (s *Store) GetHistory(ctx context.Context, id record.HistoryID) (h *record.History, err error) {
 	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
 		h, err = s.inner.GetHistory(ctx, id)
 		return err
@@ -194,7 +194,7 @@ func (s *Store) GetHistory(ctx context.Context, id model.HistoryID) (h *model.Hi
 }
 
 // GetHistoryMeta implements store.Histories.
-func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (h *model.History, err error) {
+func (s *Store) GetHistoryMeta(ctx context.Context, id record.HistoryID) (h *record.History, err error) {
 	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
 		h, err = s.inner.GetHistoryMeta(ctx, id)
 		return err
@@ -205,13 +205,13 @@ func (s *Store) GetHistoryMeta(ctx context.Context, id model.HistoryID) (h *mode
 // SaveHistory implements store.Histories. A retried save is the same save: the stores carry
 // h.ContentVersion across attempts so that a transcript written by a failed attempt is not
 // taken for another writer's.
-func (s *Store) SaveHistory(ctx context.Context, h *model.History) error {
+func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
 	return s.do(ctx, "save", func(ctx context.Context, _ int) error { return s.inner.SaveHistory(ctx, h) })
 }
 
 // DeleteHistory implements store.Histories. A retry that finds the history gone reports
 // success: the first attempt deleted it before its answer was lost.
-func (s *Store) DeleteHistory(ctx context.Context, id model.HistoryID) error {
+func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 	return s.do(ctx, "delete", func(ctx context.Context, attempt int) error {
 		err := s.inner.DeleteHistory(ctx, id)
 		if attempt > 1 && errors.Is(err, store.ErrNotFound) {
@@ -231,7 +231,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (p *sto
 }
 
 // FindHistories implements store.Histories.
-func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (ids []model.HistoryID, err error) {
+func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (ids []record.HistoryID, err error) {
 	err = s.do(ctx, "lookup", func(ctx context.Context, _ int) error {
 		ids, err = s.inner.FindHistories(ctx, prefix, limit)
 		return err
@@ -240,7 +240,7 @@ func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (id
 }
 
 // FindAlerts implements store.Alerts.
-func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (ids []model.AlertID, err error) {
+func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (ids []record.AlertID, err error) {
 	err = s.do(ctx, "lookup", func(ctx context.Context, _ int) error {
 		ids, err = s.inner.FindAlerts(ctx, prefix, limit)
 		return err
@@ -249,7 +249,7 @@ func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (ids [
 }
 
 // PutAlert implements store.Alerts (idempotent: an alert's ID is its content's).
-func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (created bool, err error) {
+func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (created bool, err error) {
 	err = s.do(ctx, "save", func(ctx context.Context, _ int) error {
 		created, err = s.inner.PutAlert(ctx, a)
 		return err
@@ -258,7 +258,7 @@ func (s *Store) PutAlert(ctx context.Context, a *model.Alert) (created bool, err
 }
 
 // GetAlert implements store.Alerts.
-func (s *Store) GetAlert(ctx context.Context, id model.AlertID) (a *model.Alert, err error) {
+func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (a *record.Alert, err error) {
 	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
 		a, err = s.inner.GetAlert(ctx, id)
 		return err

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
 )
@@ -28,7 +28,7 @@ type fakeStore struct {
 	fn    func(ctx context.Context, call int) error
 }
 
-func (f *fakeStore) SaveHistory(ctx context.Context, _ *model.History) error {
+func (f *fakeStore) SaveHistory(ctx context.Context, _ *record.History) error {
 	return f.fn(ctx, int(f.calls.Add(1)))
 }
 
@@ -36,7 +36,7 @@ func (f *fakeStore) ListHistories(context.Context, store.HistoryQuery) (*store.H
 	return &store.HistoryPage{}, nil
 }
 
-func (f *fakeStore) DeleteHistory(ctx context.Context, _ model.HistoryID) error {
+func (f *fakeStore) DeleteHistory(ctx context.Context, _ record.HistoryID) error {
 	return f.fn(ctx, int(f.calls.Add(1)))
 }
 
@@ -89,13 +89,13 @@ func TestRetriesTransientErrorsOnly(t *testing.T) {
 		return nil
 	}}
 	s := resilient.New(f, fast(resilient.Options{Threshold: 10}))
-	if err := s.SaveHistory(ctx, &model.History{}); err != nil || f.calls.Load() != 3 {
+	if err := s.SaveHistory(ctx, &record.History{}); err != nil || f.calls.Load() != 3 {
 		t.Fatalf("save: %v after %d attempts", err, f.calls.Load())
 	}
 	// A conflict is never retried.
 	f = &fakeStore{fn: func(context.Context, int) error { return goerr.Wrap(store.ErrConflict, "stale") }}
 	s = resilient.New(f, fast(resilient.Options{}))
-	if err := s.SaveHistory(ctx, &model.History{}); !errors.Is(err, store.ErrConflict) || f.calls.Load() != 1 {
+	if err := s.SaveHistory(ctx, &record.History{}); !errors.Is(err, store.ErrConflict) || f.calls.Load() != 1 {
 		t.Fatalf("conflict: %v after %d attempts", err, f.calls.Load())
 	}
 	// A delete whose first answer was lost reports success when the retry finds it gone.
@@ -117,7 +117,7 @@ func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
 	f := &fakeStore{fn: func(context.Context, int) error { return refused }}
 	s := resilient.New(f, fast(resilient.Options{Budget: 300 * time.Millisecond, Cooldown: time.Hour}))
 	start := time.Now()
-	err := s.SaveHistory(ctx, &model.History{})
+	err := s.SaveHistory(ctx, &record.History{})
 	closed := time.Since(start)
 	if !errors.Is(err, syscall.ECONNREFUSED) || !resilient.IsTransient(err) {
 		t.Fatalf("dead backend: %v", err)
@@ -130,7 +130,7 @@ func TestBudgetBoundsACallAndBreakerFailsFast(t *testing.T) {
 	}
 	calls := f.calls.Load()
 	start = time.Now()
-	err = s.SaveHistory(ctx, &model.History{})
+	err = s.SaveHistory(ctx, &record.History{})
 	open := time.Since(start)
 	if !errors.Is(err, resilient.ErrUnavailable) || !resilient.IsTransient(err) || f.calls.Load() != calls {
 		t.Fatalf("open breaker: %v, backend called %d times", err, f.calls.Load()-calls)
@@ -153,7 +153,7 @@ func TestHangingBackendIsBoundedByAttemptTimeout(t *testing.T) {
 	}}
 	s := resilient.New(f, fast(resilient.Options{Budget: 600 * time.Millisecond, AttemptTimeout: 150 * time.Millisecond}))
 	start := time.Now()
-	err := s.SaveHistory(context.Background(), &model.History{})
+	err := s.SaveHistory(context.Background(), &record.History{})
 	if d := time.Since(start); !resilient.IsTransient(err) || d > 5*time.Second || f.calls.Load() < 2 {
 		t.Fatalf("hanging backend: %v after %v, %d attempts", err, d, f.calls.Load())
 	}
@@ -170,7 +170,7 @@ func TestBreakerHalfOpens(t *testing.T) {
 		return refused
 	}}
 	s := resilient.New(f, fast(resilient.Options{Threshold: 2, Cooldown: time.Second, Budget: 100 * time.Millisecond}))
-	_ = s.SaveHistory(ctx, &model.History{})
+	_ = s.SaveHistory(ctx, &record.History{})
 	if s.WriteBreaker().State() != resilient.Open {
 		t.Fatal("breaker not open")
 	}
@@ -180,12 +180,12 @@ func TestBreakerHalfOpens(t *testing.T) {
 	}
 	// The probe gets one attempt; failing, it opens the breaker again at once.
 	calls := f.calls.Load()
-	if err := s.SaveHistory(ctx, &model.History{}); err == nil || f.calls.Load() != calls+1 || s.WriteBreaker().State() != resilient.Open {
+	if err := s.SaveHistory(ctx, &record.History{}); err == nil || f.calls.Load() != calls+1 || s.WriteBreaker().State() != resilient.Open {
 		t.Fatalf("failed probe: %v, %d attempts, %v", err, f.calls.Load()-calls, s.WriteBreaker().State())
 	}
 	time.Sleep(1100 * time.Millisecond)
 	up.Store(true)
-	if err := s.SaveHistory(ctx, &model.History{}); err != nil || s.WriteBreaker().State() != resilient.Closed {
+	if err := s.SaveHistory(ctx, &record.History{}); err != nil || s.WriteBreaker().State() != resilient.Closed {
 		t.Fatalf("successful probe: %v, %v", err, s.WriteBreaker().State())
 	}
 }
@@ -197,7 +197,7 @@ func TestCallerCancellationStopsRetries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if err := s.SaveHistory(ctx, &model.History{}); err == nil || time.Since(start) > 5*time.Second {
+	if err := s.SaveHistory(ctx, &record.History{}); err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("cancelled call: %v after %v", err, time.Since(start))
 	}
 }
@@ -222,7 +222,7 @@ func TestBreakerMemoryOutlivesTheProcess(t *testing.T) {
 		return fast(resilient.Options{Budget: 200 * time.Millisecond, Cooldown: cooldown, WriteMemory: resilient.NewFileMemory(path, backend)})
 	}
 	first := resilient.New(f, opts(time.Hour, "cloud:a"))
-	if err := first.SaveHistory(ctx, &model.History{}); err == nil {
+	if err := first.SaveHistory(ctx, &record.History{}); err == nil {
 		t.Fatal("dead backend saved")
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -232,7 +232,7 @@ func TestBreakerMemoryOutlivesTheProcess(t *testing.T) {
 	calls := f.calls.Load()
 	next := resilient.New(f, opts(time.Hour, "cloud:a"))
 	start := time.Now()
-	err := next.SaveHistory(ctx, &model.History{})
+	err := next.SaveHistory(ctx, &record.History{})
 	if d := time.Since(start); !errors.Is(err, resilient.ErrUnavailable) || f.calls.Load() != calls || d > 100*time.Millisecond {
 		t.Fatalf("next process: %v after %v, backend called %d times", err, d, f.calls.Load()-calls)
 	}
@@ -245,7 +245,7 @@ func TestBreakerMemoryOutlivesTheProcess(t *testing.T) {
 
 	up.Store(true)
 	probe := resilient.New(f, opts(time.Nanosecond, "cloud:a"))
-	if err := probe.SaveHistory(ctx, &model.History{}); err != nil {
+	if err := probe.SaveHistory(ctx, &record.History{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {

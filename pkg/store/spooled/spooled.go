@@ -8,7 +8,7 @@ package spooled
 import (
 	"context"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -37,7 +37,7 @@ func (s *Store) Flush(ctx context.Context) (*spool.Report, error) {
 
 // PendingHistories returns the newest spooled state of each history with turns not yet
 // uploaded (store.PendingReporter).
-func (s *Store) PendingHistories(context.Context) map[model.HistoryID]*model.History {
+func (s *Store) PendingHistories(context.Context) map[record.HistoryID]*record.History {
 	if s.spool == nil {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -60,19 +60,19 @@ func turns(texts ...string) []*genai.Content {
 	return out
 }
 
-func titled(alert model.AlertID, title string, texts ...string) *model.History {
+func titled(alert record.AlertID, title string, texts ...string) *record.History {
 	h := NewHistory(alert, turns(texts...))
 	h.Title = title
 	return h
 }
 
-func find(t testing.TB, s store.Store, o search.Options, q search.Query) []model.HistoryID {
+func find(t testing.TB, s store.Store, o search.Options, q search.Query) []record.HistoryID {
 	t.Helper()
 	rs, err := search.New(o).Search(context.Background(), s, q)
 	if err != nil {
 		t.Fatalf("search %q: %v", q.Text, err)
 	}
-	var ids []model.HistoryID
+	var ids []record.HistoryID
 	for _, r := range rs {
 		if r.History.Workspace == "" || r.History.Title == "" && r.History.MessageCount == 0 {
 			t.Errorf("search %q: result %s without metadata", q.Text, r.History.ID)
@@ -87,11 +87,11 @@ func testSearchRanksByWords(t *testing.T, h *Harness) {
 	strong := titled("alert-1", "Lateral movement over SMB", "Is this SMB traffic lateral movement?", "Yes: SMB sessions from the host to five peers look like lateral movement.")
 	weak := titled("alert-2", "Login from a new country", "Who logged in from abroad?", "An admin; later the host also opened one SMB share, which is routine.")
 	other := titled("alert-3", "Crypto mining", "Why is CPU at 100%?", "A miner process was started by cron.")
-	for _, x := range []*model.History{strong, weak, other} {
+	for _, x := range []*record.History{strong, weak, other} {
 		save(t, s, x)
 	}
 	got := find(t, s, search.Options{}, search.Query{Text: "SMB lateral movement"})
-	if want := []model.HistoryID{strong.ID, weak.ID}; !slices.Equal(got, want) {
+	if want := []record.HistoryID{strong.ID, weak.ID}; !slices.Equal(got, want) {
 		t.Fatalf("search = %v, want %v (strong, then weak; not the unrelated one)", got, want)
 	}
 	rs, err := search.New(search.Options{}).Search(context.Background(), s, search.Query{Text: "crypto"})
@@ -117,7 +117,7 @@ func testSearchByIndicator(t *testing.T, h *Harness) {
 	save(t, s, holds)
 	save(t, s, otherTok)
 	o := search.Options{IndicatorTokens: FakeTokens(map[string]string{"203.0.113.7": tok, "198.51.100.9": "[REDACTED_IP_q1w2e3r]"})}
-	if got := find(t, s, o, search.Query{Text: "203.0.113.7"}); !slices.Equal(got, []model.HistoryID{holds.ID}) {
+	if got := find(t, s, o, search.Query{Text: "203.0.113.7"}); !slices.Equal(got, []record.HistoryID{holds.ID}) {
 		t.Fatalf("search by raw IP = %v, want only %s, which stored its token", got, holds.ID)
 	}
 	if got := find(t, s, o, search.Query{Text: "198.51.100.9"}); len(got) != 0 {
@@ -137,7 +137,7 @@ func testSearchAlertFilter(t *testing.T, h *Harness) {
 	if got := find(t, s, search.Options{}, search.Query{Text: "beaconing"}); len(got) != 2 {
 		t.Fatalf("search = %v, want both", got)
 	}
-	if got := find(t, s, search.Options{}, search.Query{Text: "beaconing", AlertID: "alert-b"}); !slices.Equal(got, []model.HistoryID{b.ID}) {
+	if got := find(t, s, search.Options{}, search.Query{Text: "beaconing", AlertID: "alert-b"}); !slices.Equal(got, []record.HistoryID{b.ID}) {
 		t.Fatalf("search -a alert-b = %v, want %s", got, b.ID)
 	}
 }
@@ -165,32 +165,32 @@ func testSearchFollowsWrites(t *testing.T, h *Harness) {
 	x.Contents = append(x.Contents, turns("", "it downloads mimikatz")[1])
 	x.MessageCount = len(x.Contents)
 	save(t, s, x)
-	if got := find(t, s, o, search.Query{Text: "mimikatz"}); !slices.Equal(got, []model.HistoryID{x.ID}) {
+	if got := find(t, s, o, search.Query{Text: "mimikatz"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("after a new turn: %v, want %s", got, x.ID)
 	}
-	if got := find(t, s, o, search.Query{Text: "powershell"}); !slices.Equal(got, []model.HistoryID{x.ID}) {
+	if got := find(t, s, o, search.Query{Text: "powershell"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("earlier turns after a new turn: %v, want %s once", got, x.ID)
 	}
 	// A rename replaces the title's words.
-	x.Title, x.TitleSource = "Credential dumping", model.TitleManual
+	x.Title, x.TitleSource = "Credential dumping", record.TitleManual
 	save(t, s, x)
-	if got := find(t, s, o, search.Query{Text: "credential dumping"}); !slices.Equal(got, []model.HistoryID{x.ID}) {
+	if got := find(t, s, o, search.Query{Text: "credential dumping"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("after rename: %v, want %s", got, x.ID)
 	}
 	if got := find(t, s, o, search.Query{Text: "suspicious"}); len(got) != 0 {
 		t.Fatalf("the old title still matches: %v", got)
 	}
 	// A summary is searchable.
-	x.Summary = &model.Summary{Text: "The analyst concluded it was a red team exercise.", CoversCount: 2, CreatedAt: store.Now()}
+	x.Summary = &record.Summary{Text: "The analyst concluded it was a red team exercise.", CoversCount: 2, CreatedAt: store.Now()}
 	save(t, s, x)
-	if got := find(t, s, o, search.Query{Text: "exercise"}); !slices.Equal(got, []model.HistoryID{x.ID}) {
+	if got := find(t, s, o, search.Query{Text: "exercise"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("summary: %v, want %s", got, x.ID)
 	}
 	// A fork is indexed with what it shares and what it adds.
 	fork := titled("alert-1", "Credential dumping", "encoded powershell command", "it downloads mimikatz", "then lsass was read")
 	fork.ParentID, fork.ForkPoint = x.ID, 2
 	save(t, s, fork)
-	if got := find(t, s, o, search.Query{Text: "lsass"}); !slices.Equal(got, []model.HistoryID{fork.ID}) {
+	if got := find(t, s, o, search.Query{Text: "lsass"}); !slices.Equal(got, []record.HistoryID{fork.ID}) {
 		t.Fatalf("fork's own turn: %v, want %s", got, fork.ID)
 	}
 	if got := find(t, s, o, search.Query{Text: "mimikatz"}); len(got) != 2 {
@@ -200,7 +200,7 @@ func testSearchFollowsWrites(t *testing.T, h *Harness) {
 	if err := s.DeleteHistory(ctx, x.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := find(t, s, o, search.Query{Text: "mimikatz"}); !slices.Equal(got, []model.HistoryID{fork.ID}) {
+	if got := find(t, s, o, search.Query{Text: "mimikatz"}); !slices.Equal(got, []record.HistoryID{fork.ID}) {
 		t.Fatalf("after delete: %v, want only the fork %s", got, fork.ID)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -107,9 +107,9 @@ func Transcript(size int) []*genai.Content {
 }
 
 // NewHistory returns an unsaved history of alert with the given transcript.
-func NewHistory(alert model.AlertID, contents []*genai.Content) *model.History {
+func NewHistory(alert record.AlertID, contents []*genai.Content) *record.History {
 	now := store.Now()
-	return &model.History{
+	return &record.History{
 		ID: store.NewHistoryID(), AlertID: alert, Title: "t", CreatedAt: now, UpdatedAt: now,
 		MessageCount: len(contents), Contents: contents,
 	}
@@ -124,7 +124,7 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
-func save(t testing.TB, s store.Store, h *model.History) {
+func save(t testing.TB, s store.Store, h *record.History) {
 	t.Helper()
 	if err := s.SaveHistory(context.Background(), h); err != nil {
 		t.Fatalf("save %s: %v", h.ID, err)
@@ -176,14 +176,14 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	s := h.Open(t, "ws-a")
 	hist := NewHistory("alert-1", EveryPartKind())
 	hist.Title = "Suspicious DNS 調査"
-	hist.TitleSource = model.TitleManual
+	hist.TitleSource = record.TitleManual
 	hist.ParentID = store.NewHistoryID()
 	hist.ForkPoint = 2
 	hist.CreatedAt = store.Now().Add(-time.Hour)
-	hist.Usage = model.Usage{InputTokens: 1234, OutputTokens: 56}
+	hist.Usage = record.Usage{InputTokens: 1234, OutputTokens: 56}
 	hist.Redactions = map[string]int{"EMAIL": 2, "IP": 1}
 	hist.RedactedCount = 4
-	hist.Summary = &model.Summary{Text: "IOCs: 198.51.100.7\n調査結果: beaconing", CoversCount: 2, CreatedAt: store.Now().Add(-time.Minute)}
+	hist.Summary = &record.Summary{Text: "IOCs: 198.51.100.7\n調査結果: beaconing", CoversCount: 2, CreatedAt: store.Now().Add(-time.Minute)}
 	save(t, s, hist)
 	got, err := s.GetHistoryMeta(ctx, hist.ID)
 	if err != nil {
@@ -257,7 +257,7 @@ func testWorkspaceIsolation(t *testing.T, h *Harness) {
 	}
 }
 
-func conflictRound(t *testing.T, s1, s2 store.Store, base *model.History) {
+func conflictRound(t *testing.T, s1, s2 store.Store, base *record.History) {
 	ctx := context.Background()
 	c1, err := s1.GetHistory(ctx, base.ID)
 	if err != nil {
@@ -274,7 +274,7 @@ func conflictRound(t *testing.T, s1, s2 store.Store, base *model.History) {
 
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
-	for i, c := range []*model.History{c1, c2} {
+	for i, c := range []*record.History{c1, c2} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -286,7 +286,7 @@ func conflictRound(t *testing.T, s1, s2 store.Store, base *model.History) {
 		}()
 	}
 	wg.Wait()
-	var winner *model.History
+	var winner *record.History
 	switch {
 	case errs[0] == nil && errors.Is(errs[1], store.ErrConflict):
 		winner = c1
@@ -326,7 +326,7 @@ func testConflictingCreates(t *testing.T, h *Harness) {
 	errs := make([]error, 2)
 	for i, pair := range []struct {
 		s store.Store
-		h *model.History
+		h *record.History
 	}{{s1, one}, {s2, two}} {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = pair.s.SaveHistory(ctx, pair.h) }()
@@ -465,7 +465,7 @@ func testPagination(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	s := h.Open(t, "ws-a")
 	base := store.Now().Add(-time.Hour)
-	want := map[model.HistoryID]bool{}
+	want := map[record.HistoryID]bool{}
 	const n = 23
 	for i := range n {
 		hist := NewHistory("alert-1", []*genai.Content{genai.NewContentFromText(fmt.Sprint(i), genai.RoleUser)})
@@ -475,8 +475,8 @@ func testPagination(t *testing.T, h *Harness) {
 		want[hist.ID] = true
 	}
 	for _, limit := range []int{1, 5, 7, 23, 50} {
-		seen := map[model.HistoryID]bool{}
-		var last *model.History
+		seen := map[record.HistoryID]bool{}
+		var last *record.History
 		cursor := ""
 		pages := 0
 		for {
@@ -553,8 +553,8 @@ func testListByAlertAndAge(t *testing.T, h *Harness) {
 	}
 }
 
-func ids(hs []*model.History) []model.HistoryID {
-	var out []model.HistoryID
+func ids(hs []*record.History) []record.HistoryID {
+	var out []record.HistoryID
 	for _, h := range hs {
 		out = append(out, h.ID)
 	}
@@ -624,7 +624,7 @@ func testCorruptTranscript(t *testing.T, h *Harness) {
 func testNotFound(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	s := h.Open(t, "ws-a")
-	for _, id := range []model.HistoryID{store.NewHistoryID(), "not-a-uuid", "../../etc/passwd", ""} {
+	for _, id := range []record.HistoryID{store.NewHistoryID(), "not-a-uuid", "../../etc/passwd", ""} {
 		if _, err := s.GetHistory(ctx, id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("get %q: %v, want ErrNotFound", id, err)
 		}
@@ -645,7 +645,7 @@ func testNotFound(t *testing.T, h *Harness) {
 func testFindByPrefix(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	s := h.Open(t, "ws-a")
-	var all []*model.History
+	var all []*record.History
 	for range 5 {
 		hist := NewHistory("alert-1", nil)
 		save(t, s, hist)
@@ -669,18 +669,18 @@ func testFindByPrefix(t *testing.T, h *Harness) {
 func testFindAlertsByPrefix(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	a, b := h.Open(t, "ws-a"), h.Open(t, "ws-b")
-	for _, id := range []model.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001", "0f1e2d3c-bbbb-5000-8000-000000000002", "9a8b7c6d-aaaa-5000-8000-000000000003"} {
-		if _, err := a.PutAlert(ctx, &model.Alert{ID: id, Title: "t", Data: json.RawMessage(`{}`)}); err != nil {
+	for _, id := range []record.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001", "0f1e2d3c-bbbb-5000-8000-000000000002", "9a8b7c6d-aaaa-5000-8000-000000000003"} {
+		if _, err := a.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Data: json.RawMessage(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	tests := []struct {
 		prefix string
-		want   []model.AlertID
+		want   []record.AlertID
 	}{
-		{"0f1e2d3c-a", []model.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001"}},
-		{"0f1e2d3c", []model.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001", "0f1e2d3c-bbbb-5000-8000-000000000002"}},
-		{"9a8b7c6d-aaaa-5000-8000-000000000003", []model.AlertID{"9a8b7c6d-aaaa-5000-8000-000000000003"}},
+		{"0f1e2d3c-a", []record.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001"}},
+		{"0f1e2d3c", []record.AlertID{"0f1e2d3c-aaaa-5000-8000-000000000001", "0f1e2d3c-bbbb-5000-8000-000000000002"}},
+		{"9a8b7c6d-aaaa-5000-8000-000000000003", []record.AlertID{"9a8b7c6d-aaaa-5000-8000-000000000003"}},
 		{"ffffffff", nil},
 	}
 	for _, tc := range tests {
@@ -705,7 +705,7 @@ func testCount(t *testing.T, h *Harness) {
 		t.Fatalf("%T does not count histories", a)
 	}
 	now := store.Now()
-	for i, alert := range []model.AlertID{"alert-1", "alert-1", "alert-2"} {
+	for i, alert := range []record.AlertID{"alert-1", "alert-1", "alert-2"} {
 		hist := NewHistory(alert, nil)
 		hist.UpdatedAt = now.Add(-time.Duration(i) * time.Hour)
 		save(t, a, hist)
@@ -729,7 +729,7 @@ func testCount(t *testing.T, h *Harness) {
 func testAlerts(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	a, b := h.Open(t, "ws-a"), h.Open(t, "ws-b")
-	first := &model.Alert{ID: "alert-x", Title: "First", Data: json.RawMessage(`{"b": 2, "a": [1, "x"]}`), CreatedAt: store.Now().Add(-time.Minute)}
+	first := &record.Alert{ID: "alert-x", Title: "First", Data: json.RawMessage(`{"b": 2, "a": [1, "x"]}`), CreatedAt: store.Now().Add(-time.Minute)}
 	created, err := a.PutAlert(ctx, first)
 	if err != nil || !created {
 		t.Fatalf("put: %v %v", created, err)
@@ -747,7 +747,7 @@ func testAlerts(t *testing.T, h *Harness) {
 	if string(got.Data) != string(first.Data) || got.Title != "First" || !got.CreatedAt.Equal(first.CreatedAt) {
 		t.Fatalf("alert not stored as given: %+v", got)
 	}
-	second := &model.Alert{ID: "alert-y", Title: "Second", Data: json.RawMessage(`[1]`), CreatedAt: store.Now()}
+	second := &record.Alert{ID: "alert-y", Title: "Second", Data: json.RawMessage(`[1]`), CreatedAt: store.Now()}
 	if _, err := a.PutAlert(ctx, second); err != nil {
 		t.Fatal(err)
 	}

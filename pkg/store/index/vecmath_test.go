@@ -1,4 +1,4 @@
-package vecmath
+package index
 
 import (
 	"math"

@@ -1,12 +1,14 @@
-// Package text turns what a store keeps (titles, summaries, redacted transcripts) and what an
-// analyst types (search queries) into the same normalised terms, so that both stores index and
-// look up words and redaction tokens alike. It is a leaf: the stores and pkg/search import it.
+// Package index holds what both stores index with and pkg/search builds on, so imports point one
+// way (stores -> index <- search). It turns what a store keeps (titles, summaries, redacted
+// transcripts) and what an analyst types (search queries) into the same normalised terms, so that
+// both stores index and look up words and redaction tokens alike, and it holds the vector
+// arithmetic (Cosine). It is a leaf.
 //
 // A term is a run of letters, digits and '_', lower-cased. The underscore keeps a redaction
 // token whole: "[REDACTED_IP_k3j2h1]" is the one term "redacted_ip_k3j2h1", so a token matches
 // only itself. This is also how the local store's full-text index splits text (SQLite FTS5's
 // unicode61 tokenizer with tokenchars '_').
-package text
+package index
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package text_test
+package index_test
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/search/text"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 func TestTerms(t *testing.T) {
@@ -22,7 +22,7 @@ func TestTerms(t *testing.T) {
 		{"日本語 テスト", []string{"日本語", "テスト"}},
 	}
 	for _, tc := range tests {
-		if got := text.Terms(tc.in); !slices.Equal(got, tc.want) {
+		if got := index.Terms(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("Terms(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -30,7 +30,7 @@ func TestTerms(t *testing.T) {
 
 func TestPhrases(t *testing.T) {
 	t.Parallel()
-	got := text.Phrases(`"203.0.113.7" ... beacon`)
+	got := index.Phrases(`"203.0.113.7" ... beacon`)
 	want := [][]string{{"203", "0", "113", "7"}, {"beacon"}}
 	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
 		t.Fatalf("Phrases = %q, want %q", got, want)
@@ -48,10 +48,10 @@ func TestContentsSkipsThoughtsAndCalls(t *testing.T) {
 		nil,
 		genai.NewContentFromText("second", genai.RoleUser),
 	}
-	if got := text.Contents(cs); got != "visible\nsecond" {
+	if got := index.Contents(cs); got != "visible\nsecond" {
 		t.Fatalf("Contents = %q", got)
 	}
-	if !text.IsToken("redacted_ip_abc123") || text.IsToken("redaction") {
+	if !index.IsToken("redacted_ip_abc123") || index.IsToken("redaction") {
 		t.Fatal("IsToken")
 	}
 }

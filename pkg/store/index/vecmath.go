@@ -1,5 +1,5 @@
-// Package vecmath is the vector arithmetic search shares with the stores that keep vectors.
-package vecmath
+// Cosine is the vector arithmetic search shares with the stores that keep vectors.
+package index
 
 import "math"
 

@@ -1,5 +1,5 @@
-// Package model holds the records alertchat stores: alerts and conversation histories.
-package model
+// Package record holds the records alertchat stores: alerts and conversation histories.
+package record
 
 import (
 	"encoding/json"
