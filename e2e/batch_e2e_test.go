@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // batchLine is an output line of alertchat batch.
@@ -24,7 +24,7 @@ type batchLine struct {
 	HistoryID string          `json:"history_id"`
 	Title     string          `json:"title"`
 	Answer    string          `json:"answer"`
-	Usage     model.Usage     `json:"usage"`
+	Usage     record.Usage    `json:"usage"`
 	Error     *string         `json:"error"`
 }
 

@@ -1,9 +1,10 @@
-package main_test
+package e2e_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/pkg/geminitest"
-	"github.com/alertchat/alertchat/pkg/model"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
@@ -22,13 +23,20 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// End-to-end tests build the binary and start servers: the quick loop (-short) leaves
+		// them to the full run.
+		fmt.Fprintln(os.Stderr, "e2e: skipped under -short")
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "alertchat-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "alertchat")
-	build := exec.Command("go", "build", "-race", "-o", binary, ".")
+	build := exec.Command("go", "build", "-race", "-o", binary, "..")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building alertchat:", err)
@@ -102,18 +110,18 @@ func repoDir(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wd
+	return filepath.Dir(wd)
 }
 
 // store opens the CLI's local store directly, to check what was written.
-func (c *cli) history(id string) *model.History {
+func (c *cli) history(id string) *record.History {
 	c.t.Helper()
 	s, err := local.Open(context.Background(), local.Options{Dir: filepath.Join(c.dataDir, "data"), Workspace: "default"})
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer s.Close()
-	h, err := s.GetHistory(context.Background(), model.HistoryID(id))
+	h, err := s.GetHistory(context.Background(), record.HistoryID(id))
 	if err != nil {
 		c.t.Fatalf("history %s: %v", id, err)
 	}
