@@ -267,7 +267,7 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 		ro.WriteMemory.Closed()
 	}
 	rs := resilient.New(backend, ro)
-	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red})
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red, Alerts: rs})
 	if err != nil {
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil

@@ -15,7 +15,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/tokenkey"
 )
@@ -87,20 +87,20 @@ func (k *KeyedRedactor) Engine() *redact.Redactor {
 	return k.eng
 }
 
-func (k *KeyedRedactor) adapter() session.AlertRedactor { return session.EngineRedactor(k.Engine()) }
+func (k *KeyedRedactor) adapter() redacthist.AlertRedactor { return redacthist.Engine(k.Engine()) }
 
-// RedactContents implements session.Redactor.
+// RedactContents implements redacthist.Redactor.
 func (k *KeyedRedactor) RedactContents(cs []*genai.Content) map[string]int {
 	return k.adapter().RedactContents(cs)
 }
 
-// RedactString implements session.Redactor.
+// RedactString implements redacthist.Redactor.
 func (k *KeyedRedactor) RedactString(s string) (string, map[string]int) {
 	return k.adapter().RedactString(s)
 }
 
-// ForAlert implements session.AlertRedactor: the values alert holds are written as they are.
-func (k *KeyedRedactor) ForAlert(a *record.Alert) session.Redactor { return k.adapter().ForAlert(a) }
+// ForAlert implements redacthist.AlertRedactor: the values alert holds are written as they are.
+func (k *KeyedRedactor) ForAlert(a *record.Alert) redacthist.Redactor { return k.adapter().ForAlert(a) }
 
 // keyCachePath is where a cloud workspace's key is copied for outages.
 func keyCachePath(cfg Config) string {
