@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/batch"
 )
 
@@ -67,9 +68,9 @@ func TestRetryFlagsFromEnvironment(t *testing.T) {
 	var got cmdutil.Config
 	ios, _, _ := cmdutil.TestIO("", false)
 	code = RunWith(t.Context(), []string{"alertchat", "--data-dir", t.TempDir(), "alert", "list"}, ios, RunOptions{
-		Customize: func(f *cmdutil.Factory) {
+		Customize: func(f *factory.Factory) {
 			open := f.OpenStore
-			f.OpenStore = func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
+			f.OpenStore = func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error) {
 				got = f.Config()
 				return open(ctx, o)
 			}

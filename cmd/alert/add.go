@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -23,7 +24,7 @@ type AddOptions struct {
 }
 
 // NewCmdAdd is "alertchat alert add -f FILE [FILE...]". runF replaces the work (tests).
-func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error) *cli.Command {
+func NewCmdAdd(f *factory.Factory, runF func(context.Context, *AddOptions) error) *cli.Command {
 	opts := &AddOptions{IO: f.IO, OpenStore: f.OpenStore}
 	var first string
 	return &cli.Command{
@@ -53,7 +54,7 @@ func AddRun(ctx context.Context, opts *AddOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}

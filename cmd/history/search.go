@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
@@ -26,7 +27,7 @@ type SearchOptions struct {
 	OpenStore openStore
 	// Searcher returns the searcher of the run on s: the workspace's keyed redaction tokens
 	// (indicators) and, when embeddings are on, the embedding model.
-	Searcher func(ctx context.Context, s *cmdutil.Store) (*search.Searcher, error)
+	Searcher func(ctx context.Context, s *factory.Store) (*search.Searcher, error)
 	Query    string
 	// AlertID filters by alert: a full ID or a unique prefix.
 	AlertID string
@@ -35,8 +36,8 @@ type SearchOptions struct {
 }
 
 // NewCmdSearch is "alertchat history search QUERY".
-func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
-	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: func(ctx context.Context, s *cmdutil.Store) (*search.Searcher, error) {
+func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
+	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: func(ctx context.Context, s *factory.Store) (*search.Searcher, error) {
 		o := search.Options{IndicatorTokens: IndicatorTokens(s.Redactor.Engine())}
 		if f.Embedder != nil {
 			emb, err := f.Embedder(ctx)
@@ -71,7 +72,7 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return SearchRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return SearchRun(ctx, opts, s) })
 		},
 	}
 }
@@ -108,7 +109,7 @@ type searchJSON struct {
 }
 
 // SearchRun searches s's workspace and prints the results, best first.
-func SearchRun(ctx context.Context, opts *SearchOptions, s *cmdutil.Store) error {
+func SearchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
 	ios := opts.IO
 	alertID, err := alertFilter(ctx, s, opts.AlertID)
 	if err != nil {

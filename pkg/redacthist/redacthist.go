@@ -98,7 +98,7 @@ func Engine(r *redact.Redactor) AlertRedactor { return engineRedactor{r} }
 type engineRedactor struct{ r *redact.Redactor }
 
 func (e engineRedactor) RedactContents(cs []*genai.Content) map[string]int {
-	return countsMap(e.r.Contents(cs))
+	return countsMap(Contents(e.r, cs))
 }
 
 func (e engineRedactor) RedactString(s string) (string, map[string]int) {
@@ -125,4 +125,77 @@ func countsMap(c redact.Counts) map[string]int {
 		m[string(t)] = n
 	}
 	return m
+}
+
+// Contents redacts, in place, every string inside the contents with r:
+//
+//   - Part.Text (thoughts included) and AudioTranscription.Text;
+//   - FunctionCall.Args, FunctionResponse.Response, ToolCall.Args and
+//     ToolResponse.Response at any depth: string values inside maps, slices
+//     and arrays (JSON-shaped map[string]any/[]any values, and typed Go maps,
+//     slices, pointers and exported struct fields via reflection); map keys are
+//     left alone; FunctionCall.PartialArgs string values;
+//   - ExecutableCode.Code and CodeExecutionResult.Output;
+//   - InlineData (and FunctionResponse.Parts inline data) with a textual MIME
+//     type, see the package documentation for the rule.
+//
+// FileData URIs and display names, ThoughtSignature bytes, part metadata and
+// other binary data are left untouched. Nil contents and parts are skipped.
+// It returns the number of replacements per type (never nil).
+func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
+	counts := redact.Counts{}
+	if !r.Enabled() {
+		return counts
+	}
+	str := func(s *string) { r.Into(s, counts) }
+	for _, c := range contents {
+		if c == nil {
+			continue
+		}
+		for _, p := range c.Parts {
+			if p == nil {
+				continue
+			}
+			str(&p.Text)
+			if p.AudioTranscription != nil {
+				str(&p.AudioTranscription.Text)
+			}
+			if fc := p.FunctionCall; fc != nil {
+				r.Map(fc.Args, counts)
+				for _, pa := range fc.PartialArgs {
+					if pa != nil {
+						str(&pa.StringValue)
+					}
+				}
+			}
+			if fr := p.FunctionResponse; fr != nil {
+				r.Map(fr.Response, counts)
+				for _, fp := range fr.Parts {
+					if fp != nil && fp.InlineData != nil {
+						if d, ok := r.Inline(fp.InlineData.MIMEType, fp.InlineData.Data, counts); ok {
+							fp.InlineData.Data = d
+						}
+					}
+				}
+			}
+			if tc := p.ToolCall; tc != nil {
+				r.Map(tc.Args, counts)
+			}
+			if tr := p.ToolResponse; tr != nil {
+				r.Map(tr.Response, counts)
+			}
+			if ec := p.ExecutableCode; ec != nil {
+				str(&ec.Code)
+			}
+			if cr := p.CodeExecutionResult; cr != nil {
+				str(&cr.Output)
+			}
+			if b := p.InlineData; b != nil {
+				if d, ok := r.Inline(b.MIMEType, b.Data, counts); ok {
+					b.Data = d
+				}
+			}
+		}
+	}
+	return counts
 }
