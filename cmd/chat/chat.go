@@ -9,9 +9,9 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
-	"github.com/alertchat/alertchat/cmd/alert"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	alertpkg "github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -195,11 +195,11 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	var alertArg string
 	switch {
 	case opts.File != "":
-		as, err := alert.ParseFiles(opts.IO, []string{opts.File})
+		as, err := factory.ReadAlerts(opts.IO, []string{opts.File})
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := alert.Put(ctx, s, as[0]); err != nil {
+		if err := alertpkg.Put(ctx, s, as[0], store.Now()); err != nil {
 			return nil, nil, err
 		}
 		alertArg = string(as[0].ID)

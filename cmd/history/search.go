@@ -3,8 +3,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +14,6 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -38,7 +35,7 @@ type SearchOptions struct {
 // NewCmdSearch is "alertchat history search QUERY".
 func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
 	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: func(ctx context.Context, s *factory.Store) (*search.Searcher, error) {
-		o := search.Options{IndicatorTokens: IndicatorTokens(s.Redactor.Engine())}
+		o := search.Options{IndicatorTokens: search.IndicatorTokens(s.Redactor.Engine())}
 		if f.Embedder != nil {
 			emb, err := f.Embedder(ctx)
 			if err != nil {
@@ -76,27 +73,6 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 		},
 	}
 }
-
-// IndicatorTokens returns, for a query, the tokens that eng (the workspace's keyed redaction)
-// writes for the raw values the query holds: "where did we see 203.0.113.7" finds the
-// histories that stored that IP's token. Nothing raw is looked up.
-func IndicatorTokens(eng *redact.Redactor) func(query string) []string {
-	if eng == nil || !eng.Tokens() {
-		return nil
-	}
-	return func(query string) []string {
-		red, _ := eng.String(query)
-		var out []string
-		for _, m := range tokenPattern.FindAllString(red, -1) {
-			if redact.IsToken(m) && !slices.Contains(out, m) {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-}
-
-var tokenPattern = regexp.MustCompile(`\[REDACTED_[A-Z_]+_[a-z0-9]+\]`)
 
 // searchJSON is a result of -o json, as the design fixes it.
 type searchJSON struct {
