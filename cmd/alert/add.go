@@ -37,14 +37,14 @@ func NewCmdAdd(f *factory.Factory, runF func(context.Context, *AddOptions) error
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return AddRun(ctx, opts)
+			return addRun(ctx, opts)
 		},
 	}
 }
 
-// AddRun reads and validates every file before storing any, so a bad file stores nothing;
+// addRun reads and validates every file before storing any, so a bad file stores nothing;
 // re-adding the same JSON returns the same ID.
-func AddRun(ctx context.Context, opts *AddOptions) error {
+func addRun(ctx context.Context, opts *AddOptions) error {
 	if n := countStdin(opts.Files); n > 1 {
 		return cmdutil.UsageErrorf("stdin (-) can be read only once")
 	}

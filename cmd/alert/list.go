@@ -46,13 +46,13 @@ func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return ListRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return listRun(ctx, opts, s) })
 		},
 	}
 }
 
-// ListRun prints the workspace's newest alerts.
-func ListRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
+// listRun prints the workspace's newest alerts.
+func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 	ios := opts.IO
 	var alerts []*record.Alert
 	cursor := ""

@@ -43,13 +43,13 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return ShowRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return showRun(ctx, opts, s) })
 		},
 	}
 }
 
-// ShowRun prints one alert: as stored, or as JSON with its metadata.
-func ShowRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
+// showRun prints one alert: as stored, or as JSON with its metadata.
+func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 	a, err := factory.LoadAlert(ctx, s, opts.ID)
 	if err != nil {
 		return err

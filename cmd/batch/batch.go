@@ -60,13 +60,13 @@ func NewCmdBatch(f *factory.Factory, runF func(context.Context, *Options) error)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return Run(ctx, opts)
+			return batchRun(ctx, opts)
 		},
 	}
 }
 
-// Run asks every question of the input and writes the answers in order.
-func Run(ctx context.Context, opts *Options) error {
+// batchRun asks every question of the input and writes the answers in order.
+func batchRun(ctx context.Context, opts *Options) error {
 	cfg := opts.Config()
 	switch {
 	case opts.Concurrency < 1:

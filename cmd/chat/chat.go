@@ -84,7 +84,7 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return Run(ctx, opts)
+			return chatRun(ctx, opts)
 		},
 	}
 }
@@ -115,8 +115,8 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// Run is chat's work: validate, read a piped question, open the conversation, then talk.
-func Run(ctx context.Context, opts *Options) error {
+// chatRun is chat's work: validate, read a piped question, open the conversation, then talk.
+func chatRun(ctx context.Context, opts *Options) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}

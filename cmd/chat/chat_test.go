@@ -84,7 +84,7 @@ func TestOneShotJSON(t *testing.T) {
 		opts := testOptions(t, srv, ios)
 		opts.AlertID = string(addAlert(t, opts))[:8]
 		opts.Query, opts.Output = tc.question, "json"
-		err := Run(context.Background(), opts)
+		err := chatRun(context.Background(), opts)
 		var got chatJSON
 		if jerr := json.Unmarshal(stdout.Bytes(), &got); jerr != nil {
 			t.Fatalf("%s: stdout %q: %v", tc.question, stdout.String(), jerr)

@@ -53,13 +53,13 @@ func NewCmdFsck(f *factory.Factory, runF func(context.Context, *FsckOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return FsckRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return fsckRun(ctx, opts, s) })
 		},
 	}
 }
 
-// FsckRun checks (and repairs) the store under s's layers and reports.
-func FsckRun(ctx context.Context, opts *FsckOptions, s store.Store) error {
+// fsckRun checks (and repairs) the store under s's layers and reports.
+func fsckRun(ctx context.Context, opts *FsckOptions, s store.Store) error {
 	ck, ok := store.Find[store.Checker](s)
 	if !ok {
 		return goerr.New("this store cannot be checked")

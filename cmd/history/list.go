@@ -74,7 +74,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	if runF != nil {
 		return runF(ctx, opts)
 	}
-	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return ListRun(ctx, opts, s) })
+	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return listRun(ctx, opts, s) })
 }
 
 // historyJSON is a history in listings (-o json): the contract's fields first.
@@ -106,8 +106,8 @@ type lister interface {
 	factory.AlertFinder
 }
 
-// ListRun prints the newest histories, with the turns kept locally marked as pending.
-func ListRun(ctx context.Context, opts *ListOptions, s lister) error {
+// listRun prints the newest histories, with the turns kept locally marked as pending.
+func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	ios := opts.IO
 	alertID, err := alertFilter(ctx, s, opts.AlertID)
 	if err != nil {

@@ -56,7 +56,7 @@ func NewCmdPrune(f *factory.Factory, runF func(context.Context, *PruneOptions) e
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return PruneRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return pruneRun(ctx, opts, s) })
 		},
 	}
 }
@@ -110,8 +110,8 @@ func ParseAge(s string) (time.Duration, error) {
 	return 0, cmdutil.UsageErrorf("invalid duration %q: it must be positive", s)
 }
 
-// PruneRun deletes (or, dry, lists) the histories last updated before opts.Before.
-func PruneRun(ctx context.Context, opts *PruneOptions, s store.Histories) error {
+// pruneRun deletes (or, dry, lists) the histories last updated before opts.Before.
+func pruneRun(ctx context.Context, opts *PruneOptions, s store.Histories) error {
 	ios := opts.IO
 	hs, err := collect(ctx, s, store.HistoryQuery{UpdatedBefore: opts.Before}, 0)
 	if err != nil {

@@ -47,13 +47,13 @@ func NewCmdReindex(f *factory.Factory, runF func(context.Context, *ReindexOption
 				return err
 			}
 			defer s.Close()
-			return ReindexRun(ctx, opts, s)
+			return reindexRun(ctx, opts, s)
 		},
 	}
 }
 
-// ReindexRun indexes what is missing, with a progress line on a terminal.
-func ReindexRun(ctx context.Context, opts *ReindexOptions, s store.Store) error {
+// reindexRun indexes what is missing, with a progress line on a terminal.
+func reindexRun(ctx context.Context, opts *ReindexOptions, s store.Store) error {
 	ios := opts.IO
 	emb, err := opts.Embedder(ctx)
 	if err != nil {

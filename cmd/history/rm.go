@@ -44,14 +44,14 @@ func NewCmdRm(f *factory.Factory, runF func(context.Context, *RmOptions) error) 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return RmRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return rmRun(ctx, opts, s) })
 		},
 	}
 }
 
-// RmRun resolves every argument first and deletes nothing unless all of them name existing
+// rmRun resolves every argument first and deletes nothing unless all of them name existing
 // histories and the user agreed (or -y).
-func RmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
+func rmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
 	var hs []*record.History
 	seen := map[record.HistoryID]bool{}
 	for _, arg := range opts.IDs {

@@ -69,7 +69,7 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return SearchRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return searchRun(ctx, opts, s) })
 		},
 	}
 }
@@ -84,8 +84,8 @@ type searchJSON struct {
 	Snippet   string           `json:"snippet"`
 }
 
-// SearchRun searches s's workspace and prints the results, best first.
-func SearchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
+// searchRun searches s's workspace and prints the results, best first.
+func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
 	ios := opts.IO
 	alertID, err := alertFilter(ctx, s, opts.AlertID)
 	if err != nil {

@@ -112,7 +112,7 @@ func TestSearchRunOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := SearchRun(context.Background(), &o, s); err != nil {
+		if err := searchRun(context.Background(), &o, s); err != nil {
 			t.Fatal(err)
 		}
 		return stdout.String(), stderr.String()
@@ -183,7 +183,7 @@ func TestSearchRunOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := SearchRun(context.Background(), &o, s); err != nil {
+		if err := searchRun(context.Background(), &o, s); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(stdout.String(), string(b.ID)) {

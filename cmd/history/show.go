@@ -47,13 +47,13 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return ShowRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return showRun(ctx, opts, s) })
 		},
 	}
 }
 
-// ShowRun prints one transcript as text, Markdown or JSON.
-func ShowRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
+// showRun prints one transcript as text, Markdown or JSON.
+func showRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
 	id, err := factory.ResolveHistoryID(ctx, s, opts.ID)
 	if err != nil {
 		return err

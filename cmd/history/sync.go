@@ -33,13 +33,13 @@ func NewCmdSync(f *factory.Factory, runF func(context.Context, *SyncOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true}, func(s *factory.Store) error { return SyncRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true}, func(s *factory.Store) error { return syncRun(ctx, opts, s) })
 		},
 	}
 }
 
-// SyncRun uploads the spool's pending turns and reports each.
-func SyncRun(ctx context.Context, opts *SyncOptions, s *factory.Store) error {
+// syncRun uploads the spool's pending turns and reports each.
+func syncRun(ctx context.Context, opts *SyncOptions, s *factory.Store) error {
 	rep, err := s.Flush(ctx)
 	dir := ""
 	if sp := s.Spool(); sp != nil {
