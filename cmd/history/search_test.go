@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -176,7 +177,7 @@ func TestSearchRunOutputs(t *testing.T) {
 		ios, stdout, _ := cmdutil.TestIO("", false)
 		o := SearchOptions{IO: ios, Query: "forwards", Limit: 5, Output: "json",
 			Searcher: func(context.Context, *factory.Store) (*search.Searcher, error) {
-				return search.New(search.Options{IndicatorTokens: storetest.FakeTokens(nil)}), nil
+				return search.New(search.Options{IndicatorTokens: searchtest.FakeTokens(nil)}), nil
 			}}
 		s, err := open(context.Background(), factory.StoreOptions{})
 		if err != nil {
