@@ -12,6 +12,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	alertpkg "github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -186,7 +187,7 @@ type conversation struct {
 	opts       *Options
 	cfg        cmdutil.Config
 	store      *factory.Store
-	llm        session.LLM
+	llm        llm.Generator
 	newSession func(*record.History) (*session.Session, error)
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/retry"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -158,7 +159,7 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 			return err
 		}
 		br.failure()
-		delay := backoff(s.o.BaseDelay, s.o.MaxDelay, attempt)
+		delay := retry.Backoff(s.o.BaseDelay, s.o.MaxDelay, attempt, rand.Float64())
 		if probe || time.Until(deadline) < delay+s.o.BaseDelay {
 			br.trip()
 			return goerr.Wrap(err, "storage "+op+" failed", goerr.V("op", op), goerr.V("attempts", attempt), goerr.V("transient", true))
@@ -171,17 +172,6 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 		case <-t.C:
 		}
 	}
-}
-
-// backoff is the wait after the attempt-th failure: BaseDelay doubling up to MaxDelay, drawn
-// at random between half and all of it.
-func backoff(base, maxDelay time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < maxDelay; i++ {
-		d *= 2
-	}
-	d = min(d, maxDelay)
-	return d/2 + rand.N(d/2+1)
 }
 
 // GetHistory implements store.Histories.
@@ -311,11 +301,6 @@ type Breaker struct {
 	failures int
 	openedAt time.Time
 	probing  bool
-}
-
-// NewBreaker returns a closed breaker.
-func NewBreaker(threshold int, cooldown time.Duration, onChange func(from, to State)) *Breaker {
-	return newBreaker(threshold, cooldown, onChange, nil, time.Now)
 }
 
 // newBreaker returns a breaker that starts where memory left it (open, or half-open once the
