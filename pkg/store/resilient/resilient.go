@@ -57,8 +57,8 @@ type Options struct {
 	// AttemptTimeout bounds one attempt (never beyond the call's budget); by default the
 	// smaller of DefaultAttemptTimeout and half the budget.
 	AttemptTimeout time.Duration
-	// BaseDelay is the first backoff; it doubles up to MaxDelay. Each wait is drawn at random
-	// between half and all of it.
+	// BaseDelay is the first backoff ceiling; it doubles up to MaxDelay. Each wait is drawn at
+	// random below the ceiling (full jitter, pkg/retry).
 	BaseDelay, MaxDelay time.Duration
 	// Threshold is how many consecutive failed attempts open the breaker.
 	Threshold int
@@ -69,6 +69,9 @@ type Options struct {
 	// ReadMemory and WriteMemory, when set, keep each breaker's open state across processes:
 	// a breaker starts open when its memory says it is, until Cooldown after it opened.
 	ReadMemory, WriteMemory Memory
+	// Now is the breakers' clock (when they opened, when the cool-down ends); default time.Now.
+	// Retries wait in real time whatever it says.
+	Now func() time.Time
 }
 
 // Memory keeps a breaker's open state beyond the process.
@@ -101,6 +104,9 @@ func (o *Options) defaults() {
 	if o.Cooldown <= 0 {
 		o.Cooldown = DefaultCooldown
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
 
 // Store is a store.Store with retries and a circuit breaker. It is safe for concurrent use.
@@ -117,8 +123,8 @@ var _ store.Store = (*Store)(nil)
 func New(inner store.Store, o Options) *Store {
 	o.defaults()
 	return &Store{inner: inner, o: o,
-		reads:  newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.ReadMemory, time.Now),
-		writes: newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.WriteMemory, time.Now)}
+		reads:  newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.ReadMemory, o.Now),
+		writes: newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.WriteMemory, o.Now)}
 }
 
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
