@@ -136,7 +136,7 @@ func chatRun(ctx context.Context, opts *Options) error {
 		if opts.Query == "" && !ios.StdinTTY {
 			// Nothing piped and no -q: most likely run where stdin is not a terminal (make, an
 			// editor's task runner, a script), not an empty question on purpose.
-			return cmdutil.UsageErrorf("no question: stdin is not a terminal and held nothing; ask one with -q \"...\", pipe it on stdin, or run the chat in a terminal for a conversation")
+			return cmdutil.UsageErrorf("the question is empty: stdin is not a terminal and held nothing; ask with -q \"...\", pipe the question in, or run the chat in a terminal")
 		}
 		return cmdutil.UsageErrorf("the question is empty")
 	}
