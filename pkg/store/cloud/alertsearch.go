@@ -1,0 +1,114 @@
+package cloud
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"cloud.google.com/go/firestore"
+	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
+)
+
+var _ store.AlertSearcher = (*Store)(nil)
+
+// alertCandidates is how many documents one alert search reads at most: a constant, whatever
+// the number of alerts, since the query is bounded by it.
+const alertCandidates = 60
+
+// SearchAlerts implements store.AlertSearcher: one array-contains-any query on the alert
+// documents' terms (written with the alert), the candidates ranked by how many of the query's
+// terms they hold, the title's counting double. An indicator is asked for whole (its
+// compound, "203.0.113.7"), never through its parts.
+func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]store.AlertHit, error) {
+	terms := alertQueryTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	limit := store.ClampLimit(q.Limit)
+	s.calls.Add("firestore.query")
+	snaps, err := s.alerts().Where("workspace", "==", s.workspace).Where("terms", "array-contains-any", terms).
+		OrderBy("created_at", firestore.Desc).Limit(max(limit, alertCandidates)).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to search alerts")
+	}
+	hits := make([]store.AlertHit, 0, len(snaps))
+	for _, snap := range snaps {
+		var d alertDoc
+		if err := snap.DataTo(&d); err != nil {
+			continue
+		}
+		title := index.Terms(d.Title)
+		score := 0.0
+		for _, t := range terms {
+			if slices.Contains(d.Terms, t) {
+				score++
+			}
+			if slices.Contains(title, t) {
+				score++
+			}
+		}
+		hits = append(hits, store.AlertHit{
+			Alert:   d.alert(false),
+			Score:   score / float64(2*len(terms)),
+			Snippet: alertSnippet(index.AlertText("", []byte(d.Data)), terms),
+		})
+	}
+	slices.SortStableFunc(hits, func(a, b store.AlertHit) int { return cmpFloat(b.Score, a.Score) })
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// alertQueryTerms are the terms an alert search asks for: the compounds of the query (an
+// address, a domain, an ARN as typed) and its single words, at most Firestore's limit.
+func alertQueryTerms(text string) []string {
+	var out []string
+	add := func(t string) {
+		if t != "" && !index.IsStop(t) && !slices.Contains(out, t) && len(out) < maxQueryTerms {
+			out = append(out, t)
+		}
+	}
+	for _, c := range index.Compounds(text) {
+		add(c)
+	}
+	for _, p := range index.Phrases(text) {
+		if len(p) == 1 {
+			add(p[0])
+		}
+	}
+	return out
+}
+
+// alertSnippet is the line of text holding the first query term, its words marked.
+func alertSnippet(text string, terms []string) string {
+	words := map[string]bool{}
+	for _, t := range terms {
+		for _, w := range index.Words(t) {
+			words[w] = true
+		}
+	}
+	match := func(w string) bool { return words[w] }
+	for _, line := range strings.Split(text, "\n") {
+		lower := strings.ToLower(line)
+		for _, t := range terms {
+			if strings.Contains(lower, t) {
+				return index.Snippet(line, match, 12, store.SnippetOpen, store.SnippetClose)
+			}
+		}
+	}
+	return ""
+}
