@@ -104,8 +104,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		for _, r := range rs {
 			out = append(out, searchJSON{
 				ID: r.History.ID, AlertID: r.History.AlertID, Title: r.History.Title,
-				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: roundScore(r.Score),
-				Snippet: highlight(r.Snippet, "", ""),
+				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: factory.RoundScore(r.Score),
+				Snippet: factory.Highlight(r.Snippet, "", ""),
 			})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
@@ -120,8 +120,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		for _, r := range rs {
 			fmt.Fprintln(ios.Out, strings.Join([]string{
 				string(r.History.ID), string(r.History.AlertID), cmdutil.CleanCell(r.History.Title),
-				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(roundScore(r.Score), 'f', -1, 64),
-				cmdutil.CleanCell(highlight(r.Snippet, "", "")),
+				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(factory.RoundScore(r.Score), 'f', -1, 64),
+				cmdutil.CleanCell(factory.Highlight(r.Snippet, "", "")),
 			}, "\t"))
 		}
 		return nil
@@ -137,28 +137,9 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
 			cmdutil.CleanCell(truncate(r.History.Title, 48)), format.RelativeTime(now, r.History.UpdatedAt),
-			highlight(r.Snippet, open, closing))
+			factory.Highlight(r.Snippet, open, closing))
 	}
 	return tw.Flush()
-}
-
-// highlight makes a snippet safe to print (one line, no control characters) and puts open and
-// closing around the matches the store marked.
-func highlight(snippet, open, closing string) string {
-	parts := strings.Split(snippet, store.SnippetOpen)
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteString(open)
-		}
-		before, after, found := strings.Cut(p, store.SnippetClose)
-		b.WriteString(cmdutil.CleanCell(before))
-		if found {
-			b.WriteString(closing)
-			b.WriteString(cmdutil.CleanCell(strings.ReplaceAll(after, store.SnippetClose, "")))
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 func truncate(s string, n int) string {
@@ -167,9 +148,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-func roundScore(x float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
-	return v
 }
