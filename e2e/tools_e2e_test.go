@@ -2,11 +2,14 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
@@ -141,4 +144,72 @@ func TestToolsSeeOnlyTheirWorkspace(t *testing.T) {
 	if strings.Contains(out.Answer, "private notes") || strings.Contains(out.Answer, secret.HistoryID+`","alert_id`) {
 		t.Fatalf("another workspace's history reached the model: %s", out.Answer)
 	}
+}
+
+// On a terminal each call shows as one line on stderr before the answer, and Ctrl-C while
+// the model answers after its calls keeps the calls, their results and the partial answer.
+func TestInteractiveToolCalls(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Tool title"}
+		}
+		last := r.Contents[len(r.Contents)-1]
+		answered := len(last.Parts) > 0 && last.Parts[0].FunctionResponse != nil
+		switch q := r.LastUserText(); {
+		case answered && strings.Contains(lastQuestion(r), "slow"):
+			return geminitest.Reply{Chunks: []string{"partial-after-tools ", "never-1 ", "never-2"}, ChunkDelay: 1500 * time.Millisecond}
+		case answered:
+			return geminitest.Reply{Text: "The alert is a DNS query to 3322.org."}
+		default:
+			_ = q
+			return geminitest.Reply{Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "search_alerts", Args: map[string]any{"query": "3322.org"}}}}}
+		}
+	}))
+	alertID := c.addAlert("guardduty.json")
+	term := startTerminal(t, c, 120, "chat", "-a", alertID)
+	term.waitFor("/help for commands")
+	term.typeLine("what is this?")
+	term.waitFor(`→ search_alerts query="3322.org"`)
+	term.waitFor("DNS query to 3322.org")
+
+	term.typeLine("and a slow one?")
+	eventually.True(t, 20*time.Second, "the answer after the calls to start", func() bool {
+		for _, r := range c.srv.Requests() {
+			// the second chunk follows the first by 1.5 s: the first has reached the chat
+			if strings.Contains(lastQuestion(r), "slow") && r.Chunks() > 1 {
+				return true
+			}
+		}
+		return false
+	}, nil)
+	term.write("\x03")
+	term.waitFor("cancelled")
+	term.typeLine("/exit")
+	screen := term.wait()
+	if strings.Count(screen, "→ search_alerts") != 2 {
+		t.Fatalf("call lines: %q", screen)
+	}
+	m := regexp.MustCompile(`--history ([0-9a-f-]{36})`).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("no resume hint: %q", screen)
+	}
+	h := c.history(m[1])
+	// question, calls, responses, answer; then question, calls, responses, partial answer
+	if len(h.Contents) != 8 || h.ToolCalls != 2 || !strings.Contains(h.Contents[7].Parts[0].Text, "partial-after-tools") {
+		b, _ := json.Marshal(h.Contents[len(h.Contents)-1])
+		t.Fatalf("stored %d contents, %d calls; last %s", len(h.Contents), h.ToolCalls, b)
+	}
+}
+
+// lastQuestion is the text of the request's last user content that is a question (not a
+// round of responses).
+func lastQuestion(r *geminitest.Request) string {
+	for i := len(r.Contents) - 1; i >= 0; i-- {
+		c := r.Contents[i]
+		if c.Role == genai.RoleUser && len(c.Parts) > 0 && c.Parts[0].Text != "" {
+			return c.Parts[0].Text
+		}
+	}
+	return ""
 }
