@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/tool"
@@ -90,3 +91,70 @@ func BenchmarkToolLoop(b *testing.B) {
 	b.Run("four calls", func(b *testing.B) { benchToolQuestion(b, 4, 0) })
 	b.Run("four 20ms calls", func(b *testing.B) { benchToolQuestion(b, 4, 20*time.Millisecond) })
 }
+
+// BenchmarkFirstTokenWithTools compares the first token's delay of a question the model answers
+// without calling anything, with the built-in tools' declarations on the request and without.
+func BenchmarkFirstTokenWithTools(b *testing.B) {
+	decls := []tool.Tool{
+		declOnly{"get_alert", 1}, declOnly{"search_alerts", 2}, declOnly{"search_histories", 3}, declOnly{"get_history", 2},
+	}
+	for _, run := range []struct {
+		withTools bool
+		latency   time.Duration
+	}{{false, 0}, {true, 0}, {false, 20 * time.Millisecond}, {true, 20 * time.Millisecond}} {
+		withTools := run.withTools
+		name := "noTools"
+		if withTools {
+			name = "tools"
+		}
+		name += "/latency=" + run.latency.String()
+		b.Run(name, func(b *testing.B) {
+			srv := geminitest.NewServer(b, geminitest.WithoutRecording(), geminitest.WithLatency(run.latency), geminitest.WithHandler(func(*geminitest.Request) geminitest.Reply {
+				return geminitest.Reply{Chunks: []string{"first", " rest"}}
+			}))
+			client := benchClient(b, srv)
+			var reg *tool.Registry
+			if withTools {
+				var err error
+				if reg, err = tool.NewRegistry(decls...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			alert := &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
+			var total time.Duration
+			for b.Loop() {
+				sess, err := session.New(session.Options{LLM: client.Models, Store: discardStore{}, Redactor: nopRedactor{}, Model: "m", Tools: reg}, alert, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				var first time.Duration
+				if _, err := sess.Send(context.Background(), "What happened?", func(string) {
+					if first == 0 {
+						first = time.Since(start)
+					}
+				}); err != nil {
+					b.Fatal(err)
+				}
+				total += first
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns-to-first-token")
+		})
+	}
+}
+
+// declOnly is a tool declared with n string parameters, as the built-in ones are.
+type declOnly struct {
+	name string
+	n    int
+}
+
+func (d declOnly) Declaration() *genai.FunctionDeclaration {
+	props := map[string]*genai.Schema{}
+	for i := range d.n {
+		props[string(rune('a'+i))+"_argument"] = &genai.Schema{Type: genai.TypeString, Description: "an argument of the tool, described in a few words"}
+	}
+	return &genai.FunctionDeclaration{Name: d.name, Description: "A tool of about the built-in tools' description length.", Parameters: &genai.Schema{Type: genai.TypeObject, Properties: props}}
+}
+
+func (declOnly) Call(context.Context, map[string]any) map[string]any { return nil }
