@@ -32,3 +32,19 @@ func RoundScore(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
 	return v
 }
+
+// SearchArgs checks what a search command was given: the output format, a limit between 1 and
+// store.MaxLimit, and a query made of its arguments; example is shown when there is none.
+func SearchArgs(args []string, output string, limit int, example string) (string, error) {
+	if err := cmdutil.CheckFormat(output, "text", "json"); err != nil {
+		return "", err
+	}
+	q := strings.TrimSpace(strings.Join(args, " "))
+	if q == "" {
+		return "", cmdutil.UsageErrorf("a query is needed, e.g. %s", example)
+	}
+	if limit <= 0 || limit > store.MaxLimit {
+		return "", cmdutil.UsageErrorf("--limit must be between 1 and %d", store.MaxLimit)
+	}
+	return q, nil
+}

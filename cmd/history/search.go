@@ -15,7 +15,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
-	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // SearchOptions are "history search"'s.
@@ -56,16 +55,11 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat history search 'lateral movement'")
+			if err != nil {
 				return err
 			}
-			opts.Query = strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
-			if opts.Query == "" {
-				return cmdutil.UsageErrorf("history search takes a query, e.g. alertchat history search 'lateral movement'")
-			}
-			if opts.Limit <= 0 || opts.Limit > store.MaxLimit {
-				return cmdutil.UsageErrorf("--limit must be between 1 and %d", store.MaxLimit)
-			}
+			opts.Query = q
 			if runF != nil {
 				return runF(ctx, opts)
 			}

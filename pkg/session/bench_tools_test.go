@@ -120,25 +120,9 @@ func BenchmarkFirstTokenWithTools(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			alert := &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
-			var total time.Duration
-			for b.Loop() {
-				sess, err := session.New(session.Options{LLM: client.Models, Store: discardStore{}, Redactor: nopRedactor{}, Model: "m", Tools: reg}, alert, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				var first time.Duration
-				if _, err := sess.Send(context.Background(), "What happened?", func(string) {
-					if first == 0 {
-						first = time.Since(start)
-					}
-				}); err != nil {
-					b.Fatal(err)
-				}
-				total += first
-			}
-			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns-to-first-token")
+			firstTokens(b, func() (*session.Session, error) {
+				return session.New(session.Options{LLM: client.Models, Store: discardStore{}, Redactor: nopRedactor{}, Model: "m", Tools: reg}, benchAlert, nil)
+			})
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -56,21 +57,11 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 			Snippet: alertSnippet(index.AlertText("", []byte(d.Data)), terms),
 		})
 	}
-	slices.SortStableFunc(hits, func(a, b store.AlertHit) int { return cmpFloat(b.Score, a.Score) })
+	slices.SortStableFunc(hits, func(a, b store.AlertHit) int { return cmp.Compare(b.Score, a.Score) })
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
 	return hits, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // alertQueryTerms are the terms an alert search asks for: the compounds of the query (an

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -363,7 +364,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpScore(hits[b].Score, hits[a].Score) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(hits[b].Score, hits[a].Score) })
 	if len(order) > limit {
 		order = order[:limit]
 	}
@@ -416,16 +417,6 @@ func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[in
 		out[rid] = sn
 	}
 	return out, rows.Err()
-}
-
-func cmpScore(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fillMeta replaces each hit's placeholder history with its metadata, dropping hits whose
