@@ -1,0 +1,186 @@
+// Package mcp runs Model Context Protocol servers for the chat and offers their tools on the
+// tool registry (pkg/tool), on the official Go SDK (github.com/modelcontextprotocol/go-sdk).
+//
+// Security: a server is a program or a remote service the user configured. What it sees is
+// what alertchat sends it: the arguments the model gave, and for a stdio server an environment
+// made of an allow-list (PATH, HOME, LANG, LC_*, TMPDIR, USER) plus what its "env" names, never
+// the rest of alertchat's environment (Gemini and Google credentials included). Its tool
+// descriptions and results are untrusted text: they only ever go to the model. Whether a tool
+// asks before it runs comes from the configuration ("trust"), never from the server.
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Config is the "mcpServers" file, in the shape other MCP clients use.
+type Config struct {
+	Servers map[string]ServerConfig `json:"mcpServers"`
+}
+
+// ServerConfig is one server: stdio (Command), streamable HTTP (HTTPURL) or SSE (URL).
+type ServerConfig struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	HTTPURL string            `json:"httpUrl,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Timeout bounds a call, in milliseconds (default 60 s).
+	Timeout      int      `json:"timeout,omitempty"`
+	Trust        bool     `json:"trust,omitempty"`
+	IncludeTools []string `json:"includeTools,omitempty"`
+	ExcludeTools []string `json:"excludeTools,omitempty"`
+}
+
+// DefaultTimeout bounds a call when the server's config says nothing.
+const DefaultTimeout = 60 * time.Second
+
+// CallTimeout is the server's call timeout.
+func (c ServerConfig) CallTimeout() time.Duration {
+	if c.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return time.Duration(c.Timeout) * time.Millisecond
+}
+
+// Wants reports whether the server's tool t is offered: includeTools, when set, lists the
+// tools offered, and excludeTools wins.
+func (c ServerConfig) Wants(t string) bool {
+	for _, x := range c.ExcludeTools {
+		if x == t {
+			return false
+		}
+	}
+	if len(c.IncludeTools) == 0 {
+		return true
+	}
+	for _, x := range c.IncludeTools {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,40}$`)
+
+// Parse reads a config file's bytes: JSON, no unknown key, each server one transport.
+// getenv expands $VAR and ${VAR} in env, headers and args (nothing else is expanded).
+func Parse(data []byte, getenv func(string) string) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("not a valid MCP config: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not a valid MCP config: more than one JSON value")
+	}
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := c.Servers[n]
+		if !serverName.MatchString(n) {
+			return nil, fmt.Errorf("server name %q: use letters, digits, '_', '.', '-' (at most 40)", n)
+		}
+		kinds := 0
+		for _, set := range []bool{s.Command != "", s.HTTPURL != "", s.URL != ""} {
+			if set {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			return nil, fmt.Errorf("server %q: give exactly one of command, httpUrl or url", n)
+		}
+		if s.Timeout < 0 {
+			return nil, fmt.Errorf("server %q: timeout must be positive milliseconds", n)
+		}
+		expand := func(v string) string { return os.Expand(v, getenv) }
+		for i, a := range s.Args {
+			s.Args[i] = expand(a)
+		}
+		for k, v := range s.Env {
+			s.Env[k] = expand(v)
+		}
+		for k, v := range s.Headers {
+			s.Headers[k] = expand(v)
+		}
+		c.Servers[n] = s
+	}
+	return &c, nil
+}
+
+// Load reads and parses the config file at path.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("MCP config: %w", err)
+	}
+	c, err := Parse(data, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// allowedEnv are the variables of alertchat's environment a stdio server gets.
+var allowedEnv = []string{"PATH", "HOME", "LANG", "TMPDIR", "USER"}
+
+// ServerEnv is a stdio server's environment: the allow-list (and LC_*) from environ, then what
+// its config's env names.
+func ServerEnv(environ []string, own map[string]string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(k, "LC_") || contains(allowedEnv, k) {
+			if _, overridden := own[k]; !overridden {
+				out = append(out, kv)
+			}
+		}
+	}
+	keys := make([]string, 0, len(own))
+	for k := range own {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+own[k])
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+// ToolName is the name a server's tool is declared under: mcp_<server>_<tool>, characters
+// outside [A-Za-z0-9_.-] as '_', at most 64 characters.
+func ToolName(server, t string) string {
+	n := unsafeName.ReplaceAllString("mcp_"+server+"_"+t, "_")
+	if len(n) > 64 {
+		n = n[:64]
+	}
+	return n
+}

@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/alertchat/alertchat/pkg/tool"
+)
+
+// Options tune a Manager.
+type Options struct {
+	// Environ is alertchat's environment, of which a stdio server gets the allow-list.
+	Environ []string
+	// Warn receives one line per server that cannot start, tool left out, or server that
+	// stops mid-session.
+	Warn func(line string)
+	// StartTimeout bounds a server's start (connect, initialize, tool list); default 30 s.
+	StartTimeout time.Duration
+	// Transports replace the config's transport of the named servers (tests).
+	Transports map[string]sdk.Transport
+}
+
+// Manager starts the configured servers in the background and holds their tools.
+type Manager struct {
+	o       Options
+	mu      sync.Mutex
+	servers []*server
+	tools   map[string][]tool.Tool // by server, once started
+	pending map[string]bool
+	done    chan struct{}
+	cancel  context.CancelFunc
+}
+
+// Start starts every server of c concurrently and returns at once: the prompt never waits for
+// them.
+func Start(ctx context.Context, c *Config, o Options) *Manager {
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m := &Manager{o: o, tools: map[string][]tool.Tool{}, pending: map[string]bool{}, done: make(chan struct{}), cancel: cancel}
+	var wg sync.WaitGroup
+	for name, cfg := range c.Servers {
+		m.pending[name] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.start(ctx, name, cfg)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(m.done)
+	}()
+	return m
+}
+
+func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
+	sctx, cancel := context.WithTimeout(ctx, m.o.StartTimeout)
+	defer cancel()
+	defer func() {
+		m.mu.Lock()
+		delete(m.pending, name)
+		m.mu.Unlock()
+	}()
+	s, err := connect(sctx, name, cfg, m.o.Environ, m.o.Transports[name])
+	if err != nil {
+		m.o.Warn(fmt.Sprintf("MCP server %s did not start and is left out: %s", name, oneLine(err.Error())))
+		return
+	}
+	s.onStop = func(name string) {
+		m.o.Warn(fmt.Sprintf("MCP server %s stopped; its tools now answer \"server stopped\"", name))
+	}
+	ts, skipped, err := s.tools(sctx)
+	if err != nil {
+		_ = s.close()
+		m.o.Warn(fmt.Sprintf("MCP server %s did not list its tools and is left out: %s", name, oneLine(err.Error())))
+		return
+	}
+	for _, sk := range skipped {
+		m.o.Warn(fmt.Sprintf("MCP server %s: tool %s is left out: Gemini cannot take its input schema", name, sk))
+	}
+	m.mu.Lock()
+	m.servers = append(m.servers, s)
+	m.tools[name] = ts
+	m.mu.Unlock()
+}
+
+// Tools waits at most wait for the servers still starting, then returns the tools of those
+// that are ready, in name order; the ones still starting are named in one warning line.
+func (m *Manager) Tools(ctx context.Context, wait time.Duration) []tool.Tool {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-m.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.pending) > 0 {
+		var names []string
+		for n := range m.pending {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		m.o.Warn(fmt.Sprintf("MCP servers not ready yet, asking without them: %s", strings.Join(names, ", ")))
+	}
+	var out []tool.Tool
+	for _, ts := range m.tools {
+		out = append(out, ts...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Declaration().Name < out[j].Declaration().Name })
+	return out
+}
+
+// Close stops every server (a stdio server's process with it) and the ones still starting.
+func (m *Manager) Close() error {
+	m.cancel()
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []string
+	for _, s := range m.servers {
+		if err := s.close(); err != nil {
+			errs = append(errs, s.name+": "+err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("stopping MCP servers: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

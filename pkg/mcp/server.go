@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/tool"
+)
+
+// server is one configured server, connected.
+type server struct {
+	name    string
+	cfg     ServerConfig
+	session *sdk.ClientSession
+	stopped atomic.Bool
+	// onStop is told once when the server goes away mid-session.
+	onStop   func(name string)
+	stopOnce sync.Once
+}
+
+// connect starts or reaches the server and initialises the session. transport overrides the
+// config's (tests).
+func connect(ctx context.Context, name string, cfg ServerConfig, environ []string, transport sdk.Transport) (*server, error) {
+	if transport == nil {
+		var err error
+		if transport, err = transportOf(cfg, environ); err != nil {
+			return nil, err
+		}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "alertchat", Version: "1"}, nil)
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &server{name: name, cfg: cfg, session: session}, nil
+}
+
+func transportOf(cfg ServerConfig, environ []string) (sdk.Transport, error) {
+	switch {
+	case cfg.Command != "":
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd.Env = ServerEnv(environ, cfg.Env)
+		cmd.Dir = cfg.Cwd
+		// Its own process group, killed with alertchat even on SIGKILL (Linux): no orphan.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	case cfg.HTTPURL != "":
+		return &sdk.StreamableClientTransport{Endpoint: cfg.HTTPURL, HTTPClient: headerClient(cfg.Headers), MaxRetries: -1, DisableStandaloneSSE: true}, nil
+	case cfg.URL != "":
+		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: headerClient(cfg.Headers)}, nil
+	}
+	return nil, errors.New("no transport")
+}
+
+// headerClient sends the configured headers with every request.
+func headerClient(h map[string]string) *http.Client {
+	if len(h) == 0 {
+		return &http.Client{}
+	}
+	return &http.Client{Transport: headerRoundTripper{h, http.DefaultTransport}}
+}
+
+type headerRoundTripper struct {
+	h    map[string]string
+	next http.RoundTripper
+}
+
+func (t headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+// tools lists the server's tools as tool.Tools; a tool whose schema cannot be declared is
+// left out and reported in skipped.
+func (s *server) tools(ctx context.Context) (out []tool.Tool, skipped []string, err error) {
+	for t, err := range s.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, nil, err
+		}
+		if !s.cfg.Wants(t.Name) {
+			continue
+		}
+		schema, why := declarableSchema(t.InputSchema)
+		if why != "" {
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", t.Name, why))
+			continue
+		}
+		out = append(out, &mcpTool{srv: s, remote: t.Name, decl: &genai.FunctionDeclaration{
+			Name: ToolName(s.name, t.Name), Description: t.Description, ParametersJsonSchema: schema,
+		}})
+	}
+	return out, skipped, nil
+}
+
+// declarableSchema is a server's input schema as Gemini takes it (parametersJsonSchema): the
+// keywords it refuses removed at every level; a schema that is not an object, or that refers
+// to definitions it cannot resolve, is refused with the reason.
+func declarableSchema(in any) (any, string) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, "schema not JSON"
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return nil, "schema is not an object"
+	}
+	if t, ok := m["type"]; ok && t != "object" {
+		return nil, "parameters are not an object"
+	}
+	if strings.Contains(string(b), `"$ref"`) {
+		return nil, "schema uses $ref"
+	}
+	clean(m)
+	if _, ok := m["type"]; !ok {
+		m["type"] = "object"
+	}
+	return m, ""
+}
+
+// dropped are JSON Schema keywords Gemini's function declarations refuse or do not need.
+var dropped = []string{"$schema", "$id", "$comment", "additionalProperties", "$defs", "definitions"}
+
+func clean(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range dropped {
+			delete(x, k)
+		}
+		if f, ok := x["format"].(string); ok && f != "date-time" && f != "enum" {
+			delete(x, "format")
+		}
+		for _, e := range x {
+			clean(e)
+		}
+	case []any:
+		for _, e := range x {
+			clean(e)
+		}
+	}
+}
+
+// mcpTool is one of a server's tools on the registry.
+type mcpTool struct {
+	srv    *server
+	remote string
+	decl   *genai.FunctionDeclaration
+}
+
+func (t *mcpTool) Declaration() *genai.FunctionDeclaration { return t.decl }
+
+// Origin is the server, trusted only when the user's config says so.
+func (t *mcpTool) Origin() tool.Origin {
+	return tool.Origin{Server: t.srv.name, Trusted: t.srv.cfg.Trust}
+}
+
+// Call calls the tool on its server, within the server's timeout; a timed-out or cancelled call
+// is cancelled on the server (the SDK sends notifications/cancelled).
+func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any {
+	if t.srv.stopped.Load() {
+		return tool.Error("server stopped")
+	}
+	cctx, cancel := context.WithTimeout(ctx, t.srv.cfg.CallTimeout())
+	defer cancel()
+	res, err := t.srv.session.CallTool(cctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	switch {
+	case ctx.Err() != nil:
+		return tool.Error("cancelled")
+	case cctx.Err() != nil:
+		return tool.Error("timed out")
+	case err != nil && isGone(err):
+		t.srv.gone()
+		return tool.Error("server stopped")
+	case err != nil:
+		return tool.Error(err.Error())
+	}
+	text := resultText(res)
+	if res.IsError {
+		return tool.Error(text)
+	}
+	if res.StructuredContent != nil {
+		return map[string]any{"content": res.StructuredContent}
+	}
+	return map[string]any{"content": text}
+}
+
+func isGone(err error) bool {
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "connection closed")
+}
+
+// gone marks the server stopped and reports it once.
+func (s *server) gone() {
+	s.stopped.Store(true)
+	s.stopOnce.Do(func() {
+		if s.onStop != nil {
+			s.onStop(s.name)
+		}
+	})
+}
+
+// resultText is a result's text content, joined.
+func resultText(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		switch x := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, x.Text)
+		default:
+			if b, err := json.Marshal(c); err == nil {
+				parts = append(parts, string(b))
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (s *server) close() error {
+	s.stopped.Store(true)
+	return s.session.Close()
+}
