@@ -19,7 +19,7 @@ func main() {
 	if _, err := os.Stat(".env"); err == nil {
 		_ = godotenv.Load()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(cmd.Run(ctx, os.Args, cmdutil.SystemIO()))
 }

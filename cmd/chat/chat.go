@@ -3,6 +3,7 @@
 package chat
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // maxQuestionSize bounds a question read from stdin.
@@ -44,6 +46,8 @@ type Options struct {
 	NoRelated bool
 	// Tools are --no-tools, --max-tool-calls and --max-tool-result.
 	Tools factory.ToolOptions
+	// MCPConfig is --mcp-config: the MCP servers whose tools the chat offers.
+	MCPConfig string
 }
 
 // clip keeps a title on one line of reasonable length.
@@ -79,6 +83,7 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
 			&cli.BoolFlag{Name: "no-related", Usage: "do not show related conversations of other alerts when this alert has none yet", Sources: cmdutil.EnvVar("NO_RELATED"), Destination: &opts.NoRelated},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
+			&cli.StringFlag{Name: "mcp-config", Usage: "MCP servers' config file (default $XDG_CONFIG_HOME/alertchat/mcp.json when it exists)", Sources: cmdutil.EnvVar("MCP_CONFIG"), Destination: &opts.MCPConfig},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools: Gemini answers from the alert and the conversation only", Sources: cmdutil.EnvVar("NO_TOOLS"), Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question; past it Gemini is asked to answer without tools", Value: session.DefaultMaxToolCalls, Sources: cmdutil.EnvVar("MAX_TOOL_CALLS"), Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON; a larger one is cut and says so", Value: session.DefaultMaxToolResult, Sources: cmdutil.EnvVar("MAX_TOOL_RESULT"), Destination: &opts.Tools.MaxResult},
@@ -181,6 +186,14 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	if err != nil {
 		return err
 	}
+	// MCP servers start now, in the background; the first question waits for them briefly.
+	servers, err := startMCP(ctx, opts.IO, mcpConfigPath(opts.MCPConfig), sessOpts.Tools)
+	if err != nil {
+		return err
+	}
+	defer servers.close()
+	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, mcp: servers, tools: sessOpts.Tools}
+	sessOpts.Approver = newApprover(opts.IO, conv.readApproval)
 	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
 	if err != nil {
@@ -191,7 +204,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 			return cmdutil.UsageErrorf("invalid --title: %v", err)
 		}
 	}
-	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, newSession: newSession}
+	conv.newSession = newSession
 	if interactive {
 		return runInteractive(ctx, conv, sess)
 	}
@@ -205,6 +218,31 @@ type conversation struct {
 	store      *factory.Store
 	llm        llm.Generator
 	newSession func(*record.History) (*session.Session, error)
+	// tools are the chat's tools (nil with --no-tools); mcp its MCP servers (nil without).
+	tools *tool.Registry
+	mcp   *mcpTools
+	// lineReader, in an interactive chat, asks the approval questions through the line
+	// editor; nil reads stdin.
+	lineReader func(prompt string) (string, error)
+	in         *bufio.Reader
+}
+
+// stdin is the one buffered reader of stdin the one-shot questions (approvals, the judge's
+// offer) share, so that no answer typed ahead is lost between them.
+func (c *conversation) stdin() *bufio.Reader {
+	if c.in == nil {
+		c.in = bufio.NewReader(c.opts.IO.In)
+	}
+	return c.in
+}
+
+// readApproval reads the answer to an approval question from the terminal.
+func (c *conversation) readApproval(prompt string) (string, error) {
+	if c.lineReader != nil {
+		return c.lineReader(prompt)
+	}
+	fmt.Fprint(c.opts.IO.ErrOut, prompt)
+	return c.stdin().ReadString('\n')
 }
 
 // openConversation finds the alert and, when resuming, the history.

@@ -37,6 +37,7 @@ const chatHelp = `Type a question and press Enter. Commands:
   /compress        summarise the older turns now (they stay in the history)
   /retry           send the last question again (after a failure)
   /export FILE     write the conversation to FILE (.md or .json)
+  /tools           list the tools Gemini may call, their server and whether they ask
   /exit            leave (Ctrl-D works too)
 Multi-line input: a line with just """ starts and ends a block; a line ending in \ continues.
 Ctrl-C stops an answer in flight; at the prompt it clears the line.
@@ -77,6 +78,12 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	ed.HistoryErr = func(err error) { conv.opts.Logger().Debug("cannot write the input history", "error", err) }
 
 	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, ed: ed, rl: ed.Readline()}
+	// Approval questions are asked through the line editor, which owns the terminal.
+	conv.lineReader = func(prompt string) (string, error) {
+		c.rl.SetPrompt(prompt)
+		defer c.rl.SetPrompt("> ")
+		return c.rl.ReadLine()
+	}
 	c.same = conv.resolver(sess)
 
 	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
@@ -97,8 +104,22 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	c.banner()
 	c.printLines(c.relatedLines(ctx, c.sess)())
 	defer c.farewell()
+	// SIGTERM or SIGHUP (the run's context) ends the chat even at the prompt: closing the editor
+	// ends the read, so the deferred clean-up (MCP servers, the terminal) runs.
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = c.ed.Close()
+		case <-stopped:
+		}
+	}()
 	for {
 		input, err := c.ed.ReadQuestion()
+		if ctx.Err() != nil {
+			return nil
+		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -147,6 +168,7 @@ const inputHistoryLimit = 1000
 
 // ask sends a question and prints the streamed answer. A failed question is kept for /retry.
 func (c *interactiveChat) ask(ctx context.Context, question string) {
+	c.mcp.ready(ctx)
 	judging := c.startSame(ctx, question)
 	turnCtx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
@@ -227,6 +249,9 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 		c.farewell()
 		c.sess, c.pending, c.same = sess, "", nil
 		fmt.Fprintln(out, "New conversation about the same alert.")
+	case "/tools":
+		c.mcp.ready(ctx) // the servers' tools too, once they are up
+		listTools(c.ios, c.tools)
 	case "/usage":
 		h := c.sess.History()
 		fmt.Fprintf(out, "Tokens: %d in, %d out (%d total) over %d messages.\n",

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,6 +82,7 @@ func (c *conversation) oneShot(ctx context.Context, sess *session.Session, quest
 
 // answer sends question and prints the streamed answer (text output).
 func (c *conversation) answer(ctx context.Context, sess *session.Session, question string) (*session.Turn, error) {
+	c.mcp.ready(ctx)
 	ios := c.opts.IO
 	var aw *answerWriter
 	onText := func(string) {}
@@ -178,7 +178,7 @@ func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *se
 	}
 	ios := c.opts.IO
 	fmt.Fprintf(ios.ErrOut, "%s Ask it again there, with that conversation's context? [y/N] ", samechat.Describe(match, store.Now()))
-	line, err := bufio.NewReader(ios.In).ReadString('\n')
+	line, err := c.stdin().ReadString('\n')
 	if err != nil && line == "" {
 		fmt.Fprintln(ios.ErrOut)
 	}

@@ -1,0 +1,158 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/tool"
+)
+
+// mcpWait is how long a question asked before the servers are ready waits for them.
+const mcpWait = 5 * time.Second
+
+// mcpConfigPath is --mcp-config, else $XDG_CONFIG_HOME/alertchat/mcp.json when it exists.
+func mcpConfigPath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	p := filepath.Join(dir, "alertchat", "mcp.json")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// mcpTools are the configured servers of a chat: started in the background when the chat
+// starts, their tools added to the chat's registry before the first question that finds them
+// ready (it waits at most mcpWait).
+type mcpTools struct {
+	mgr  *mcp.Manager
+	reg  *tool.Registry
+	warn func(string)
+	once sync.Once
+}
+
+// startMCP loads the config and starts its servers; nil when there is none. A config that
+// cannot be read or is not valid is a usage error (exit 2).
+func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *tool.Registry) (*mcpTools, error) {
+	if path == "" || reg == nil {
+		return nil, nil
+	}
+	cfg, err := mcp.Load(path, os.Getenv)
+	if err != nil {
+		return nil, cmdutil.UsageErrorf("%s", err.Error())
+	}
+	if len(cfg.Servers) == 0 {
+		return nil, nil
+	}
+	warn := func(line string) { fmt.Fprintln(ios.ErrOut, "Warning: "+cmdutil.OneLine(line)) }
+	return &mcpTools{mgr: mcp.Start(ctx, cfg, mcp.Options{Environ: os.Environ(), Warn: warn}), reg: reg, warn: warn}, nil
+}
+
+// ready adds the servers' tools to the registry, once.
+func (m *mcpTools) ready(ctx context.Context) {
+	if m == nil {
+		return
+	}
+	m.once.Do(func() {
+		for _, t := range m.mgr.Tools(ctx, mcpWait) {
+			if err := m.reg.Add(t); err != nil {
+				m.warn(err.Error() + "; the second is left out")
+			}
+		}
+	})
+}
+
+func (m *mcpTools) close() {
+	if m != nil {
+		_ = m.mgr.Close()
+	}
+}
+
+// approver asks on the terminal before an MCP tool of an untrusted server runs: one line naming
+// server, tool and arguments, answered y (once), a (always in this session) or N (the
+// default). It reads only the terminal: nothing in the conversation, the alert or a result can
+// answer it. readLine is the chat's line editor in an interactive chat, stdin in a one-shot.
+type approver struct {
+	ios      *cmdutil.IOStreams
+	readLine func(prompt string) (string, error)
+	mu       sync.Mutex // one question at a time, even for concurrent calls
+	always   map[string]bool
+}
+
+// newApprover is the terminal's approver, or nil where nobody can be asked (stdin or stdout not
+// a terminal): then untrusted tools are denied.
+func newApprover(ios *cmdutil.IOStreams, readLine func(string) (string, error)) tool.Approver {
+	if !ios.StdinTTY || !ios.StdoutTTY {
+		return nil
+	}
+	return &approver{ios: ios, readLine: readLine, always: map[string]bool{}}
+}
+
+func (a *approver) Approve(ctx context.Context, c tool.Call) tool.Decision {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.always[c.Name] {
+		return tool.ApprovedAlways
+	}
+	if ctx.Err() != nil {
+		return tool.Denied
+	}
+	args, _ := json.Marshal(c.Args)
+	prompt := cmdutil.OneLine(fmt.Sprintf("Run %s of MCP server %s with %s? [y] once, [a] always in this session, [N] no", c.Name, c.Origin.Server, clipArgs(string(args)))) + " "
+	line, err := a.readLine(prompt)
+	if err != nil {
+		return tool.Denied
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return tool.ApprovedOnce
+	case "a", "always":
+		a.always[c.Name] = true
+		return tool.ApprovedAlways
+	}
+	return tool.Denied
+}
+
+func clipArgs(s string) string {
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:197]) + "..."
+	}
+	return s
+}
+
+// listTools is /tools: every tool, its server and whether it asks.
+func listTools(ios *cmdutil.IOStreams, reg *tool.Registry) {
+	if reg == nil || len(reg.Names()) == 0 {
+		fmt.Fprintln(ios.ErrOut, "No tools (--no-tools).")
+		return
+	}
+	for _, n := range reg.Names() {
+		t, _ := reg.Lookup(n)
+		o := tool.OriginOf(t)
+		server, asks := "built-in", "runs without asking"
+		if o.Server != "" {
+			server = "MCP server " + o.Server
+			if o.Asks() {
+				asks = "asks before it runs"
+			}
+		}
+		fmt.Fprintf(ios.ErrOut, "%-32s %-24s %s\n", cmdutil.OneLine(n), cmdutil.OneLine(server), asks)
+	}
+}
