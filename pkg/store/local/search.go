@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -60,6 +62,35 @@ CREATE TRIGGER IF NOT EXISTS search_forget AFTER DELETE ON histories BEGIN
 	DELETE FROM search_vectors WHERE workspace = old.workspace AND history_id = old.id;
 END;
 `
+
+// searchFormat is the database's user_version once its index holds CJK text as bigrams.
+const searchFormat = 1
+
+// migrateSearch forgets the index rows of histories indexed before CJK text was indexed as
+// bigrams (their Japanese words cannot be found): they become unindexed, which fsck reports and
+// reindex repairs. It runs once per database.
+func migrateSearch(ctx context.Context, tx *sql.Tx) error {
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v >= searchFormat {
+		return nil
+	}
+	const stale = `SELECT r.history_id FROM search_fts f JOIN search_rows r ON r.rid = f.rowid
+		WHERE (f.title || f.body) GLOB '*[ぁ-ヿ㐀-鿿가-힯ｦ-ﾟ]*' AND instr(f.title || f.body, char(30)) = 0`
+	for _, q := range []string{
+		`DELETE FROM search_state WHERE history_id IN (` + stale + `)`,
+		`DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id NOT IN (SELECT history_id FROM search_state))`,
+		`DELETE FROM search_rows WHERE history_id NOT IN (SELECT history_id FROM search_state)`,
+		`PRAGMA user_version = ` + strconv.Itoa(searchFormat),
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return goerr.Wrap(err, "failed to migrate search index")
+		}
+	}
+	return nil
+}
 
 const (
 	kindMeta = 0
@@ -208,7 +239,8 @@ func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *record.History, ki
 	if err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
-	if _, err := insFTS.ExecContext(ctx, rid, title, body); err != nil {
+	// CJK runs go in as their bigrams (index.Segmented), which unicode61 then splits like words.
+	if _, err := insFTS.ExecContext(ctx, rid, index.Segmented(title), index.Segmented(body)); err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
 	return nil
@@ -239,13 +271,22 @@ func queryPhrases(q store.SearchQuery) [][]string {
 }
 
 // matchExpr is the FTS5 query of phrases: each quoted (so nothing the analyst types is FTS5
-// syntax), joined by OR.
+// syntax), joined by OR. A one-character CJK word is a prefix query: it is the first half of
+// the bigrams it starts, or a run's last character (see index.Segmented).
 func matchExpr(phrases [][]string) string {
 	parts := make([]string, len(phrases))
 	for i, p := range phrases {
 		parts[i] = `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
+		if isCJKChar(p) {
+			parts[i] += "*"
+		}
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// isCJKChar reports whether phrase p is one CJK character.
+func isCJKChar(p []string) bool {
+	return len(p) == 1 && utf8.RuneCountInString(p[0]) == 1 && index.IsCJK([]rune(p[0])[0])
 }
 
 // Ranking every row a common word matches would cost in proportion to the corpus, so:
@@ -264,6 +305,15 @@ const titleWeight, bodyWeight = 4.0, 1.0
 
 // rowsOf is how many index rows hold phrase p, at most: the fewest rows of any of its terms.
 func (s *Store) rowsOf(ctx context.Context, p []string) (int, error) {
+	if isCJKChar(p) {
+		// Every term starting with the character: the prefix query's rows, at most.
+		var n sql.NullInt64
+		err := s.db.QueryRowContext(ctx, `SELECT sum(doc) FROM search_vocab WHERE term >= ? AND term < ?`, p[0], p[0]+"\U0010FFFF").Scan(&n)
+		if err != nil {
+			return 0, goerr.Wrap(err, "failed to read search vocabulary")
+		}
+		return int(n.Int64), nil
+	}
 	least := -1
 	for _, w := range p {
 		var n int
@@ -372,7 +422,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 	for i, j := range order {
 		top[i], rids[i] = hits[j], best[j]
 	}
-	snippets, err := s.snippets(ctx, expr, rids)
+	snippets, err := s.snippets(ctx, expr, phraseMatcher(phrases), rids)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +440,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 }
 
 // snippets makes the snippets of the given index rows: a few words around the match, marked.
-func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[int64]string, error) {
+func (s *Store) snippets(ctx context.Context, expr string, match func(string) bool, rids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(rids))
 	if len(rids) == 0 {
 		return out, nil
@@ -415,7 +465,62 @@ func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[in
 		}
 		out[rid] = sn
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to make search snippets")
+	}
+	rows.Close()
+	// FTS5 cuts and marks the indexed form of CJK text (its bigrams): such snippets are made
+	// again from the row's own text.
+	for rid, sn := range out {
+		if index.HasCJK(sn) {
+			if out[rid], err = s.cjkSnippet(ctx, rid, match); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// cjkSnippet makes the snippet of index row rid in Go: its title or else its body, restored from
+// the indexed form.
+func (s *Store) cjkSnippet(ctx context.Context, rid int64, match func(string) bool) (string, error) {
+	var title, body string
+	err := s.db.QueryRowContext(ctx, `SELECT title, body FROM search_fts WHERE rowid = ?`, rid).Scan(&title, &body)
+	if err != nil {
+		return "", goerr.Wrap(err, "failed to make search snippets")
+	}
+	for _, text := range []string{title, body} {
+		if sn := index.Snippet(index.Unsegment(text), match, 12, store.SnippetOpen, store.SnippetClose); sn != "" {
+			return sn, nil
+		}
+	}
+	return "", nil
+}
+
+// phraseMatcher reports whether a term is one of the phrases' terms (a one-character CJK
+// phrase also matches the bigrams it starts, as its prefix query does).
+func phraseMatcher(phrases [][]string) func(string) bool {
+	want := map[string]bool{}
+	var prefixes []string
+	for _, p := range phrases {
+		for _, t := range p {
+			want[t] = true
+		}
+		if isCJKChar(p) {
+			prefixes = append(prefixes, p[0])
+		}
+	}
+	return func(t string) bool {
+		if want[t] {
+			return true
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(t, p) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 func cmpScore(a, b float64) int {

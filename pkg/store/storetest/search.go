@@ -25,6 +25,7 @@ func RunSearch(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"AlertFilter", testSearchAlertFilter},
 		{"OtherWorkspaceFindsNothing", testSearchWorkspaceIsolation},
 		{"IndexFollowsWrites", testSearchFollowsWrites},
+		{"SearchSetCJK", testSearchSetCJK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
