@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -154,15 +153,15 @@ func SearchRun(ctx context.Context, opts *SearchOptions, s *cmdutil.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tALERT\tTITLE\tUPDATED\tMATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "ALERT", "TITLE", "UPDATED", "MATCH")
 	now := time.Now()
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
-			cmdutil.CleanCell(truncate(r.History.Title, 48)), format.RelativeTime(now, r.History.UpdatedAt),
+		t.RowStyled(format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
+			cmdutil.CleanCell(format.Truncate(r.History.Title, 48, format.Ellipsis)), format.RelativeTime(now, r.History.UpdatedAt),
 			highlight(r.Snippet, open, closing))
 	}
-	return tw.Flush()
+	t.Flush()
+	return nil
 }
 
 // highlight makes a snippet safe to print (one line, no control characters) and puts open and
@@ -182,14 +181,6 @@ func highlight(snippet, open, closing string) string {
 		}
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func roundScore(x float64) float64 {
