@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/m-mizutani/goerr/v2"

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/alertchat/alertchat/pkg/termsafe"
-
 	"github.com/m-mizutani/goerr/v2"
-	"github.com/mattn/go-runewidth"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // DefaultCommand is the pager when $PAGER is unset: -R lets colours through.
@@ -85,7 +85,7 @@ func Needed(opts Options, text string) bool {
 func rows(text string, width int) int {
 	n := 0
 	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		w := runewidth.StringWidth(termsafe.StripCSI(line))
+		w := format.Width(termsafe.StripCSI(line))
 		if width <= 0 || w <= width {
 			n++
 			continue

@@ -15,6 +15,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/index"
@@ -278,16 +279,7 @@ func jaccard(a, b []string) float64 {
 	return float64(inter) / float64(union)
 }
 
-// excerpt cuts s to about n runes at a word boundary.
+// excerpt cuts s to n display columns, at a word boundary in spaced scripts.
 func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return cut + "…"
+	return format.TruncateWords(strings.Join(strings.Fields(s), " "), n, format.Ellipsis)
 }
