@@ -199,21 +199,34 @@ func Contents(cs []*genai.Content) string {
 
 // Snippet returns about n words of s around the first word for which match is true, the
 // matching words between open and closing; "" when no word matches. In CJK text a character
-// counts as half a word, and the characters of a matching bigram are marked as one span.
+// counts as half a word, and the characters of a matching bigram are marked as one span. It
+// reads s only as far as the snippet needs.
 func Snippet(s string, match func(term string) bool, n int, open, closing string) string {
-	units := snippetUnits(s, match)
+	budget := float64(n)
+	keepBefore := 2*n/3 + 1 // units that can stand before the first match (half a word each at least)
+	var units []snippetUnit
+	dropped, more := false, false
 	first := -1
-	for i, u := range units {
-		if u.hit {
-			first = i
-			break
+	snippetUnits(s, match, func(u snippetUnit) bool {
+		if first >= 0 && len(units)-first >= 2*n {
+			more = true
+			return false
 		}
-	}
+		if first < 0 && u.hit {
+			first = len(units)
+		}
+		if first < 0 && len(units) == 2*keepBefore {
+			// Only the last keepBefore units before a match can be shown.
+			units = append(units[:0], units[keepBefore:]...)
+			dropped = true
+		}
+		units = append(units, u)
+		return true
+	})
 	if first < 0 {
 		return ""
 	}
 	// Walk back a third of the budget, then forward the rest of it.
-	budget := float64(n)
 	start := first
 	for back := budget / 3; start > 0 && back >= units[start-1].weight; start-- {
 		back -= units[start-1].weight
@@ -224,7 +237,7 @@ func Snippet(s string, match func(term string) bool, n int, open, closing string
 	}
 	end = max(end, first+1)
 	var b strings.Builder
-	if start > 0 {
+	if start > 0 || dropped {
 		b.WriteString("…")
 	}
 	for i := start; i < end; i++ {
@@ -241,7 +254,7 @@ func Snippet(s string, match func(term string) bool, n int, open, closing string
 			b.WriteString(closing)
 		}
 	}
-	if end < len(units) {
+	if end < len(units) || more {
 		b.WriteString("…")
 	}
 	return b.String()
@@ -256,8 +269,8 @@ type snippetUnit struct {
 	weight float64
 }
 
-func snippetUnits(s string, match func(string) bool) []snippetUnit {
-	var units []snippetUnit
+// snippetUnits gives the units of s to yield, in order, until yield returns false.
+func snippetUnits(s string, match func(string) bool, yield func(snippetUnit) bool) {
 	hitAny := func(ws []string) bool {
 		for _, w := range ws {
 			if match(w) {
@@ -266,46 +279,53 @@ func snippetUnits(s string, match func(string) bool) []snippetUnit {
 		}
 		return false
 	}
-	for _, f := range strings.Fields(s) {
+	var units []snippetUnit
+	var cjk []bool
+	for f := range strings.FieldsSeq(s) {
 		if !HasCJK(f) {
-			units = append(units, snippetUnit{text: f, spaced: true, hit: hitAny(Words(f)), weight: 1})
+			if !yield(snippetUnit{text: f, spaced: true, hit: hitAny(Words(f)), weight: 1}) {
+				return
+			}
 			continue
 		}
-		first := len(units)
-		var runes []rune
-		for len(f) > 0 {
-			r := firstRune(f)
+		units, cjk = units[:0], cjk[:0]
+		for rest := f; rest != ""; {
+			r, size := utf8.DecodeRuneInString(rest)
 			if IsCJK(r) {
-				runes = append(runes, r)
-				units = append(units, snippetUnit{text: string(r), weight: 0.5})
-				f = f[utf8.RuneLen(r):]
+				units = append(units, snippetUnit{text: rest[:size], weight: 0.5})
+				cjk = append(cjk, true)
+				rest = rest[size:]
 				continue
 			}
-			runes = append(runes, 0)
-			j := strings.IndexFunc(f, IsCJK)
+			j := strings.IndexFunc(rest, IsCJK)
 			if j < 0 {
-				j = len(f)
+				j = len(rest)
 			}
-			units = append(units, snippetUnit{text: f[:j], hit: hitAny(Words(f[:j])), weight: 1})
-			f = f[j:]
+			units = append(units, snippetUnit{text: rest[:j], hit: hitAny(Words(rest[:j])), weight: 1})
+			cjk = append(cjk, false)
+			rest = rest[j:]
 		}
-		units[first].spaced = true
+		units[0].spaced = true
 		// A CJK character is a hit when a bigram it belongs to matches, or, alone in its run,
 		// when it matches itself.
-		for i, r := range runes {
-			if r == 0 {
+		for i := range units {
+			if !cjk[i] {
 				continue
 			}
-			prev := i > 0 && runes[i-1] != 0
-			next := i+1 < len(runes) && runes[i+1] != 0
-			u := &units[first+i]
+			prev := i > 0 && cjk[i-1]
+			next := i+1 < len(units) && cjk[i+1]
+			u := &units[i]
 			switch {
 			case !prev && !next:
-				u.hit = match(string(r))
+				u.hit = match(u.text)
 			default:
-				u.hit = prev && match(string(runes[i-1])+string(r)) || next && match(string(r)+string(runes[i+1]))
+				u.hit = prev && match(units[i-1].text+u.text) || next && match(u.text+units[i+1].text)
+			}
+		}
+		for _, u := range units {
+			if !yield(u) {
+				return
 			}
 		}
 	}
-	return units
 }

@@ -422,7 +422,8 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 	for i, j := range order {
 		top[i], rids[i] = hits[j], best[j]
 	}
-	snippets, err := s.snippets(ctx, expr, phraseMatcher(phrases), rids)
+	cjk := slices.ContainsFunc(phrases, func(p []string) bool { return index.HasCJK(strings.Join(p, "")) })
+	snippets, err := s.snippets(ctx, expr, phraseMatcher(phrases), cjk, rids)
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +441,9 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 }
 
 // snippets makes the snippets of the given index rows: a few words around the match, marked.
-func (s *Store) snippets(ctx context.Context, expr string, match func(string) bool, rids []int64) (map[int64]string, error) {
+// FTS5 makes them, except for a query holding CJK text: FTS5 would cut and mark the indexed
+// form of CJK text (its bigrams), so those snippets are made in Go from the rows' own text.
+func (s *Store) snippets(ctx context.Context, expr string, match func(string) bool, cjk bool, rids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(rids))
 	if len(rids) == 0 {
 		return out, nil
@@ -451,50 +454,36 @@ func (s *Store) snippets(ctx context.Context, expr string, match func(string) bo
 		marks[i] = "?"
 		args = append(args, r)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, snippet(search_fts, -1, '`+store.SnippetOpen+`', '`+store.SnippetClose+`', '…', 12)
-		FROM search_fts WHERE search_fts MATCH ? AND rowid IN (`+strings.Join(marks, ",")+`)`, args...)
+	q := `SELECT rowid, snippet(search_fts, -1, '` + store.SnippetOpen + `', '` + store.SnippetClose + `', '…', 12), '', ''
+		FROM search_fts WHERE search_fts MATCH ? AND rowid IN (` + strings.Join(marks, ",") + `)`
+	if cjk {
+		q = `SELECT rowid, '', title, body FROM search_fts WHERE rowid IN (` + strings.Join(marks, ",") + `)`
+		args = args[1:]
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to make search snippets")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var rid int64
-		var sn string
-		if err := rows.Scan(&rid, &sn); err != nil {
+		var sn, title, body string
+		if err := rows.Scan(&rid, &sn, &title, &body); err != nil {
 			return nil, goerr.Wrap(err, "failed to make search snippets")
+		}
+		if cjk {
+			for _, text := range []string{title, body} {
+				if sn = index.Snippet(index.Unsegment(text), match, 12, store.SnippetOpen, store.SnippetClose); sn != "" {
+					break
+				}
+			}
 		}
 		out[rid] = sn
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to make search snippets")
 	}
-	rows.Close()
-	// FTS5 cuts and marks the indexed form of CJK text (its bigrams): such snippets are made
-	// again from the row's own text.
-	for rid, sn := range out {
-		if index.HasCJK(sn) {
-			if out[rid], err = s.cjkSnippet(ctx, rid, match); err != nil {
-				return nil, err
-			}
-		}
-	}
 	return out, nil
-}
-
-// cjkSnippet makes the snippet of index row rid in Go: its title or else its body, restored from
-// the indexed form.
-func (s *Store) cjkSnippet(ctx context.Context, rid int64, match func(string) bool) (string, error) {
-	var title, body string
-	err := s.db.QueryRowContext(ctx, `SELECT title, body FROM search_fts WHERE rowid = ?`, rid).Scan(&title, &body)
-	if err != nil {
-		return "", goerr.Wrap(err, "failed to make search snippets")
-	}
-	for _, text := range []string{title, body} {
-		if sn := index.Snippet(index.Unsegment(text), match, 12, store.SnippetOpen, store.SnippetClose); sn != "" {
-			return sn, nil
-		}
-	}
-	return "", nil
 }
 
 // phraseMatcher reports whether a term is one of the phrases' terms (a one-character CJK
