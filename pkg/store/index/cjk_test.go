@@ -57,3 +57,28 @@ func TestSnippetCJK(t *testing.T) {
 		t.Fatalf("Snippet = %q", en)
 	}
 }
+
+// FuzzSnippet: a snippet is valid text made of s's own pieces, whatever s and the match.
+func FuzzSnippet(f *testing.F) {
+	for _, s := range []string{"不審なログインが発生", "one two three", "a鍵b 鍵", "로그인이 실패", "x\u0301 ログ"} {
+		f.Add(s, "ログ", 6)
+	}
+	f.Fuzz(func(t *testing.T, s, term string, n int) {
+		if !utf8.ValidString(s) || n < 0 || n > 50 {
+			return
+		}
+		got := index.Snippet(s, func(x string) bool { return x == term }, n, "[", "]")
+		if !utf8.ValidString(got) {
+			t.Fatalf("Snippet(%q) = %q, not UTF-8", s, got)
+		}
+		if got == "" {
+			return
+		}
+		plain := strings.NewReplacer("[", "", "]", "", "…", "").Replace(got)
+		for _, piece := range strings.Fields(plain) {
+			if !strings.Contains(strings.NewReplacer("[", "", "]", "", "…", "").Replace(s), piece) {
+				t.Fatalf("Snippet(%q) = %q: %q is not from s", s, got, piece)
+			}
+		}
+	})
+}
