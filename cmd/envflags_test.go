@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/store"
 )
 
 func envKeys(f cli.Flag) []string {
@@ -67,30 +65,5 @@ func TestEnvVarsOnlyForGlobalFlagsAndChatDefaults(t *testing.T) {
 	}
 	for _, c := range root.Commands {
 		walk(c)
-	}
-}
-
-// TestVariablesDoNotReachOtherCommands: chat's alert variable does not filter history list, and
-// a command's own flags (limit, output, yes) are not read from the environment.
-func TestVariablesDoNotReachOtherCommands(t *testing.T) {
-	dir := t.TempDir()
-	runCLI(t, dir, `{"Title": "one"}`, "alert", "add", "-f", "-")
-	runCLI(t, dir, `{"Title": "two"}`, "alert", "add", "-f", "-")
-	seedHistories(t, dir, "default", newHist("alert-1", "first", store.Now()), newHist("alert-2", "second", store.Now()))
-	t.Setenv("ALERTCHAT_LIMIT", "1")
-	t.Setenv("ALERTCHAT_OUTPUT", "json")
-	t.Setenv("ALERTCHAT_ALERT", "alert-1")
-	t.Setenv("ALERTCHAT_YES", "true")
-	out, errOut, code := runCLI(t, dir, "", "alert", "list")
-	if code != 0 || strings.HasPrefix(strings.TrimSpace(out), "[") || strings.Count(out, "\n") != 2 {
-		t.Fatalf("alert list read ALERTCHAT_LIMIT/OUTPUT: exit %d, %q, %s", code, out, errOut)
-	}
-	out, errOut, code = runCLI(t, dir, "", "history", "list", "-o", "json")
-	var hs []map[string]any
-	if err := json.Unmarshal([]byte(out), &hs); err != nil || code != 0 || len(hs) != 2 {
-		t.Fatalf("history list filtered by ALERTCHAT_ALERT or limited by ALERTCHAT_LIMIT: exit %d, %q, %s", code, out, errOut)
-	}
-	if _, _, code := runCLI(t, dir, "", "history", "rm", hs[0]["id"].(string)); code != cmdutil.ExitUsage {
-		t.Fatalf("history rm took ALERTCHAT_YES: exit %d", code)
 	}
 }

@@ -1,5 +1,5 @@
 // Package cmd is alertchat's command line. The root command parses the global flags into one
-// cmdutil.Config and builds one cmdutil.Factory; each command lives in a package of its own
+// cmdutil.Config and builds one factory.Factory; each command lives in a package of its own
 // (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact), copies from the factory what it
 // needs into its options, and does its work in a plain function that tests call with fakes.
 package cmd
@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/alert"
 	"github.com/alertchat/alertchat/cmd/batch"
 	"github.com/alertchat/alertchat/cmd/chat"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
 	"github.com/alertchat/alertchat/cmd/redact"
 	"github.com/alertchat/alertchat/pkg/llm"
@@ -38,7 +38,7 @@ type RunOptions struct {
 	Getenv func(string) string
 	// Customize, when set, may replace the factory's constructors (tests give a fake model
 	// client or store here) before any command runs.
-	Customize func(f *cmdutil.Factory)
+	Customize func(f *factory.Factory)
 }
 
 // Run runs the command line and returns the process's exit code.
@@ -59,11 +59,8 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	code := cmdutil.ExitCode(err)
-	if code == cmdutil.ExitFailure && isFlagError(err) {
-		code = cmdutil.ExitUsage
-	}
-	cmdutil.PrintError(ios.ErrOut, err, cfg.Verbose)
+	code := factory.ExitCode(err)
+	factory.PrintError(ios.ErrOut, err, cfg.Verbose)
 	return code
 }
 
@@ -134,7 +131,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 	cfg := &cmdutil.Config{}
 	var logger *slog.Logger
 	var logLevel string
-	f := cmdutil.NewFactory(ios, o.Getenv, cfg, &logger)
+	f := factory.NewFactory(ios, o.Getenv, cfg, &logger)
 	if o.Customize != nil {
 		o.Customize(f)
 	}
@@ -155,7 +152,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 			alert.NewCmdAlert(f),
 			chat.NewCmdChat(f, nil),
 			history.NewCmdHistory(f),
-			redact.NewCmdRedact(f, nil),
+			redact.NewCmdRedact(f.Factory, nil),
 			batch.NewCmdBatch(f, nil),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
@@ -172,21 +169,8 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 
 // markUsageErrors makes flag parsing errors of every command exit with ExitUsage.
 func markUsageErrors(c *cli.Command) {
-	c.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-		return goerr.Wrap(cmdutil.ErrUsage, err.Error())
-	}
+	c.OnUsageError = cmdutil.MarkUsage
 	for _, sub := range c.Commands {
 		markUsageErrors(sub)
 	}
-}
-
-// isFlagError recognises the parser's own errors that bypass OnUsageError.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	for _, s := range []string{"flag provided but not defined", "Required flag", "invalid value", "flag needs an argument", "No help topic"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/alert"
-	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -23,7 +22,7 @@ type AddOptions struct {
 }
 
 // NewCmdAdd is "alertchat alert add -f FILE [FILE...]". runF replaces the work (tests).
-func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error) *cli.Command {
+func NewCmdAdd(f *factory.Factory, runF func(context.Context, *AddOptions) error) *cli.Command {
 	opts := &AddOptions{IO: f.IO, OpenStore: f.OpenStore}
 	var first string
 	return &cli.Command{
@@ -38,28 +37,28 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return AddRun(ctx, opts)
+			return addRun(ctx, opts)
 		},
 	}
 }
 
-// AddRun reads and validates every file before storing any, so a bad file stores nothing;
+// addRun reads and validates every file before storing any, so a bad file stores nothing;
 // re-adding the same JSON returns the same ID.
-func AddRun(ctx context.Context, opts *AddOptions) error {
+func addRun(ctx context.Context, opts *AddOptions) error {
 	if n := countStdin(opts.Files); n > 1 {
 		return cmdutil.UsageErrorf("stdin (-) can be read only once")
 	}
-	alerts, err := ParseFiles(opts.IO, opts.Files)
+	alerts, err := factory.ReadAlerts(opts.IO, opts.Files)
 	if err != nil {
 		return err
 	}
-	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	for _, a := range alerts {
-		if err := Put(ctx, s, a); err != nil {
+		if err := alert.Put(ctx, s, a, store.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintln(opts.IO.Out, a.ID)
@@ -69,35 +68,4 @@ func AddRun(ctx context.Context, opts *AddOptions) error {
 
 func countStdin(files []string) int {
 	return len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f != "-" }))
-}
-
-// ParseFiles reads and validates alert files, in order.
-func ParseFiles(ios *cmdutil.IOStreams, files []string) ([]*record.Alert, error) {
-	out := make([]*record.Alert, 0, len(files))
-	for _, path := range files {
-		data, err := cmdutil.ReadInput(ios, path, alert.MaxSize)
-		if err != nil {
-			return nil, err
-		}
-		a, err := alert.Parse(data)
-		if err != nil {
-			return nil, goerr.Wrap(err, "cannot add "+cmdutil.InputName(path))
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-// Putter is what storing an alert needs.
-type Putter interface {
-	PutAlert(ctx context.Context, a *record.Alert) (bool, error)
-}
-
-// Put stores a parsed alert (a no-op when it is there already).
-func Put(ctx context.Context, s Putter, a *record.Alert) error {
-	a.CreatedAt = store.Now()
-	if _, err := s.PutAlert(ctx, a); err != nil {
-		return goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
-	}
-	return nil
 }

@@ -7,12 +7,12 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // NewCmdAlert is "alertchat alert".
-func NewCmdAlert(f *cmdutil.Factory) *cli.Command {
+func NewCmdAlert(f *factory.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "alert",
 		Usage: "add, list and show alerts",
@@ -25,7 +25,7 @@ func NewCmdAlert(f *cmdutil.Factory) *cli.Command {
 }
 
 // openStore is what every alert verb needs from the factory.
-type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
+type openStore func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error)
 
 type alertJSON struct {
 	ID        record.AlertID  `json:"id"`

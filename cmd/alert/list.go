@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -23,7 +24,7 @@ type ListOptions struct {
 }
 
 // NewCmdList is "alertchat alert list".
-func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
+func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
 	opts := &ListOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
 		Name:  "list",
@@ -45,13 +46,13 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ListRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return listRun(ctx, opts, s) })
 		},
 	}
 }
 
-// ListRun prints the workspace's newest alerts.
-func ListRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
+// listRun prints the workspace's newest alerts.
+func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 	ios := opts.IO
 	var alerts []*record.Alert
 	cursor := ""

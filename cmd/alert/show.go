@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -22,7 +23,7 @@ type ShowOptions struct {
 }
 
 // NewCmdShow is "alertchat alert show ID".
-func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
+func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
 	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
 		Name:      "show",
@@ -42,14 +43,14 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ShowRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return showRun(ctx, opts, s) })
 		},
 	}
 }
 
-// ShowRun prints one alert: as stored, or as JSON with its metadata.
-func ShowRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
-	a, err := cmdutil.LoadAlert(ctx, s, opts.ID)
+// showRun prints one alert: as stored, or as JSON with its metadata.
+func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
+	a, err := factory.LoadAlert(ctx, s, opts.ID)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -28,7 +29,7 @@ import (
 
 // Options are batch's.
 type Options struct {
-	cmdutil.SessionDeps
+	factory.SessionDeps
 
 	File        string
 	Concurrency int
@@ -38,7 +39,7 @@ type Options struct {
 
 // NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
 // input and pace are said on its command line.
-func NewCmdBatch(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
+func NewCmdBatch(f *factory.Factory, runF func(context.Context, *Options) error) *cli.Command {
 	opts := &Options{SessionDeps: f.SessionDeps()}
 	return &cli.Command{
 		Name:  "batch",
@@ -59,13 +60,13 @@ func NewCmdBatch(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return Run(ctx, opts)
+			return batchRun(ctx, opts)
 		},
 	}
 }
 
-// Run asks every question of the input and writes the answers in order.
-func Run(ctx context.Context, opts *Options) error {
+// batchRun asks every question of the input and writes the answers in order.
+func batchRun(ctx context.Context, opts *Options) error {
 	cfg := opts.Config()
 	switch {
 	case opts.Concurrency < 1:
@@ -94,18 +95,18 @@ func Run(ctx context.Context, opts *Options) error {
 		stop()
 	}()
 
-	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
-	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	factory.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
+	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	var retries atomic.Int64
-	client, err := opts.LLM(ctx, cmdutil.LLMOptions{Limiter: llm.NewLimiter(opts.RPM, 1), OnRetry: func(llm.Retry) { retries.Add(1) }})
+	client, err := opts.LLM(ctx, factory.LLMOptions{Limiter: llm.NewLimiter(opts.RPM, 1), OnRetry: func(llm.Retry) { retries.Add(1) }})
 	if err != nil {
 		return err
 	}
-	sessOpts := cmdutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	bar := startProgressBar(opts.IO, len(qs), &retries)
 	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{
 		Store: s,
@@ -113,7 +114,7 @@ func Run(ctx context.Context, opts *Options) error {
 			return session.New(sessOpts, a, h)
 		},
 		Concurrency:   opts.Concurrency,
-		DescribeError: func(err error) string { return cmdutil.Message(cmdutil.DescribeModelError(err)) },
+		DescribeError: func(err error) string { return factory.Message(factory.DescribeModelError(err)) },
 		Progress:      bar.update,
 	})
 	bar.stop()

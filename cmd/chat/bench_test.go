@@ -56,7 +56,7 @@ func BenchmarkFirstByte(b *testing.B) {
 					o := *opts
 					o.AlertID, o.Query = alertID, "an earlier question"
 					o.IO, _, _ = cmdutil.TestIO("", false)
-					if err := Run(context.Background(), &o); err != nil {
+					if err := chatRun(context.Background(), &o); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -70,7 +70,7 @@ func BenchmarkFirstByte(b *testing.B) {
 				o.IO, _, _ = cmdutil.TestIO("n\n", true)
 				o.IO.Out = fw
 				start := time.Now()
-				if err := Run(context.Background(), &o); err != nil {
+				if err := chatRun(context.Background(), &o); err != nil {
 					b.Fatal(err)
 				}
 				total += fw.at.Sub(start)

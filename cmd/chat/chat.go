@@ -9,8 +9,9 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
-	"github.com/alertchat/alertchat/cmd/alert"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
+	alertpkg "github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -25,7 +26,7 @@ const minContextTokens = 1000
 
 // Options are chat's.
 type Options struct {
-	cmdutil.SessionDeps
+	factory.SessionDeps
 
 	AlertID   string
 	File      string
@@ -50,7 +51,7 @@ func (o *Options) clip(title string) string {
 
 // NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,
 // --judge-model) have ALERTCHAT_ variables; the question, files and IDs do not.
-func NewCmdChat(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
+func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) *cli.Command {
 	opts := &Options{SessionDeps: f.SessionDeps()}
 	return &cli.Command{
 		Name:  "chat",
@@ -80,7 +81,7 @@ func NewCmdChat(f *cmdutil.Factory, runF func(context.Context, *Options) error) 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return Run(ctx, opts)
+			return chatRun(ctx, opts)
 		},
 	}
 }
@@ -111,8 +112,8 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// Run is chat's work: validate, read a piped question, open the conversation, then talk.
-func Run(ctx context.Context, opts *Options) error {
+// chatRun is chat's work: validate, read a piped question, open the conversation, then talk.
+func chatRun(ctx context.Context, opts *Options) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageErrorf("the question is empty")
 	}
 	cfg := opts.Config()
-	cmdutil.WarnIfRedactionOff(ios.ErrOut, cfg.Redact)
+	factory.WarnIfRedactionOff(ios.ErrOut, cfg.Redact)
 	out := &oneShotJSON{opts: opts}
 	err := run(ctx, opts, interactive, question, out)
 	if err != nil && opts.Output == "json" && !out.printed {
@@ -141,7 +142,7 @@ func Run(ctx context.Context, opts *Options) error {
 }
 
 func run(ctx context.Context, opts *Options, interactive bool, question string, out *oneShotJSON) error {
-	s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
@@ -154,12 +155,12 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	if h != nil {
 		out.historyID = h.ID
 	}
-	client, err := opts.LLM(ctx, cmdutil.LLMOptions{})
+	client, err := opts.LLM(ctx, factory.LLMOptions{})
 	if err != nil {
 		return err
 	}
 	cfg := opts.Config()
-	sessOpts := cmdutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
 	if err != nil {
@@ -181,7 +182,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 type conversation struct {
 	opts       *Options
 	cfg        cmdutil.Config
-	store      *cmdutil.Store
+	store      *factory.Store
 	llm        session.LLM
 	newSession func(*record.History) (*session.Session, error)
 }
@@ -191,11 +192,11 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	var alertArg string
 	switch {
 	case opts.File != "":
-		as, err := alert.ParseFiles(opts.IO, []string{opts.File})
+		as, err := factory.ReadAlerts(opts.IO, []string{opts.File})
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := alert.Put(ctx, s, as[0]); err != nil {
+		if err := alertpkg.Put(ctx, s, as[0], store.Now()); err != nil {
 			return nil, nil, err
 		}
 		alertArg = string(as[0].ID)
@@ -206,12 +207,12 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	var a *record.Alert
 	switch {
 	case opts.HistoryID != "":
-		id, err := cmdutil.ResolveHistoryID(ctx, s, opts.HistoryID)
+		id, err := factory.ResolveHistoryID(ctx, s, opts.HistoryID)
 		if err != nil {
 			return nil, nil, err
 		}
 		if alertArg == "" {
-			if h, err = cmdutil.LoadHistory(ctx, s, id, true); err != nil {
+			if h, err = factory.LoadHistory(ctx, s, id, true); err != nil {
 				return nil, nil, err
 			}
 			alertArg = string(h.AlertID)
@@ -222,9 +223,9 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			h, herr = cmdutil.LoadHistory(ctx, s, id, true)
+			h, herr = factory.LoadHistory(ctx, s, id, true)
 		}()
-		a, err = cmdutil.LoadAlert(ctx, s, alertArg)
+		a, err = factory.LoadAlert(ctx, s, alertArg)
 		<-done
 		if herr != nil {
 			return nil, nil, herr
@@ -235,7 +236,7 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	}
 	if a == nil {
 		var err error
-		if a, err = cmdutil.LoadAlert(ctx, s, alertArg); err != nil {
+		if a, err = factory.LoadAlert(ctx, s, alertArg); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -251,7 +252,7 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 			fmt.Fprintf(opts.IO.ErrOut, "No earlier conversation about alert %s: starting a new one.\n", a.ID)
 			return a, nil, nil
 		}
-		if h, err = cmdutil.LoadHistory(ctx, s, page.Histories[0].ID, true); err != nil {
+		if h, err = factory.LoadHistory(ctx, s, page.Histories[0].ID, true); err != nil {
 			return nil, nil, goerr.Wrap(err, "cannot resume the latest history")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -26,19 +27,19 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 		MaxContextTokens: session.DefaultMaxContextTokens, StoreTimeout: 0,
 		Retry: cmdutil.RetryConfig{MaxAttempts: 1, MaxWait: 1, CallTimeout: 1 << 40}}
 	logger := slog.New(slog.DiscardHandler)
-	return &Options{SessionDeps: cmdutil.SessionDeps{
+	return &Options{SessionDeps: factory.SessionDeps{
 		IO:     ios,
 		Config: func() cmdutil.Config { return cfg },
 		Logger: func() *slog.Logger { return logger },
-		OpenStore: func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
+		OpenStore: func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error) {
 			s, err := local.Open(ctx, local.Options{Dir: cfg.DataDir, Workspace: cfg.Workspace})
 			if err != nil {
 				return nil, err
 			}
-			return cmdutil.Stack(ctx, ios, cfg, logger, s, redact.AllTypes(), o), nil
+			return factory.Stack(ctx, ios, cfg, logger, s, redact.AllTypes(), o), nil
 		},
-		LLM: func(ctx context.Context, o cmdutil.LLMOptions) (*llm.Client, error) {
-			return cmdutil.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",
+		LLM: func(ctx context.Context, o factory.LLMOptions) (*llm.Client, error) {
+			return factory.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",
 				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}}, cfg.Retry, logger, o)
 		},
 	}, Output: "text"}
@@ -46,7 +47,7 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 
 func addAlert(t testing.TB, opts *Options) record.AlertID {
 	t.Helper()
-	s, err := opts.OpenStore(context.Background(), cmdutil.StoreOptions{})
+	s, err := opts.OpenStore(context.Background(), factory.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestOneShotJSON(t *testing.T) {
 		opts := testOptions(t, srv, ios)
 		opts.AlertID = string(addAlert(t, opts))[:8]
 		opts.Query, opts.Output = tc.question, "json"
-		err := Run(context.Background(), opts)
+		err := chatRun(context.Background(), opts)
 		var got chatJSON
 		if jerr := json.Unmarshal(stdout.Bytes(), &got); jerr != nil {
 			t.Fatalf("%s: stdout %q: %v", tc.question, stdout.String(), jerr)
@@ -114,7 +115,7 @@ func TestValidate(t *testing.T) {
 		opts := testOptions(t, nil, ios)
 		tc.set(opts)
 		err := opts.validate()
-		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(cmdutil.Message(err), tc.msg) {
+		if factory.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(factory.Message(err), tc.msg) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/inputhist"
 	"github.com/alertchat/alertchat/pkg/lineedit"
@@ -179,17 +180,17 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 		}
 	case err != nil && turn == nil:
 		c.pending = question
-		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is kept: /retry sends it again)\n", cmdutil.Message(cmdutil.DescribeModelError(err)))
+		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is kept: /retry sends it again)\n", factory.Message(factory.DescribeModelError(err)))
 	case err != nil:
 		c.pending = ""
-		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(the partial answer was kept)\n", cmdutil.Message(cmdutil.DescribeModelError(err)))
+		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(the partial answer was kept)\n", factory.Message(factory.DescribeModelError(err)))
 	default:
 		c.pending = ""
 	}
 	if turn != nil && turn.SaveErr != nil {
-		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn.\n", cmdutil.Message(turn.SaveErr))
+		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn.\n", factory.Message(turn.SaveErr))
 	}
-	cmdutil.ReportSave(c.ios.ErrOut, turn, c.sess.History())
+	factory.ReportSave(c.ios.ErrOut, turn, c.sess.History())
 	if judging != nil && err == nil {
 		c.offerMove(ctx, judging, question)
 	}
@@ -380,7 +381,7 @@ func (c *interactiveChat) compress(ctx context.Context) {
 	case err != nil:
 		var apiErr genai.APIError
 		if errors.As(err, &apiErr) {
-			err = cmdutil.DescribeModelError(err)
+			err = factory.DescribeModelError(err)
 		}
 		printError(out, err)
 	default:
@@ -389,4 +390,4 @@ func (c *interactiveChat) compress(ctx context.Context) {
 }
 
 // printError reports a failed slash command; the chat goes on.
-func printError(w io.Writer, err error) { fmt.Fprintf(w, "Error: %s\n", cmdutil.Message(err)) }
+func printError(w io.Writer, err error) { fmt.Fprintf(w, "Error: %s\n", factory.Message(err)) }

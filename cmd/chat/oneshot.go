@@ -8,6 +8,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -42,7 +43,7 @@ func (o *oneShotJSON) print(v chatJSON) error {
 
 // fail prints the object of a run that failed before a turn was taken.
 func (o *oneShotJSON) fail(err error) {
-	msg := cmdutil.Message(err)
+	msg := factory.Message(err)
 	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg})
 }
 
@@ -66,7 +67,7 @@ func (c *conversation) oneShot(ctx context.Context, sess *session.Session, quest
 	c.printLines(<-related)
 	if judging != nil && err == nil {
 		if next := c.offerMove(ctx, judging); next != nil {
-			cmdutil.ReportSave(c.opts.IO.ErrOut, turn, sess.History())
+			factory.ReportSave(c.opts.IO.ErrOut, turn, sess.History())
 			sess = next
 			turn, err = c.answer(ctx, sess, question)
 		}
@@ -132,7 +133,7 @@ func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *se
 	}
 	next, err := j.Open(ctx, match)
 	if err != nil {
-		fmt.Fprintf(ios.ErrOut, "Cannot open the earlier conversation: %s\n", cmdutil.Message(err))
+		fmt.Fprintf(ios.ErrOut, "Cannot open the earlier conversation: %s\n", factory.Message(err))
 		return nil
 	}
 	return next
@@ -147,7 +148,7 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 	var failure error
 	switch {
 	case err != nil:
-		failure = cmdutil.DescribeModelError(err) // a partial answer was printed and saved
+		failure = factory.DescribeModelError(err) // a partial answer was printed and saved
 	case turn.SaveErr != nil:
 		failure = goerr.Wrap(turn.SaveErr, "the answer was printed but not saved")
 	}
@@ -160,14 +161,14 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 			v.HistoryID = "" // nothing was saved: there is no history to resume
 		}
 		if failure != nil {
-			msg := cmdutil.Message(failure)
+			msg := factory.Message(failure)
 			v.Error = &msg
 		}
 		if perr := out.print(v); perr != nil && failure == nil {
 			return perr
 		}
 	}
-	cmdutil.ReportSave(ios.ErrOut, turn, h)
+	factory.ReportSave(ios.ErrOut, turn, h)
 	if failure != nil {
 		return failure
 	}

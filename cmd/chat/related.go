@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/alertchat/alertchat/cmd/history"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
@@ -47,7 +46,7 @@ func (c *conversation) lookUpRelated(ctx context.Context, a *record.Alert, self 
 			return nil
 		}
 	}
-	s := search.New(search.Options{IndicatorTokens: history.IndicatorTokens(c.store.Redactor.Engine())})
+	s := search.New(search.Options{IndicatorTokens: search.IndicatorTokens(c.store.Redactor.Engine())})
 	rs, err := s.Related(ctx, c.store, a, relatedCount)
 	if err != nil || len(rs) == 0 {
 		if err != nil {

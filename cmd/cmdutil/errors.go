@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"sort"
-	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
-
-	"github.com/alertchat/alertchat/pkg/alert"
-	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/urfave/cli/v3"
 )
 
 // Exit codes of the command line contract.
@@ -31,56 +26,23 @@ func UsageErrorf(format string, args ...any) error {
 	return goerr.Wrap(ErrUsage, fmt.Sprintf(format, args...))
 }
 
-// NotFoundf returns a "not found" error (exit 3) whose message is the formatted text alone.
-func NotFoundf(format string, args ...any) error {
-	return goerr.Wrap(store.ErrNotFound, fmt.Sprintf(format, args...))
+// FlagError is the command-line parser's complaint (an unknown flag, a bad value, a missing
+// argument): the user's to fix, exit 2. MarkUsage makes every parser error one, so the exit
+// code comes from the error's type, never from its text.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// MarkUsage is an OnUsageError handler: the parser's error becomes a FlagError.
+func MarkUsage(_ context.Context, _ *cli.Command, err error, _ bool) error {
+	return &FlagError{Err: err}
 }
 
-// ExitCode maps an error to the contract's exit codes.
-func ExitCode(err error) int {
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.Is(err, store.ErrNotFound):
-		return ExitNotFound
-	case errors.Is(err, ErrUsage), errors.Is(err, store.ErrInvalid), errors.Is(err, alert.ErrInvalid):
-		return ExitUsage
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupt
-	}
-	return ExitFailure
-}
-
-// sentinels are errors whose text only classifies: a message that wraps one has said it all.
-var sentinels = []error{ErrUsage, store.ErrNotFound, store.ErrInvalid, alert.ErrInvalid}
-
-// Message is err's text for a person: the chain of messages without the classifying
-// sentinel's text at its end ("no history x", not "no history x: not found").
-func Message(err error) string {
-	msg := err.Error()
-	for _, s := range sentinels {
-		msg = strings.TrimSuffix(msg, ": "+s.Error())
-	}
-	return msg
-}
-
-// PrintError writes err for a person: "Error: " and its message, then (verbose) its values
-// and stack. Values are the program's own (IDs, paths, sizes); never secrets or transcripts.
-func PrintError(w io.Writer, err error, verbose bool) {
-	fmt.Fprintf(w, "Error: %s\n", Message(err))
-	if !verbose {
-		return
-	}
-	values := goerr.Values(err)
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %s: %v\n", k, values[k])
-	}
-	if ge := goerr.Unwrap(err); ge != nil {
-		fmt.Fprintf(w, "%+v\n", ge)
-	}
+// IsUsage reports whether err is the user's to fix: a usage error or a parser error. The
+// parser's own exit errors (help on an unknown topic) count too: nothing of ours returns one.
+func IsUsage(err error) bool {
+	var fe *FlagError
+	var ec cli.ExitCoder
+	return errors.Is(err, ErrUsage) || errors.As(err, &fe) || errors.As(err, &ec)
 }

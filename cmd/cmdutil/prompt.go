@@ -7,8 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/alertchat/alertchat/pkg/spinner"
 	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/pkg/spinner"
 )
 
 // ConfirmDelete asks before a destructive step. With yes it goes ahead; where it cannot ask

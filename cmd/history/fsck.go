@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/fsck"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -27,7 +28,7 @@ type FsckOptions struct {
 
 // NewCmdFsck is "alertchat history fsck". The checks and repairs are pkg/fsck's; exit status 0
 // when the store is consistent or every problem was repaired, 1 otherwise.
-func NewCmdFsck(f *cmdutil.Factory, runF func(context.Context, *FsckOptions) error) *cli.Command {
+func NewCmdFsck(f *factory.Factory, runF func(context.Context, *FsckOptions) error) *cli.Command {
 	opts := &FsckOptions{IO: f.IO, OpenStore: f.OpenStore, Config: f.Config}
 	return &cli.Command{
 		Name:  "fsck",
@@ -52,13 +53,13 @@ func NewCmdFsck(f *cmdutil.Factory, runF func(context.Context, *FsckOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return FsckRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return fsckRun(ctx, opts, s) })
 		},
 	}
 }
 
-// FsckRun checks (and repairs) the store under s's layers and reports.
-func FsckRun(ctx context.Context, opts *FsckOptions, s store.Store) error {
+// fsckRun checks (and repairs) the store under s's layers and reports.
+func fsckRun(ctx context.Context, opts *FsckOptions, s store.Store) error {
 	ck, ok := store.Find[store.Checker](s)
 	if !ok {
 		return goerr.New("this store cannot be checked")

@@ -8,10 +8,11 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 )
 
 // NewCmdHistory is "alertchat history"; alone it lists, with the flags of "history list".
-func NewCmdHistory(f *cmdutil.Factory) *cli.Command {
+func NewCmdHistory(f *factory.Factory) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
 		Name:      "history",
@@ -39,4 +40,4 @@ func NewCmdHistory(f *cmdutil.Factory) *cli.Command {
 }
 
 // openStore is what every history verb needs from the factory.
-type openStore func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error)
+type openStore func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error)

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -32,7 +33,7 @@ type ListOptions struct {
 	Header bool
 }
 
-func newListOptions(f *cmdutil.Factory) *ListOptions {
+func newListOptions(f *factory.Factory) *ListOptions {
 	return &ListOptions{IO: f.IO, OpenStore: f.OpenStore}
 }
 
@@ -47,7 +48,7 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 }
 
 // NewCmdList is "alertchat history list".
-func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
+func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
 		Name:      "list",
@@ -73,7 +74,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	if runF != nil {
 		return runF(ctx, opts)
 	}
-	return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ListRun(ctx, opts, s) })
+	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return listRun(ctx, opts, s) })
 }
 
 // historyJSON is a history in listings (-o json): the contract's fields first.
@@ -102,11 +103,11 @@ func newHistoryJSON(h *record.History) historyJSON {
 // lister is what listing needs: histories, and alerts to resolve an alert ID prefix.
 type lister interface {
 	store.Histories
-	cmdutil.AlertFinder
+	factory.AlertFinder
 }
 
-// ListRun prints the newest histories, with the turns kept locally marked as pending.
-func ListRun(ctx context.Context, opts *ListOptions, s lister) error {
+// listRun prints the newest histories, with the turns kept locally marked as pending.
+func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	ios := opts.IO
 	alertID, err := alertFilter(ctx, s, opts.AlertID)
 	if err != nil {
@@ -178,11 +179,11 @@ func moreNote(ctx context.Context, s any, q store.HistoryQuery, shown int, next 
 // alertFilter resolves -a: a unique prefix of a stored alert's ID stands for that ID; a value
 // that matches no stored alert filters as it is (histories may outlive or predate their
 // alert's record).
-func alertFilter(ctx context.Context, s cmdutil.AlertFinder, arg string) (record.AlertID, error) {
+func alertFilter(ctx context.Context, s factory.AlertFinder, arg string) (record.AlertID, error) {
 	if arg == "" {
 		return "", nil
 	}
-	id, err := cmdutil.ResolveAlertID(ctx, s, arg)
+	id, err := factory.ResolveAlertID(ctx, s, arg)
 	if errors.Is(err, store.ErrNotFound) {
 		return record.AlertID(arg), nil
 	}

@@ -56,7 +56,7 @@ func TestListTableFitsTheTerminal(t *testing.T) {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			ios, stdout, _ := cmdutil.TestIO("", true)
 			ios.TermWidth = width
-			if err := ListRun(ctx, &ListOptions{IO: ios, Limit: 50, Output: "text"}, s); err != nil {
+			if err := listRun(ctx, &ListOptions{IO: ios, Limit: 50, Output: "text"}, s); err != nil {
 				t.Fatal(err)
 			}
 			checkTable(t, stdout.String(), width, fmt.Sprintf("list_%d.golden", width))

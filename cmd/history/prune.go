@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -31,7 +32,7 @@ type PruneOptions struct {
 }
 
 // NewCmdPrune is "alertchat history prune --older-than AGE".
-func NewCmdPrune(f *cmdutil.Factory, runF func(context.Context, *PruneOptions) error) *cli.Command {
+func NewCmdPrune(f *factory.Factory, runF func(context.Context, *PruneOptions) error) *cli.Command {
 	opts := &PruneOptions{IO: f.IO, OpenStore: f.OpenStore}
 	var olderThan string
 	return &cli.Command{
@@ -55,7 +56,7 @@ func NewCmdPrune(f *cmdutil.Factory, runF func(context.Context, *PruneOptions) e
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return PruneRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return pruneRun(ctx, opts, s) })
 		},
 	}
 }
@@ -109,8 +110,8 @@ func ParseAge(s string) (time.Duration, error) {
 	return 0, cmdutil.UsageErrorf("invalid duration %q: it must be positive", s)
 }
 
-// PruneRun deletes (or, dry, lists) the histories last updated before opts.Before.
-func PruneRun(ctx context.Context, opts *PruneOptions, s store.Histories) error {
+// pruneRun deletes (or, dry, lists) the histories last updated before opts.Before.
+func pruneRun(ctx context.Context, opts *PruneOptions, s store.Histories) error {
 	ios := opts.IO
 	hs, err := collect(ctx, s, store.HistoryQuery{UpdatedBefore: opts.Before}, 0)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/fsck"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -25,7 +26,7 @@ type ReindexOptions struct {
 
 // NewCmdReindex is "alertchat history reindex": a one-off for histories saved before the
 // search index existed. Interrupted, it is simply run again.
-func NewCmdReindex(f *cmdutil.Factory, runF func(context.Context, *ReindexOptions) error) *cli.Command {
+func NewCmdReindex(f *factory.Factory, runF func(context.Context, *ReindexOptions) error) *cli.Command {
 	opts := &ReindexOptions{IO: f.IO, OpenStore: f.OpenStore, Embedder: f.Embedder}
 	if opts.Embedder == nil {
 		opts.Embedder = func(context.Context) (search.Embedder, error) { return nil, nil }
@@ -41,18 +42,18 @@ func NewCmdReindex(f *cmdutil.Factory, runF func(context.Context, *ReindexOption
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			return ReindexRun(ctx, opts, s)
+			return reindexRun(ctx, opts, s)
 		},
 	}
 }
 
-// ReindexRun indexes what is missing, with a progress line on a terminal.
-func ReindexRun(ctx context.Context, opts *ReindexOptions, s store.Store) error {
+// reindexRun indexes what is missing, with a progress line on a terminal.
+func reindexRun(ctx context.Context, opts *ReindexOptions, s store.Store) error {
 	ios := opts.IO
 	emb, err := opts.Embedder(ctx)
 	if err != nil {
@@ -103,7 +104,7 @@ func indexFindings(ctx context.Context, s store.Store, repair bool) ([]fsck.Find
 				Detail: "not in the search index ('alertchat history reindex' adds it)"}
 			if repair {
 				if err := ix.Reindex(ctx, id); err != nil {
-					f.Error = cmdutil.Message(err)
+					f.Error = factory.Message(err)
 				} else {
 					f.Repaired = true
 				}

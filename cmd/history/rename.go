@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -25,7 +26,7 @@ type RenameOptions struct {
 }
 
 // NewCmdRename is "alertchat history rename ID TITLE".
-func NewCmdRename(f *cmdutil.Factory, runF func(context.Context, *RenameOptions) error) *cli.Command {
+func NewCmdRename(f *factory.Factory, runF func(context.Context, *RenameOptions) error) *cli.Command {
 	opts := &RenameOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
 		Name:      "rename",
@@ -42,7 +43,7 @@ func NewCmdRename(f *cmdutil.Factory, runF func(context.Context, *RenameOptions)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, cmdutil.StoreOptions{})
+			s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 			if err != nil {
 				return err
 			}
@@ -64,12 +65,12 @@ const renameAttempts = 5
 // Rename sets a manual title on the history arg names, retrying on a concurrent save. Its
 // writes go through s, which must redact them (the command's store stack does).
 func Rename(ctx context.Context, s store.Histories, arg, title string) (*record.History, error) {
-	id, err := cmdutil.ResolveHistoryID(ctx, s, arg)
+	id, err := factory.ResolveHistoryID(ctx, s, arg)
 	if err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		h, err := cmdutil.LoadHistory(ctx, s, id, true)
+		h, err := factory.LoadHistory(ctx, s, id, true)
 		if err != nil {
 			return nil, err
 		}

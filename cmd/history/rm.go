@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -26,7 +27,7 @@ type RmOptions struct {
 }
 
 // NewCmdRm is "alertchat history rm ID...".
-func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) *cli.Command {
+func NewCmdRm(f *factory.Factory, runF func(context.Context, *RmOptions) error) *cli.Command {
 	opts := &RmOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
 		Name:      "rm",
@@ -43,23 +44,23 @@ func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return RmRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return rmRun(ctx, opts, s) })
 		},
 	}
 }
 
-// RmRun resolves every argument first and deletes nothing unless all of them name existing
+// rmRun resolves every argument first and deletes nothing unless all of them name existing
 // histories and the user agreed (or -y).
-func RmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
+func rmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
 	var hs []*record.History
 	seen := map[record.HistoryID]bool{}
 	for _, arg := range opts.IDs {
-		id, err := cmdutil.ResolveHistoryID(ctx, s, arg)
+		id, err := factory.ResolveHistoryID(ctx, s, arg)
 		if err != nil {
 			return err
 		}
 		// A full ID is not looked up by the resolver: make sure it exists before deleting anything.
-		h, err := cmdutil.LoadHistory(ctx, s, id, false)
+		h, err := factory.LoadHistory(ctx, s, id, false)
 		if err != nil {
 			return err
 		}
@@ -75,7 +76,7 @@ func RmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
 	for i, h := range hs {
 		if err := s.DeleteHistory(ctx, h.ID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				err = cmdutil.HistoryNotFound(string(h.ID))
+				err = factory.HistoryNotFound(string(h.ID))
 			}
 			return goerr.Wrap(err, fmt.Sprintf("failed to delete history %s (%d of %d deleted)", h.ID, i, len(hs)), goerr.V("history_id", h.ID))
 		}

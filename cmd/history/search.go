@@ -3,8 +3,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,9 +10,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -25,7 +23,7 @@ type SearchOptions struct {
 	OpenStore openStore
 	// Searcher returns the searcher of the run on s: the workspace's keyed redaction tokens
 	// (indicators) and, when embeddings are on, the embedding model.
-	Searcher func(ctx context.Context, s *cmdutil.Store) (*search.Searcher, error)
+	Searcher func(ctx context.Context, s *factory.Store) (*search.Searcher, error)
 	Query    string
 	// AlertID filters by alert: a full ID or a unique prefix.
 	AlertID string
@@ -34,9 +32,9 @@ type SearchOptions struct {
 }
 
 // NewCmdSearch is "alertchat history search QUERY".
-func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
-	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: func(ctx context.Context, s *cmdutil.Store) (*search.Searcher, error) {
-		o := search.Options{IndicatorTokens: IndicatorTokens(s.Redactor.Engine())}
+func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
+	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore, Searcher: func(ctx context.Context, s *factory.Store) (*search.Searcher, error) {
+		o := search.Options{IndicatorTokens: search.IndicatorTokens(s.Redactor.Engine())}
 		if f.Embedder != nil {
 			emb, err := f.Embedder(ctx)
 			if err != nil {
@@ -70,31 +68,10 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return SearchRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return searchRun(ctx, opts, s) })
 		},
 	}
 }
-
-// IndicatorTokens returns, for a query, the tokens that eng (the workspace's keyed redaction)
-// writes for the raw values the query holds: "where did we see 203.0.113.7" finds the
-// histories that stored that IP's token. Nothing raw is looked up.
-func IndicatorTokens(eng *redact.Redactor) func(query string) []string {
-	if eng == nil || !eng.Tokens() {
-		return nil
-	}
-	return func(query string) []string {
-		red, _ := eng.String(query)
-		var out []string
-		for _, m := range tokenPattern.FindAllString(red, -1) {
-			if redact.IsToken(m) && !slices.Contains(out, m) {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-}
-
-var tokenPattern = regexp.MustCompile(`\[REDACTED_[A-Z_]+_[a-z0-9]+\]`)
 
 // searchJSON is a result of -o json, as the design fixes it.
 type searchJSON struct {
@@ -106,8 +83,8 @@ type searchJSON struct {
 	Snippet   string           `json:"snippet"`
 }
 
-// SearchRun searches s's workspace and prints the results, best first.
-func SearchRun(ctx context.Context, opts *SearchOptions, s *cmdutil.Store) error {
+// searchRun searches s's workspace and prints the results, best first.
+func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
 	ios := opts.IO
 	alertID, err := alertFilter(ctx, s, opts.AlertID)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -22,15 +23,15 @@ func TestSearchJapanese(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := cmdutil.Config{DataDir: dir, Workspace: "default", Redact: "all"}
-	open := func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
+	open := func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error) {
 		s, err := local.Open(ctx, local.Options{Dir: dir, Workspace: "default"})
 		if err != nil {
 			return nil, err
 		}
 		ios, _, _ := cmdutil.TestIO("", false)
-		return cmdutil.Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), s, redact.AllTypes(), o), nil
+		return factory.Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), s, redact.AllTypes(), o), nil
 	}
-	s, err := open(ctx, cmdutil.StoreOptions{})
+	s, err := open(ctx, factory.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestSearchJapanese(t *testing.T) {
 		ios, stdout, _ := cmdutil.TestIO("", true)
 		ios.TermWidth = 80
 		o := SearchOptions{IO: ios, OpenStore: open, Searcher: wordSearcher, Query: q, Limit: 20, Output: "text"}
-		if err := SearchRun(ctx, &o, s); err != nil {
+		if err := searchRun(ctx, &o, s); err != nil {
 			t.Fatal(err)
 		}
 		out := stdout.String()

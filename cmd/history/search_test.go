@@ -10,9 +10,11 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -38,11 +40,11 @@ func TestSearchFlags(t *testing.T) {
 			t.Parallel()
 			ios, _, _ := cmdutil.TestIO("", false)
 			var got *SearchOptions
-			cmd := NewCmdSearch(&cmdutil.Factory{IO: ios}, func(_ context.Context, o *SearchOptions) error { got = o; return nil })
+			cmd := NewCmdSearch(&factory.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(_ context.Context, o *SearchOptions) error { got = o; return nil })
 			err := cmd.Run(context.Background(), append([]string{"search"}, tc.args...))
 			if tc.wantCode != 0 {
-				if err == nil || cmdutil.ExitCode(err) != tc.wantCode {
-					t.Fatalf("err = %v (exit %d), want exit %d", err, cmdutil.ExitCode(err), tc.wantCode)
+				if err == nil || factory.ExitCode(err) != tc.wantCode {
+					t.Fatalf("err = %v (exit %d), want exit %d", err, factory.ExitCode(err), tc.wantCode)
 				}
 				return
 			}
@@ -57,20 +59,20 @@ func TestSearchFlags(t *testing.T) {
 }
 
 // searchFixture is a local store stack with two histories of two alerts.
-func searchFixture(t *testing.T) (func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error), *record.History, *record.History) {
+func searchFixture(t *testing.T) (func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error), *record.History, *record.History) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := cmdutil.Config{DataDir: dir, Workspace: "default", Redact: "all"}
-	open := func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
+	open := func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error) {
 		s, err := local.Open(ctx, local.Options{Dir: dir, Workspace: "default"})
 		if err != nil {
 			return nil, err
 		}
 		ios, _, _ := cmdutil.TestIO("", false)
-		return cmdutil.Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), s, redact.AllTypes(), o), nil
+		return factory.Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), s, redact.AllTypes(), o), nil
 	}
-	s, err := open(ctx, cmdutil.StoreOptions{})
+	s, err := open(ctx, factory.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +108,12 @@ func TestSearchRunOutputs(t *testing.T) {
 		if o.Output == "" {
 			o.Output = "text"
 		}
-		s, err := open(context.Background(), cmdutil.StoreOptions{})
+		s, err := open(context.Background(), factory.StoreOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := SearchRun(context.Background(), &o, s); err != nil {
+		if err := searchRun(context.Background(), &o, s); err != nil {
 			t.Fatal(err)
 		}
 		return stdout.String(), stderr.String()
@@ -174,15 +176,15 @@ func TestSearchRunOutputs(t *testing.T) {
 	t.Run("indicator through an injected tokenizer", func(t *testing.T) {
 		ios, stdout, _ := cmdutil.TestIO("", false)
 		o := SearchOptions{IO: ios, Query: "forwards", Limit: 5, Output: "json",
-			Searcher: func(context.Context, *cmdutil.Store) (*search.Searcher, error) {
-				return search.New(search.Options{IndicatorTokens: storetest.FakeTokens(nil)}), nil
+			Searcher: func(context.Context, *factory.Store) (*search.Searcher, error) {
+				return search.New(search.Options{IndicatorTokens: searchtest.FakeTokens(nil)}), nil
 			}}
-		s, err := open(context.Background(), cmdutil.StoreOptions{})
+		s, err := open(context.Background(), factory.StoreOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := SearchRun(context.Background(), &o, s); err != nil {
+		if err := searchRun(context.Background(), &o, s); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(stdout.String(), string(b.ID)) {
@@ -192,6 +194,6 @@ func TestSearchRunOutputs(t *testing.T) {
 }
 
 // wordSearcher searches by words only: no keyed tokens, no embeddings.
-func wordSearcher(context.Context, *cmdutil.Store) (*search.Searcher, error) {
+func wordSearcher(context.Context, *factory.Store) (*search.Searcher, error) {
 	return search.New(search.Options{}), nil
 }

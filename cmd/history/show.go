@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/pager"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -25,7 +26,7 @@ type ShowOptions struct {
 }
 
 // NewCmdShow is "alertchat history show ID".
-func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
+func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
 	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
 		Name:      "show",
@@ -46,18 +47,18 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{}, func(s *cmdutil.Store) error { return ShowRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return showRun(ctx, opts, s) })
 		},
 	}
 }
 
-// ShowRun prints one transcript as text, Markdown or JSON.
-func ShowRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
-	id, err := cmdutil.ResolveHistoryID(ctx, s, opts.ID)
+// showRun prints one transcript as text, Markdown or JSON.
+func showRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
+	id, err := factory.ResolveHistoryID(ctx, s, opts.ID)
 	if err != nil {
 		return err
 	}
-	h, err := cmdutil.LoadHistory(ctx, s, id, true)
+	h, err := factory.LoadHistory(ctx, s, id, true)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 )
 
@@ -18,7 +19,7 @@ type SyncOptions struct {
 }
 
 // NewCmdSync is "alertchat history sync".
-func NewCmdSync(f *cmdutil.Factory, runF func(context.Context, *SyncOptions) error) *cli.Command {
+func NewCmdSync(f *factory.Factory, runF func(context.Context, *SyncOptions) error) *cli.Command {
 	opts := &SyncOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
 		Name:  "sync",
@@ -32,19 +33,19 @@ func NewCmdSync(f *cmdutil.Factory, runF func(context.Context, *SyncOptions) err
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return cmdutil.WithStore(ctx, opts.OpenStore, cmdutil.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true}, func(s *cmdutil.Store) error { return SyncRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true}, func(s *factory.Store) error { return syncRun(ctx, opts, s) })
 		},
 	}
 }
 
-// SyncRun uploads the spool's pending turns and reports each.
-func SyncRun(ctx context.Context, opts *SyncOptions, s *cmdutil.Store) error {
+// syncRun uploads the spool's pending turns and reports each.
+func syncRun(ctx context.Context, opts *SyncOptions, s *factory.Store) error {
 	rep, err := s.Flush(ctx)
 	dir := ""
 	if sp := s.Spool(); sp != nil {
 		dir = sp.Dir()
 	}
-	cmdutil.ReportFlush(opts.IO.ErrOut, dir, rep, err, true)
+	factory.ReportFlush(opts.IO.ErrOut, dir, rep, err, true)
 	if err != nil {
 		return goerr.Wrap(err, fmt.Sprintf("%s still kept locally", format.Plural(max(rep.Pending, 1), "conversation is", "conversations are")))
 	}

@@ -39,13 +39,13 @@ func NewCmdRedact(f *cmdutil.Factory, runF func(context.Context, *Options) error
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return Run(opts)
+			return run(opts)
 		},
 	}
 }
 
-// Run redacts stdin to stdout with the types of --redact.
-func Run(opts *Options) error {
+// run redacts stdin to stdout with the types of --redact.
+func run(opts *Options) error {
 	types, err := redact.ParseTypes(opts.Config().Redact)
 	if err != nil {
 		return cmdutil.UsageErrorf("invalid --redact: %v", err)

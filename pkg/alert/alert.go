@@ -4,9 +4,11 @@ package alert
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -117,3 +119,17 @@ func findTitle(v any, depth int) string {
 
 // maxTitleWidth bounds an alert's title, in display columns.
 const maxTitleWidth = 100
+
+// Putter is what storing an alert needs.
+type Putter interface {
+	PutAlert(ctx context.Context, a *record.Alert) (bool, error)
+}
+
+// Put stores a parsed alert (a no-op when it is there already), stamped now.
+func Put(ctx context.Context, s Putter, a *record.Alert, now time.Time) error {
+	a.CreatedAt = now
+	if _, err := s.PutAlert(ctx, a); err != nil {
+		return goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
+	}
+	return nil
+}

@@ -14,18 +14,19 @@ import (
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // timedStore records how long saves take.
 type timedStore struct {
-	session.HistoryStore
+	store.HistorySaver
 	mu    sync.Mutex
 	saves []time.Duration
 }
 
 func (s *timedStore) SaveHistory(ctx context.Context, h *record.History) error {
 	start := time.Now()
-	err := s.HistoryStore.SaveHistory(ctx, h)
+	err := s.HistorySaver.SaveHistory(ctx, h)
 	s.mu.Lock()
 	s.saves = append(s.saves, time.Since(start))
 	s.mu.Unlock()
@@ -64,7 +65,7 @@ func BenchmarkBatch(b *testing.B) {
 				}
 				e := newEnv(b, opts...)
 				client := llm.New(e.models, llm.Options{BaseDelay: 20 * time.Millisecond})
-				ts := &timedStore{HistoryStore: e.store}
+				ts := &timedStore{HistorySaver: e.store}
 				o := batch.Options{
 					Store: e.store,
 					NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {

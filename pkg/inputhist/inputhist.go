@@ -20,7 +20,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 )
 
-// Redactor is the redaction step (session.Redactor has this method).
+// Redactor is the redaction step (redacthist.Redactor has this method).
 type Redactor interface {
 	RedactString(s string) (string, map[string]int)
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/inputhist"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 )
 
 func keyed(t *testing.T) inputhist.Redactor {
@@ -17,7 +17,7 @@ func keyed(t *testing.T) inputhist.Redactor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.EngineRedactor(redact.New(redact.AllTypes()...).WithTokens(tk))
+	return redacthist.Engine(redact.New(redact.AllTypes()...).WithTokens(tk))
 }
 
 func TestAddRedactsBeforeWriting(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"google.golang.org/genai"
 )
 
 // sampleAlert is a GuardDuty-like finding as a tool returns it.
@@ -34,73 +32,6 @@ func mixedText(size int) string {
 	return b.String()[:size]
 }
 
-// transcript builds a conversation of about size bytes: user prompts,
-// model thoughts and answers, and function calls with alert payloads.
-func transcript(size int) []*genai.Content {
-	var out []*genai.Content
-	total := 0
-	for i := 0; total < size; i++ {
-		var c *genai.Content
-		switch i % 3 {
-		case 0:
-			c = &genai.Content{Role: "user", Parts: []*genai.Part{{Text: sampleProse}}}
-			total += len(sampleProse)
-		case 1:
-			c = &genai.Content{Role: "model", Parts: []*genai.Part{
-				{Text: "Looking at " + sampleProse[:200], Thought: true, ThoughtSignature: []byte("sig")},
-				{FunctionCall: &genai.FunctionCall{Name: "get_alert", Args: map[string]any{"id": fmt.Sprintf("alert-%d", i), "filter": map[string]any{"ip": "10.0.0.1"}}}},
-			}}
-			total += 200 + 40
-		default:
-			c = &genai.Content{Role: "user", Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{Name: "get_alert", Response: map[string]any{
-				"alert": sampleAlert, "notes": []any{"owner alice@example.com", 3.0},
-			}}}}}
-			total += len(sampleAlert) + 30
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func cloneTranscript(src []*genai.Content) []*genai.Content {
-	out := make([]*genai.Content, len(src))
-	for i, c := range src {
-		nc := &genai.Content{Role: c.Role}
-		for _, p := range c.Parts {
-			np := *p
-			if p.FunctionCall != nil {
-				fc := *p.FunctionCall
-				fc.Args = map[string]any{"id": p.FunctionCall.Args["id"], "filter": map[string]any{"ip": "10.0.0.1"}}
-				np.FunctionCall = &fc
-			}
-			if p.FunctionResponse != nil {
-				fr := *p.FunctionResponse
-				fr.Response = map[string]any{"alert": sampleAlert, "notes": []any{"owner alice@example.com", 3.0}}
-				np.FunctionResponse = &fr
-			}
-			nc.Parts = append(nc.Parts, &np)
-		}
-		out[i] = nc
-	}
-	return out
-}
-
-func transcriptBytes(c []*genai.Content) int {
-	n := 0
-	for _, x := range c {
-		for _, p := range x.Parts {
-			n += len(p.Text)
-			if p.FunctionCall != nil {
-				n += 40
-			}
-			if p.FunctionResponse != nil {
-				n += len(sampleAlert) + 30
-			}
-		}
-	}
-	return n
-}
-
 func BenchmarkString(b *testing.B) {
 	for _, size := range []int{4 << 10, 1 << 20} {
 		s := mixedText(size)
@@ -119,21 +50,4 @@ func BenchmarkString(b *testing.B) {
 			all.String(clean)
 		}
 	})
-}
-
-func BenchmarkContents(b *testing.B) {
-	for _, size := range []int{10 << 10, 10 << 20} {
-		src := transcript(size)
-		n := transcriptBytes(src)
-		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				c := cloneTranscript(src)
-				b.StartTimer()
-				all.Contents(c)
-			}
-		})
-	}
 }

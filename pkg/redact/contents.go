@@ -5,92 +5,10 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
-
-	"google.golang.org/genai"
 )
 
 // maxDepth bounds the walk into nested function arguments and responses.
 const maxDepth = 64
-
-// Contents redacts, in place, every string inside the contents:
-//
-//   - Part.Text (thoughts included) and AudioTranscription.Text;
-//   - FunctionCall.Args, FunctionResponse.Response, ToolCall.Args and
-//     ToolResponse.Response at any depth: string values inside maps, slices
-//     and arrays (JSON-shaped map[string]any/[]any values, and typed Go maps,
-//     slices, pointers and exported struct fields via reflection); map keys are
-//     left alone; FunctionCall.PartialArgs string values;
-//   - ExecutableCode.Code and CodeExecutionResult.Output;
-//   - InlineData (and FunctionResponse.Parts inline data) with a textual MIME
-//     type, see the package documentation for the rule.
-//
-// FileData URIs and display names, ThoughtSignature bytes, part metadata and
-// other binary data are left untouched. Nil contents and parts are skipped.
-// It returns the number of replacements per type (never nil).
-func (r *Redactor) Contents(contents []*genai.Content) Counts {
-	counts := Counts{}
-	if !r.Enabled() {
-		return counts
-	}
-	str := func(s *string) {
-		if *s == "" {
-			return
-		}
-		if out, changed := r.redact(*s, counts); changed {
-			*s = out
-		}
-	}
-	for _, c := range contents {
-		if c == nil {
-			continue
-		}
-		for _, p := range c.Parts {
-			if p == nil {
-				continue
-			}
-			str(&p.Text)
-			if p.AudioTranscription != nil {
-				str(&p.AudioTranscription.Text)
-			}
-			if fc := p.FunctionCall; fc != nil {
-				r.walkMap(fc.Args, counts, 0)
-				for _, pa := range fc.PartialArgs {
-					if pa != nil {
-						str(&pa.StringValue)
-					}
-				}
-			}
-			if fr := p.FunctionResponse; fr != nil {
-				r.walkMap(fr.Response, counts, 0)
-				for _, fp := range fr.Parts {
-					if fp != nil && fp.InlineData != nil {
-						if d, ok := r.inline(fp.InlineData.MIMEType, fp.InlineData.Data, counts); ok {
-							fp.InlineData.Data = d
-						}
-					}
-				}
-			}
-			if tc := p.ToolCall; tc != nil {
-				r.walkMap(tc.Args, counts, 0)
-			}
-			if tr := p.ToolResponse; tr != nil {
-				r.walkMap(tr.Response, counts, 0)
-			}
-			if ec := p.ExecutableCode; ec != nil {
-				str(&ec.Code)
-			}
-			if cr := p.CodeExecutionResult; cr != nil {
-				str(&cr.Output)
-			}
-			if b := p.InlineData; b != nil {
-				if d, ok := r.inline(b.MIMEType, b.Data, counts); ok {
-					b.Data = d
-				}
-			}
-		}
-	}
-	return counts
-}
 
 // IsTextualMIME reports whether inline data of this MIME type is redacted:
 // text/*, JSON, XML, YAML, TOML, JavaScript, shell, SQL, CSV, form data and
@@ -126,6 +44,25 @@ func IsTextualMIME(mimeType string) bool {
 		return true
 	}
 	return false
+}
+
+// Into redacts *s in place, adding to counts.
+func (r *Redactor) Into(s *string, counts Counts) {
+	if *s == "" {
+		return
+	}
+	if out, changed := r.redact(*s, counts); changed {
+		*s = out
+	}
+}
+
+// Map redacts, in place, every string value inside m at any depth (strings in maps, slices and
+// typed values; map keys are left alone), adding to counts.
+func (r *Redactor) Map(m map[string]any, counts Counts) { r.walkMap(m, counts, 0) }
+
+// Inline redacts textual inline data (see IsTextualMIME); ok is false when data is left as is.
+func (r *Redactor) Inline(mimeType string, data []byte, counts Counts) ([]byte, bool) {
+	return r.inline(mimeType, data, counts)
 }
 
 // inline redacts textual inline data; ok is false when data is left as is.

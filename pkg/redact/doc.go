@@ -103,7 +103,7 @@
 //
 // # genai contents
 //
-// Redactor.Contents redacts []*genai.Content in place: Part.Text (thoughts
+// redacthist.Contents redacts []*genai.Content in place with a Redactor: Part.Text (thoughts
 // included), function call arguments and function responses at any depth
 // (strings in maps, slices and typed values; map keys are left alone), tool
 // calls and responses, executable code and its results, and audio

@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -100,7 +101,7 @@ func TestMergeAddsAgreement(t *testing.T) {
 
 func TestStoreQuery(t *testing.T) {
 	t.Parallel()
-	s := search.New(search.Options{IndicatorTokens: storetest.FakeTokens(map[string]string{"203.0.113.7": "[REDACTED_IP_abc1234]"})})
+	s := search.New(search.Options{IndicatorTokens: searchtest.FakeTokens(map[string]string{"203.0.113.7": "[REDACTED_IP_abc1234]"})})
 	q := s.StoreQuery(search.Query{Text: "the 203.0.113.7 beacon", Limit: 5})
 	if want := [][]string{{"the"}, {"203", "0", "113", "7"}, {"beacon"}}; !slices.EqualFunc(q.Phrases, want, slices.Equal[[]string]) {
 		t.Errorf("Phrases = %v, want %v", q.Phrases, want)
@@ -293,7 +294,7 @@ func TestRelated(t *testing.T) {
 		}
 	}
 	a := &record.Alert{ID: "alert-new", Title: "Outbound connection", Data: []byte(`{"Service":{"RemoteIp":"203.0.113.7","Port":4444}}`)}
-	s := search.New(search.Options{IndicatorTokens: storetest.FakeTokens(map[string]string{"203.0.113.7": tok})})
+	s := search.New(search.Options{IndicatorTokens: searchtest.FakeTokens(map[string]string{"203.0.113.7": tok})})
 	rs, err := s.Related(ctx, st, a, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -26,7 +27,7 @@ func BenchmarkTurnSave10MB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	red := session.EngineRedactor(redact.New(redact.AllTypes()...).WithTokens(tk))
+	red := redacthist.Engine(redact.New(redact.AllTypes()...).WithTokens(tk))
 	stores := append([]struct {
 		name string
 		open func(b *testing.B) benchStore

@@ -20,7 +20,7 @@ import (
 )
 
 type benchStore interface {
-	session.HistoryStore
+	store.HistorySaver
 }
 
 type nopRedactor struct{}

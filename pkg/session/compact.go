@@ -14,6 +14,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 )
 
 // summaryTimeout bounds one summarisation request.
@@ -100,7 +101,7 @@ func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) 
 	stored := *s.liveSummary
 	h.Summary = &stored
 	h.Usage = h.Usage.Add(usage)
-	redactSummary(s.redactor, h)
+	redacthist.Summary(s.redactor, h)
 	s.logger().Info("summarised earlier turns", "history_id", h.ID, "covers", end, "of", len(s.live))
 	return end, nil
 }
@@ -252,23 +253,4 @@ func isJapanese(s string) bool {
 		}
 	}
 	return false
-}
-
-// redactSummary passes the summary through the redactor, as every write of a history; counts
-// add to h.Redactions.
-func redactSummary(r Redactor, h *record.History) {
-	if h.Summary == nil || h.Summary.Text == "" {
-		return
-	}
-	text, counts := r.RedactString(h.Summary.Text)
-	h.Summary.Text = text
-	for k, v := range counts {
-		if v == 0 {
-			continue
-		}
-		if h.Redactions == nil {
-			h.Redactions = map[string]int{}
-		}
-		h.Redactions[k] += v
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
@@ -23,7 +24,7 @@ import (
 type engineRedactor struct{ r *redact.Redactor }
 
 func (e engineRedactor) RedactContents(cs []*genai.Content) map[string]int {
-	return stringCounts(e.r.Contents(cs))
+	return stringCounts(redacthist.Contents(e.r, cs))
 }
 
 func (e engineRedactor) RedactString(s string) (string, map[string]int) {

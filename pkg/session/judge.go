@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 )
 
 // Judge limits.
@@ -49,7 +50,7 @@ type Judge struct {
 	// is hashed for the cache (a plain hash of raw text would let a guess be checked against
 	// the cache file) and before it is compared with the candidates' stored questions, which
 	// are redacted.
-	Redactor Redactor
+	Redactor redacthist.Redactor
 }
 
 // JudgeLoader returns a candidate's full history (its transcript); it is called only for

@@ -21,6 +21,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
@@ -41,7 +42,7 @@ var tokenPattern = regexp.MustCompile(`\[REDACTED_(IP|EMAIL)_[a-z2-7]{10}\]`)
 
 // keyedStore is a store with a workspace key, as both stores are.
 type keyedStore interface {
-	session.HistoryStore
+	store.HistorySaver
 	tokenkey.Source
 	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
@@ -150,13 +151,13 @@ var keyedBackends = []keyedBackend{
 }
 
 // keyedRedactor is what the command line builds for a workspace: every type, keyed tokens.
-func keyedRedactor(t *testing.T, st tokenkey.Source) session.Redactor {
+func keyedRedactor(t *testing.T, st tokenkey.Source) redacthist.Redactor {
 	t.Helper()
 	tk, err := tokenkey.Tokenizer(context.Background(), st, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.EngineRedactor(redact.New(redact.AllTypes()...).WithTokens(tk))
+	return redacthist.Engine(redact.New(redact.AllTypes()...).WithTokens(tk))
 }
 
 type keyedEnv struct {

@@ -4,9 +4,6 @@ import (
 	"maps"
 
 	"google.golang.org/genai"
-
-	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/redact"
 )
 
 // cloneContent copies c deeply enough that redacting the copy in place (redact.Contents: part
@@ -118,41 +115,4 @@ func cloneValue(v any) any {
 		return maps.Clone(x)
 	}
 	return v
-}
-
-// EngineRedactor adapts the redaction engine to the session's Redactor. It is an
-// AlertRedactor: a session on an alert keeps the values the alert holds as they are (they are
-// stored with the alert anyway, and they are the indicators the analyst talks about).
-func EngineRedactor(r *redact.Redactor) AlertRedactor { return engineRedactor{r} }
-
-type engineRedactor struct{ r *redact.Redactor }
-
-func (e engineRedactor) RedactContents(cs []*genai.Content) map[string]int {
-	return countsMap(e.r.Contents(cs))
-}
-
-func (e engineRedactor) RedactString(s string) (string, map[string]int) {
-	out, c := e.r.String(s)
-	return out, countsMap(c)
-}
-
-func (e engineRedactor) ForAlert(a *record.Alert) Redactor {
-	if a == nil || len(a.Data) == 0 {
-		return e
-	}
-	return engineRedactor{e.r.WithEvidence(string(a.Data))}
-}
-
-// Engine is the redaction engine behind the adapter.
-func (e engineRedactor) Engine() *redact.Redactor { return e.r }
-
-func countsMap(c redact.Counts) map[string]int {
-	if len(c) == 0 {
-		return nil
-	}
-	m := make(map[string]int, len(c))
-	for t, n := range c {
-		m[string(t)] = n
-	}
-	return m
 }

@@ -1,177 +1,26 @@
 package session
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"time"
 
 	"github.com/m-mizutani/goerr/v2"
-	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
-
-// Spool keeps, on local disk, histories the store could not take, until a later flush uploads
-// them (see package spool). What it is given has already passed the redaction step.
-type Spool interface {
-	// Put keeps h. key is "" on a session's first Put; the key returned names the session's
-	// entry from then on, and every later Put with it replaces that entry's content.
-	Put(key string, h *record.History) (string, error)
-	// Remove drops the entry of key: its history has been saved.
-	Remove(key string) error
-}
-
-// Spoolable reports whether a failed save should go to the spool: every failure except the
-// ones that retrying later cannot fix or that the save path handles itself (a conflict or a
-// deleted history becomes a fork, an invalid request is a bug, and a full local disk would
-// refuse the spool too).
-func Spoolable(err error) bool {
-	return err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) &&
-		!errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrNoSpace) &&
-		!errors.Is(err, context.Canceled)
-}
 
 // saveState is what a session remembers of its saves.
 type saveState struct {
 	spoolKey string // the session's spool entry, once it has one
 	pending  bool   // the latest state is in the spool, not in the store
-	last     SaveResult
+	last     store.SaveResult
 	lastErr  error // the store's error when the latest save was spooled
-}
-
-// SaveResult says where a save went.
-type SaveResult struct {
-	// History is the history as saved: the one given, the stored one when it already held
-	// every content given, or the fork that now holds them.
-	History *record.History
-	// ForkedFrom is set when another writer had saved the history meanwhile (or deleted it):
-	// the contents went to History, a new history forked from ForkedFrom.
-	ForkedFrom record.HistoryID
-}
-
-// maxSaveRounds bounds how often a save is retried after finding that the stored history is
-// an earlier state of its own (a flush of its spooled state, for instance) before it forks.
-const maxSaveRounds = 5
-
-// historyGetter is what resolving a conflict needs besides SaveHistory.
-type historyGetter interface {
-	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
-}
-
-// SaveOrFork saves h, which must already be redacted, without ever overwriting another
-// writer's turns. When the store says another writer saved h since it was loaded
-// (store.ErrConflict), the stored history is read and compared with h:
-//
-//   - the stored transcript already begins with all of h's contents (h was saved before, e.g.
-//     by a flush of the spool, and maybe continued since): nothing is written, and the stored
-//     history is the result;
-//   - h's transcript begins with the whole stored transcript (the stored history is an earlier
-//     state of h, or only its metadata changed): h is saved on top of it, keeping a manual
-//     title set meanwhile;
-//   - otherwise the two diverged: h's transcript goes to a new history with ParentID h.ID and
-//     ForkPoint the length of the longest common prefix of the two transcripts.
-//
-// A history deleted meanwhile (store.ErrNotFound on an update) is forked with ForkPoint 0. So
-// every turn is kept exactly once: in the original, or after the fork point of one fork.
-//
-// Without GetHistory on st, a conflict is returned as is.
-func SaveOrFork(ctx context.Context, st HistoryStore, h *record.History, now func() time.Time) (SaveResult, error) {
-	if now == nil {
-		now = store.Now
-	}
-	getter, _ := st.(historyGetter)
-	for round := 1; ; round++ {
-		err := st.SaveHistory(ctx, h)
-		if err == nil {
-			return SaveResult{History: h}, nil
-		}
-		conflict := errors.Is(err, store.ErrConflict)
-		gone := errors.Is(err, store.ErrNotFound) && h.Revision > 0
-		if getter == nil || !conflict && !gone {
-			return SaveResult{History: h}, err
-		}
-		var cur *record.History
-		if conflict {
-			cur, err = getter.GetHistory(ctx, h.ID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				cur = nil // deleted since
-			case err != nil:
-				return SaveResult{History: h}, goerr.Wrap(err, "failed to read the history another writer saved", goerr.V("history_id", h.ID))
-			}
-		}
-		if cur == nil {
-			return fork(ctx, st, h, 0, now)
-		}
-		common := commonPrefix(cur.Contents, h.Contents)
-		switch {
-		case common == len(h.Contents):
-			return SaveResult{History: cur}, nil
-		case common == len(cur.Contents) && round < maxSaveRounds:
-			h.Revision, h.ContentVersion = cur.Revision, cur.ContentVersion
-			if cur.TitleSource == record.TitleManual && h.TitleSource != record.TitleManual {
-				h.Title, h.TitleSource = cur.Title, cur.TitleSource
-			}
-			continue
-		}
-		return fork(ctx, st, h, common, now)
-	}
-}
-
-// fork saves h's transcript as a new history forked from h at forkPoint.
-func fork(ctx context.Context, st HistoryStore, h *record.History, forkPoint int, now func() time.Time) (SaveResult, error) {
-	f := h.Meta()
-	f.ID = store.NewHistoryID()
-	f.ParentID = h.ID
-	f.ForkPoint = forkPoint
-	f.Revision, f.ContentVersion = 0, 0
-	t := now()
-	f.CreatedAt, f.UpdatedAt = t, t
-	f.Contents = h.Contents
-	f.MessageCount = len(f.Contents)
-	res := SaveResult{History: f, ForkedFrom: h.ID}
-	err := st.SaveHistory(ctx, f)
-	if errors.Is(err, store.ErrConflict) {
-		// A new ID conflicts only with itself: a retried create whose first attempt was stored.
-		if getter, ok := st.(historyGetter); ok {
-			if cur, gerr := getter.GetHistory(ctx, f.ID); gerr == nil && commonPrefix(cur.Contents, f.Contents) == len(f.Contents) {
-				res.History = cur
-				return res, nil
-			}
-		}
-	}
-	if err != nil {
-		return res, goerr.Wrap(err, "failed to save the fork of history "+string(h.ID), goerr.V("history_id", f.ID), goerr.V("parent_id", h.ID))
-	}
-	return res, nil
-}
-
-// commonPrefix is how many leading contents a and b share.
-func commonPrefix(a, b []*genai.Content) int {
-	n := 0
-	for n < len(a) && n < len(b) && sameContent(a[n], b[n]) {
-		n++
-	}
-	return n
-}
-
-func sameContent(a, b *genai.Content) bool {
-	if a == b {
-		return true
-	}
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
 // persist writes the (redacted) history: to the store when it can, forking on a conflict, and
 // to the spool when the store fails. A spooled save is not an error: the turn is safe on
 // local disk and the session goes on. Its outcome is in s.saved.
 func (s *Session) persist(ctx context.Context) error {
-	res, err := SaveOrFork(ctx, s.opts.Store, s.history, s.opts.Now)
+	res, err := store.SaveOrFork(ctx, s.opts.Store, s.history, s.opts.Now)
 	s.saved.last, s.saved.lastErr = res, nil
 	if res.History != nil {
 		s.history = res.History
@@ -189,7 +38,7 @@ func (s *Session) persist(ctx context.Context) error {
 		}
 		return nil
 	}
-	if s.opts.Spool != nil && Spoolable(err) {
+	if s.opts.Spool != nil && store.Spoolable(err) {
 		key, perr := s.opts.Spool.Put(s.saved.spoolKey, s.history)
 		if perr == nil {
 			s.saved.spoolKey, s.saved.pending, s.saved.lastErr = key, true, err
@@ -206,4 +55,4 @@ func (s *Session) Pending() bool { return s.saved.pending }
 
 // LastSave describes the latest save: where it went, and, when it was spooled, the store's
 // error (nil otherwise).
-func (s *Session) LastSave() (SaveResult, error) { return s.saved.last, s.saved.lastErr }
+func (s *Session) LastSave() (store.SaveResult, error) { return s.saved.last, s.saved.lastErr }

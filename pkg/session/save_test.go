@@ -17,7 +17,7 @@ import (
 
 // flakyStore fails every save while down is set, as a backend in an outage would.
 type flakyStore struct {
-	session.HistoryStore
+	store.HistorySaver
 	get  func(ctx context.Context, id record.HistoryID) (*record.History, error)
 	down atomic.Bool
 }
@@ -28,14 +28,14 @@ func (f *flakyStore) SaveHistory(ctx context.Context, h *record.History) error {
 	if f.down.Load() {
 		return errOutage
 	}
-	return f.HistoryStore.SaveHistory(ctx, h)
+	return f.HistorySaver.SaveHistory(ctx, h)
 }
 
 func (f *flakyStore) GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error) {
 	return f.get(ctx, id)
 }
 
-// memSpool is a session.Spool in memory.
+// memSpool is a store.Spool in memory.
 type memSpool struct {
 	mu      sync.Mutex
 	entries map[string]*record.History
@@ -139,7 +139,7 @@ func TestConflictWithOwnEarlierStateIsNoFork(t *testing.T) {
 	// session itself): the second finds it stored and writes nothing.
 	again := *h
 	again.Revision = 0
-	res, err := session.SaveOrFork(ctx, e.store, &again, nil)
+	res, err := store.SaveOrFork(ctx, e.store, &again, nil)
 	if err != nil || res.ForkedFrom != "" || res.History.Revision != 1 {
 		t.Fatalf("re-save of a stored state: %v, %+v", err, res)
 	}
@@ -147,7 +147,7 @@ func TestConflictWithOwnEarlierStateIsNoFork(t *testing.T) {
 	older := *h
 	older.Contents = h.Contents[:1]
 	older.Revision = 0
-	res, err = session.SaveOrFork(ctx, e.store, &older, nil)
+	res, err = store.SaveOrFork(ctx, e.store, &older, nil)
 	if err != nil || res.ForkedFrom != "" || len(res.History.Contents) != 2 {
 		t.Fatalf("older state: %v, %+v", err, res)
 	}
@@ -182,7 +182,7 @@ func TestOutageSpoolsTurnAndNextSaveClearsIt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	fs := &flakyStore{HistoryStore: e.store, get: e.store.GetHistory}
+	fs := &flakyStore{HistorySaver: e.store, get: e.store.GetHistory}
 	sp := &memSpool{}
 	s, err := session.New(session.Options{LLM: geminiClient(t, e).Models, Store: fs, Redactor: e.red, Model: "gemini-test", Spool: sp}, e.alert, nil)
 	if err != nil {
@@ -223,7 +223,7 @@ func TestPermanentSaveErrorIsNotSpooled(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	sp := &memSpool{}
-	st := &flakyStore{HistoryStore: failingSaver{store.ErrNoSpace}, get: e.store.GetHistory}
+	st := &flakyStore{HistorySaver: failingSaver{store.ErrNoSpace}, get: e.store.GetHistory}
 	s, err := session.New(session.Options{LLM: geminiClient(t, e).Models, Store: st, Redactor: e.red, Model: "gemini-test", Spool: sp}, e.alert, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"log/slog"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -32,31 +32,11 @@ type LLM interface {
 	GenerateContentStream(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) iter.Seq2[*genai.GenerateContentResponse, error]
 }
 
-// HistoryStore is where a session saves its history.
-type HistoryStore interface {
-	SaveHistory(ctx context.Context, h *record.History) error
-}
-
-// Redactor removes personal data and secrets. Every write of a history passes through it.
-type Redactor interface {
-	// RedactContents redacts every string of contents in place and returns per-type counts.
-	RedactContents(contents []*genai.Content) map[string]int
-	// RedactString returns s redacted and per-type counts.
-	RedactString(s string) (string, map[string]int)
-}
-
-// AlertRedactor is a Redactor that can keep the values an alert holds (see EngineRedactor):
-// New uses ForAlert's redactor for the session's writes.
-type AlertRedactor interface {
-	Redactor
-	ForAlert(a *record.Alert) Redactor
-}
-
 // Options are a session's dependencies and settings.
 type Options struct {
 	LLM      LLM
-	Store    HistoryStore
-	Redactor Redactor
+	Store    store.HistorySaver
+	Redactor redacthist.Redactor
 	Model    string
 	// Titles turns on generated titles; when off (or when generation fails) the title is the
 	// first line of the first question.
@@ -65,7 +45,7 @@ type Options struct {
 	TitleModel string
 	// Spool, when set, keeps the history on local disk when the store fails, so that no turn
 	// is lost; a later flush uploads it (see Spool and SaveOrFork).
-	Spool Spool
+	Spool store.Spool
 	// SaveTimeout bounds a save; a turn's save is not cancelled with the turn.
 	SaveTimeout time.Duration
 	Now         func() time.Time
@@ -94,8 +74,8 @@ type Session struct {
 	// model (nil: the stored one, e.g. on a resumed history).
 	live        []*genai.Content
 	liveSummary *record.Summary
-	// redactor is the session's redaction step (the alert's values kept, see AlertRedactor).
-	redactor Redactor
+	// redactor is the session's redaction step (the alert's values kept, see redacthist.AlertRedactor).
+	redactor redacthist.Redactor
 	system   *genai.Content
 	saved    saveState
 	// cw is what the session knows of its requests' size (see context.go).
@@ -125,7 +105,7 @@ func New(opts Options, alert *record.Alert, h *record.History) (*Session, error)
 		return nil, goerr.New("history belongs to another alert", goerr.V("history_id", h.ID), goerr.V("alert_id", alert.ID))
 	}
 	red := opts.Redactor
-	if ar, ok := red.(AlertRedactor); ok {
+	if ar, ok := red.(redacthist.AlertRedactor); ok {
 		red = ar.ForAlert(alert)
 	}
 	if h.RedactedCount > len(h.Contents) || h.RedactedCount < 0 {
@@ -388,7 +368,7 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 			// Redacted before it is cleaned and shortened, as the fallback below.
 			red, counts := s.redactor.RedactString(r.title)
 			if t := CleanGeneratedTitle(red); t != "" {
-				addCounts(h, counts)
+				redacthist.AddCounts(h, counts)
 				h.Title, h.TitleSource = t, record.TitleGenerated
 				return
 			}
@@ -396,7 +376,7 @@ func (s *Session) setTitle(input string, titleCh chan titleResult) {
 	}
 	// Redacted before it is shortened: a value cut in half might no longer be recognised.
 	red, counts := s.redactor.RedactString(input)
-	addCounts(h, counts)
+	redacthist.AddCounts(h, counts)
 	h.Title, h.TitleSource = FallbackTitle(red), record.TitleFallback
 }
 
@@ -444,20 +424,8 @@ func (s *Session) syncStored() {
 	h.MessageCount = len(h.Contents)
 	title, tc := s.redactor.RedactString(h.Title)
 	h.Title = title
-	addCounts(h, counts)
-	addCounts(h, tc)
-}
-
-func addCounts(h *record.History, c map[string]int) {
-	for k, v := range c {
-		if v == 0 {
-			continue
-		}
-		if h.Redactions == nil {
-			h.Redactions = map[string]int{}
-		}
-		h.Redactions[k] += v
-	}
+	redacthist.AddCounts(h, counts)
+	redacthist.AddCounts(h, tc)
 }
 
 // followStored takes into the live session what the save found stored beyond it (another
@@ -472,34 +440,4 @@ func (s *Session) followStored() {
 	if s.liveSummary != nil && (h.Summary == nil || h.Summary.CoversCount != s.liveSummary.CoversCount) {
 		s.liveSummary = nil // another writer's summary replaced ours
 	}
-}
-
-// RedactHistory passes everything of h that is about to be written through r: the contents not
-// yet redacted (a turn's save scans only what is new) and the title. Counts accumulate in
-// h.Redactions.
-func RedactHistory(r Redactor, h *record.History) {
-	if h.RedactedCount > len(h.Contents) {
-		h.RedactedCount = 0 // the transcript was replaced; scan it all
-	}
-	counts := r.RedactContents(h.Contents[h.RedactedCount:])
-	h.RedactedCount = len(h.Contents)
-	redactSummary(r, h)
-	title, tc := r.RedactString(h.Title)
-	h.Title = title
-	for _, c := range []map[string]int{counts, tc} {
-		for k, v := range c {
-			if v == 0 {
-				continue
-			}
-			if h.Redactions == nil {
-				h.Redactions = map[string]int{}
-			}
-			h.Redactions[k] += v
-		}
-	}
-}
-
-// MarshalTranscript is the transcript as stored, for exports.
-func MarshalTranscript(contents []*genai.Content) ([]byte, error) {
-	return json.MarshalIndent(contents, "", "  ")
 }

@@ -23,7 +23,7 @@
 // # Flush
 //
 // Flush uploads the entries oldest key first (so the first writer of a history keeps it and a
-// later one forks), each through session.SaveOrFork with the revision it was loaded at. That
+// later one forks), each through store.SaveOrFork with the revision it was loaded at. That
 // makes a flush idempotent: an entry uploaded by a flush that crashed before removing it is
 // found already stored (the stored transcript begins with all of its contents) and nothing is
 // written; an entry whose history another writer continued meanwhile becomes a fork. After a
@@ -52,12 +52,16 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // Format tags an entry file.
 const Format = "alertchat-spool/1"
+
+// alertReadTimeout bounds the read of a spooled history's alert: a spool is written when the
+// store is failing, and a turn must not wait long for it.
+const alertReadTimeout = 2 * time.Second
 
 // Options configure Open.
 type Options struct {
@@ -71,7 +75,11 @@ type Options struct {
 	Workspace string
 	// Redactor, when set, redacts every history Put is given (the session already did; this
 	// makes the spool's guarantee its own).
-	Redactor session.Redactor
+	Redactor redacthist.Redactor
+	// Alerts, when set, gives the alert of a history Put is given, so that its values are kept
+	// as the session's own write keeps them (see redacthist.ForHistory): a replayed save
+	// then writes what a direct save would have.
+	Alerts redacthist.AlertGetter
 	// Now defaults to time.Now.
 	Now func() time.Time
 }
@@ -86,7 +94,7 @@ type Spool struct {
 	seq map[string]int // last seq written per key by this process
 }
 
-var _ session.Spool = (*Spool)(nil)
+var _ store.Spool = (*Spool)(nil)
 
 // Open returns the spool of o.Backend and o.Workspace; its directory is created on the first
 // Put.
@@ -138,7 +146,7 @@ func (s *Spool) newKey() string {
 	return fmt.Sprintf("%019d-%s", s.o.Now().UnixNano(), hex.EncodeToString(b[:]))
 }
 
-// Put implements session.Spool: it writes h as the next state of key's entry (a new key when
+// Put implements store.Spool: it writes h as the next state of key's entry (a new key when
 // key is "") and removes the key's older states.
 func (s *Spool) Put(key string, h *record.History) (string, error) {
 	if key == "" {
@@ -147,7 +155,11 @@ func (s *Spool) Put(key string, h *record.History) (string, error) {
 		return "", goerr.Wrap(store.ErrInvalid, "invalid spool key", goerr.V("key", key))
 	}
 	if s.o.Redactor != nil {
-		session.RedactHistory(s.o.Redactor, h)
+		// Put has no context of its own: the alert comes from a local copy or the store layers'
+		// bounded retries, and a failed read means the stricter redaction.
+		ctx, cancel := context.WithTimeout(context.Background(), alertReadTimeout)
+		redacthist.History(redacthist.ForHistory(ctx, s.o.Redactor, s.o.Alerts, h), h)
+		cancel()
 	}
 	contents, err := store.EncodeTranscript(h.Contents)
 	if err != nil {
@@ -182,7 +194,7 @@ func (s *Spool) Put(key string, h *record.History) (string, error) {
 	return key, nil
 }
 
-// Remove implements session.Spool: every state of key's entry written so far goes.
+// Remove implements store.Spool: every state of key's entry written so far goes.
 func (s *Spool) Remove(key string) error {
 	if !validKey(key) {
 		return goerr.Wrap(store.ErrInvalid, "invalid spool key", goerr.V("key", key))
@@ -373,7 +385,7 @@ type Report struct {
 // Flush uploads every entry into st (the store of this spool's backend and workspace; its
 // writes must pass the redaction step), oldest first. It stops at the first failure that a
 // later flush may overcome and returns it, leaving that entry and the following ones in place.
-func (s *Spool) Flush(ctx context.Context, st session.HistoryStore) (*Report, error) {
+func (s *Spool) Flush(ctx context.Context, st store.HistorySaver) (*Report, error) {
 	es, err := s.Entries()
 	rep := &Report{}
 	if err != nil {
@@ -387,8 +399,8 @@ func (s *Spool) Flush(ctx context.Context, st session.HistoryStore) (*Report, er
 		}
 		h, err := e.history()
 		if err == nil {
-			var res session.SaveResult
-			res, err = session.SaveOrFork(ctx, st, h, nil)
+			var res store.SaveResult
+			res, err = store.SaveOrFork(ctx, st, h, nil)
 			if err == nil {
 				rep.Uploaded = append(rep.Uploaded, Uploaded{
 					HistoryID: res.History.ID, ForkedFrom: res.ForkedFrom, Messages: len(h.Contents),

@@ -1,6 +1,7 @@
 package spool_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -315,5 +318,71 @@ func TestSpoolIsPerBackend(t *testing.T) {
 	}
 	if es, _ := other.Entries(); len(es) != 0 {
 		t.Fatal("another workspace sees the entry")
+	}
+}
+
+// alertsOf serves one alert.
+type alertsOf struct{ a *record.Alert }
+
+func (g alertsOf) GetAlert(_ context.Context, id record.AlertID) (*record.Alert, error) {
+	if id != g.a.ID {
+		return nil, store.ErrNotFound
+	}
+	return g.a, nil
+}
+
+// A history that goes through the spool is written as the session's own save writes it: the
+// values its alert holds are kept, other values become the same tokens.
+func TestPutRedactsLikeADirectSave(t *testing.T) {
+	t.Parallel()
+	tk, err := redact.NewTokenizer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := redacthist.Engine(redact.New(redact.AllTypes()...).WithTokens(tk))
+	alert := &record.Alert{ID: "a1", Data: []byte(`{"src":"203.0.113.7"}`)}
+	hid := store.NewHistoryID()
+	h := func() *record.History {
+		return &record.History{ID: hid, AlertID: alert.ID, Title: "scan from 203.0.113.7 to 198.51.100.9",
+			Contents: turn("was 203.0.113.7 talking to 198.51.100.9?")}
+	}
+	direct := h()
+	redacthist.History(red.ForAlert(alert), direct)
+
+	for _, tc := range []struct {
+		name   string
+		alerts redacthist.AlertGetter
+		keeps  bool
+	}{
+		{"alert readable", alertsOf{alert}, true},
+		{"alert unreadable", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sp, err := spool.Open(spool.Options{Root: t.TempDir(), Backend: "local:x", Workspace: "default", Redactor: red, Alerts: tc.alerts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sp.Put("", h()); err != nil {
+				t.Fatal(err)
+			}
+			pending, err := sp.Pending()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := pending[hid]
+			if got == nil {
+				t.Fatal("the spooled history is missing")
+			}
+			if strings.Contains(got.Title, "198.51.100.9") {
+				t.Fatalf("title %q keeps a value the alert does not hold", got.Title)
+			}
+			if tc.keeps && got.Title != direct.Title {
+				t.Fatalf("spooled title %q, direct save %q", got.Title, direct.Title)
+			}
+			if !tc.keeps && strings.Contains(got.Title, "203.0.113.7") {
+				t.Fatalf("title %q keeps the alert's value although the alert could not be read", got.Title)
+			}
+		})
 	}
 }

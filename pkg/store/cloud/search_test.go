@@ -11,12 +11,13 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 func TestSearchConformance(t *testing.T) {
-	storetest.RunSearch(t, func(t testing.TB) *storetest.Harness { return newHarness(t, "alertchat/").Harness })
+	searchtest.RunSearch(t, func(t testing.TB) *storetest.Harness { return newHarness(t, "alertchat/").Harness })
 }
 
 // The meaning path against the emulator's FindNearest: each save embeds what it added, and a

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -49,5 +50,5 @@ func TestConformance(t *testing.T) {
 
 func TestSearchConformance(t *testing.T) {
 	t.Parallel()
-	storetest.RunSearch(t, newHarness)
+	searchtest.RunSearch(t, newHarness)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -149,7 +150,7 @@ func BenchmarkSearch100k(b *testing.B) {
 		qv[j] = float32(rng.NormFloat64())
 	}
 	tok := benchToken(1234)
-	tokens := storetest.FakeTokens(map[string]string{"203.0.113.7": tok})
+	tokens := searchtest.FakeTokens(map[string]string{"203.0.113.7": tok})
 	words := search.New(search.Options{IndicatorTokens: tokens})
 	withVectors := search.New(search.Options{IndicatorTokens: tokens, Embedder: fixedEmbedder{qv}})
 	ctx := context.Background()

@@ -12,32 +12,27 @@ import (
 	"context"
 
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // Store redacts every history it is asked to save, then saves it in the store it wraps.
 type Store struct {
 	store.Store
-	redactor session.Redactor
+	redactor redacthist.Redactor
 }
 
 // New wraps next so that every SaveHistory is redacted by r first.
-func New(next store.Store, r session.Redactor) *Store {
+func New(next store.Store, r redacthist.Redactor) *Store {
 	return &Store{Store: next, redactor: r}
 }
 
 // SaveHistory redacts h in place and saves it. With a redactor that keeps an alert's values
-// (session.AlertRedactor), the values of h's alert are written as they are, as a session
+// (redacthist.AlertRedactor), the values of h's alert are written as they are, as a session
 // writes them; an alert that cannot be read keeps nothing.
 func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
-	red := s.redactor
-	if ar, ok := red.(session.AlertRedactor); ok && h.AlertID != "" {
-		if a, err := s.Store.GetAlert(ctx, h.AlertID); err == nil {
-			red = ar.ForAlert(a)
-		}
-	}
-	session.RedactHistory(red, h)
+	red := redacthist.ForHistory(ctx, s.redactor, s.Store, h)
+	redacthist.History(red, h)
 	return s.Store.SaveHistory(ctx, h)
 }
 

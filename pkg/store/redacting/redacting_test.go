@@ -8,7 +8,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
@@ -28,7 +28,7 @@ func TestSaveRedactsKeepingTheAlertsValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := redacting.New(backend, session.EngineRedactor(redact.New(redact.AllTypes()...).WithTokens(tok)))
+	s := redacting.New(backend, redacthist.Engine(redact.New(redact.AllTypes()...).WithTokens(tok)))
 	a := &record.Alert{ID: "alert-1", Data: []byte(`{"RemoteIp": "198.51.100.23"}`)}
 	if _, err := s.PutAlert(ctx, a); err != nil {
 		t.Fatal(err)

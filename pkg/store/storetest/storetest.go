@@ -124,7 +124,7 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
-func save(t testing.TB, s store.Store, h *record.History) {
+func Save(t testing.TB, s store.Store, h *record.History) {
 	t.Helper()
 	if err := s.SaveHistory(context.Background(), h); err != nil {
 		t.Fatalf("save %s: %v", h.ID, err)
@@ -137,7 +137,7 @@ func testRoundTrip(t *testing.T, h *Harness) {
 	want := EveryPartKind()
 	wantJSON := mustJSON(t, want)
 	hist := NewHistory("alert-1", want)
-	save(t, s, hist)
+	Save(t, s, hist)
 	if hist.Revision == 0 {
 		t.Fatal("revision not set after save")
 	}
@@ -161,7 +161,7 @@ func testRoundTrip(t *testing.T, h *Harness) {
 	}
 	// A second save of the loaded history (a new turn) round-trips too.
 	got.Contents = append(got.Contents, genai.NewContentFromText("next", genai.RoleUser))
-	save(t, s, got)
+	Save(t, s, got)
 	again, err := s.GetHistory(ctx, hist.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	hist.Redactions = map[string]int{"EMAIL": 2, "IP": 1}
 	hist.RedactedCount = 4
 	hist.Summary = &record.Summary{Text: "IOCs: 198.51.100.7\n調査結果: beaconing", CoversCount: 2, CreatedAt: store.Now().Add(-time.Minute)}
-	save(t, s, hist)
+	Save(t, s, hist)
 	got, err := s.GetHistoryMeta(ctx, hist.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func testWorkspaceIsolation(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	a, b := h.Open(t, "ws-a"), h.Open(t, "ws-b")
 	hist := NewHistory("alert-1", EveryPartKind())
-	save(t, a, hist)
+	Save(t, a, hist)
 	before, _ := h.ReadObject(t, store.ObjectKey(h.Prefix, hist.ID))
 
 	if _, err := b.GetHistory(ctx, hist.ID); !errors.Is(err, store.ErrNotFound) {
@@ -310,7 +310,7 @@ func conflictRound(t *testing.T, s1, s2 store.Store, base *record.History) {
 func testConflictingSaves(t *testing.T, h *Harness) {
 	s1, s2 := h.Open(t, "ws-a"), h.Open(t, "ws-a")
 	base := NewHistory("alert-1", EveryPartKind())
-	save(t, s1, base)
+	Save(t, s1, base)
 	for range 3 {
 		conflictRound(t, s1, s2, base)
 	}
@@ -360,12 +360,12 @@ func testStaleSaveWritesNothing(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	s := h.Open(t, "ws-a")
 	hist := NewHistory("alert-1", EveryPartKind())
-	save(t, s, hist)
+	Save(t, s, hist)
 	stale := hist.Meta()
 	stale.Contents = hist.Contents
 	hist.Contents = append(hist.Contents, genai.NewContentFromText("fresh", genai.RoleUser))
 	hist.MessageCount++
-	save(t, s, hist)
+	Save(t, s, hist)
 	obj, _ := h.ReadObject(t, store.ObjectKey(h.Prefix, hist.ID))
 
 	stale.Contents = append(stale.Contents, genai.NewContentFromText("stale", genai.RoleUser))
@@ -392,7 +392,7 @@ func testSaveAfterAnotherWriter(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	mine, other := h.Open(t, "ws-a"), h.Open(t, "ws-a")
 	base := NewHistory("alert-1", EveryPartKind())
-	save(t, mine, base)
+	Save(t, mine, base)
 	for round := range 3 {
 		loaded, err := mine.GetHistory(ctx, base.ID)
 		if err != nil {
@@ -404,7 +404,7 @@ func testSaveAfterAnotherWriter(t *testing.T, h *Harness) {
 		}
 		theirs.Contents = append(theirs.Contents, genai.NewContentFromText(fmt.Sprintf("theirs %d", round), genai.RoleUser))
 		theirs.MessageCount = len(theirs.Contents)
-		save(t, other, theirs)
+		Save(t, other, theirs)
 		obj, _ := h.ReadObject(t, store.ObjectKey(h.Prefix, base.ID))
 
 		loaded.Contents = append(loaded.Contents, genai.NewContentFromText("mine", genai.RoleUser))
@@ -426,7 +426,7 @@ func testSaveAfterAnotherWriter(t *testing.T, h *Harness) {
 		for range 2 {
 			got.Contents = append(got.Contents, genai.NewContentFromText("mine again", genai.RoleUser))
 			got.MessageCount = len(got.Contents)
-			save(t, mine, got)
+			Save(t, mine, got)
 		}
 		if m, err := other.GetHistoryMeta(ctx, base.ID); err != nil || m.Revision != got.Revision || m.MessageCount != got.MessageCount {
 			t.Fatalf("round %d: after saving a fresh load: %v %+v, want revision %d", round, err, m, got.Revision)
@@ -440,7 +440,7 @@ func testSaveAfterDelete(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	mine, other := h.Open(t, "ws-a"), h.Open(t, "ws-a")
 	hist := NewHistory("alert-1", EveryPartKind())
-	save(t, mine, hist)
+	Save(t, mine, hist)
 	loaded, err := mine.GetHistory(ctx, hist.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -471,7 +471,7 @@ func testPagination(t *testing.T, h *Harness) {
 		hist := NewHistory("alert-1", []*genai.Content{genai.NewContentFromText(fmt.Sprint(i), genai.RoleUser)})
 		// Ties on updated_at must still page without gaps or duplicates.
 		hist.UpdatedAt = base.Add(time.Duration(i/3) * time.Second)
-		save(t, s, hist)
+		Save(t, s, hist)
 		want[hist.ID] = true
 	}
 	for _, limit := range []int{1, 5, 7, 23, 50} {
@@ -524,11 +524,11 @@ func testListByAlertAndAge(t *testing.T, h *Harness) {
 	now := store.Now()
 	old := NewHistory("alert-1", nil)
 	old.UpdatedAt = now.Add(-48 * time.Hour)
-	save(t, s, old)
+	Save(t, s, old)
 	recent := NewHistory("alert-1", nil)
-	save(t, s, recent)
+	Save(t, s, recent)
 	other := NewHistory("alert-2", nil)
-	save(t, s, other)
+	Save(t, s, other)
 
 	page, err := s.ListHistories(ctx, store.HistoryQuery{AlertID: "alert-1"})
 	if err != nil {
@@ -565,9 +565,9 @@ func testDelete(t *testing.T, h *Harness) {
 	ctx := context.Background()
 	s := h.Open(t, "ws-a")
 	hist := NewHistory("alert-1", EveryPartKind())
-	save(t, s, hist)
+	Save(t, s, hist)
 	keep := NewHistory("alert-1", EveryPartKind())
-	save(t, s, keep)
+	Save(t, s, keep)
 	if err := s.DeleteHistory(ctx, hist.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -600,7 +600,7 @@ func testCorruptTranscript(t *testing.T, h *Harness) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			hist := NewHistory("alert-1", EveryPartKind())
-			save(t, s, hist)
+			Save(t, s, hist)
 			key := store.ObjectKey(h.Prefix, hist.ID)
 			obj, _ := h.ReadObject(t, key)
 			h.WriteObject(t, key, mangle(obj))
@@ -648,7 +648,7 @@ func testFindByPrefix(t *testing.T, h *Harness) {
 	var all []*record.History
 	for range 5 {
 		hist := NewHistory("alert-1", nil)
-		save(t, s, hist)
+		Save(t, s, hist)
 		all = append(all, hist)
 	}
 	for _, hist := range all {
@@ -708,9 +708,9 @@ func testCount(t *testing.T, h *Harness) {
 	for i, alert := range []record.AlertID{"alert-1", "alert-1", "alert-2"} {
 		hist := NewHistory(alert, nil)
 		hist.UpdatedAt = now.Add(-time.Duration(i) * time.Hour)
-		save(t, a, hist)
+		Save(t, a, hist)
 	}
-	save(t, b, NewHistory("alert-1", nil))
+	Save(t, b, NewHistory("alert-1", nil))
 	for _, tc := range []struct {
 		q    store.HistoryQuery
 		want int

@@ -1,4 +1,4 @@
-package cmd
+package batch_test
 
 import (
 	"context"
@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/cmd"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/batch"
 )
 
@@ -35,7 +38,7 @@ func TestBatchUsageErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			out, errOut, code := runCLI(t, t.TempDir(), tc.stdin, tc.args...)
+			out, errOut, code := clitest.Run(t, t.TempDir(), tc.stdin, tc.args...)
 			if code != cmdutil.ExitUsage {
 				t.Fatalf("exit %d, want %d (stderr %q)", code, cmdutil.ExitUsage, errOut)
 			}
@@ -49,7 +52,7 @@ func TestBatchUsageErrors(t *testing.T) {
 func TestBatchEmptyInput(t *testing.T) {
 	t.Parallel()
 	// Nothing to ask: no credentials needed, nothing written.
-	out, errOut, code := runCLI(t, t.TempDir(), "\n  \n", "batch", "-f", "-")
+	out, errOut, code := clitest.Run(t, t.TempDir(), "\n  \n", "batch", "-f", "-")
 	if code != cmdutil.ExitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -57,7 +60,7 @@ func TestBatchEmptyInput(t *testing.T) {
 
 func TestRetryFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("ALERTCHAT_MAX_ATTEMPTS", "0")
-	_, errOut, code := runCLI(t, t.TempDir(), "", "alert", "list")
+	_, errOut, code := clitest.Run(t, t.TempDir(), "", "alert", "list")
 	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--max-attempts") {
 		t.Fatalf("ALERTCHAT_MAX_ATTEMPTS ignored: exit %d, %q", code, errOut)
 	}
@@ -66,10 +69,10 @@ func TestRetryFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("ALERTCHAT_CALL_TIMEOUT", "90s")
 	var got cmdutil.Config
 	ios, _, _ := cmdutil.TestIO("", false)
-	code = RunWith(t.Context(), []string{"alertchat", "--data-dir", t.TempDir(), "alert", "list"}, ios, RunOptions{
-		Customize: func(f *cmdutil.Factory) {
+	code = cmd.RunWith(t.Context(), []string{"alertchat", "--data-dir", t.TempDir(), "alert", "list"}, ios, cmd.RunOptions{
+		Customize: func(f *factory.Factory) {
 			open := f.OpenStore
-			f.OpenStore = func(ctx context.Context, o cmdutil.StoreOptions) (*cmdutil.Store, error) {
+			f.OpenStore = func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error) {
 				got = f.Config()
 				return open(ctx, o)
 			}

@@ -1,4 +1,4 @@
-package cmd
+package history_test
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -18,78 +17,27 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
-
-// openLocal opens the local store of dir as the CLI would.
-func openLocal(t *testing.T, dir, workspace string) *local.Store {
-	t.Helper()
-	s, err := local.Open(context.Background(), local.Options{Dir: dir, Workspace: workspace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// seedHistories saves hs into the workspace's store in dir and closes it.
-func seedHistories(t *testing.T, dir, workspace string, hs ...*record.History) {
-	t.Helper()
-	s := openLocal(t, dir, workspace)
-	defer s.Close()
-	for _, h := range hs {
-		if err := s.SaveHistory(context.Background(), h); err != nil {
-			t.Fatalf("seed %s: %v", h.ID, err)
-		}
-	}
-}
-
-func getMeta(t *testing.T, dir string, id record.HistoryID) (*record.History, error) {
-	t.Helper()
-	s := openLocal(t, dir, "default")
-	defer s.Close()
-	return s.GetHistory(context.Background(), id)
-}
-
-// runTTY runs the command line as on a terminal (stdin and stdout).
-func runTTY(t *testing.T, dataDir, stdin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: true, StdoutTTY: true, StderrTTY: true}
-	full := append([]string{"alertchat", "--data-dir", dataDir}, args...)
-	code = Run(context.Background(), full, ios)
-	return out.String(), errOut.String(), code
-}
-
-func newHist(alert record.AlertID, title string, updated time.Time, contents ...*genai.Content) *record.History {
-	h := storetest.NewHistory(alert, contents)
-	h.Title = title
-	h.CreatedAt = updated.Add(-time.Minute)
-	h.UpdatedAt = updated
-	return h
-}
-
-func objectPath(dir string, id record.HistoryID) string {
-	return filepath.Join(dir, filepath.FromSlash(store.ObjectKey("", id)))
-}
 
 func TestHistoryList(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	now := store.Now()
-	oldest := newHist("alert-aaaaaaaaaa", "Oldest", now.Add(-3*time.Hour), genai.NewContentFromText("q", genai.RoleUser))
-	middle := newHist("alert-bbbbbbbbbb", "Middle\tone", now.Add(-2*time.Hour))
+	oldest := clitest.NewHist("alert-aaaaaaaaaa", "Oldest", now.Add(-3*time.Hour), genai.NewContentFromText("q", genai.RoleUser))
+	middle := clitest.NewHist("alert-bbbbbbbbbb", "Middle\tone", now.Add(-2*time.Hour))
 	middle.ParentID = oldest.ID
-	newest := newHist("alert-aaaaaaaaaa", "Newest", now.Add(-time.Hour),
+	newest := clitest.NewHist("alert-aaaaaaaaaa", "Newest", now.Add(-time.Hour),
 		genai.NewContentFromText("q", genai.RoleUser), genai.NewContentFromText("a", genai.RoleModel))
 	newest.Usage = record.Usage{InputTokens: 1000, OutputTokens: 234}
-	seedHistories(t, dir, "default", oldest, middle, newest)
-	seedHistories(t, dir, "other", newHist("alert-aaaaaaaaaa", "Elsewhere", now))
+	clitest.SeedHistories(t, dir, "default", oldest, middle, newest)
+	clitest.SeedHistories(t, dir, "other", clitest.NewHist("alert-aaaaaaaaaa", "Elsewhere", now))
 
-	out, errOut, code := runCLI(t, dir, "", "history", "list")
+	out, errOut, code := clitest.Run(t, dir, "", "history", "list")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -105,13 +53,13 @@ func TestHistoryList(t *testing.T) {
 		t.Errorf("stderr: %q", errOut)
 	}
 	// "history" alone is "history list", flags included.
-	if bare, _, code := runCLI(t, dir, "", "history"); code != 0 || bare != want {
+	if bare, _, code := clitest.Run(t, dir, "", "history"); code != 0 || bare != want {
 		t.Fatalf("bare history: exit %d, %q", code, bare)
 	}
 
 	ids := func(args ...string) []string {
 		t.Helper()
-		out, errOut, code := runCLI(t, dir, "", args...)
+		out, errOut, code := clitest.Run(t, dir, "", args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
@@ -149,7 +97,7 @@ func TestHistoryList(t *testing.T) {
 		t.Errorf("other workspace lists %v", got)
 	}
 
-	out, _, code = runCLI(t, dir, "", "history", "list", "-o", "json")
+	out, _, code = clitest.Run(t, dir, "", "history", "list", "-o", "json")
 	if code != 0 {
 		t.Fatalf("-o json: exit %d", code)
 	}
@@ -199,7 +147,7 @@ func TestHistoryList(t *testing.T) {
 		{[]string{"history", "list", "extra"}, 2},
 		{[]string{"history", "nosuch"}, 2},
 	} {
-		out, errOut, code := runCLI(t, dir, "", tc.args...)
+		out, errOut, code := clitest.Run(t, dir, "", tc.args...)
 		if code != tc.code || out != "" || !strings.HasPrefix(errOut, "Error: ") {
 			t.Errorf("%v: exit %d (want %d), stdout %q, stderr %q", tc.args, code, tc.code, out, errOut)
 		}
@@ -209,19 +157,19 @@ func TestHistoryList(t *testing.T) {
 func TestHistoryListEmpty(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, dir, "", "history", "list", "-o", "json")
+	out, errOut, code := clitest.Run(t, dir, "", "history", "list", "-o", "json")
 	if code != 0 || out != "[]\n" {
 		t.Fatalf("empty -o json: exit %d, %q", code, out)
 	}
-	out, errOut, code = runCLI(t, dir, "", "history", "list")
+	out, errOut, code = clitest.Run(t, dir, "", "history", "list")
 	if code != 0 || out != "" || errOut != "" {
 		t.Fatalf("empty piped list: exit %d, %q, %q", code, out, errOut)
 	}
-	out, errOut, code = runTTY(t, dir, "", "history")
+	out, errOut, code = clitest.RunTTY(t, dir, "", "history")
 	if code != 0 || out != "" || !strings.Contains(errOut, "No histories") || !strings.Contains(errOut, "alertchat chat") {
 		t.Fatalf("empty terminal list: exit %d, %q, %q", code, out, errOut)
 	}
-	out, errOut, code = runTTY(t, dir, "", "history", "list", "-o", "json")
+	out, errOut, code = clitest.RunTTY(t, dir, "", "history", "list", "-o", "json")
 	if code != 0 || out != "[]\n" {
 		t.Fatalf("empty terminal -o json: exit %d, %q, %q", code, out, errOut)
 	}
@@ -230,11 +178,11 @@ func TestHistoryListEmpty(t *testing.T) {
 func TestHistoryListTTY(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	h := newHist("0123456789abcdef-alert", "Shown to people", store.Now().Add(-2*time.Hour))
+	h := clitest.NewHist("0123456789abcdef-alert", "Shown to people", store.Now().Add(-2*time.Hour))
 	h.Usage = record.Usage{InputTokens: 1100, OutputTokens: 100}
 	h.MessageCount = 4
-	seedHistories(t, dir, "default", h)
-	out, errOut, code := runTTY(t, dir, "", "history", "list")
+	clitest.SeedHistories(t, dir, "default", h)
+	out, errOut, code := clitest.RunTTY(t, dir, "", "history", "list")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -265,10 +213,10 @@ func showFixture(t *testing.T, dir string) *record.History {
 	t.Helper()
 	contents := storetest.EveryPartKind()
 	contents = append(contents, genai.NewContentFromText("Colour: \x1b[31mred\x1b]0;title\x07 and \u009b2J done\u202e", genai.RoleModel))
-	h := newHist("alert-0001", "DNS to a \x1b[2Jbad domain", store.Now().Add(-time.Hour), contents...)
+	h := clitest.NewHist("alert-0001", "DNS to a \x1b[2Jbad domain", store.Now().Add(-time.Hour), contents...)
 	h.Usage = record.Usage{InputTokens: 1234, OutputTokens: 56}
 	h.Redactions = map[string]int{"IP": 1, "EMAIL": 2}
-	seedHistories(t, dir, "default", h)
+	clitest.SeedHistories(t, dir, "default", h)
 	return h
 }
 
@@ -286,7 +234,7 @@ func TestHistoryShowText(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := showFixture(t, dir)
-	out, errOut, code := runCLI(t, dir, "", "history", "show", string(h.ID))
+	out, errOut, code := clitest.Run(t, dir, "", "history", "show", string(h.ID))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -322,7 +270,7 @@ func TestHistoryShowMarkdown(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := showFixture(t, dir)
-	out, errOut, code := runCLI(t, dir, "", "history", "show", string(h.ID), "-o", "md")
+	out, errOut, code := clitest.Run(t, dir, "", "history", "show", string(h.ID), "-o", "md")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -357,7 +305,7 @@ func TestHistoryShowJSON(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := showFixture(t, dir)
-	out, errOut, code := runCLI(t, dir, "", "history", "show", string(h.ID)[:8], "-o", "json")
+	out, errOut, code := clitest.Run(t, dir, "", "history", "show", string(h.ID)[:8], "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -394,9 +342,9 @@ func TestHistoryShowJSON(t *testing.T) {
 	}
 
 	// No redactions, no contents: {} and [], never null.
-	empty := newHist("alert-0001", "empty", store.Now())
-	seedHistories(t, dir, "default", empty)
-	out, _, _ = runCLI(t, dir, "", "history", "show", string(empty.ID), "-o", "json")
+	empty := clitest.NewHist("alert-0001", "empty", store.Now())
+	clitest.SeedHistories(t, dir, "default", empty)
+	out, _, _ = clitest.Run(t, dir, "", "history", "show", string(empty.ID), "-o", "json")
 	if !strings.Contains(out, `"redactions": {}`) || !strings.Contains(out, `"contents": []`) || strings.Contains(out, "null") {
 		t.Fatalf("empty history JSON: %s", out)
 	}
@@ -405,14 +353,14 @@ func TestHistoryShowJSON(t *testing.T) {
 func TestResolveHistoryID(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a := newHist("alert-1", "first twin", store.Now())
+	a := clitest.NewHist("alert-1", "first twin", store.Now())
 	a.ID = "aaaaaaaa-0000-4000-8000-000000000001"
-	b := newHist("alert-1", "second twin", store.Now())
+	b := clitest.NewHist("alert-1", "second twin", store.Now())
 	b.ID = "aaaaaaaa-0000-4000-8000-000000000002"
-	c := newHist("alert-1", "loner", store.Now())
+	c := clitest.NewHist("alert-1", "loner", store.Now())
 	c.ID = "cccccccc-1111-4000-8000-000000000003"
-	seedHistories(t, dir, "default", a, b, c)
-	seedHistories(t, dir, "other", newHist("alert-1", "hidden", store.Now()))
+	clitest.SeedHistories(t, dir, "default", a, b, c)
+	clitest.SeedHistories(t, dir, "other", clitest.NewHist("alert-1", "hidden", store.Now()))
 
 	tests := []struct {
 		name      string
@@ -438,7 +386,7 @@ func TestResolveHistoryID(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			out, errOut, code := runCLI(t, dir, "", "--workspace", tc.ws, "history", "show", tc.arg)
+			out, errOut, code := clitest.Run(t, dir, "", "--workspace", tc.ws, "history", "show", tc.arg)
 			if code != tc.wantCode {
 				t.Fatalf("exit %d, want %d (%s)", code, tc.wantCode, errOut)
 			}
@@ -466,13 +414,13 @@ func TestHistoryRm(t *testing.T) {
 	now := store.Now()
 	var hs []*record.History
 	for i := range 5 {
-		hs = append(hs, newHist("alert-1", "h", now.Add(-time.Duration(i)*time.Minute), storetest.EveryPartKind()...))
+		hs = append(hs, clitest.NewHist("alert-1", "h", now.Add(-time.Duration(i)*time.Minute), storetest.EveryPartKind()...))
 	}
-	seedHistories(t, dir, "default", hs...)
+	clitest.SeedHistories(t, dir, "default", hs...)
 	exists := func(h *record.History) bool {
 		t.Helper()
-		_, err := getMeta(t, dir, h.ID)
-		_, statErr := os.Stat(objectPath(dir, h.ID))
+		_, err := clitest.GetMeta(t, dir, h.ID)
+		_, statErr := os.Stat(clitest.ObjectPath(dir, h.ID))
 		if (err == nil) != (statErr == nil) {
 			t.Fatalf("%s: metadata error %v but object error %v", h.ID, err, statErr)
 		}
@@ -480,12 +428,12 @@ func TestHistoryRm(t *testing.T) {
 	}
 
 	// Piped: nothing can be asked, so nothing is deleted without -y.
-	out, errOut, code := runCLI(t, dir, "", "history", "rm", string(hs[0].ID))
+	out, errOut, code := clitest.Run(t, dir, "", "history", "rm", string(hs[0].ID))
 	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, "-y") || !exists(hs[0]) {
 		t.Fatalf("rm without -y in a pipe: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// With -y: a full ID and a prefix; stdout stays clean.
-	out, errOut, code = runCLI(t, dir, "", "history", "rm", "-y", string(hs[0].ID), string(hs[1].ID)[:8])
+	out, errOut, code = clitest.Run(t, dir, "", "history", "rm", "-y", string(hs[0].ID), string(hs[1].ID)[:8])
 	if code != 0 || out != "" {
 		t.Fatalf("rm: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -508,7 +456,7 @@ func TestHistoryRm(t *testing.T) {
 		{[]string{"history", "rm"}, 2},
 		{[]string{"--workspace", "other", "history", "rm", "-y", string(hs[2].ID)}, 3},
 	} {
-		out, errOut, code := runCLI(t, dir, "", tc.args...)
+		out, errOut, code := clitest.Run(t, dir, "", tc.args...)
 		if code != tc.code || out != "" || strings.Contains(errOut, "Deleted") {
 			t.Errorf("%v: exit %d (want %d), stdout %q, stderr %q", tc.args, code, tc.code, out, errOut)
 		}
@@ -519,7 +467,7 @@ func TestHistoryRm(t *testing.T) {
 
 	// On a terminal: asks; anything but y/yes keeps it.
 	for _, answer := range []string{"n\n", "\n", "", "nope\n", "yess\n"} {
-		out, errOut, code := runTTY(t, dir, answer, "history", "rm", string(hs[2].ID))
+		out, errOut, code := clitest.RunTTY(t, dir, answer, "history", "rm", string(hs[2].ID))
 		if code != 0 || out != "" || !strings.Contains(errOut, "Delete history "+string(hs[2].ID)[:8]+` "h" (`) || !strings.Contains(errOut, "? [y/N] ") || !strings.Contains(errOut, "Aborted.") {
 			t.Errorf("answer %q: exit %d, stdout %q, stderr %q", answer, code, out, errOut)
 		}
@@ -527,11 +475,11 @@ func TestHistoryRm(t *testing.T) {
 			t.Fatalf("answer %q deleted the history", answer)
 		}
 	}
-	out, errOut, code = runTTY(t, dir, "Y\n", "history", "rm", string(hs[2].ID), string(hs[3].ID))
+	out, errOut, code = clitest.RunTTY(t, dir, "Y\n", "history", "rm", string(hs[2].ID), string(hs[3].ID))
 	if code != 0 || !strings.Contains(errOut, "Delete 2 histories?\n  "+string(hs[2].ID)[:8]) || !strings.Contains(errOut, "\n  "+string(hs[3].ID)[:8]) || exists(hs[2]) || exists(hs[3]) {
 		t.Fatalf("answer y: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	out, errOut, code = runTTY(t, dir, "", "history", "rm", "-y", string(hs[4].ID), string(hs[4].ID))
+	out, errOut, code = clitest.RunTTY(t, dir, "", "history", "rm", "-y", string(hs[4].ID), string(hs[4].ID))
 	if code != 0 || strings.Contains(errOut, "[y/N]") || errOut != "Deleted "+string(hs[4].ID)+"\n" || exists(hs[4]) {
 		t.Fatalf("-y: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -541,12 +489,12 @@ func TestHistoryRm(t *testing.T) {
 func TestHistoryRenameRedacts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	h := newHist("alert-1", "t", store.Now(), storetest.EveryPartKind()...)
-	seedHistories(t, dir, "default", h)
-	if _, errOut, code := runCLI(t, dir, "", "history", "rename", string(h.ID), "mail jane.doe@example.com"); code != 0 {
+	h := clitest.NewHist("alert-1", "t", store.Now(), storetest.EveryPartKind()...)
+	clitest.SeedHistories(t, dir, "default", h)
+	if _, errOut, code := clitest.Run(t, dir, "", "history", "rename", string(h.ID), "mail jane.doe@example.com"); code != 0 {
 		t.Fatalf("rename: exit %d: %s", code, errOut)
 	}
-	got, err := getMeta(t, dir, h.ID)
+	got, err := clitest.GetMeta(t, dir, h.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,10 +506,10 @@ func TestHistoryRenameRedacts(t *testing.T) {
 func TestHistoryRename(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	h := newHist("alert-1", "generated one", store.Now().Add(-time.Hour), storetest.EveryPartKind()...)
+	h := clitest.NewHist("alert-1", "generated one", store.Now().Add(-time.Hour), storetest.EveryPartKind()...)
 	h.TitleSource = record.TitleGenerated
 	h.RedactedCount = len(h.Contents) // as every saved history is: a rename rescans nothing
-	seedHistories(t, dir, "default", h)
+	clitest.SeedHistories(t, dir, "default", h)
 	wantContents, _ := json.Marshal(h.Contents)
 
 	long := strings.Repeat("調", 70)
@@ -577,11 +525,11 @@ func TestHistoryRename(t *testing.T) {
 		{long, strings.Repeat("調", 29) + "…"},
 	}
 	for _, tc := range tests {
-		out, errOut, code := runCLI(t, dir, "", "history", "rename", string(h.ID)[:8], tc.title)
+		out, errOut, code := clitest.Run(t, dir, "", "history", "rename", string(h.ID)[:8], tc.title)
 		if code != 0 || out != "" {
 			t.Fatalf("rename %q: exit %d, stdout %q, stderr %q", tc.title, code, out, errOut)
 		}
-		got, err := getMeta(t, dir, h.ID)
+		got, err := clitest.GetMeta(t, dir, h.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -603,11 +551,11 @@ func TestHistoryRename(t *testing.T) {
 		{[]string{"history", "rename", "dddddddd", "x"}, 3},
 		{[]string{"--workspace", "other", "history", "rename", string(h.ID), "stolen"}, 3},
 	} {
-		if _, errOut, code := runCLI(t, dir, "", tc.args...); code != tc.code {
+		if _, errOut, code := clitest.Run(t, dir, "", tc.args...); code != tc.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
 		}
 	}
-	if got, _ := getMeta(t, dir, h.ID); got.Title != strings.Repeat("調", 29)+"…" {
+	if got, _ := clitest.GetMeta(t, dir, h.ID); got.Title != strings.Repeat("調", 29)+"…" {
 		t.Errorf("a failed rename changed the title to %q", got.Title)
 	}
 }
@@ -616,18 +564,18 @@ func TestHistoryPrune(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	now := store.Now()
-	ancient := newHist("alert-1", "ancient", now.Add(-40*24*time.Hour), storetest.EveryPartKind()...)
-	old := newHist("alert-2", "old", now.Add(-10*24*time.Hour))
-	recent := newHist("alert-1", "recent", now.Add(-time.Hour))
-	seedHistories(t, dir, "default", ancient, old, recent)
-	otherOld := newHist("alert-1", "other workspace", now.Add(-40*24*time.Hour))
-	seedHistories(t, dir, "other", otherOld)
+	ancient := clitest.NewHist("alert-1", "ancient", now.Add(-40*24*time.Hour), storetest.EveryPartKind()...)
+	old := clitest.NewHist("alert-2", "old", now.Add(-10*24*time.Hour))
+	recent := clitest.NewHist("alert-1", "recent", now.Add(-time.Hour))
+	clitest.SeedHistories(t, dir, "default", ancient, old, recent)
+	otherOld := clitest.NewHist("alert-1", "other workspace", now.Add(-40*24*time.Hour))
+	clitest.SeedHistories(t, dir, "other", otherOld)
 	all := []*record.History{ancient, old, recent}
 	remaining := func() []record.HistoryID {
 		t.Helper()
 		var ids []record.HistoryID
 		for _, h := range all {
-			if _, err := getMeta(t, dir, h.ID); err == nil {
+			if _, err := clitest.GetMeta(t, dir, h.ID); err == nil {
 				ids = append(ids, h.ID)
 			}
 		}
@@ -645,13 +593,13 @@ func TestHistoryPrune(t *testing.T) {
 		{[]string{"history", "prune", "--older-than", ""}, 2},
 		{[]string{"history", "prune", "--older-than", "1d", "extra"}, 2},
 	} {
-		out, errOut, code := runCLI(t, dir, "", tc.args...)
+		out, errOut, code := clitest.Run(t, dir, "", tc.args...)
 		if code != tc.code || out != "" {
 			t.Errorf("%v: exit %d (want %d), stdout %q, stderr %q", tc.args, code, tc.code, out, errOut)
 		}
 	}
 
-	out, errOut, code := runCLI(t, dir, "", "history", "prune", "--older-than", "1w", "--dry-run")
+	out, errOut, code := clitest.Run(t, dir, "", "history", "prune", "--older-than", "1w", "--dry-run")
 	if code != 0 || out != string(old.ID)+"\n"+string(ancient.ID)+"\n" || !strings.Contains(errOut, "Would delete 2 histories") {
 		t.Fatalf("dry run: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -659,34 +607,34 @@ func TestHistoryPrune(t *testing.T) {
 		t.Fatal("dry run deleted something")
 	}
 	// On a terminal, "no" keeps everything.
-	out, errOut, code = runTTY(t, dir, "n\n", "history", "prune", "--older-than", "30d")
+	out, errOut, code = clitest.RunTTY(t, dir, "n\n", "history", "prune", "--older-than", "30d")
 	if code != 0 || out != "" || !strings.Contains(errOut, "[y/N]") || !strings.Contains(errOut, "Aborted.") || len(remaining()) != 3 {
 		t.Fatalf("terminal, no: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, dir, "", "history", "prune", "--older-than", "30d")
+	out, errOut, code = clitest.Run(t, dir, "", "history", "prune", "--older-than", "30d")
 	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, "-y") || len(remaining()) != 3 {
 		t.Fatalf("prune in a pipe without -y: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, dir, "", "history", "prune", "--older-than", "30d", "-y")
+	out, errOut, code = clitest.Run(t, dir, "", "history", "prune", "--older-than", "30d", "-y")
 	if code != 0 || out != string(ancient.ID)+"\n" || !strings.Contains(errOut, "Deleted 1 history") {
 		t.Fatalf("prune 30d: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if _, err := os.Stat(objectPath(dir, ancient.ID)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(clitest.ObjectPath(dir, ancient.ID)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("transcript of a pruned history survived: %v", err)
 	}
-	out, errOut, code = runTTY(t, dir, "", "history", "prune", "--older-than", "2d", "-y")
+	out, errOut, code = clitest.RunTTY(t, dir, "", "history", "prune", "--older-than", "2d", "-y")
 	if code != 0 || out != string(old.ID)+"\n" || strings.Contains(errOut, "[y/N]") {
 		t.Fatalf("prune 2d -y: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if got := remaining(); !slices.Equal(got, []record.HistoryID{recent.ID}) {
 		t.Fatalf("remaining %v, want only the recent one", got)
 	}
-	out, errOut, code = runCLI(t, dir, "", "history", "prune", "--older-than", "2d")
+	out, errOut, code = clitest.Run(t, dir, "", "history", "prune", "--older-than", "2d")
 	if code != 0 || out != "" || !strings.Contains(errOut, "No histories") {
 		t.Fatalf("nothing to prune: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// The other workspace's old history was never touched.
-	s := openLocal(t, dir, "other")
+	s := clitest.OpenLocal(t, dir, "other")
 	defer s.Close()
 	if _, err := s.GetHistory(context.Background(), otherOld.ID); err != nil {
 		t.Fatalf("prune reached into another workspace: %v", err)
@@ -701,23 +649,23 @@ func TestHistoryListSaysThereAreMore(t *testing.T) {
 	now := store.Now()
 	var hs []*record.History
 	for i := range 5 {
-		hs = append(hs, newHist("alert-1", fmt.Sprintf("h%d", i), now.Add(-time.Duration(i)*time.Minute)))
+		hs = append(hs, clitest.NewHist("alert-1", fmt.Sprintf("h%d", i), now.Add(-time.Duration(i)*time.Minute)))
 	}
-	seedHistories(t, dir, "default", hs...)
-	out, errOut, code := runCLI(t, dir, "", "history", "list", "--limit", "2")
+	clitest.SeedHistories(t, dir, "default", hs...)
+	out, errOut, code := clitest.Run(t, dir, "", "history", "list", "--limit", "2")
 	if code != 0 || strings.Count(out, "\n") != 2 || !strings.HasPrefix(errOut, "2 of 5; --limit N or --cursor ") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	cursor := strings.TrimSuffix(strings.TrimPrefix(errOut, "2 of 5; --limit N or --cursor "), " for more\n")
-	out, errOut, code = runCLI(t, dir, "", "history", "list", "--limit", "2", "--cursor", cursor)
+	out, errOut, code = clitest.Run(t, dir, "", "history", "list", "--limit", "2", "--cursor", cursor)
 	if code != 0 || !strings.HasPrefix(out, string(hs[2].ID)+"\t") || !strings.Contains(errOut, "2 shown; --limit N or --cursor") {
 		t.Fatalf("second page: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	out, errOut, code = runCLI(t, dir, "", "history", "list", "--header")
+	out, errOut, code = clitest.Run(t, dir, "", "history", "list", "--header")
 	if code != 0 || !strings.HasPrefix(out, "ID") || strings.Count(out, "\n") != 6 || errOut != "" {
 		t.Fatalf("--header, all shown: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if _, errOut, code = runCLI(t, dir, "", "history", "list", "--cursor", "bogus"); code != cmdutil.ExitUsage {
+	if _, errOut, code = clitest.Run(t, dir, "", "history", "list", "--cursor", "bogus"); code != cmdutil.ExitUsage {
 		t.Fatalf("bad cursor: exit %d, %q", code, errOut)
 	}
 }

@@ -1,18 +1,21 @@
-package cmdutil
+// Package factory builds what the commands need from the run's configuration, lazily: the
+// store stack (backend, retries and circuit breaker, redaction, spool), the Gemini client,
+// the workspace's keyed redaction, and the helpers over them (ID resolution, exit codes of
+// store and model errors). Only commands that use a store or the model import it, so a
+// command that needs neither (redact) links none of Firestore, SQLite or genai.
+package factory
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -30,81 +33,10 @@ import (
 	"github.com/alertchat/alertchat/pkg/tokenkey"
 )
 
-// Config is the global settings of one run, fixed once the flags are parsed.
-type Config struct {
-	DataDir           string
-	FirestoreProject  string
-	FirestoreDatabase string
-	Bucket            string
-	Prefix            string
-	Workspace         string
-	Model             string
-	Verbose           bool
-	// Redact is --redact: all, none, or a list of types.
-	Redact string
-	// TokenKeyFile, when set, holds the operator's token key instead of the workspace's own.
-	TokenKeyFile string
-	// MaxContextTokens is the token budget of one Gemini request (see pkg/convo).
-	MaxContextTokens int
-	// StoreTimeout bounds a storage call, retries included (pkg/store/resilient).
-	StoreTimeout time.Duration
-	Retry        RetryConfig
-	// Pager is $PAGER, for output taller than the terminal.
-	Pager string
-	// Embeddings turns on search by meaning: each save embeds what it adds (pkg/search).
-	Embeddings bool
-	// EmulatorHosts names the Firestore and Cloud Storage emulators in use, if any, so that a
-	// spool written against an emulator is never flushed into the real backend.
-	EmulatorHosts string
-}
-
-// RetryConfig is how Gemini calls are retried (pkg/llm).
-type RetryConfig struct {
-	MaxAttempts int
-	MaxWait     time.Duration
-	CallTimeout time.Duration
-}
-
-// Cloud reports whether the cloud store is configured.
-func (c Config) Cloud() bool { return c.FirestoreProject != "" }
-
-// BackendID names the backend the settings select, so a spool is only ever flushed into the
-// store it was written for.
-func (c Config) BackendID() string {
-	if c.Cloud() {
-		id := "cloud:" + c.FirestoreProject + "/" + c.FirestoreDatabase + "/" + c.Bucket + "/" + c.Prefix
-		if c.EmulatorHosts != "" && c.EmulatorHosts != "|" {
-			id += "@" + c.EmulatorHosts
-		}
-		return id
-	}
-	dir, err := filepath.Abs(c.DataDir)
-	if err != nil {
-		dir = c.DataDir
-	}
-	return "local:" + dir + "|" + c.Prefix
-}
-
-// BreakerFiles are where the store's circuit breakers record an outage for the commands that
-// follow: {data-dir}/breakers/{backend hash}-{reads,writes}.json.
-func (c Config) BreakerFiles() (reads, writes string) {
-	sum := sha256.Sum256([]byte(c.BackendID()))
-	base := filepath.Join(c.DataDir, "breakers", hex.EncodeToString(sum[:8]))
-	return base + "-reads.json", base + "-writes.json"
-}
-
-// SpoolRoot is where spools live: {data-dir}/spool, for the cloud store too.
-func (c Config) SpoolRoot() string { return filepath.Join(c.DataDir, "spool") }
-
-// Factory builds what commands need. It is made once per run; the root command fills its
-// configuration when the global flags are parsed, and each command copies the parts it uses
-// into its own options, so tests give a command fakes without touching the environment.
+// Factory is cmdutil.Factory with the constructors of the store stack and the model
+// client: lazy functions a command calls only when it needs them.
 type Factory struct {
-	IO *IOStreams
-	// Config returns the run's settings.
-	Config func() Config
-	// Logger writes logs to stderr at the level of --log-level / -v.
-	Logger func() *slog.Logger
+	*cmdutil.Factory
 	// OpenStore opens the configured backend inside the stack every command uses: retries and
 	// circuit breaker (resilient), the redaction of every history write with the workspace's
 	// keyed tokens (redacting), and the local spool (spooled), whose pending turns are uploaded
@@ -119,8 +51,8 @@ type Factory struct {
 
 // SessionDeps are what a command that starts sessions (chat, batch) takes from the factory.
 type SessionDeps struct {
-	IO        *IOStreams
-	Config    func() Config
+	IO        *cmdutil.IOStreams
+	Config    func() cmdutil.Config
 	Logger    func() *slog.Logger
 	OpenStore func(ctx context.Context, o StoreOptions) (*Store, error)
 	LLM       func(ctx context.Context, o LLMOptions) (*llm.Client, error)
@@ -154,19 +86,12 @@ type LLMOptions struct {
 // NewFactory returns the factory of a run on ios. getenv reads the process environment for
 // the Gemini SDK's own variables; cfg is filled by the root command once the flags are
 // parsed, and must not change after.
-func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger **slog.Logger) *Factory {
-	f := &Factory{IO: ios}
-	f.Config = func() Config { return *cfg }
-	f.Logger = func() *slog.Logger {
-		if *logger == nil {
-			return slog.New(slog.NewTextHandler(io.Discard, nil))
-		}
-		return *logger
-	}
+func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil.Config, logger **slog.Logger) *Factory {
+	f := &Factory{Factory: cmdutil.NewFactory(ios, cfg, logger)}
 	f.OpenStore = func(ctx context.Context, o StoreOptions) (*Store, error) {
 		types, err := redact.ParseTypes(cfg.Redact)
 		if err != nil {
-			return nil, UsageErrorf("invalid --redact: %v", err)
+			return nil, cmdutil.UsageErrorf("invalid --redact: %v", err)
 		}
 		if o.Embedder == nil {
 			// Without a usable embedding model the store works as without --embeddings: the
@@ -211,7 +136,7 @@ func NewFactory(ios *IOStreams, getenv func(string) string, cfg *Config, logger 
 
 // OpenBackend opens the cloud store when a Firestore project and a bucket are set, else the
 // embedded local store; calls (may be nil) counts its requests.
-func OpenBackend(ctx context.Context, cfg Config, calls *store.CallCounter) (store.Store, error) {
+func OpenBackend(ctx context.Context, cfg cmdutil.Config, calls *store.CallCounter) (store.Store, error) {
 	if cfg.Cloud() {
 		s, err := cloud.Open(ctx, cloud.Options{
 			Project: cfg.FirestoreProject, Database: cfg.FirestoreDatabase,
@@ -236,7 +161,7 @@ type Stacked = spooled.Store
 // Stack wraps an opened backend in the layers every command uses (see Factory.OpenStore),
 // redacting types with the workspace's keyed tokens. A spool that cannot be opened is warned
 // about; a flush that fails leaves the spool as it is and warns: the command still runs.
-func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger, backend store.Store, types []redact.Type, o StoreOptions) *Store {
+func Stack(ctx context.Context, ios *cmdutil.IOStreams, cfg cmdutil.Config, logger *slog.Logger, backend store.Store, types []redact.Type, o StoreOptions) *Store {
 	var src tokenkey.Source
 	if ks, ok := backend.(tokenkey.Source); ok {
 		src = ks
@@ -267,7 +192,7 @@ func Stack(ctx context.Context, ios *IOStreams, cfg Config, logger *slog.Logger,
 		ro.WriteMemory.Closed()
 	}
 	rs := resilient.New(backend, ro)
-	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red})
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red, Alerts: rs})
 	if err != nil {
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
@@ -293,7 +218,7 @@ func WarnIfRedactionOff(w io.Writer, types string) {
 }
 
 // NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
-func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
 	client, err := genai.NewClient(ctx, gc)
 	if err != nil {
 		// The configuration holds the API key: never print it.
@@ -317,7 +242,7 @@ func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc RetryConfig, logger 
 // build their sessions from them): the model client, the store below the redaction layer (a
 // session redacts its own writes, keeping its alert's values), the workspace's keyed
 // redaction, the spool and the context budget.
-func SessionOptions(cfg Config, m session.LLM, st *Store, logger *slog.Logger, titles bool) session.Options {
+func SessionOptions(cfg cmdutil.Config, m session.LLM, st *Store, logger *slog.Logger, titles bool) session.Options {
 	o := session.Options{
 		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Titles: titles,
 		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,
@@ -348,7 +273,7 @@ func ReportFlush(w io.Writer, dir string, rep *spool.Report, err error, verbose 
 	}
 	if err != nil {
 		fmt.Fprintf(w, "Warning: %s kept locally in %s could not be uploaded yet: %s\nThey stay there; a later command, or 'alertchat history sync', uploads them.\n",
-			format.Plural(max(rep.Pending, 1), "conversation", "conversations"), dir, OneLine(Message(err)))
+			format.Plural(max(rep.Pending, 1), "conversation", "conversations"), dir, cmdutil.OneLine(Message(err)))
 		return
 	}
 	if verbose && len(rep.Uploaded) == 0 && rep.Pending == 0 {
@@ -368,6 +293,6 @@ func ReportSave(w io.Writer, turn *session.Turn, h *record.History) {
 	}
 	if turn.Spooled {
 		fmt.Fprintf(w, "Warning: the store is unavailable (%s); this turn of history %s is kept locally (in the spool of the data directory) and will be uploaded by the next command that reaches the store, or by 'alertchat history sync'.\n",
-			OneLine(Message(turn.SpoolCause)), h.ID)
+			cmdutil.OneLine(Message(turn.SpoolCause)), h.ID)
 	}
 }

@@ -1,4 +1,4 @@
-package cmdutil
+package factory
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/session"
 )
@@ -26,7 +27,7 @@ func GeminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
 		cfg.Project = getenv("GOOGLE_CLOUD_PROJECT")
 		cfg.Location = getenv("GOOGLE_CLOUD_LOCATION")
 		if cfg.Project == "" || cfg.Location == "" {
-			return nil, UsageErrorf("Vertex AI needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+			return nil, cmdutil.UsageErrorf("Vertex AI needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
 		}
 		return cfg, nil
 	}
@@ -36,7 +37,7 @@ func GeminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
 		cfg.APIKey = getenv("GOOGLE_API_KEY")
 	}
 	if cfg.APIKey == "" {
-		return nil, UsageErrorf("no Gemini credentials: set GEMINI_API_KEY (or GOOGLE_API_KEY), or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+		return nil, cmdutil.UsageErrorf("no Gemini credentials: set GEMINI_API_KEY (or GOOGLE_API_KEY), or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
 	}
 	return cfg, nil
 }

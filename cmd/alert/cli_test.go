@@ -1,39 +1,21 @@
-package cmd
+package alert_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/cmd"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/clitest"
 )
-
-// runCLI runs the command line in process with the given stdin; dataDir isolates the store.
-func runCLI(t *testing.T, dataDir, stdin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
-	full := append([]string{"alertchat", "--data-dir", dataDir}, args...)
-	code = Run(context.Background(), full, ios)
-	return out.String(), errOut.String(), code
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestAlertAdd(t *testing.T) {
 	t.Parallel()
-	guardduty, err := os.ReadFile("../testdata/alerts/guardduty.json")
+	guardduty, err := os.ReadFile("../../testdata/alerts/guardduty.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +26,7 @@ func TestAlertAdd(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"file", []string{"alert", "add", "-f", writeFile(t, "a.json", string(guardduty))}, "", 0, ""},
+		{"file", []string{"alert", "add", "-f", clitest.WriteFile(t, "a.json", string(guardduty))}, "", 0, ""},
 		{"stdin", []string{"alert", "add", "-f", "-"}, `{"Title": "from stdin"}`, 0, ""},
 		{"array", []string{"alert", "add", "-f", "-"}, `[{"a": 1}]`, 0, ""},
 		{"not an object", []string{"alert", "add", "-f", "-"}, `"just a string"`, 2, "JSON object or array"},
@@ -62,7 +44,7 @@ func TestAlertAdd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			out, errOut, code := runCLI(t, dir, tc.stdin, tc.args...)
+			out, errOut, code := clitest.Run(t, dir, tc.stdin, tc.args...)
 			if code != tc.wantCode {
 				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.wantCode, errOut)
 			}
@@ -74,7 +56,7 @@ func TestAlertAdd(t *testing.T) {
 					t.Errorf("stderr %q does not mention %q", errOut, tc.wantErr)
 				}
 				// Nothing stored.
-				list, _, _ := runCLI(t, dir, "", "alert", "list")
+				list, _, _ := clitest.Run(t, dir, "", "alert", "list")
 				if list != "" {
 					t.Errorf("a failed add stored something: %q", list)
 				}
@@ -84,11 +66,11 @@ func TestAlertAdd(t *testing.T) {
 			if len(id) != 36 || strings.Count(out, "\n") != 1 {
 				t.Fatalf("stdout is not just the ID: %q", out)
 			}
-			again, _, code := runCLI(t, dir, tc.stdin, tc.args...)
+			again, _, code := clitest.Run(t, dir, tc.stdin, tc.args...)
 			if code != 0 || strings.TrimSpace(again) != id {
 				t.Fatalf("re-adding gave %q (exit %d), want the same ID %s", again, code, id)
 			}
-			list, _, _ := runCLI(t, dir, "", "alert", "list")
+			list, _, _ := clitest.Run(t, dir, "", "alert", "list")
 			if strings.Count(list, "\n") != 1 {
 				t.Fatalf("re-adding duplicated the alert: %q", list)
 			}
@@ -99,11 +81,11 @@ func TestAlertAdd(t *testing.T) {
 func TestAlertListAndShow(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	first, _, _ := runCLI(t, dir, `{"Title": "First alert", "n": 1}`, "alert", "add", "-f", "-")
-	second, _, _ := runCLI(t, dir, `{"finding": {"category": "Second alert"}}`, "alert", "add", "-f", "-")
+	first, _, _ := clitest.Run(t, dir, `{"Title": "First alert", "n": 1}`, "alert", "add", "-f", "-")
+	second, _, _ := clitest.Run(t, dir, `{"finding": {"category": "Second alert"}}`, "alert", "add", "-f", "-")
 	first, second = strings.TrimSpace(first), strings.TrimSpace(second)
 
-	out, _, code := runCLI(t, dir, "", "alert", "list")
+	out, _, code := clitest.Run(t, dir, "", "alert", "list")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -115,7 +97,7 @@ func TestAlertListAndShow(t *testing.T) {
 		t.Fatalf("title missing: %q", lines[0])
 	}
 
-	out, _, _ = runCLI(t, dir, "", "alert", "list", "-o", "json")
+	out, _, _ = clitest.Run(t, dir, "", "alert", "list", "-o", "json")
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("list -o json: %v: %q", err, out)
@@ -123,16 +105,16 @@ func TestAlertListAndShow(t *testing.T) {
 	if len(list) != 2 || list[0]["id"] != second || list[0]["title"] != "Second alert" || list[0]["created_at"] == "" {
 		t.Fatalf("list -o json: %v", list)
 	}
-	out, _, _ = runCLI(t, dir, "", "alert", "list", "--limit", "1", "-o", "json")
+	out, _, _ = clitest.Run(t, dir, "", "alert", "list", "--limit", "1", "-o", "json")
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
 		t.Fatalf("--limit 1: %v %q", err, out)
 	}
 
-	out, _, code = runCLI(t, dir, "", "alert", "show", first)
+	out, _, code = clitest.Run(t, dir, "", "alert", "show", first)
 	if code != 0 || strings.TrimSpace(out) != `{"Title": "First alert", "n": 1}` {
 		t.Fatalf("show: exit %d, %q", code, out)
 	}
-	out, _, code = runCLI(t, dir, "", "alert", "show", first, "-o", "json")
+	out, _, code = clitest.Run(t, dir, "", "alert", "show", first, "-o", "json")
 	var shown map[string]any
 	if err := json.Unmarshal([]byte(out), &shown); err != nil || code != 0 {
 		t.Fatalf("show -o json: %v %q", err, out)
@@ -154,7 +136,7 @@ func TestAlertListAndShow(t *testing.T) {
 		{[]string{"--firestore-project", "p", "alert", "list"}, 2},
 		{[]string{"nosuchcommand"}, 2},
 	} {
-		_, errOut, code := runCLI(t, dir, "", tc.args...)
+		_, errOut, code := clitest.Run(t, dir, "", tc.args...)
 		if code != tc.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
 		}
@@ -162,7 +144,7 @@ func TestAlertListAndShow(t *testing.T) {
 			t.Errorf("%v: stderr %q", tc.args, errOut)
 		}
 	}
-	out, _, _ = runCLI(t, dir, "", "--workspace", "other", "alert", "list")
+	out, _, _ = clitest.Run(t, dir, "", "--workspace", "other", "alert", "list")
 	if out != "" {
 		t.Fatalf("another workspace lists alerts: %q", out)
 	}
@@ -171,10 +153,10 @@ func TestAlertListAndShow(t *testing.T) {
 func TestAlertListTTY(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	runCLI(t, dir, `{"Title": "Shown to people"}`, "alert", "add", "-f", "-")
+	clitest.Run(t, dir, `{"Title": "Shown to people"}`, "alert", "add", "-f", "-")
 	var out, errOut bytes.Buffer
 	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, StdoutTTY: true}
-	if code := Run(context.Background(), []string{"alertchat", "--data-dir", dir, "alert", "list"}, ios); code != 0 {
+	if code := cmd.Run(context.Background(), []string{"alertchat", "--data-dir", dir, "alert", "list"}, ios); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !strings.HasPrefix(out.String(), "ID") || !strings.Contains(out.String(), "just now") || strings.Contains(out.String(), "\t") {
@@ -187,24 +169,24 @@ func TestAlertListTTY(t *testing.T) {
 func TestAlertAddSeveralFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a := writeFile(t, "a.json", `{"Title": "a"}`)
-	b := writeFile(t, "b.json", `{"Title": "b"}`)
-	c := writeFile(t, "c.json", `[1, 2]`)
-	bad := writeFile(t, "bad.json", `{"Title": `)
-	out, errOut, code := runCLI(t, dir, "", "alert", "add", "-f", a, bad, b)
+	a := clitest.WriteFile(t, "a.json", `{"Title": "a"}`)
+	b := clitest.WriteFile(t, "b.json", `{"Title": "b"}`)
+	c := clitest.WriteFile(t, "c.json", `[1, 2]`)
+	bad := clitest.WriteFile(t, "bad.json", `{"Title": `)
+	out, errOut, code := clitest.Run(t, dir, "", "alert", "add", "-f", a, bad, b)
 	if code != cmdutil.ExitUsage || out != "" || !strings.Contains(errOut, "bad.json") {
 		t.Fatalf("with a bad file: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if list, _, _ := runCLI(t, dir, "", "alert", "list"); list != "" {
+	if list, _, _ := clitest.Run(t, dir, "", "alert", "list"); list != "" {
 		t.Fatalf("a failed add stored something: %q", list)
 	}
-	out, errOut, code = runCLI(t, dir, "", "alert", "add", "-f", a, b, c)
+	out, errOut, code = clitest.Run(t, dir, "", "alert", "add", "-f", a, b, c)
 	ids := strings.Fields(out)
 	if code != 0 || len(ids) != 3 || strings.Count(out, "\n") != 3 {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	for i, f := range []string{a, b, c} {
-		one, _, _ := runCLI(t, dir, "", "alert", "add", "-f", f)
+		one, _, _ := clitest.Run(t, dir, "", "alert", "add", "-f", f)
 		if strings.TrimSpace(one) != ids[i] {
 			t.Errorf("line %d is %s, but %s alone gives %s", i+1, ids[i], f, one)
 		}
@@ -216,7 +198,7 @@ func TestAlertAddSeveralFiles(t *testing.T) {
 func TestAlertIDPrefix(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out, _, _ := runCLI(t, dir, `{"Title": "prefixed"}`, "alert", "add", "-f", "-")
+	out, _, _ := clitest.Run(t, dir, `{"Title": "prefixed"}`, "alert", "add", "-f", "-")
 	id := strings.TrimSpace(out)
 	for _, tc := range []struct {
 		arg  string
@@ -224,7 +206,7 @@ func TestAlertIDPrefix(t *testing.T) {
 	}{
 		{id, 0}, {id[:8], 0}, {id[:13], 0}, {id[:5], cmdutil.ExitUsage}, {"ffffffff", cmdutil.ExitNotFound},
 	} {
-		out, errOut, code := runCLI(t, dir, "", "alert", "show", tc.arg, "-o", "json")
+		out, errOut, code := clitest.Run(t, dir, "", "alert", "show", tc.arg, "-o", "json")
 		if code != tc.code {
 			t.Errorf("alert show %s: exit %d, want %d (%s)", tc.arg, code, tc.code, errOut)
 			continue

@@ -1,4 +1,4 @@
-package cmd
+package history_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/history"
+	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -31,9 +32,9 @@ func TestHistoryListMarksPending(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	now := store.Now()
-	stored := newHist("alert-1", "Stored", now.Add(-time.Hour), genai.NewContentFromText("q", genai.RoleUser))
-	quiet := newHist("alert-1", "Quiet", now.Add(-2*time.Hour), genai.NewContentFromText("q", genai.RoleUser))
-	seedHistories(t, dir, "default", stored, quiet)
+	stored := clitest.NewHist("alert-1", "Stored", now.Add(-time.Hour), genai.NewContentFromText("q", genai.RoleUser))
+	quiet := clitest.NewHist("alert-1", "Quiet", now.Add(-2*time.Hour), genai.NewContentFromText("q", genai.RoleUser))
+	clitest.SeedHistories(t, dir, "default", stored, quiet)
 
 	cfg := cmdutil.Config{DataDir: dir, Workspace: "default"}
 	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: "default"})
@@ -46,13 +47,13 @@ func TestHistoryListMarksPending(t *testing.T) {
 	if _, err := sp.Put("", &next); err != nil {
 		t.Fatal(err)
 	}
-	created := newHist("alert-2", "Created offline", now.Add(-time.Minute), genai.NewContentFromText("q", genai.RoleUser))
+	created := clitest.NewHist("alert-2", "Created offline", now.Add(-time.Minute), genai.NewContentFromText("q", genai.RoleUser))
 	if _, err := sp.Put("", created); err != nil {
 		t.Fatal(err)
 	}
 
 	// Listed without the flush (which the local store would pass at once).
-	s := openLocal(t, dir, "default")
+	s := clitest.OpenLocal(t, dir, "default")
 	defer s.Close()
 	st := spooled.New(redacting.New(s, plainRedactor{}), sp)
 	var out, errOut bytes.Buffer
@@ -81,15 +82,15 @@ func TestHistoryListMarksPending(t *testing.T) {
 		t.Fatalf("terminal listing:\n%s%s", out.String(), errOut.String())
 	}
 
-	_, stderr, code := runCLI(t, dir, "", "history", "sync")
+	_, stderr, code := clitest.Run(t, dir, "", "history", "sync")
 	if code != 0 || strings.Count(stderr, "Uploaded turns kept locally") != 2 {
 		t.Fatalf("sync: exit %d, %q", code, stderr)
 	}
-	stdout, _, _ := runCLI(t, dir, "", "history", "list", "-o", "json")
+	stdout, _, _ := clitest.Run(t, dir, "", "history", "list", "-o", "json")
 	if strings.Contains(stdout, "pending") || strings.Count(stdout, `"id"`) != 3 {
 		t.Fatalf("after sync: %s", stdout)
 	}
-	if h, err := getMeta(t, dir, stored.ID); err != nil || len(h.Contents) != 2 {
+	if h, err := clitest.GetMeta(t, dir, stored.ID); err != nil || len(h.Contents) != 2 {
 		t.Fatalf("stored after sync: %v", err)
 	}
 }

@@ -1,4 +1,7 @@
-package storetest
+// Package searchtest runs history search, as the command line does (pkg/search), against a
+// store that keeps a search index: one suite both stores run from their tests. It lives with
+// search, not with the store's conformance suite, so storetest never imports upward.
+package searchtest
 
 import (
 	"context"
@@ -11,14 +14,15 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // RunSearch runs the search cases against a backend that keeps a search index
 // (store.Searcher), through pkg/search as the command line does.
-func RunSearch(t *testing.T, newHarness func(t testing.TB) *Harness) {
+func RunSearch(t *testing.T, newHarness func(t testing.TB) *storetest.Harness) {
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, h *Harness)
+		fn   func(t *testing.T, h *storetest.Harness)
 	}{
 		{"RanksByWords", testSearchRanksByWords},
 		{"ByIndicatorToken", testSearchByIndicator},
@@ -62,7 +66,7 @@ func turns(texts ...string) []*genai.Content {
 }
 
 func titled(alert record.AlertID, title string, texts ...string) *record.History {
-	h := NewHistory(alert, turns(texts...))
+	h := storetest.NewHistory(alert, turns(texts...))
 	h.Title = title
 	return h
 }
@@ -83,13 +87,13 @@ func find(t testing.TB, s store.Store, o search.Options, q search.Query) []recor
 	return ids
 }
 
-func testSearchRanksByWords(t *testing.T, h *Harness) {
+func testSearchRanksByWords(t *testing.T, h *storetest.Harness) {
 	s := h.Open(t, "ws")
 	strong := titled("alert-1", "Lateral movement over SMB", "Is this SMB traffic lateral movement?", "Yes: SMB sessions from the host to five peers look like lateral movement.")
 	weak := titled("alert-2", "Login from a new country", "Who logged in from abroad?", "An admin; later the host also opened one SMB share, which is routine.")
 	other := titled("alert-3", "Crypto mining", "Why is CPU at 100%?", "A miner process was started by cron.")
 	for _, x := range []*record.History{strong, weak, other} {
-		save(t, s, x)
+		storetest.Save(t, s, x)
 	}
 	got := find(t, s, search.Options{}, search.Query{Text: "SMB lateral movement"})
 	if want := []record.HistoryID{strong.ID, weak.ID}; !slices.Equal(got, want) {
@@ -110,13 +114,13 @@ func testSearchRanksByWords(t *testing.T, h *Harness) {
 	}
 }
 
-func testSearchByIndicator(t *testing.T, h *Harness) {
+func testSearchByIndicator(t *testing.T, h *storetest.Harness) {
 	s := h.Open(t, "ws")
 	const tok = "[REDACTED_IP_k3j2h1a]"
 	holds := titled("alert-1", "Outbound traffic", "Where does "+tok+" belong?", "The host "+tok+" is a known scanner.")
 	otherTok := titled("alert-2", "Outbound traffic", "And [REDACTED_IP_zz9y8x7]?", "Another scanner.")
-	save(t, s, holds)
-	save(t, s, otherTok)
+	storetest.Save(t, s, holds)
+	storetest.Save(t, s, otherTok)
 	o := search.Options{IndicatorTokens: FakeTokens(map[string]string{"203.0.113.7": tok, "198.51.100.9": "[REDACTED_IP_q1w2e3r]"})}
 	if got := find(t, s, o, search.Query{Text: "203.0.113.7"}); !slices.Equal(got, []record.HistoryID{holds.ID}) {
 		t.Fatalf("search by raw IP = %v, want only %s, which stored its token", got, holds.ID)
@@ -129,12 +133,12 @@ func testSearchByIndicator(t *testing.T, h *Harness) {
 	}
 }
 
-func testSearchAlertFilter(t *testing.T, h *Harness) {
+func testSearchAlertFilter(t *testing.T, h *storetest.Harness) {
 	s := h.Open(t, "ws")
 	a := titled("alert-a", "Beaconing", "periodic beaconing to a domain")
 	b := titled("alert-b", "Beaconing", "periodic beaconing again")
-	save(t, s, a)
-	save(t, s, b)
+	storetest.Save(t, s, a)
+	storetest.Save(t, s, b)
 	if got := find(t, s, search.Options{}, search.Query{Text: "beaconing"}); len(got) != 2 {
 		t.Fatalf("search = %v, want both", got)
 	}
@@ -143,10 +147,10 @@ func testSearchAlertFilter(t *testing.T, h *Harness) {
 	}
 }
 
-func testSearchWorkspaceIsolation(t *testing.T, h *Harness) {
+func testSearchWorkspaceIsolation(t *testing.T, h *storetest.Harness) {
 	s1, s2 := h.Open(t, "ws1"), h.Open(t, "ws2")
 	const tok = "[REDACTED_EMAIL_abcdef1]"
-	save(t, s1, titled("alert-1", "Phishing report", "mail from "+tok+" with a macro"))
+	storetest.Save(t, s1, titled("alert-1", "Phishing report", "mail from "+tok+" with a macro"))
 	o := search.Options{IndicatorTokens: FakeTokens(map[string]string{"bob@example.com": tok})}
 	if got := find(t, s1, o, search.Query{Text: "phishing bob@example.com"}); len(got) != 1 {
 		t.Fatalf("own workspace = %v, want 1", got)
@@ -156,16 +160,16 @@ func testSearchWorkspaceIsolation(t *testing.T, h *Harness) {
 	}
 }
 
-func testSearchFollowsWrites(t *testing.T, h *Harness) {
+func testSearchFollowsWrites(t *testing.T, h *storetest.Harness) {
 	ctx := context.Background()
 	s := h.Open(t, "ws")
 	o := search.Options{}
 	x := titled("alert-1", "Suspicious PowerShell", "encoded powershell command")
-	save(t, s, x)
+	storetest.Save(t, s, x)
 	// A new turn is indexed.
 	x.Contents = append(x.Contents, turns("", "it downloads mimikatz")[1])
 	x.MessageCount = len(x.Contents)
-	save(t, s, x)
+	storetest.Save(t, s, x)
 	if got := find(t, s, o, search.Query{Text: "mimikatz"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("after a new turn: %v, want %s", got, x.ID)
 	}
@@ -174,7 +178,7 @@ func testSearchFollowsWrites(t *testing.T, h *Harness) {
 	}
 	// A rename replaces the title's words.
 	x.Title, x.TitleSource = "Credential dumping", record.TitleManual
-	save(t, s, x)
+	storetest.Save(t, s, x)
 	if got := find(t, s, o, search.Query{Text: "credential dumping"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("after rename: %v, want %s", got, x.ID)
 	}
@@ -183,14 +187,14 @@ func testSearchFollowsWrites(t *testing.T, h *Harness) {
 	}
 	// A summary is searchable.
 	x.Summary = &record.Summary{Text: "The analyst concluded it was a red team exercise.", CoversCount: 2, CreatedAt: store.Now()}
-	save(t, s, x)
+	storetest.Save(t, s, x)
 	if got := find(t, s, o, search.Query{Text: "exercise"}); !slices.Equal(got, []record.HistoryID{x.ID}) {
 		t.Fatalf("summary: %v, want %s", got, x.ID)
 	}
 	// A fork is indexed with what it shares and what it adds.
 	fork := titled("alert-1", "Credential dumping", "encoded powershell command", "it downloads mimikatz", "then lsass was read")
 	fork.ParentID, fork.ForkPoint = x.ID, 2
-	save(t, s, fork)
+	storetest.Save(t, s, fork)
 	if got := find(t, s, o, search.Query{Text: "lsass"}); !slices.Equal(got, []record.HistoryID{fork.ID}) {
 		t.Fatalf("fork's own turn: %v, want %s", got, fork.ID)
 	}

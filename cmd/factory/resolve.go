@@ -1,4 +1,4 @@
-package cmdutil
+package factory
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -40,7 +41,7 @@ func ResolveHistoryID(ctx context.Context, s HistoryFinder, arg string) (record.
 		return id, nil
 	}
 	if utf8.RuneCountInString(arg) < MinIDPrefix {
-		return "", UsageErrorf("history ID %q is too short: give the full ID or at least %d characters of it", arg, MinIDPrefix)
+		return "", cmdutil.UsageErrorf("history ID %q is too short: give the full ID or at least %d characters of it", arg, MinIDPrefix)
 	}
 	id, err := resolvePrefix(ctx, "history", arg, s.FindHistories)
 	return record.HistoryID(id), err
@@ -56,7 +57,7 @@ func ResolveAlertID(ctx context.Context, s AlertFinder, arg string) (record.Aler
 
 func resolvePrefix[ID ~string](ctx context.Context, noun, arg string, find func(context.Context, string, int) ([]ID, error)) (string, error) {
 	if arg == "" {
-		return "", UsageErrorf("empty %s ID", noun)
+		return "", cmdutil.UsageErrorf("empty %s ID", noun)
 	}
 	ids, err := find(ctx, arg, maxCandidates+1)
 	if err != nil {
@@ -68,7 +69,7 @@ func resolvePrefix[ID ~string](ctx context.Context, noun, arg string, find func(
 		}
 	}
 	if len(ids) > 0 && utf8.RuneCountInString(arg) < MinIDPrefix {
-		return "", UsageErrorf("%s ID %q is too short: give the full ID or at least %d characters of it", noun, arg, MinIDPrefix)
+		return "", cmdutil.UsageErrorf("%s ID %q is too short: give the full ID or at least %d characters of it", noun, arg, MinIDPrefix)
 	}
 	switch len(ids) {
 	case 0:
@@ -85,7 +86,7 @@ func resolvePrefix[ID ~string](ctx context.Context, noun, arg string, find func(
 		}
 		b.WriteString("\n  " + string(id))
 	}
-	return "", UsageErrorf("%s", b.String())
+	return "", cmdutil.UsageErrorf("%s", b.String())
 }
 
 // HistoryNotFound is the contract's "not found" for a history.

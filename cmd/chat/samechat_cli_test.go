@@ -1,4 +1,4 @@
-package cmd
+package chat_test
 
 import (
 	"bytes"
@@ -10,7 +10,9 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -24,25 +26,25 @@ func TestHistoryShowSummary(t *testing.T) {
 		genai.NewContentFromText("first question", genai.RoleUser), genai.NewContentFromText("first answer", genai.RoleModel),
 		genai.NewContentFromText("second question", genai.RoleUser), genai.NewContentFromText("second answer", genai.RoleModel),
 	}
-	h := newHist("alert-0001", "Summarised", store.Now(), contents...)
+	h := clitest.NewHist("alert-0001", "Summarised", store.Now(), contents...)
 	h.Summary = &record.Summary{Text: "IOCs: none.", CoversCount: 2, CreatedAt: store.Now()}
-	plain := newHist("alert-0001", "Plain", store.Now(), contents...)
-	seedHistories(t, dir, "default", h, plain)
+	plain := clitest.NewHist("alert-0001", "Plain", store.Now(), contents...)
+	clitest.SeedHistories(t, dir, "default", h, plain)
 
-	out, _, code := runCLI(t, dir, "", "history", "show", string(h.ID))
+	out, _, code := clitest.Run(t, dir, "", "history", "show", string(h.ID))
 	if code != 0 || !strings.Contains(out, "summary:  the first 2 of 4 messages are summarised") || !strings.Contains(out, "first question") {
 		t.Fatalf("text:\n%s", out)
 	}
-	out, _, _ = runCLI(t, dir, "", "history", "show", string(h.ID), "-o", "md")
+	out, _, _ = clitest.Run(t, dir, "", "history", "show", string(h.ID), "-o", "md")
 	if !strings.Contains(out, "- Summary: the first 2 of 4 messages") || !strings.Contains(out, "first answer") {
 		t.Fatalf("markdown:\n%s", out)
 	}
-	out, _, _ = runCLI(t, dir, "", "history", "show", string(h.ID), "-o", "json")
+	out, _, _ = clitest.Run(t, dir, "", "history", "show", string(h.ID), "-o", "json")
 	var got transcript.JSON
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Summary == nil || got.Summary.Text != "IOCs: none." || len(got.Contents) != 4 {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	out, _, _ = runCLI(t, dir, "", "history", "show", string(plain.ID))
+	out, _, _ = clitest.Run(t, dir, "", "history", "show", string(plain.ID))
 	if strings.Contains(out, "summary:") {
 		t.Fatalf("a history without a summary shows one:\n%s", out)
 	}
@@ -62,16 +64,16 @@ func TestOneShotOfferOnTerminal(t *testing.T) {
 		}
 		return geminitest.Reply{Text: "answer"}
 	}))
-	env := fakeGemini(srv.URL())
+	env := clitest.FakeGemini(srv.URL())
 	dir := t.TempDir()
-	alertOut, _, _ := runCLI(t, dir, `{"Title":"x"}`, "alert", "add", "-f", "-")
+	alertOut, _, _ := clitest.Run(t, dir, `{"Title":"x"}`, "alert", "add", "-f", "-")
 	alertID := strings.TrimSpace(alertOut)
 
 	chat := func(tty bool, stdin, q string) (chatResult, string) {
 		t.Helper()
 		var out, errOut bytes.Buffer
 		ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, NoColor: true}
-		if code := RunWith(context.Background(), []string{"alertchat", "--data-dir", dir, "chat", "-o", "json", "-a", alertID, "-q", q}, ios, env); code != 0 {
+		if code := cmd.RunWith(context.Background(), []string{"alertchat", "--data-dir", dir, "chat", "-o", "json", "-a", alertID, "-q", q}, ios, env); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
 		var got chatResult
@@ -104,11 +106,4 @@ type chatResult struct {
 	Answer    string  `json:"answer"`
 	Error     *string `json:"error"`
 	Complete  bool    `json:"complete"`
-}
-
-// fakeGemini is a run whose Gemini credentials and address come from a map, not the process
-// environment.
-func fakeGemini(url string) RunOptions {
-	env := map[string]string{"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": url}
-	return RunOptions{Getenv: func(k string) string { return env[k] }}
 }

@@ -1,4 +1,4 @@
-package cmdutil
+package factory
 
 import (
 	"context"
@@ -13,9 +13,10 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/tokenkey"
 )
@@ -79,7 +80,7 @@ func (k *KeyedRedactor) Engine() *redact.Redactor {
 		eng, err := k.resolve(ctx)
 		if err != nil {
 			k.logger.Warn("token key unavailable", "error", err)
-			fmt.Fprintf(k.warn, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", OneLine(Message(err)))
+			fmt.Fprintf(k.warn, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", cmdutil.OneLine(Message(err)))
 			eng = redact.New(k.types...)
 		}
 		k.eng = eng
@@ -87,23 +88,23 @@ func (k *KeyedRedactor) Engine() *redact.Redactor {
 	return k.eng
 }
 
-func (k *KeyedRedactor) adapter() session.AlertRedactor { return session.EngineRedactor(k.Engine()) }
+func (k *KeyedRedactor) adapter() redacthist.AlertRedactor { return redacthist.Engine(k.Engine()) }
 
-// RedactContents implements session.Redactor.
+// RedactContents implements redacthist.Redactor.
 func (k *KeyedRedactor) RedactContents(cs []*genai.Content) map[string]int {
 	return k.adapter().RedactContents(cs)
 }
 
-// RedactString implements session.Redactor.
+// RedactString implements redacthist.Redactor.
 func (k *KeyedRedactor) RedactString(s string) (string, map[string]int) {
 	return k.adapter().RedactString(s)
 }
 
-// ForAlert implements session.AlertRedactor: the values alert holds are written as they are.
-func (k *KeyedRedactor) ForAlert(a *record.Alert) session.Redactor { return k.adapter().ForAlert(a) }
+// ForAlert implements redacthist.AlertRedactor: the values alert holds are written as they are.
+func (k *KeyedRedactor) ForAlert(a *record.Alert) redacthist.Redactor { return k.adapter().ForAlert(a) }
 
 // keyCachePath is where a cloud workspace's key is copied for outages.
-func keyCachePath(cfg Config) string {
+func keyCachePath(cfg cmdutil.Config) string {
 	sum := sha256.Sum256([]byte(cfg.BackendID() + "\x00" + cfg.Workspace))
 	return filepath.Join(cfg.DataDir, "keys", hex.EncodeToString(sum[:8])+".key")
 }

@@ -1,10 +1,13 @@
-package redact
+package redacthist_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/redacthist"
 
 	"google.golang.org/genai"
 )
@@ -58,7 +61,7 @@ func TestContentsCoversEveryPartKind(t *testing.T) {
 			{ToolResponse: &genai.ToolResponse{Response: map[string]any{"r": "from 10.3.3.3"}}},
 		}},
 	}
-	counts := all.Contents(contents)
+	counts := redacthist.Contents(all, contents)
 
 	p := contents[0].Parts
 	check := func(name, got, want string) {
@@ -106,7 +109,7 @@ func TestContentsCoversEveryPartKind(t *testing.T) {
 	check("response inline", string(fr.Parts[0].InlineData.Data), "ip\n[REDACTED_IP]\n")
 	check("tool response", u[1].ToolResponse.Response["r"].(string), "from [REDACTED_IP]")
 
-	want := Counts{Email: 4, IP: 8, APIKey: 2, Phone: 2, CreditCard: 1, Secret: 1}
+	want := redact.Counts{redact.Email: 4, redact.IP: 8, redact.APIKey: 2, redact.Phone: 2, redact.CreditCard: 1, redact.Secret: 1}
 	for k, v := range want {
 		if counts[k] != v {
 			t.Errorf("counts[%s] = %d want %d (all %v)", k, counts[k], v, counts)
@@ -124,7 +127,7 @@ func TestContentsCoversEveryPartKind(t *testing.T) {
 func TestContentsDisabled(t *testing.T) {
 	t.Parallel()
 	c := []*genai.Content{{Parts: []*genai.Part{{Text: "a@b.example"}}}}
-	if n := New().Contents(c); n == nil || n.Total() != 0 || c[0].Parts[0].Text != "a@b.example" {
+	if n := redacthist.Contents(redact.New(), c); n == nil || n.Total() != 0 || c[0].Parts[0].Text != "a@b.example" {
 		t.Fatalf("disabled redactor changed contents: %v", n)
 	}
 }
@@ -147,8 +150,8 @@ func TestIsTextualMIME(t *testing.T) {
 		"not a mime type":                 false,
 		"APPLICATION/JSON; charset=utf-8": true,
 	} {
-		if got := IsTextualMIME(mt); got != want {
-			t.Errorf("IsTextualMIME(%q) = %v want %v", mt, got, want)
+		if got := redact.IsTextualMIME(mt); got != want {
+			t.Errorf("redact.IsTextualMIME(%q) = %v want %v", mt, got, want)
 		}
 	}
 }
@@ -156,8 +159,8 @@ func TestIsTextualMIME(t *testing.T) {
 func TestContentsLargeTranscript(t *testing.T) {
 	t.Parallel()
 	c := transcript(200_000)
-	counts := all.Contents(c)
-	if counts[Email] == 0 || counts[IP] == 0 || counts[APIKey] == 0 {
+	counts := redacthist.Contents(all, c)
+	if counts[redact.Email] == 0 || counts[redact.IP] == 0 || counts[redact.APIKey] == 0 {
 		t.Fatalf("counts %v", counts)
 	}
 	for _, x := range c {
@@ -168,3 +171,5 @@ func TestContentsLargeTranscript(t *testing.T) {
 		}
 	}
 }
+
+var all = redact.New(redact.AllTypes()...)

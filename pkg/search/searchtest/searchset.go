@@ -1,4 +1,4 @@
-package storetest
+package searchtest
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // SearchSetHistory and SearchSetQuery are the records of the multilingual search set in
@@ -90,13 +91,13 @@ func PrecisionAt(k int, got []string, relevant []string) float64 {
 // testSearchSetCJK saves the search set and scores every query through pkg/search: Japanese,
 // Chinese and Korean words are found with or without spaces around them, and English queries
 // keep working beside them.
-func testSearchSetCJK(t *testing.T, h *Harness) {
+func testSearchSetCJK(t *testing.T, h *storetest.Harness) {
 	s := h.Open(t, "ws")
 	hs, qs := LoadSearchSet(t)
 	ids := map[record.HistoryID]string{}
 	for _, x := range hs {
 		hist := titled(record.AlertID("alert-"+x.Topics[0]), x.Title, x.Turns...)
-		save(t, s, hist)
+		storetest.Save(t, s, hist)
 		ids[hist.ID] = x.ID
 	}
 	var p1, p5 float64

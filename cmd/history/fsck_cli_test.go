@@ -1,4 +1,4 @@
-package cmd
+package history_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/fsck"
 
 	"google.golang.org/genai"
@@ -27,7 +28,7 @@ import (
 
 func fsckJSON(t *testing.T, dir string, args ...string) ([]fsck.Finding, string, int) {
 	t.Helper()
-	out, errOut, code := runCLI(t, dir, "", append([]string{"history", "fsck", "-o", "json"}, args...)...)
+	out, errOut, code := clitest.Run(t, dir, "", append([]string{"history", "fsck", "-o", "json"}, args...)...)
 	var fs []fsck.Finding
 	if err := json.Unmarshal([]byte(out), &fs); err != nil {
 		t.Fatalf("fsck -o json printed %q (stderr %q): %v", out, errOut, err)
@@ -58,24 +59,24 @@ func TestFsckLocal(t *testing.T) {
 	missing := storetest.NewHistory("a", storetest.EveryPartKind())
 	corrupt := storetest.NewHistory("a", storetest.EveryPartKind())
 	behind := storetest.NewHistory("a", storetest.EveryPartKind()[:2])
-	seedHistories(t, dir, "default", healthy, missing, corrupt, behind)
+	clitest.SeedHistories(t, dir, "default", healthy, missing, corrupt, behind)
 	other := storetest.NewHistory("a", storetest.EveryPartKind())
-	seedHistories(t, dir, "other", other) // another workspace's: never an orphan
+	clitest.SeedHistories(t, dir, "other", other) // another workspace's: never an orphan
 
 	hdir := filepath.Join(dir, "histories")
-	if err := os.Remove(objectPath(dir, missing.ID)); err != nil {
+	if err := os.Remove(clitest.ObjectPath(dir, missing.ID)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(objectPath(dir, corrupt.ID), []byte(`[{"role":"user","parts":[{"te`), 0o600); err != nil {
+	if err := os.WriteFile(clitest.ObjectPath(dir, corrupt.ID), []byte(`[{"role":"user","parts":[{"te`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// Content ahead of its metadata, as a crash between the two leaves it: consistent.
 	full, _ := store.EncodeTranscript(storetest.EveryPartKind())
-	if err := os.WriteFile(objectPath(dir, behind.ID), full, 0o600); err != nil {
+	if err := os.WriteFile(clitest.ObjectPath(dir, behind.ID), full, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	orphan := store.NewHistoryID()
-	orphanPath := objectPath(dir, orphan)
+	orphanPath := clitest.ObjectPath(dir, orphan)
 	if err := os.WriteFile(orphanPath, full, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestFsckLocal(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "all repaired") {
 		t.Fatalf("fsck --repair: exit %d, %q, %+v", code, errOut, fs)
 	}
-	_, errOut, code = runCLI(t, dir, "", "history", "fsck")
+	_, errOut, code = clitest.Run(t, dir, "", "history", "fsck")
 	if code != 0 || !strings.Contains(errOut, "No problems found") {
 		t.Fatalf("fsck after repair: exit %d, %q", code, errOut)
 	}
@@ -137,11 +138,11 @@ func TestFsckLocal(t *testing.T) {
 		t.Error("the temporary file is still there")
 	}
 	for _, h := range []*record.History{healthy, behind} {
-		if _, err := getMeta(t, dir, h.ID); err != nil {
+		if _, err := clitest.GetMeta(t, dir, h.ID); err != nil {
 			t.Errorf("healthy history %s: %v", h.ID, err)
 		}
 	}
-	s := openLocal(t, dir, "other")
+	s := clitest.OpenLocal(t, dir, "other")
 	defer s.Close()
 	if _, err := s.GetHistory(context.Background(), other.ID); err != nil {
 		t.Errorf("the other workspace's history: %v", err)
@@ -205,7 +206,7 @@ func TestKilledSavesLeaveStoreConsistent(t *testing.T) {
 			t.Fatalf("fsck --repair: exit %d, %q, %+v", code, errOut, fs)
 		}
 	}
-	if _, errOut, code = runCLI(t, dir, "", "history", "fsck", "--grace", "0s"); code != 0 {
+	if _, errOut, code = clitest.Run(t, dir, "", "history", "fsck", "--grace", "0s"); code != 0 {
 		t.Fatalf("fsck after repair: exit %d, %q", code, errOut)
 	}
 }

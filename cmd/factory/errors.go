@@ -1,0 +1,70 @@
+package factory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// NotFoundf returns a "not found" error (exit 3) whose message is the formatted text alone.
+func NotFoundf(format string, args ...any) error {
+	return goerr.Wrap(store.ErrNotFound, fmt.Sprintf(format, args...))
+}
+
+// ExitCode maps an error to the contract's exit codes.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return cmdutil.ExitOK
+	case errors.Is(err, store.ErrNotFound):
+		return cmdutil.ExitNotFound
+	case cmdutil.IsUsage(err), errors.Is(err, store.ErrInvalid), errors.Is(err, alert.ErrInvalid):
+		return cmdutil.ExitUsage
+	case errors.Is(err, context.Canceled):
+		return cmdutil.ExitInterrupt
+	}
+	return cmdutil.ExitFailure
+}
+
+// sentinels are errors whose text only classifies: a message that wraps one has said it all.
+var sentinels = []error{cmdutil.ErrUsage, store.ErrNotFound, store.ErrInvalid, alert.ErrInvalid}
+
+// Message is err's text for a person: the chain of messages without the classifying
+// sentinel's text at its end ("no history x", not "no history x: not found").
+func Message(err error) string {
+	msg := err.Error()
+	for _, s := range sentinels {
+		msg = strings.TrimSuffix(msg, ": "+s.Error())
+	}
+	return msg
+}
+
+// PrintError writes err for a person: "Error: " and its message, then (verbose) its values
+// and stack. Values are the program's own (IDs, paths, sizes); never secrets or transcripts.
+func PrintError(w io.Writer, err error, verbose bool) {
+	fmt.Fprintf(w, "Error: %s\n", Message(err))
+	if !verbose {
+		return
+	}
+	values := goerr.Values(err)
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %s: %v\n", k, values[k])
+	}
+	if ge := goerr.Unwrap(err); ge != nil {
+		fmt.Fprintf(w, "%+v\n", ge)
+	}
+}

@@ -1,0 +1,156 @@
+// Package archtest holds the import rules of the README's Architecture section as a test: a
+// package that imports against them fails `go test ./...`.
+package archtest
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/alertchat/alertchat/"
+
+// rule: packages matching From (a path, or a path ending in "/..." for it and everything
+// below) must not import anything matching one of Not, unless it matches one of Except.
+type rule struct {
+	from   string
+	not    []string
+	except []string
+	why    string
+}
+
+var rules = []rule{
+	{"pkg/...", []string{"cmd/...", "internal/clitest"}, nil, "the library never reaches up into the command line"},
+	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/spinner", "pkg/format"}, "what every command shares stays light: no store, no model"},
+	{"cmd/redact", []string{"cmd/factory", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
+	{"cmd/alert", []string{"cmd/chat", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
+	{"cmd/chat", []string{"cmd/alert", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
+	{"cmd/history", []string{"cmd/alert", "cmd/chat", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
+	{"cmd/batch", []string{"cmd/alert", "cmd/chat", "cmd/history", "cmd/redact"}, nil, "no command imports another"},
+	{"pkg/record", []string{"pkg/..."}, nil, "the records are a leaf"},
+	{"pkg/redact", []string{"pkg/..."}, nil, "the redaction engine is a leaf"},
+	{"pkg/store/index", []string{"pkg/..."}, nil, "index primitives are a leaf both stores and search build on"},
+	{"pkg/tool", []string{"pkg/..."}, nil, "the tool contract is a leaf: built-in and MCP tools implement it"},
+	{"pkg/convo", []string{"pkg/..."}, nil, "token estimates are a leaf"},
+	{"pkg/format", []string{"pkg/..."}, nil, "formatting is a leaf"},
+	{"pkg/termsafe", []string{"pkg/..."}, nil, "terminal safety is a leaf"},
+	{"pkg/llm", []string{"pkg/..."}, []string{"pkg/retry"}, "model calls depend on nothing of ours"},
+	{"pkg/store/...", []string{"pkg/session", "pkg/search/...", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript"}, nil, "storage never depends on what uses it"},
+	{"pkg/spool", []string{"pkg/session", "pkg/search/...", "pkg/tool/..."}, nil, "the spool is storage"},
+	{"pkg/redacthist", []string{"pkg/store/...", "pkg/session"}, nil, "the redaction step is below the stores"},
+	{"pkg/search", []string{"pkg/session", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/..."}, nil, "search builds on the stores only"},
+	{"pkg/session", []string{"pkg/tool/builtin", "pkg/mcp/...", "pkg/search/...", "pkg/batch/...", "pkg/samechat"}, nil, "the conversation engine knows tools only through pkg/tool"},
+	{"pkg/tool/builtin", []string{"pkg/session", "pkg/mcp/...", "pkg/batch/..."}, nil, "built-in tools read the store and search"},
+	{"pkg/mcp/...", []string{"pkg/session", "pkg/store/...", "pkg/search/...", "pkg/batch/..."}, nil, "the MCP client is a tool source, nothing more"},
+}
+
+func matches(pattern, path string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == base || strings.HasPrefix(path, base+"/")
+	}
+	return path == pattern
+}
+
+// packages returns the module's packages (relative paths) and their non-test imports of the
+// module, read with go/build: no go tool, no network.
+func packages(t *testing.T) map[string][]string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files, or only tests
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		for _, imp := range pkg.Imports {
+			if own, ok := strings.CutPrefix(imp, module); ok {
+				out[rel] = append(out[rel], own)
+			}
+		}
+		if _, ok := out[rel]; !ok {
+			out[rel] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestImportsPointDown(t *testing.T) {
+	t.Parallel()
+	pkgs := packages(t)
+	for _, want := range []string{"pkg/record", "pkg/session", "cmd/cmdutil", "pkg/store/local"} {
+		if _, ok := pkgs[want]; !ok {
+			t.Fatalf("package %s not found: the walk is broken", want)
+		}
+	}
+	for path, imports := range pkgs {
+		for _, r := range rules {
+			if !matches(r.from, path) {
+				continue
+			}
+			for _, imp := range imports {
+				if imp == path {
+					continue
+				}
+				bad := slices.ContainsFunc(r.not, func(p string) bool { return matches(p, imp) })
+				if bad && !slices.ContainsFunc(r.except, func(p string) bool { return matches(p, imp) }) {
+					t.Errorf("%s imports %s: %s", path, imp, r.why)
+				}
+			}
+		}
+	}
+}
+
+// TestRulesCatchAnUpwardImport checks the checker: a rule table applied to a made-up upward
+// import reports it.
+func TestRulesCatchAnUpwardImport(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		from, imp string
+		want      bool
+	}{
+		{"pkg/store/local", "pkg/session", true},
+		{"pkg/store/storetest", "pkg/search", true},
+		{"pkg/session", "pkg/tool", false},
+		{"pkg/session", "pkg/tool/builtin", true},
+		{"cmd/chat", "cmd/alert", true},
+		{"cmd/chat", "cmd/factory", false},
+		{"pkg/search", "pkg/store/index", false},
+	} {
+		got := false
+		for _, r := range rules {
+			if matches(r.from, tc.from) && slices.ContainsFunc(r.not, func(p string) bool { return matches(p, tc.imp) }) &&
+				!slices.ContainsFunc(r.except, func(p string) bool { return matches(p, tc.imp) }) {
+				got = true
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s -> %s: flagged %v, want %v", tc.from, tc.imp, got, tc.want)
+		}
+	}
+	if _, err := os.Stat("../../go.mod"); err != nil {
+		t.Fatalf("the test must run from its package directory: %v", err)
+	}
+}
