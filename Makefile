@@ -4,7 +4,8 @@
 build:
 	go build -o bin/alertchat .
 
-# Adds the sample GuardDuty alert to the embedded store and chats about it (needs GEMINI_API_KEY).
+# Adds the sample GuardDuty alert to the embedded store and chats about it (needs GEMINI_API_KEY and
+# a terminal; elsewhere pipe a question in, or: go run . chat -f testdata/alerts/guardduty.json -q "...").
 run:
 	go run . chat -f testdata/alerts/guardduty.json
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 )
@@ -295,13 +296,10 @@ func TestBatchInterrupt(t *testing.T) {
 	}()
 	// Wait for lines 1-4 on stdout and for the questions of lines 6-8 to be answered.
 	waitFor := func(what string, cond func() bool) {
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				_ = cmd.Process.Kill()
-				t.Fatalf("timed out waiting for %s; stderr %q", what, stderr.String())
-			}
-			time.Sleep(20 * time.Millisecond)
+		t.Helper()
+		if !eventually.Within(30*time.Second, cond) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("timed out waiting for %s; stderr %q", what, stderr.String())
 		}
 	}
 	waitFor("four lines", func() bool { mu.Lock(); defer mu.Unlock(); return len(lines) >= 4 })
@@ -314,7 +312,14 @@ func TestBatchInterrupt(t *testing.T) {
 		}
 		return seen == 2
 	})
-	time.Sleep(300 * time.Millisecond) // line 9's first chunk arrives
+	waitFor("line 9's first chunk", func() bool {
+		for _, r := range c.answerRequests() {
+			if strings.HasPrefix(r.LastUserText(), "question 9 ") && r.Chunks() > 0 {
+				return true
+			}
+		}
+		return false
+	})
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

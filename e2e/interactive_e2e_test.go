@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
@@ -44,14 +46,8 @@ func (s *screen) text() string {
 
 func (s *screen) waitFor(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(s.text(), want) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("screen never showed %q; screen:\n%s", want, s.text())
+	eventually.True(t, 20*time.Second, fmt.Sprintf("the screen to show %q", want),
+		func() bool { return strings.Contains(s.text(), want) }, func() string { return "screen:\n" + s.text() })
 }
 
 // terminalSession is the binary running in a pseudo-terminal of 40 rows and cols columns.
@@ -112,16 +108,14 @@ func (ts *terminalSession) wait() string {
 
 func waitRequest(t *testing.T, srv *geminitest.Server, question string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	eventually.True(t, 20*time.Second, fmt.Sprintf("a request for %q", question), func() bool {
 		for _, r := range srv.Requests() {
 			if r.Kind == geminitest.KindStreamGenerateContent && r.LastUserText() == question {
-				return
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no request for %q", question)
+		return false
+	}, nil)
 }
 
 func TestInteractiveChat(t *testing.T) {
@@ -150,7 +144,14 @@ func TestInteractiveChat(t *testing.T) {
 	// On a terminal the answer is shown block by block, so wait for the request itself, then
 	// for the first chunk to be on its way.
 	waitRequest(t, c.srv, "second slow question")
-	time.Sleep(500 * time.Millisecond)
+	eventually.True(t, 20*time.Second, "the slow answer's first chunk", func() bool {
+		for _, r := range c.srv.Requests() {
+			if r.LastUserText() == "second slow question" && r.Chunks() > 0 {
+				return true
+			}
+		}
+		return false
+	}, nil)
 	term.write("\x03") // Ctrl-C while streaming
 	scr.waitFor(t, "cancelled")
 	scr.waitFor(t, "partial-start")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
@@ -261,12 +262,6 @@ func TestLongConversationThroughCLI(t *testing.T) {
 // waitForCount waits until want appears n times on the screen.
 func (s *screen) waitForCount(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Count(s.text(), want) >= n {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("screen never showed %q %d times; screen:\n%s", want, n, s.text())
+	eventually.True(t, 20*time.Second, fmt.Sprintf("the screen to show %q %d times", want, n),
+		func() bool { return strings.Count(s.text(), want) >= n }, func() string { return "screen:\n" + s.text() })
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
@@ -25,24 +26,16 @@ func (s *screen) plain() string {
 
 func waitRaw(t *testing.T, s *screen, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if strings.Contains(s.raw(), want) {
-			return
-		}
-	}
-	t.Fatalf("terminal never received %q; screen:\n%s", want, s.text())
+	eventually.True(t, 20*time.Second, fmt.Sprintf("the terminal to receive %q", want),
+		func() bool { return strings.Contains(s.raw(), want) }, func() string { return "screen:\n" + s.text() })
 }
 
 // waitPrompts waits until the line editor has shown its prompt n times (it asks for bracketed
 // paste each time).
 func waitPrompts(t *testing.T, s *screen, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if strings.Count(s.raw(), "\x1b[?2004h") >= n {
-			return
-		}
-	}
-	t.Fatalf("prompt not shown %d times; screen:\n%s", n, s.text())
+	eventually.True(t, 20*time.Second, fmt.Sprintf("the prompt to show %d times", n),
+		func() bool { return strings.Count(s.raw(), "\x1b[?2004h") >= n }, func() string { return "screen:\n" + s.text() })
 }
 
 func streamRequests(srv *geminitest.Server) []*geminitest.Request {

@@ -13,6 +13,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	alertpkg "github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -129,6 +130,11 @@ func chatRun(ctx context.Context, opts *Options) error {
 		question = string(data)
 	}
 	if !interactive && isBlank(question) {
+		if opts.Query == "" && !ios.StdinTTY {
+			// Nothing piped and no -q: most likely run where stdin is not a terminal (make, an
+			// editor's task runner, a script), not an empty question on purpose.
+			return cmdutil.UsageErrorf("the question is empty: stdin is not a terminal and held nothing; ask with -q \"...\", pipe the question in, or run the chat in a terminal")
+		}
 		return cmdutil.UsageErrorf("the question is empty")
 	}
 	cfg := opts.Config()
@@ -183,7 +189,7 @@ type conversation struct {
 	opts       *Options
 	cfg        cmdutil.Config
 	store      *factory.Store
-	llm        session.LLM
+	llm        llm.Generator
 	newSession func(*record.History) (*session.Session, error)
 }
 

@@ -242,7 +242,7 @@ func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig,
 // build their sessions from them): the model client, the store below the redaction layer (a
 // session redacts its own writes, keeping its alert's values), the workspace's keyed
 // redaction, the spool and the context budget.
-func SessionOptions(cfg cmdutil.Config, m session.LLM, st *Store, logger *slog.Logger, titles bool) session.Options {
+func SessionOptions(cfg cmdutil.Config, m llm.Generator, st *Store, logger *slog.Logger, titles bool) session.Options {
 	o := session.Options{
 		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Titles: titles,
 		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,

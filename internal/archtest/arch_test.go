@@ -39,6 +39,7 @@ var rules = []rule{
 	{"pkg/format", []string{"pkg/..."}, nil, "formatting is a leaf"},
 	{"pkg/termsafe", []string{"pkg/..."}, nil, "terminal safety is a leaf"},
 	{"pkg/llm", []string{"pkg/..."}, []string{"pkg/retry"}, "model calls depend on nothing of ours"},
+	{"pkg/retry", []string{"pkg/..."}, nil, "backoff and the network verdict are a leaf both retrying callers share"},
 	{"pkg/store/...", []string{"pkg/session", "pkg/search/...", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript"}, nil, "storage never depends on what uses it"},
 	{"pkg/spool", []string{"pkg/session", "pkg/search/...", "pkg/tool/..."}, nil, "the spool is storage"},
 	{"pkg/redacthist", []string{"pkg/store/...", "pkg/session"}, nil, "the redaction step is below the stores"},

@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/alertchat/alertchat/internal/emulator"
 )
 
 // FirestoreEmulator is a Firestore emulator of a test's own, which the test may stop, pause
@@ -59,7 +60,7 @@ func (e *FirestoreEmulator) start() {
 		e.t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(e.Host)
-	cmd := exec.Command(e.java, "-Xmx256m", "-cp", e.jar, "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
+	cmd := exec.Command(e.java, "-Xmx256m", "-cp", e.jar, emulator.Main,
 		"start", "--host=127.0.0.1", "--port="+port)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -144,35 +145,11 @@ func (e *FirestoreEmulator) Resume() {
 	}
 }
 
-// emulatorBinaries finds java and the emulator jar the way internal/cmd/testrun does.
+// emulatorBinaries finds java and the emulator jar as internal/cmd/testrun does.
 func emulatorBinaries() (java, jar string, err error) {
-	java = "java"
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		java = filepath.Join(home, "bin", "java")
+	if java, err = emulator.FindJava(); err != nil {
+		return "", "", err
 	}
-	if java, err = exec.LookPath(java); err != nil {
-		return "", "", fmt.Errorf("java not found: %w", err)
-	}
-	if p := os.Getenv("FIRESTORE_EMULATOR_JAR"); p != "" {
-		return java, p, nil
-	}
-	const rel = "platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
-	roots := []string{os.Getenv("CLOUDSDK_ROOT_DIR"), "/usr/lib/google-cloud-sdk", "/usr/share/google-cloud-sdk", "/opt/google-cloud-sdk"}
-	if home, herr := os.UserHomeDir(); herr == nil {
-		roots = append(roots, filepath.Join(home, "google-cloud-sdk"))
-	}
-	if g, gerr := exec.LookPath("gcloud"); gerr == nil {
-		if real, rerr := filepath.EvalSymlinks(g); rerr == nil {
-			roots = append(roots, filepath.Dir(filepath.Dir(real)))
-		}
-	}
-	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		if _, serr := os.Stat(filepath.Join(r, rel)); serr == nil {
-			return java, filepath.Join(r, rel), nil
-		}
-	}
-	return "", "", fmt.Errorf("emulator jar %s not found under %s", rel, strings.Join(roots, ", "))
+	jar, err = emulator.FindJar()
+	return java, jar, err
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/genai"
@@ -21,6 +22,9 @@ const (
 // SDK sends. Requests are shared between the server and its users: treat them
 // as read-only.
 type Request struct {
+	// chunks counts the stream chunks sent in answer (see Chunks).
+	chunks atomic.Int64
+
 	// Seq is the request's arrival number, starting at 1.
 	Seq int64
 	// Time is the arrival time.
@@ -137,3 +141,7 @@ func (r *Request) textBytes() int {
 }
 
 func (r *Request) responseID() string { return "geminitest-" + strconv.FormatInt(r.Seq, 10) }
+
+// Chunks is how many stream chunks have been written and flushed in answer to r so far: a
+// test waits until a chunk has reached the client instead of sleeping.
+func (r *Request) Chunks() int64 { return r.chunks.Load() }

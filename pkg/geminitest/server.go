@@ -40,6 +40,7 @@ type Server struct {
 	maxInFlight atomic.Int64
 	errors      atomic.Int64
 	embeds      atomic.Int64
+	chunks      atomic.Int64
 }
 
 // An Option configures a Server.
@@ -139,6 +140,8 @@ type Stats struct {
 	// Errors is the number of error replies, including error events that end
 	// a stream.
 	Errors int64
+	// Chunks counts the stream chunks written and flushed to clients.
+	Chunks int64
 }
 
 // Stats returns the server's counters.
@@ -151,6 +154,7 @@ func (s *Server) Stats() Stats {
 		InFlight:    s.inFlight.Load(),
 		MaxInFlight: s.maxInFlight.Load(),
 		Errors:      s.errors.Load(),
+		Chunks:      s.chunks.Load(),
 	}
 }
 
@@ -312,6 +316,9 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req *Request
 		if err := rc.Flush(); err != nil {
 			return
 		}
+		// Counted once the chunk is on the wire: a test waits on the count, not on a clock.
+		req.chunks.Add(1)
+		s.chunks.Add(1)
 	}
 	if reply.Hang {
 		<-ctx.Done()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/alertchat/alertchat/pkg/retry"
 )
 
 // Limiter is a token bucket that spaces requests to at most a number per minute. It is safe for
@@ -31,7 +33,7 @@ func NewLimiter(perMinute, burst int) *Limiter {
 		interval: time.Minute / time.Duration(perMinute),
 		burst:    max(burst, 1),
 		now:      time.Now,
-		sleep:    sleep,
+		sleep:    retry.Sleep,
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package llm makes Gemini calls resilient. Client wraps the genai SDK's model methods (or
-// anything with the same two methods, such as session.LLM) and retries what is worth retrying:
+// anything with the same two methods, Generator) and retries what is worth retrying:
 // rate limits (429), server errors (500, 502, 503, 504), calls that exceed a per-call timeout and
 // transient network failures. It waits between attempts with exponential backoff and full
 // jitter, or the delay the server asked for (google.rpc.RetryInfo) plus at most a tenth, never
@@ -17,16 +17,16 @@ import (
 	"io"
 	"iter"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/retry"
 )
 
-// Generator is the part of the Gemini client the package wraps; *genai.Models and session.LLM
+// Generator is the part of the Gemini client the package wraps and a session uses; *genai.Models
 // have these methods, and so does Client.
 type Generator interface {
 	GenerateContent(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) (*genai.GenerateContentResponse, error)
@@ -128,7 +128,7 @@ func New(next Generator, opts Options) *Client {
 		opts.CallTimeout = DefaultCallTimeout
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleep
+		opts.Sleep = retry.Sleep
 	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Float64
@@ -260,13 +260,7 @@ func (c *Client) backoff(attempt int, err error) time.Duration {
 	if d, ok := RetryDelay(err); ok && d > 0 {
 		return min(d+time.Duration(c.opts.Rand()*float64(d)/10), c.opts.MaxWait)
 	}
-	ceiling := c.opts.MaxWait
-	if attempt <= 30 {
-		if d := c.opts.BaseDelay << (attempt - 1); d > 0 && d < ceiling {
-			ceiling = d
-		}
-	}
-	return time.Duration(c.opts.Rand() * float64(ceiling))
+	return retry.Backoff(c.opts.BaseDelay, c.opts.MaxWait, attempt, c.opts.Rand())
 }
 
 // Retryable reports whether err is worth another try: a 429, 500, 502, 503 or 504 from the API,
@@ -289,17 +283,8 @@ func Retryable(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ETIMEDOUT) {
-		return true
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return true
-	}
-	var opErr *net.OpError
-	return errors.As(err, &opErr)
+	// A stream cut before its end (EOF) is retried too: the answer did not start.
+	return errors.Is(err, io.EOF) || retry.Network(err)
 }
 
 // RetryDelay returns the delay the server asked for in a google.rpc.RetryInfo detail of a
@@ -353,18 +338,4 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -334,13 +334,13 @@ func TestStreamTimeoutIsBetweenChunks(t *testing.T) {
 	// Six chunks 100ms apart: 500ms in all, twice the timeout, yet never 250ms without a chunk.
 	srv.Enqueue(geminitest.Reply{Chunks: []string{"a", "b", "c", "d", "e", "f"}, ChunkDelay: 100 * time.Millisecond})
 	c := llm.New(genaiModels(t, srv), llm.Options{CallTimeout: 250 * time.Millisecond})
-	start := time.Now()
 	text, _, err := collect(c.GenerateContentStream(context.Background(), "gemini-test", genai.Text("q"), nil))
 	if err != nil || text != "abcdef" {
 		t.Fatalf("got %q, %v", text, err)
 	}
-	if time.Since(start) < 500*time.Millisecond || len(srv.Requests()) != 1 {
-		t.Fatalf("took %v in %d requests", time.Since(start), len(srv.Requests()))
+	// One request, all six chunks sent: the stream was never cut and retried.
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Chunks() != 6 {
+		t.Fatalf("%d requests", len(reqs))
 	}
 }
 
@@ -354,7 +354,6 @@ func TestCallTimeoutGivesUpAfterMaxAttempts(t *testing.T) {
 			}))
 			var s sleeps
 			c := llm.New(genaiModels(t, srv), llm.Options{MaxAttempts: 3, CallTimeout: 150 * time.Millisecond, Sleep: s.sleep})
-			start := time.Now()
 			_, _, err := k.call(context.Background(), c, "q")
 			if !errors.Is(err, llm.ErrCallTimeout) || llm.Attempts(err) != 3 {
 				t.Fatalf("err %v", err)
@@ -365,9 +364,6 @@ func TestCallTimeoutGivesUpAfterMaxAttempts(t *testing.T) {
 			}
 			if n := len(srv.Requests()); n != 3 || len(s.get()) != 2 {
 				t.Fatalf("%d requests, %d waits", n, len(s.get()))
-			}
-			if d := time.Since(start); d < 450*time.Millisecond || d > 10*time.Second {
-				t.Fatalf("took %v", d)
 			}
 		})
 	}

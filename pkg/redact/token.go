@@ -114,19 +114,6 @@ func (t *Tokenizer) tag(n uint8, name, value string, dst []byte) {
 	}
 }
 
-// Normalize returns the form of value under which equal values of type typ
-// are recognised: fullwidth forms folded to ASCII; e-mail addresses in lower
-// case; IP addresses in canonical form (IPv4-mapped IPv6 unmapped, zone
-// dropped, IPv6 compressed in lower case); phone, card and social security
-// numbers as their digits; other types as folded.
-func Normalize(typ Type, value string) string {
-	n, ok := typeNum(typ)
-	if !ok {
-		n = uint8(numTypes)
-	}
-	return string(appendNormalized(nil, n, value))
-}
-
 // appendNormalized appends the normalised form of value (type number n) to dst.
 func appendNormalized(dst []byte, n uint8, value string) []byte {
 	start := len(dst)

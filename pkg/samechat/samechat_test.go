@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -31,7 +32,7 @@ func (m *matcher) Match(_ context.Context, _ string, cs []*record.History, _ ses
 }
 
 // noLLM and noRedaction complete a session that is never asked anything here.
-type noLLM struct{ session.LLM }
+type noLLM struct{ llm.Generator }
 
 type noRedaction struct{}
 

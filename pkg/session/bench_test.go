@@ -11,6 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -85,7 +86,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 }
 
 // benchTurns times turns on a stored history of base, reset to base before each turn.
-func benchTurns(b *testing.B, s benchStore, base []*genai.Content, llm session.LLM) {
+func benchTurns(b *testing.B, s benchStore, base []*genai.Content, llm llm.Generator) {
 	h := storetest.NewHistory("alert", append([]*genai.Content(nil), base...))
 	h.Title, h.TitleSource = "bench", record.TitleManual
 	h.RedactedCount = len(base)

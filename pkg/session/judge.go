@@ -12,6 +12,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 )
@@ -40,7 +41,7 @@ const (
 
 // Judge decides whether a new question continues one of an alert's earlier conversations.
 type Judge struct {
-	LLM   LLM
+	LLM   llm.Generator
 	Model string
 	// Cache keeps verdicts by (question, history ID, history revision); nil disables it.
 	Cache *JudgeCache

@@ -13,7 +13,6 @@ package session
 
 import (
 	"context"
-	"iter"
 	"log/slog"
 	"strings"
 	"time"
@@ -21,20 +20,15 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// LLM is the part of the Gemini client a session uses; *genai.Models satisfies it.
-type LLM interface {
-	GenerateContent(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) (*genai.GenerateContentResponse, error)
-	GenerateContentStream(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) iter.Seq2[*genai.GenerateContentResponse, error]
-}
-
 // Options are a session's dependencies and settings.
 type Options struct {
-	LLM      LLM
+	LLM      llm.Generator
 	Store    store.HistorySaver
 	Redactor redacthist.Redactor
 	Model    string

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
@@ -32,14 +33,14 @@ Query:
 
 // generateTitle asks the model for a title of the first question; junk is an error, so the
 // caller falls back.
-func generateTitle(ctx context.Context, llm LLM, modelName, input string) (string, error) {
+func generateTitle(ctx context.Context, gen llm.Generator, modelName, input string) (string, error) {
 	cfg := &genai.GenerateContentConfig{Temperature: genai.Ptr[float32](0.2)}
 	limitOutput(cfg, modelName, 64)
 	q := input
 	if r := []rune(q); len(r) > 2000 {
 		q = string(r[:2000])
 	}
-	resp, err := llm.GenerateContent(ctx, modelName, []*genai.Content{genai.NewContentFromText(titlePrompt+q, genai.RoleUser)}, cfg)
+	resp, err := gen.GenerateContent(ctx, modelName, []*genai.Content{genai.NewContentFromText(titlePrompt+q, genai.RoleUser)}, cfg)
 	if err != nil {
 		return "", goerr.Wrap(err, "title request failed")
 	}

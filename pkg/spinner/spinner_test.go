@@ -2,11 +2,13 @@ package spinner_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/spinner"
 )
 
@@ -29,12 +31,8 @@ func (s *syncBuffer) String() string {
 
 func waitFor(t *testing.T, b *syncBuffer, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if strings.Contains(b.String(), want) {
-			return
-		}
-	}
-	t.Fatalf("never showed %q: %q", want, b.String())
+	eventually.True(t, 10*time.Second, fmt.Sprintf("%q to show", want),
+		func() bool { return strings.Contains(b.String(), want) }, func() string { return fmt.Sprintf("shown %q", b.String()) })
 }
 
 func TestLabels(t *testing.T) {

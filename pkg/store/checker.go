@@ -2,7 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"path"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/record"
 )
@@ -48,3 +54,28 @@ type Checker interface {
 // LostAndFoundKey is where a moved-aside object or metadata record goes:
 // {prefix}lost+found/{name}.
 func LostAndFoundKey(prefix, name string) string { return prefix + "lost+found/" + name }
+
+// UniqueLostAndFoundKey is the lost+found key of name with a timestamp before its extension,
+// so moving the same name aside twice keeps both.
+func UniqueLostAndFoundKey(prefix, name string) string {
+	ext := path.Ext(name)
+	return LostAndFoundKey(prefix, strings.TrimSuffix(name, ext)+"."+strconv.FormatInt(time.Now().UnixNano(), 10)+ext)
+}
+
+// LostMetadata is the lost+found copy of a history's metadata that a repair removes: why, the
+// workspace, and the metadata as the backend held it (raw when it was not even JSON).
+type LostMetadata struct {
+	Reason    string `json:"reason"`
+	Workspace string `json:"workspace"`
+	Metadata  any    `json:"metadata,omitempty"`
+	Raw       string `json:"raw,omitempty"`
+}
+
+// Encode is the copy as written to lost+found.
+func (m LostMetadata) Encode() ([]byte, error) {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to encode metadata copy")
+	}
+	return data, nil
+}

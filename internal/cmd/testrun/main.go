@@ -30,14 +30,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	emufind "github.com/alertchat/alertchat/internal/emulator"
 )
 
 const (
-	exitRunner   = 125
-	emulatorMain = "com.google.cloud.datastore.emulator.firestore.CloudFirestore"
-	jarRel       = "platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
-	installHint  = "install it with `apt-get install google-cloud-cli-firestore-emulator openjdk-17-jre-headless` " +
-		"(or `gcloud components install cloud-firestore-emulator`), or point FIRESTORE_EMULATOR_JAR at the jar"
+	exitRunner = 125
 )
 
 var defaultCommand = []string{"go", "test", "-race", "-count=1", "./..."}
@@ -72,12 +70,12 @@ func run() int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	java, err := findJava()
+	java, err := emufind.FindJava()
 	if err != nil {
 		logf("%v", err)
 		return exitRunner
 	}
-	jar, err := findJar()
+	jar, err := emufind.FindJar()
 	if err != nil {
 		logf("%v", err)
 		return exitRunner
@@ -109,51 +107,6 @@ func run() int {
 }
 
 var errInterrupted = errors.New("interrupted while starting the Firestore emulator")
-
-func findJava() (string, error) {
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		p := filepath.Join(home, "bin", "java")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("java")
-	if err != nil {
-		return "", fmt.Errorf("java not found (the Firestore emulator needs Java 11 or later): %s", installHint)
-	}
-	return p, nil
-}
-
-func findJar() (string, error) {
-	if p := os.Getenv("FIRESTORE_EMULATOR_JAR"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("FIRESTORE_EMULATOR_JAR=%s: %v", p, err)
-		}
-		return p, nil
-	}
-	var roots []string
-	if r := os.Getenv("CLOUDSDK_ROOT_DIR"); r != "" {
-		roots = append(roots, r)
-	}
-	roots = append(roots, "/usr/lib/google-cloud-sdk", "/usr/share/google-cloud-sdk", "/opt/google-cloud-sdk")
-	if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, "google-cloud-sdk"))
-	}
-	// The SDK root is two levels above the real gcloud script (ROOT/bin/gcloud).
-	if g, err := exec.LookPath("gcloud"); err == nil {
-		if real, err := filepath.EvalSymlinks(g); err == nil {
-			roots = append(roots, filepath.Dir(filepath.Dir(real)))
-		}
-	}
-	for _, r := range roots {
-		p := filepath.Join(r, jarRel)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("Firestore emulator jar not found (looked for %s under %s): %s",
-		jarRel, strings.Join(roots, ", "), installHint)
-}
 
 type emulator struct {
 	cmd  *exec.Cmd
@@ -206,7 +159,7 @@ func launch(java, jar, heap string, port int, logPath string) (*emulator, error)
 	if err != nil {
 		return nil, fmt.Errorf("emulator log: %w", err)
 	}
-	cmd := exec.Command(java, "-Xmx"+heap, "-cp", jar, emulatorMain, "start",
+	cmd := exec.Command(java, "-Xmx"+heap, "-cp", jar, emufind.Main, "start",
 		"--host=127.0.0.1", "--port="+strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	emufind "github.com/alertchat/alertchat/internal/emulator"
 )
 
 func TestExitStatus(t *testing.T) {
@@ -29,27 +29,12 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
-func TestFindJarFromEnvironment(t *testing.T) {
-	jar := filepath.Join(t.TempDir(), "emulator.jar")
-	if err := os.WriteFile(jar, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("FIRESTORE_EMULATOR_JAR", jar)
-	if got, err := findJar(); err != nil || got != jar {
-		t.Fatalf("findJar = %q, %v", got, err)
-	}
-	t.Setenv("FIRESTORE_EMULATOR_JAR", jar+".missing")
-	if _, err := findJar(); err == nil || !strings.Contains(err.Error(), "FIRESTORE_EMULATOR_JAR") {
-		t.Fatalf("missing jar: %v", err)
-	}
-}
-
 // The emulator starts, answers, and stops with its whole process group.
 func TestEmulatorStartStop(t *testing.T) {
-	java, err := findJava()
+	java, err := emufind.FindJava()
 	if err == nil {
 		var jar string
-		if jar, err = findJar(); err == nil {
+		if jar, err = emufind.FindJar(); err == nil {
 			startStop(t, java, jar)
 			return
 		}

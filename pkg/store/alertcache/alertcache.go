@@ -7,6 +7,10 @@
 // from the alert's content. Copies live under {dir}/alerts/{workspace}/, one 0600 file per
 // alert named by a hash of its ID, written atomically; a missing or unreadable copy is read
 // from the store again. Only what GetAlert returned is kept, exactly as returned.
+//
+// The copies are bounded (Limits): a read touches its copy, and a new copy past the bounds
+// removes the least recently used ones, so the data dir does not grow with every alert ever
+// continued.
 package alertcache
 
 import (
@@ -17,6 +21,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/alertchat/alertchat/pkg/record"
@@ -26,14 +32,41 @@ import (
 // Store is a store.Store whose GetAlert is answered from local copies when it can.
 type Store struct {
 	store.Store
-	dir string
+	dir    string
+	limits Limits
 }
 
 var _ store.Store = (*Store)(nil)
 
-// New wraps inner, a store of workspace, keeping copies under dataDir.
+// Limits bound the copies of one workspace; zero fields take the defaults.
+type Limits struct {
+	// Copies is how many alerts are kept (default 256).
+	Copies int
+	// Bytes is how much they may take together (default 64 MiB).
+	Bytes int64
+}
+
+// Default limits: a few hundred alerts an analyst keeps coming back to.
+const (
+	DefaultCopies = 256
+	DefaultBytes  = 64 << 20
+)
+
+// New wraps inner, a store of workspace, keeping copies under dataDir within the default
+// limits.
 func New(inner store.Store, dataDir, workspace string) *Store {
-	return &Store{Store: inner, dir: filepath.Join(dataDir, "alerts", workspace)}
+	return NewWithLimits(inner, dataDir, workspace, Limits{})
+}
+
+// NewWithLimits is New with limits of its own.
+func NewWithLimits(inner store.Store, dataDir, workspace string, l Limits) *Store {
+	if l.Copies <= 0 {
+		l.Copies = DefaultCopies
+	}
+	if l.Bytes <= 0 {
+		l.Bytes = DefaultBytes
+	}
+	return &Store{Store: inner, dir: filepath.Join(dataDir, "alerts", workspace), limits: l}
 }
 
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
@@ -69,10 +102,14 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert,
 }
 
 func (s *Store) load(id record.AlertID) (*record.Alert, bool) {
-	data, err := os.ReadFile(s.path(id))
+	p := s.path(id)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, false
 	}
+	// Used now: the last to be evicted.
+	now := time.Now()
+	_ = os.Chtimes(p, now, now)
 	var c copyOf
 	if err := json.Unmarshal(data, &c); err != nil || c.ID != id {
 		return nil, false
@@ -107,5 +144,44 @@ func (s *Store) keep(a *record.Alert) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	return nil
+	return s.evict()
+}
+
+// evict removes the least recently used copies until the rest fit the limits.
+func (s *Store) evict() error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	type kept struct {
+		name string
+		size int64
+		used time.Time
+	}
+	var copies []kept
+	var total int64
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		copies = append(copies, kept{e.Name(), info.Size(), info.ModTime()})
+		total += info.Size()
+	}
+	if len(copies) <= s.limits.Copies && total <= s.limits.Bytes {
+		return nil
+	}
+	sort.Slice(copies, func(i, j int) bool { return copies[i].used.Before(copies[j].used) })
+	var errs []error
+	for n := len(copies); n > 0 && (n > s.limits.Copies || total > s.limits.Bytes); n-- {
+		c := copies[len(copies)-n]
+		if err := os.Remove(filepath.Join(s.dir, c.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		total -= c.size
+	}
+	return errors.Join(errs...)
 }

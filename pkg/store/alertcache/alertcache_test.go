@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -91,4 +92,76 @@ func TestScopeAndDamage(t *testing.T) {
 	if got, err := alertcache.New(a, dir, "ws-a").GetAlert(ctx, "alert-1"); err != nil || got.Title != "A" {
 		t.Fatalf("after damage: %v %+v", err, got)
 	}
+}
+
+// Copies are bounded: past the limit the least recently used go, and an alert read since
+// stays.
+func TestCopiesAreBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	calls := &store.CallCounter{}
+	inner := open(t, dir, "ws", calls)
+	ids := []record.AlertID{"alert-1", "alert-2", "alert-3", "alert-4", "alert-5"}
+	for _, id := range ids {
+		if _, err := inner.PutAlert(ctx, &record.Alert{ID: id, Data: []byte(`{"id":"` + string(id) + `"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := alertcache.NewWithLimits(inner, dir, "ws", alertcache.Limits{Copies: 3})
+	old := time.Now().Add(-time.Hour)
+	for i, id := range ids[:3] {
+		if _, err := s.GetAlert(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		// Distinct use times without waiting: the copies age as if read an hour apart.
+		at := old.Add(time.Duration(i) * time.Minute)
+		_ = os.Chtimes(copyPath(t, dir), at, at)
+	}
+	if _, err := s.GetAlert(ctx, "alert-1"); err != nil { // used again: the newest
+		t.Fatal(err)
+	}
+	for _, id := range ids[3:] {
+		if _, err := s.GetAlert(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "alerts", "ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 {
+		t.Fatalf("%d copies kept, want 3", len(entries))
+	}
+	calls.Reset()
+	for _, id := range []record.AlertID{"alert-1", "alert-4", "alert-5"} {
+		if _, err := s.GetAlert(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := calls.Total(); n != 0 {
+		t.Fatalf("the recently used alerts were evicted: %s", calls)
+	}
+	if _, err := s.GetAlert(ctx, "alert-2"); err != nil || calls.Total() != 1 {
+		t.Fatalf("an evicted alert is read from the store again: err %v, %s", err, calls)
+	}
+}
+
+// copyPath is the newest copy in the workspace's directory (the one just written).
+func copyPath(t *testing.T, dir string) string {
+	t.Helper()
+	d := filepath.Join(dir, "alerts", "ws")
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest string
+	var at time.Time
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && info.ModTime().After(at) {
+			newest, at = filepath.Join(d, e.Name()), info.ModTime()
+		}
+	}
+	return newest
 }

@@ -2,13 +2,10 @@ package cloud
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"path"
-	"strconv"
 	"strings"
-	"time"
 
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/storage"
@@ -105,7 +102,7 @@ func (s *Store) MoveAside(ctx context.Context, key string) (string, error) {
 	if err != nil {
 		return "", goerr.Wrap(err, "failed to read object attributes", goerr.V("key", key))
 	}
-	dest := store.LostAndFoundKey(s.prefix, uniqueName(path.Base(key)))
+	dest := store.UniqueLostAndFoundKey(s.prefix, path.Base(key))
 	src = src.If(storage.Conditions{GenerationMatch: attrs.Generation})
 	if _, err := s.bucket.Object(dest).CopierFrom(src).Run(ctx); err != nil {
 		return "", goerr.Wrap(err, "failed to copy object aside", goerr.V("key", key), goerr.V("dest", dest))
@@ -114,13 +111,6 @@ func (s *Store) MoveAside(ctx context.Context, key string) (string, error) {
 		return "", goerr.Wrap(err, "object copied aside but not deleted", goerr.V("key", key), goerr.V("dest", dest))
 	}
 	return dest, nil
-}
-
-// uniqueName puts a timestamp before name's extension, so moving the same name aside twice
-// keeps both.
-func uniqueName(name string) string {
-	ext := path.Ext(name)
-	return strings.TrimSuffix(name, ext) + "." + strconv.FormatInt(time.Now().UnixNano(), 10) + ext
 }
 
 // DropMetadata implements store.Checker: the document, with reason, is written to
@@ -141,11 +131,11 @@ func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason st
 	if ws, _ := data["workspace"].(string); ws != s.workspace {
 		return "", notFound(id)
 	}
-	record, err := json.MarshalIndent(map[string]any{"reason": reason, "workspace": s.workspace, "metadata": data}, "", "  ")
+	record, err := store.LostMetadata{Reason: reason, Workspace: s.workspace, Metadata: data}.Encode()
 	if err != nil {
-		return "", goerr.Wrap(err, "failed to encode metadata copy", goerr.V("history_id", id))
+		return "", goerr.Wrap(err, "failed to keep the metadata", goerr.V("history_id", id))
 	}
-	dest := store.LostAndFoundKey(s.prefix, uniqueName(string(id)+".meta.json"))
+	dest := store.UniqueLostAndFoundKey(s.prefix, string(id)+".meta.json")
 	w := s.bucket.Object(dest).If(storage.Conditions{DoesNotExist: true}).NewWriter(ctx)
 	w.ContentType = "application/json"
 	if _, err := w.Write(record); err != nil {

@@ -9,9 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -104,7 +102,7 @@ func (s *Store) MoveAside(ctx context.Context, key string) (string, error) {
 		}
 		return "", nil
 	}
-	dest := store.LostAndFoundKey(s.prefix, uniqueName(path.Base(key)))
+	dest := store.UniqueLostAndFoundKey(s.prefix, path.Base(key))
 	dp, err := s.keyPath(dest)
 	if err != nil {
 		return "", err
@@ -116,13 +114,6 @@ func (s *Store) MoveAside(ctx context.Context, key string) (string, error) {
 		return "", goerr.Wrap(err, "failed to move object aside", goerr.V("key", key), goerr.V("dest", dest))
 	}
 	return dest, nil
-}
-
-// uniqueName puts a timestamp before name's extension, so moving the same name aside twice
-// keeps both.
-func uniqueName(name string) string {
-	ext := path.Ext(name)
-	return strings.TrimSuffix(name, ext) + "." + strconv.FormatInt(time.Now().UnixNano(), 10) + ext
 }
 
 // DropMetadata implements store.Checker: the row's metadata, with reason, is written to
@@ -141,16 +132,15 @@ func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason st
 	if err != nil {
 		return "", goerr.Wrap(err, "failed to read history metadata", goerr.V("history_id", id))
 	}
-	record, err := json.MarshalIndent(struct {
-		Reason    string          `json:"reason"`
-		Workspace string          `json:"workspace"`
-		Metadata  json.RawMessage `json:"metadata,omitempty"`
-		Raw       string          `json:"raw,omitempty"`
-	}{Reason: reason, Workspace: s.workspace, Metadata: validJSON(meta), Raw: rawIfInvalid(meta)}, "", "  ")
-	if err != nil {
-		return "", goerr.Wrap(err, "failed to encode metadata copy", goerr.V("history_id", id))
+	lost := store.LostMetadata{Reason: reason, Workspace: s.workspace, Raw: rawIfInvalid(meta)}
+	if json.Valid([]byte(meta)) {
+		lost.Metadata = json.RawMessage(meta)
 	}
-	dest := store.LostAndFoundKey(s.prefix, uniqueName(string(id)+".meta.json"))
+	record, err := lost.Encode()
+	if err != nil {
+		return "", goerr.Wrap(err, "failed to keep the metadata", goerr.V("history_id", id))
+	}
+	dest := store.UniqueLostAndFoundKey(s.prefix, string(id)+".meta.json")
 	dp, err := s.keyPath(dest)
 	if err != nil {
 		return "", err
@@ -173,13 +163,6 @@ func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason st
 		return "", goerr.Wrap(err, "failed to delete history metadata", goerr.V("history_id", id))
 	}
 	return dest, nil
-}
-
-func validJSON(s string) json.RawMessage {
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	return nil
 }
 
 func rawIfInvalid(s string) string {

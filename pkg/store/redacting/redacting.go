@@ -1,11 +1,14 @@
 // Package redacting is the store layer through which every history write of the command line
-// passes: it redacts a history (title, transcript, summary) before the next layer sees it.
+// that is not a session's passes: it redacts a history (title, transcript, summary) before the
+// next layer sees it.
 //
-// Where redaction runs: a session redacts what it saves (pkg/session), and this layer redacts
-// every history write again, whoever makes it (chat, batch, history rename, spool uploads), so
-// no command can write a history unredacted. The second pass is cheap: redaction is idempotent
-// and a history's redacted prefix (record.History.RedactedCount) is not scanned again. Alerts
-// are written as given: they are the evidence under analysis.
+// Where redaction runs: a session redacts what it saves itself (pkg/session, with the values of
+// its alert kept) and writes below this layer (cmd/factory's Store.Sessions); every other write
+// (history rename, spool uploads, anything a command writes directly) passes through here, so
+// no command can write a history unredacted. It keeps the values of a history's alert as the
+// session does (redacthist.ForHistory), so both paths write alike. Redaction is idempotent and
+// a history's redacted prefix (record.History.RedactedCount) is not scanned again. Alerts are
+// written as given: they are the evidence under analysis.
 package redacting
 
 import (

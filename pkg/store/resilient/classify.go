@@ -3,16 +3,15 @@ package resilient
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strings"
-	"syscall"
 
 	"google.golang.org/api/googleapi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/alertchat/alertchat/pkg/retry"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -43,12 +42,8 @@ func IsTransient(err error) bool {
 		return false
 	}
 	var ne net.Error
-	if errors.As(err, &ne) {
+	if errors.As(err, &ne) || retry.Network(err) {
 		return true // connection refused, reset, timed out, DNS
-	}
-	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, io.ErrUnexpectedEOF) {
-		return true
 	}
 	msg := err.Error()
 	for _, s := range []string{

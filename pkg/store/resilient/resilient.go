@@ -33,6 +33,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/retry"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -56,8 +57,8 @@ type Options struct {
 	// AttemptTimeout bounds one attempt (never beyond the call's budget); by default the
 	// smaller of DefaultAttemptTimeout and half the budget.
 	AttemptTimeout time.Duration
-	// BaseDelay is the first backoff; it doubles up to MaxDelay. Each wait is drawn at random
-	// between half and all of it.
+	// BaseDelay is the first backoff ceiling; it doubles up to MaxDelay. Each wait is drawn at
+	// random below the ceiling (full jitter, pkg/retry).
 	BaseDelay, MaxDelay time.Duration
 	// Threshold is how many consecutive failed attempts open the breaker.
 	Threshold int
@@ -68,6 +69,9 @@ type Options struct {
 	// ReadMemory and WriteMemory, when set, keep each breaker's open state across processes:
 	// a breaker starts open when its memory says it is, until Cooldown after it opened.
 	ReadMemory, WriteMemory Memory
+	// Now is the breakers' clock (when they opened, when the cool-down ends); default time.Now.
+	// Retries wait in real time whatever it says.
+	Now func() time.Time
 }
 
 // Memory keeps a breaker's open state beyond the process.
@@ -100,6 +104,9 @@ func (o *Options) defaults() {
 	if o.Cooldown <= 0 {
 		o.Cooldown = DefaultCooldown
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
 
 // Store is a store.Store with retries and a circuit breaker. It is safe for concurrent use.
@@ -116,8 +123,8 @@ var _ store.Store = (*Store)(nil)
 func New(inner store.Store, o Options) *Store {
 	o.defaults()
 	return &Store{inner: inner, o: o,
-		reads:  newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.ReadMemory, time.Now),
-		writes: newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.WriteMemory, time.Now)}
+		reads:  newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.ReadMemory, o.Now),
+		writes: newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.WriteMemory, o.Now)}
 }
 
 // Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
@@ -158,7 +165,7 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 			return err
 		}
 		br.failure()
-		delay := backoff(s.o.BaseDelay, s.o.MaxDelay, attempt)
+		delay := retry.Backoff(s.o.BaseDelay, s.o.MaxDelay, attempt, rand.Float64())
 		if probe || time.Until(deadline) < delay+s.o.BaseDelay {
 			br.trip()
 			return goerr.Wrap(err, "storage "+op+" failed", goerr.V("op", op), goerr.V("attempts", attempt), goerr.V("transient", true))
@@ -171,17 +178,6 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 		case <-t.C:
 		}
 	}
-}
-
-// backoff is the wait after the attempt-th failure: BaseDelay doubling up to MaxDelay, drawn
-// at random between half and all of it.
-func backoff(base, maxDelay time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < maxDelay; i++ {
-		d *= 2
-	}
-	d = min(d, maxDelay)
-	return d/2 + rand.N(d/2+1)
 }
 
 // GetHistory implements store.Histories.
@@ -311,11 +307,6 @@ type Breaker struct {
 	failures int
 	openedAt time.Time
 	probing  bool
-}
-
-// NewBreaker returns a closed breaker.
-func NewBreaker(threshold int, cooldown time.Duration, onChange func(from, to State)) *Breaker {
-	return newBreaker(threshold, cooldown, onChange, nil, time.Now)
 }
 
 // newBreaker returns a breaker that starts where memory left it (open, or half-open once the

@@ -1,0 +1,382 @@
+package redact
+
+import (
+	"strings"
+)
+
+// Command lines: credentials in comparisons written value-first, curl -u, mysql -p, password
+// options of common tools, PowerShell SecureString literals and command expressions.
+
+// scanReversedCompare handles comparisons written value-first:
+// if ("hunter2" == password).
+func (sc *scanner) scanReversedCompare(s string) {
+	sc.reversedCompare(s, "==")
+	sc.reversedCompare(s, "!=")
+}
+
+func (sc *scanner) reversedCompare(s, opText string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], opText)
+		if k < 0 {
+			return
+		}
+		p := from + k
+		from = p + 2
+		op := p
+		if opText == "==" && op > 0 && (s[op-1] == '!' || s[op-1] == '=') {
+			continue // counted by the "!=" pass, or the tail of "==="
+		}
+		r := p + 2
+		for r < n && s[r] == '=' {
+			r++
+		}
+		from = r
+		// left: "value" before the operator
+		q := op
+		for q > 0 && s[q-1] == ' ' && op-q < 4 {
+			q--
+		}
+		if q == 0 || (s[q-1] != '"' && s[q-1] != '\'') {
+			continue
+		}
+		quote := s[q-1]
+		o := q - 2
+		for o >= 0 && s[o] != quote && s[o] != '\n' && q-o < 512 {
+			o--
+		}
+		if o < 0 || s[o] != quote {
+			continue
+		}
+		vs, ve := o+1, q-1
+		// right: the key
+		for r < n && s[r] == ' ' && r-p < 8 {
+			r++
+		}
+		ke := spanClass(s, r, cKey, 96)
+		if ke == r {
+			continue
+		}
+		key := s[r:ke]
+		ki := classifyKey(key)
+		if ki.cls == keyNone {
+			continue
+		}
+		if typ, ok := valueType(ki, key, s[vs:ve], true); ok {
+			sc.add(vs, ve, typ, prioAssign)
+		}
+	}
+}
+
+func (sc *scanner) scanCurlUser(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], "-u")
+		if k < 0 {
+			return
+		}
+		p := from + k
+		from = p + 2
+		q := p + 2
+		switch {
+		case p > 0 && s[p-1] == '-' && strings.HasPrefix(s[p+1:], "user"):
+			// --user
+			if p > 1 && s[p-2] != ' ' && s[p-2] != '\t' {
+				continue
+			}
+			q = p + 5
+			if q < n && s[q] == '=' {
+				q++
+			} else if q < n && s[q] != ' ' {
+				continue
+			}
+		case p == 0 || s[p-1] == ' ' || s[p-1] == '\t':
+			if q >= n || s[q] != ' ' {
+				continue
+			}
+		default:
+			continue
+		}
+		for q < n && s[q] == ' ' && q-p < 12 {
+			q++
+		}
+		if q >= n {
+			return
+		}
+		first, fs, fe, ok := curlPart(s, q)
+		if !ok {
+			continue
+		}
+		quoted := s[q] == '"' || s[q] == '\''
+		var user, pass string
+		us, ps, pe := fs, -1, -1
+		if c := strings.IndexByte(first, ':'); c >= 0 {
+			user, pass = first[:c], first[c+1:]
+			ps, pe = fs+c+1, fe
+			if pass == "" && !quoted && fe < n && (s[fe] == '"' || s[fe] == '\'') {
+				// user:'pass' — the password quoted on its own
+				if p2, a, b, ok2 := curlPart(s, fe); ok2 && p2 != "" {
+					pass, ps, pe = p2, a, b
+				}
+			}
+		} else if quoted && fe+1 < n && s[fe+1] == ':' {
+			// "user":"pass" written as two quoted strings
+			p2, a, b, ok2 := curlPart(s, fe+2)
+			if !ok2 {
+				continue
+			}
+			user, pass, ps, pe = first, p2, a, b
+		} else {
+			continue
+		}
+		// {…}-wrapped literals (IBM Cloud examples) are checked without the
+		// braces but replaced with them
+		if u := unwrapBraces(user); user != "" && placeholderValue(u) {
+			continue
+		}
+		if pass != "" && !credValueOK(unwrapBraces(pass)) {
+			continue
+		}
+		switch {
+		case pass != "":
+			sc.add(ps, pe, tSecret, prioCred)
+		case len(user) >= 8 && !placeholderValue(user) && mixedClasses(user, 2):
+			// "-u KEY:" — an API key used as the user name, empty password
+			sc.add(us, us+len(user), tSecret, prioCred)
+		}
+		if pe > from {
+			from = pe
+		}
+	}
+}
+
+// unwrapBraces strips {…} around a literal credential (IBM Cloud examples
+// write "{apikey}"), keeping templates such as {{x}} and ${x} intact.
+func unwrapBraces(v string) string {
+	if len(v) > 2 && v[0] == '{' && v[len(v)-1] == '}' && v[1] != '{' && v[1] != '$' && !strings.ContainsAny(v[1:len(v)-1], "{}") {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// scanMySQLPassword handles "mysql -uroot -pS3cret": the value glued to -p on
+// a mysql/mysqldump/mysqladmin command line.
+func (sc *scanner) scanMySQLPassword(s string) {
+	n := len(s)
+	for from := 0; ; {
+		k := strings.Index(s[from:], "-p")
+		if k < 0 {
+			return
+		}
+		p := from + k + 2
+		from = p
+		if p < 3 || s[p-3] != ' ' {
+			continue
+		}
+		if p >= n || s[p] <= ' ' || s[p] == '-' || s[p] >= 0x7f {
+			continue
+		}
+		if !lineHasFold(s, p, "mysql") {
+			continue
+		}
+		vs := p
+		if s[p] == '"' || s[p] == '\'' {
+			vs++
+		}
+		e := vs
+		for e < n && s[e] > ' ' && s[e] < 0x7f && s[e] != '"' && s[e] != '\'' && e-vs < 256 {
+			e++
+		}
+		if e-vs >= 3 && !placeholderValue(s[vs:e]) {
+			sc.add(vs, e, tSecret, prioCred)
+		}
+		from = e
+	}
+}
+
+// cliPasswordFlags are the password options of common command-line tools:
+// the flag letter after " -", and the commands (any one on the same line)
+// that read it as a password.
+var cliPasswordFlags = [...]struct {
+	flag byte
+	cmds []string
+}{
+	{'p', []string{"sshpass", "docker login", "podman login", "nerdctl login", "oras login", "helm registry login", "az login"}},
+	{'w', []string{"ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ldapwhoami", "ldappasswd"}},
+	{'a', []string{"redis-cli"}},
+	{'U', []string{"smbclient", "rpcclient", "smbmap"}}, // -U user%password
+}
+
+// cliOptionAt handles passwords given on a command line as the value of a
+// tool's password option: sshpass -p '…', docker login -u u -p …, az login
+// -u id -p …, ldapsearch -w …, redis-cli -a …, smbclient -U user%password.
+// The word walk calls it at the '-' of " -x "; it returns the end of the
+// value, or -1.
+func (sc *scanner) cliOptionAt(s string, d int) int {
+	n := len(s)
+	o := d + 1
+	fi := -1
+	for j := range cliPasswordFlags {
+		if cliPasswordFlags[j].flag == s[o] {
+			fi = j
+			break
+		}
+	}
+	if fi < 0 {
+		return -1
+	}
+	p := o + 2
+	found := false
+	for _, c := range cliPasswordFlags[fi].cmds {
+		if lineHasFold(s, p, c) {
+			found = true
+			break
+		}
+	}
+	if !found || p >= n || s[p] == '-' || s[p] == '$' {
+		return -1
+	}
+	vs, ve, _, ok := parseValue(s, p, false, false)
+	if !ok {
+		return -1
+	}
+	if s[o] == 'U' {
+		// user%password: the part after the first '%'
+		pc := strings.IndexByte(s[vs:ve], '%')
+		if pc <= 0 {
+			return -1
+		}
+		vs += pc + 1
+	}
+	if v := s[vs:ve]; credValueOK(v) && !strings.Contains(v, "://") && !pathLike(v) {
+		sc.add(vs, ve, tSecret, prioCred)
+		return ve
+	}
+	return -1
+}
+
+// pathLike recognises a file path given where a password may be (az login
+// -p takes a certificate file as well).
+func pathLike(v string) bool {
+	if v[0] == '/' || v[0] == '~' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	for _, ext := range []string{".pem", ".crt", ".pfx", ".p12", ".key", ".cer"} {
+		if hasSuffixFold(v, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// secureStringAt handles the literal converted by PowerShell's
+// ConvertTo-SecureString wherever the call is (in a parenthesised argument,
+// with -String): the quoted argument is a password in plain text. The word
+// walk calls it with e at the end of "ConvertTo"; it returns the end of the
+// literal, or -1.
+func (sc *scanner) secureStringAt(s string, e int) int {
+	n := len(s)
+	const conv = "-securestring"
+	if e+len(conv) > n || !eqFold(s[e:e+len(conv)], conv) {
+		return -1
+	}
+	p := e + len(conv)
+	for p < n && s[p] == ' ' {
+		p++
+	}
+	if p+8 < n && eqFold(s[p:p+8], "-string ") {
+		p += 8
+		for p < n && s[p] == ' ' {
+			p++
+		}
+	}
+	if p >= n || (s[p] != '"' && s[p] != '\'') {
+		return -1
+	}
+	vs, ve, _, ok := parseValue(s, p, false, false)
+	if !ok || !credValueOK(s[vs:ve]) {
+		return -1
+	}
+	sc.add(vs, ve, tSecret, prioCred)
+	return ve
+}
+
+// cmdletShape recognises a PowerShell Verb-Noun command name (Read-Host,
+// Get-Secret, ConvertTo-SecureString).
+func cmdletShape(w string) bool {
+	k := strings.IndexByte(w, '-')
+	return k > 1 && k < len(w)-2 && isUpper(w[0]) && isUpper(w[k+1]) &&
+		allClass(w[:k], cUpper|cLower) && allClass(w[k+1:], cUpper|cLower)
+}
+
+// convertCmdlet recognises a conversion cmdlet, whose argument is the
+// literal itself.
+func convertCmdlet(w string) bool {
+	k := strings.IndexByte(w, '-')
+	return k > 0 && (eqFold(w[:k], "convertto") || eqFold(w[:k], "convertfrom"))
+}
+
+// curlPart reads one curl credential word at q: a quoted string or a bare
+// run; it returns the text and its bounds (without quotes).
+func curlPart(s string, q int) (string, int, int, bool) {
+	n := len(s)
+	if q >= n {
+		return "", 0, 0, false
+	}
+	if s[q] == '"' || s[q] == '\'' {
+		qc := s[q]
+		e := q + 1
+		for e < n && s[e] != qc && s[e] != '\n' && e-q < 512 {
+			e++
+		}
+		if e >= n || s[e] != qc {
+			return "", 0, 0, false
+		}
+		return s[q+1 : e], q + 1, e, true
+	}
+	e := q
+	for e < n && s[e] > ' ' && s[e] < 0x7f && s[e] != '"' && s[e] != '\'' && s[e] != '`' && e-q < 512 {
+		e++
+	}
+	if e == q {
+		return "", 0, 0, false
+	}
+	return s[q:e], q, e, true
+}
+
+// psVerbs are PowerShell's approved verbs that commonly produce credentials
+// or values (Get-Credential, Read-Host, Import-Clixml, Invoke-RestMethod).
+var psVerbs = []string{"get", "read", "import", "export", "invoke", "new", "convertto", "convertfrom", "select",
+	"unprotect", "protect", "find", "request", "receive", "resolve", "test", "set", "add", "join", "split", "format",
+	"out", "write", "start"}
+
+// psVerb reports a Verb-Noun command whose verb is an approved PowerShell verb.
+func psVerb(w string) bool {
+	k := strings.IndexByte(w, '-')
+	if k <= 0 {
+		return false
+	}
+	for _, vb := range psVerbs {
+		if eqFold(w[:k], vb) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandExpr recognises the start of a parenthesised expression: a
+// PowerShell command ("Get-AzKeyVaultSecret"), a variable ("$cred.…") or
+// a call or member access ("os.environ.get(…").
+func commandExpr(v string) bool {
+	v = strings.TrimRight(v, ")")
+	if v == "" {
+		return false
+	}
+	if v[0] == '$' {
+		return true
+	}
+	if cmdletShape(v) && psVerb(v) {
+		return true
+	}
+	return referenceValue(v)
+}

@@ -1,0 +1,518 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Values: where a value starts and ends, and whether it can be a credential (placeholders,
+// references, weak values and identifiers are left; random tokens are recognised).
+
+// parseValue extracts the value starting at v: a quoted string on the same
+// line (plain, JSON-escaped \"…\", or ObjC @"…"), or an unquoted run.
+func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) {
+	n := len(s)
+	if v >= n {
+		return
+	}
+	if s[v] == '@' && v+1 < n && s[v+1] == '"' {
+		v++
+	}
+	c := s[v]
+	switch {
+	case !xml && (c == '"' || c == '\''):
+		for e := v + 1; e < n && e-v < 2048; e++ {
+			switch s[e] {
+			case '\n':
+				return
+			case '\\':
+				if e+1 < n && s[e+1] == c {
+					// an escaped quote ends a value inside JSON-escaped text
+					// only when the value itself started escaped; here it is
+					// part of the value
+					e++
+				}
+			case c:
+				return v + 1, e, true, true
+			}
+		}
+		return
+	case !xml && c == '\\':
+		// a value quoted inside JSON-escaped text: \"…\" (escaped once),
+		// \\\"…\\\" (twice), …; it ends at the same escaped quote
+		r := v
+		for r < n && s[r] == '\\' && r-v < 8 {
+			r++
+		}
+		if r >= n || (s[r] != '"' && s[r] != '\'') {
+			break
+		}
+		delim := s[v : r+1]
+		for e := r + 1; e+len(delim) <= n && e-v < 2048; e++ {
+			if s[e] == '\n' {
+				return
+			}
+			if s[e] == '\\' && strings.HasPrefix(s[e:], delim) {
+				return r + 1, e, true, true
+			}
+		}
+		return
+	case c == '`':
+		// a Go raw string or JS template literal holding one token; a
+		// command substitution (`cat /run/secret`) has spaces and is left
+		for e := v + 1; e < n && e-v < 2048; e++ {
+			switch b := s[e]; {
+			case b == '`':
+				if e == v+1 || hasInterpolation(s[v+1:e]) {
+					return
+				}
+				return v + 1, e, true, true
+			case b <= ' ':
+				return
+			}
+		}
+		return
+	}
+	e := v
+	for e < n && e-v < 256 {
+		b := s[e]
+		if b <= ' ' || b >= 0x80 || b == '"' || b == '\'' || b == '`' || b == ',' || b == ';' || (query && (b == '&' || b == '#')) || (xml && b == '<') {
+			break
+		}
+		if b == '\\' && e+1 < n && strings.IndexByte("ntr\"'", s[e+1]) >= 0 {
+			break
+		}
+		e++
+	}
+	e = trimUnbalanced(s, v, e)
+	if e <= v {
+		return
+	}
+	return v, e, false, true
+}
+
+// trimUnbalanced drops trailing closing brackets without an opener and a
+// trailing full stop from an unquoted value.
+func trimUnbalanced(s string, v, e int) int {
+	for e > v {
+		c := s[e-1]
+		var open byte
+		switch c {
+		case ')':
+			open = '('
+		case ']':
+			open = '['
+		case '}':
+			open = '{'
+		case '.':
+			e--
+			continue
+		default:
+			return e
+		}
+		if strings.Count(s[v:e], string(open)) >= strings.Count(s[v:e], string(c)) {
+			return e
+		}
+		e--
+	}
+	return e
+}
+
+var stopValues = []string{"password", "passwd", "pass", "secret", "token", "key", "apikey", "api_key", "changeme",
+	"null", "nil", "none", "true", "false", "undefined", "empty", "string", "hidden", "masked", "required", "optional",
+	"example", "test", "dummy", "sample", "default", "unknown", "n/a", "tbd", "todo", "value", "bearer", "basic",
+	"username", "user", "str", "bool", "int", "object", "any", "omitted", "removed", "redacted", "secret_value"}
+
+// valueType decides whether val, assigned to key, is a credential and of which type.
+func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
+	cls := ki.cls
+	if len(val) == 0 || strings.Contains(val, phPrefix) || !hasAlnum(val) {
+		return 0, false
+	}
+	// vendor rules that depend on the key (Sumo Logic access ID, Facebook app secret)
+	if ki.sumo && len(val) == 14 && strings.HasPrefix(val, "su") && allClass(val, cDigit|cUpper|cLower) && mixedClasses(val, 2) {
+		return tAPIKey, true
+	}
+	if ki.facebook && len(val) == 32 && isLowerHex(val) && hasLetter(val) {
+		return tSecret, true
+	}
+	if ki.accessKeyID {
+		// cloud access key IDs: upper-case letters and digits (AWS), or
+		// random mixed-case and hex IDs of other clouds (LTAI…, AKID…)
+		if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
+			strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
+			return tAPIKey, true
+		}
+		return tAPIKey, strongToken(val)
+	}
+	if cls == keyNone {
+		if ki.api && !quoted {
+			return 0, false
+		}
+		if ki.api && strongToken(val) {
+			// a quoted random token under a key naming an API
+			// ("apiMetrics := \"5po8…\""); names, URLs and versions
+			// are not random
+			return tAPIKey, true
+		}
+		return 0, false
+	}
+	if cls == keyAPI && ki.cloudant {
+		cls = keySecret // Cloudant API keys are account passwords
+	}
+	if placeholderValue(val) || (!quoted && referenceValue(val)) {
+		return 0, false
+	}
+	lv := val
+	if len(lv) <= 16 {
+		var buf [16]byte
+		for i := 0; i < len(lv); i++ {
+			buf[i] = lower(lv[i])
+		}
+		if lookupWord(buf[:len(lv)])&wStopValue != 0 {
+			return 0, false
+		}
+	}
+	if eqFold(val, key) {
+		return 0, false
+	}
+	switch cls {
+	case keySecret:
+		if len(val) < 4 || (len(val) < 6 && allClass(val, cUpper|cLower)) || identifierLike(val) {
+			return 0, false
+		}
+		if !quoted && allClass(val, cUpper|cLower|cUnder) {
+			return 0, false // an identifier: a variable, not a literal
+		}
+		return tSecret, true
+	case keyAPI:
+		if !quoted && allClass(val, cUpper|cLower|cUnder) {
+			return 0, false // an identifier: a variable, not a literal
+		}
+		if len(val) < 8 || (!quoted && strings.IndexByte(val, ' ') >= 0) || identifierLike(val) || alphabetRun(val) || versionSuffix(val) {
+			return 0, false
+		}
+		digit := strings.ContainsAny(val, "0123456789")
+		if len(val) >= 16 && allClass(val, cDigit) && distinctBytes(val) >= 5 {
+			return tAPIKey, true // numeric tokens
+		}
+		if (digit && hasLetter(val)) || (len(val) >= 16 && (mixedClasses(val, 2) || hasSymbol(val)) && !allClass(val, cLower|cUnder|cDigit)) {
+			return tAPIKey, true
+		}
+	}
+	return 0, false
+}
+
+// placeholderValue recognises templates, environment references, masks and
+// example text: ${X}, {{ x }}, <your-key>, %s, $(cmd), ****, xxxx, YOUR_KEY_HERE.
+func placeholderValue(v string) bool {
+	switch v[0] {
+	case '!':
+		// YAML tags and template functions (!Ref, !vault, !ENV) are
+		// references; "!W9Pl^3N0" is a literal
+		w := 1
+		for w < len(v) && isAlpha(v[w]) {
+			w++
+		}
+		return w == len(v) || v[w] == ' ' || v[w] == '\t'
+	case '#':
+		// #{var} templates, #fff colours, "#" comments; "#0IOIQK7V…" is a literal
+		return len(v) < 4 || v[1] == '{' || (len(v) <= 9 && allClass(v[1:], cHex))
+	case '$', '<', '*', '[':
+		return true
+	case '{':
+		return true
+	case '%':
+		return len(v) <= 3 || v[1] == '(' || v[1] == 's' || v[1] == '{'
+	case '@':
+		return len(v) > 1 && v[1] == '{'
+	}
+	if placeholderBody(v) {
+		return true
+	}
+	// a vendor prefix with a placeholder body: glc_1111…, duffel_test_bbbb…
+	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+		return true
+	}
+	// constant names such as ACCESS_TOKEN or IBM_IAM_API_KEY_ENV
+	if allClass(v, cUpper|cDigit|cUnder) && strings.IndexByte(v, '_') >= 0 && !strings.ContainsAny(v, "0123456789") {
+		return true
+	}
+	var buf [64]byte
+	lv := buf[:0]
+	var present [4]uint64
+	for i := 0; i < len(v) && i < len(buf); i++ {
+		c := lower(v[i])
+		lv = append(lv, c)
+		present[c>>6] |= 1 << (c & 63)
+	}
+	for k := range placeholderWords {
+		w := &placeholderWords[k]
+		if w.short && len(v) > 24 && !bytes.HasPrefix(lv, w.word) {
+			continue // "fake" inside a long random value is chance, not a marker
+		}
+		if present[0]&w.need[0] == w.need[0] && present[1]&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderWords are example-text fragments; need is the set of their
+// bytes, a cheap test before the substring search. Short words (fake,
+// dummy) mark a placeholder only in short values or at the start: in a long
+// random value they occur by chance.
+var placeholderWords = func() []struct {
+	word  []byte
+	need  [2]uint64
+	short bool
+} {
+	var out []struct {
+		word  []byte
+		need  [2]uint64
+		short bool
+	}
+	for _, x := range []string{"your", "insert", "changeme", "change_me", "placeholder", "redacted", "dummy", "_here",
+		"-here", "replace_me", "replaceme", "example.com", "xxx", "fake"} {
+		var need [2]uint64
+		for i := 0; i < len(x); i++ {
+			need[x[i]>>6] |= 1 << (x[i] & 63)
+		}
+		out = append(out, struct {
+			word  []byte
+			need  [2]uint64
+			short bool
+		}{[]byte(x), need, x == "fake" || x == "dummy" || x == "your"})
+	}
+	return out
+}()
+
+// referenceValue recognises unquoted code references: a.b.c, f(...), m[...].
+// A dotted value with upper case, lower case and digits ("summer.Monkey53")
+// is a literal.
+func referenceValue(v string) bool {
+	if strings.IndexByte(v, '(') < 0 && strings.IndexByte(v, '[') < 0 && mixedClasses(v, 3) {
+		return false
+	}
+	i := 0
+	idents := 0
+	for {
+		start := i
+		for i < len(v) && (isWord(v[i]) || v[i] == '$') {
+			i++
+		}
+		if i == start || isDigit(v[start]) || (i-start >= 16 && mixedClasses(v[start:i], 3)) {
+			return false // a random segment: "s.ZC9Ecf4M5g9o34Q6RkzGsj0z" is a token
+		}
+		idents++
+		if i < len(v) && v[i] == '.' {
+			i++
+			continue
+		}
+		break
+	}
+	if i == len(v) {
+		return idents >= 2
+	}
+	return v[i] == '(' || v[i] == '['
+}
+
+// credValueOK checks the password part of user:pass credentials.
+func credValueOK(p string) bool {
+	if len(p) < 3 || len(p) > 256 {
+		return false
+	}
+	if placeholderValue(p) {
+		return false
+	}
+	var buf [16]byte
+	if len(p) <= 16 {
+		for i := 0; i < len(p); i++ {
+			buf[i] = lower(p[i])
+		}
+		if lookupWord(buf[:len(p)])&wStopValue != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// strongToken reports a value that can only be a random token: 20 to 200
+// letters and digits (and '_', '-') with upper case, lower case and digits,
+// or 32 or more hex digits with letters, and no spaces, dots, slashes or
+// colons.
+func strongToken(v string) bool {
+	if len(v) < 20 || len(v) > 200 || !allClass(v, cDigit|cUpper|cLower|cUnder) && !allClass(v, cB64URL) {
+		return false
+	}
+	if placeholderBody(v) || identifierLike(v) {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			digits++
+		}
+	}
+	return (mixedClasses(v, 3) && digits >= 3) || (len(v) >= 32 && isLowerHex(v) && hasLetter(v))
+}
+
+// hasSymbol reports a character other than letters, digits, '_', '-' and '.'.
+func hasSymbol(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if ctab[v[i]]&cKey == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// identifierLike recognises names rather than random tokens: dotted names
+// (com.example.app, jetbrains.mps.v8_elimination) and snake_case made of
+// short words and numbers (DOC_Vector_5_32).
+func identifierLike(v string) bool {
+	if strings.IndexByte(v, '.') > 0 && !mixedClasses(v, 3) {
+		// (upper case, lower case and digits together: "maple.Hunter14"
+		// is a password, not a package or member name)
+		dotted := true
+		for seg := range strings.SplitSeq(v, ".") {
+			if seg == "" || !isAlpha(seg[0]) || !allClass(seg, cDigit|cUpper|cLower|cUnder) {
+				dotted = false
+				break
+			}
+			if len(seg) >= 16 && mixedClasses(seg, 3) {
+				dotted = false // a random segment: a token with dots, not a name
+				break
+			}
+		}
+		if dotted {
+			return true
+		}
+	}
+	if strings.IndexByte(v, '_') < 0 || !allClass(v, cDigit|cUpper|cLower|cUnder) {
+		return false
+	}
+	for seg := range strings.SplitSeq(v, "_") {
+		if len(seg) > 8 {
+			return false
+		}
+		if !allClass(seg, cUpper|cLower) && !allClass(seg, cDigit) {
+			return false
+		}
+	}
+	return true
+}
+
+// alphabetRun recognises character-set definitions such as
+// "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef…": 20 or more consecutive ascending letters.
+func alphabetRun(v string) bool {
+	run := 1
+	for i := 1; i < len(v); i++ {
+		if isAlpha(v[i]) && v[i] == v[i-1]+1 {
+			run++
+			if run >= 20 {
+				return true
+			}
+		} else {
+			run = 1
+		}
+	}
+	return false
+}
+
+// versionSuffix recognises artifact names that end in a version number:
+// "jjwt-jackson-0.11.2", "SalesResults-1.2".
+func versionSuffix(v string) bool {
+	i := len(v)
+	dots := 0
+	for i > 0 && (isDigit(v[i-1]) || v[i-1] == '.') {
+		if v[i-1] == '.' {
+			dots++
+		}
+		i--
+	}
+	if dots == 0 || i == len(v) || i == 0 || !isDigit(v[i]) || v[len(v)-1] == '.' {
+		return false
+	}
+	c := v[i-1]
+	return c == '-' || c == '_' || c == 'v' || c == 'V' || c == '@'
+}
+
+func hasAlnum(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if isAlnum(v[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasInterpolation reports a ${name} interpolation.
+func hasInterpolation(v string) bool {
+	for k := strings.Index(v, "${"); k >= 0; {
+		e := k + 2
+		for e < len(v) && (isWord(v[e]) || v[e] == '.') {
+			e++
+		}
+		if e > k+2 && e < len(v) && v[e] == '}' {
+			return true
+		}
+		n := strings.Index(v[k+2:], "${")
+		if n < 0 {
+			break
+		}
+		k += 2 + n
+	}
+	return false
+}
+
+// keyBigrams holds the first two letters of every key word that can make a
+// key interesting (pass, pwd, secret, key, token, auth, ...): a key without
+// any of these letter pairs is skipped before it is split into words.
+var keyBigrams = func() (t [26 * 26]bool) {
+	for _, w := range []string{"pass", "pwd", "pw", "psw", "secret", "private", "priv", "cred", "contrase", "passwort",
+		"motdepasse", "key", "token", "auth", "bearer", "webhook", "sumo", "facebook", "cloudant"} {
+		t[int(w[0]-'a')*26+int(w[1]-'a')] = true
+	}
+	return
+}()
+
+// keySpan returns the end of the key starting at i (A-Z a-z 0-9 _ . -, at
+// most 128 bytes) and whether it holds one of the keyBigrams.
+func keySpan(s string, i int) (int, bool) {
+	end := min(len(s), i+128)
+	may := false
+	prev, prev2 := -1, -1
+	for ; i < end; i++ {
+		c := s[i]
+		f := ctab[c]
+		if f&cKey == 0 {
+			break
+		}
+		if f&(cUpper|cLower) == 0 {
+			prev, prev2 = -1, -1
+			continue
+		}
+		x := int(c|0x20) - 'a'
+		if prev >= 0 && (keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a')) {
+			may = true // a key word's first letters, or "api"
+		}
+		prev2, prev = prev, x
+	}
+	return i, may
+}
+
+func distinctBytes(v string) int {
+	var seen [4]uint64
+	n := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if bit := uint64(1) << (c & 63); seen[c>>6]&bit == 0 {
+			seen[c>>6] |= bit
+			n++
+		}
+	}
+	return n
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

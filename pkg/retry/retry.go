@@ -1,0 +1,57 @@
+// Package retry is what the two retrying callers (Gemini calls in pkg/llm, storage calls in
+// pkg/store/resilient) share: the backoff between tries and the network failures that are
+// worth another try. Each caller adds the verdicts of its own service's errors.
+package retry
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+	"time"
+)
+
+// Backoff is the wait before try attempt+1 after attempt failed tries: full jitter (u in
+// [0, 1) times the ceiling) under a ceiling that doubles from base, at most maxDelay.
+func Backoff(base, maxDelay time.Duration, attempt int, u float64) time.Duration {
+	ceiling := maxDelay
+	if attempt >= 1 && attempt <= 30 {
+		if d := base << (attempt - 1); d > 0 && d < ceiling {
+			ceiling = d
+		}
+	}
+	return time.Duration(u * float64(ceiling))
+}
+
+// Network reports whether err is a network failure that may go away on another try: a refused,
+// reset, aborted or broken connection, a connection cut short, or a network timeout.
+func Network(err error) bool {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ETIMEDOUT) {
+		return true
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr)
+}
+
+// Sleep waits d or until ctx is done, whichever is first; it returns ctx's error in the
+// second case.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
