@@ -15,6 +15,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/lineedit"
 )
@@ -61,17 +62,12 @@ func TestWideTextInAPty(t *testing.T) {
 	expect := func(step string, want state) {
 		t.Helper()
 		var got state
-		deadline := time.Now().Add(15 * time.Second)
-		for {
+		eventually.True(t, 15*time.Second, step, func() bool {
 			got.rows, got.row, got.col = v.snapshot()
-			if strings.Join(got.rows, "|") == strings.Join(want.rows, "|") && got.row == want.row && got.col == want.col {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: screen %q, cursor row %d col %d; want %q, row %d col %d", step, got.rows, got.row, got.col, want.rows, want.row, want.col)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return strings.Join(got.rows, "|") == strings.Join(want.rows, "|") && got.row == want.row && got.col == want.col
+		}, func() string {
+			return fmt.Sprintf("screen %q, cursor row %d col %d; want %q, row %d col %d", got.rows, got.row, got.col, want.rows, want.row, want.col)
+		})
 	}
 	keys := func(s string) {
 		t.Helper()
@@ -98,13 +94,7 @@ func TestWideTextInAPty(t *testing.T) {
 	keys(right)
 	expect("right", state{[]string{"> 不審なログイン不正", "が発生しました"}, 1, 2})
 	keys("\r")
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(v.raw(), "ERR:") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no line returned: %q", v.raw())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, 15*time.Second, "the line read", func() bool { return strings.Contains(v.raw(), "ERR:") }, v.raw)
 	if want := `GOT:"不審なログイン不正が発生しました" ERR:<nil>`; !strings.Contains(v.raw(), want) {
 		t.Fatalf("line read: %q, want %s", v.raw(), want)
 	}
