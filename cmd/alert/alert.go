@@ -20,6 +20,7 @@ func NewCmdAlert(f *factory.Factory) *cli.Command {
 			NewCmdAdd(f, nil),
 			NewCmdList(f, nil),
 			NewCmdShow(f, nil),
+			NewCmdSearch(f, nil),
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,5 +218,44 @@ func TestAlertIDPrefix(t *testing.T) {
 		if code == cmdutil.ExitNotFound && errOut != "Error: no alert \"ffffffff\"\n" {
 			t.Errorf("not found says %q", errOut)
 		}
+	}
+}
+
+// alert search finds an alert by a raw indicator and by a word of its fields, in text and in
+// the contract's JSON.
+func TestAlertSearch(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	guardduty, err := os.ReadFile("../../testdata/alerts/guardduty.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, code := clitest.Run(t, dir, string(guardduty), "alert", "add", "-f", "-")
+	if code != 0 {
+		t.Fatalf("add: exit %d", code)
+	}
+	id = strings.TrimSpace(id)
+	out, stderr, code := clitest.Run(t, dir, "", "alert", "search", "3322.org", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var hits []map[string]any
+	if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	keys := make([]string, 0, len(hits[0]))
+	for k := range hits[0] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if hits[0]["id"] != id || !slices.Equal(keys, []string{"created_at", "id", "score", "snippet", "title"}) || !strings.Contains(hits[0]["snippet"].(string), "3322") {
+		t.Fatalf("hit %v", hits[0])
+	}
+	out, _, code = clitest.Run(t, dir, "", "alert", "search", "nothing-like-this")
+	if code != 0 || out != "" {
+		t.Fatalf("no match: exit %d, %q", code, out)
+	}
+	if _, _, code := clitest.Run(t, dir, "", "alert", "search"); code != cmdutil.ExitUsage {
+		t.Fatalf("no query: exit %d", code)
 	}
 }

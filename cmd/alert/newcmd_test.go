@@ -67,3 +67,17 @@ func TestNewCmdListAndShow(t *testing.T) {
 		}
 	}
 }
+
+func TestNewCmdSearch(t *testing.T) {
+	t.Parallel()
+	var got *SearchOptions
+	if err := parse(NewCmdSearch(testFactory(), func(_ context.Context, o *SearchOptions) error { got = o; return nil }), []string{"198.51.100.23", "3322.org", "--limit", "5", "-o", "json"}); err != nil ||
+		got.Query != "198.51.100.23 3322.org" || got.Limit != 5 || got.Output != "json" {
+		t.Fatalf("err %v, options %+v", err, got)
+	}
+	for _, args := range [][]string{nil, {"x", "--limit", "0"}, {"x", "-o", "yaml"}} {
+		if err := parse(NewCmdSearch(testFactory(), func(context.Context, *SearchOptions) error { return nil }), args); !cmdutil.IsUsage(err) {
+			t.Fatalf("search %v: err %v, want a usage error", args, err)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type Options struct {
 	Concurrency int
 	RPM         int
 	NoTitles    bool
+	Tools       factory.ToolOptions
 }
 
 // NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
@@ -51,6 +52,9 @@ func NewCmdBatch(f *factory.Factory, runF func(context.Context, *Options) error)
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of questions, - for stdin", Required: true, Destination: &opts.File},
 			&cli.IntFlag{Name: "concurrency", Usage: "questions asked at once", Value: 4, Destination: &opts.Concurrency},
 			&cli.IntFlag{Name: "rpm", Usage: "at most N Gemini requests a minute, answers, titles and retries together (0: no limit)", Destination: &opts.RPM},
+			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
+			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
+			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
@@ -71,6 +75,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 	switch {
 	case opts.Concurrency < 1:
 		return cmdutil.UsageErrorf("invalid --concurrency %d: at least 1", opts.Concurrency)
+	case opts.Tools.Check() != nil:
+		return opts.Tools.Check()
 	case opts.RPM < 0:
 		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
 	}
@@ -106,7 +112,10 @@ func batchRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
+	if err != nil {
+		return err
+	}
 	bar := startProgressBar(opts.IO, len(qs), &retries)
 	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{
 		Store: s,

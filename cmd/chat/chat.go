@@ -43,6 +43,8 @@ type Options struct {
 	JudgeModel   string
 	// NoRelated turns off the related conversations shown when an alert has none yet.
 	NoRelated bool
+	// Tools are --no-tools, --max-tool-calls and --max-tool-result.
+	Tools factory.ToolOptions
 }
 
 // clip keeps a title on one line of reasonable length.
@@ -74,6 +76,9 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
 			&cli.BoolFlag{Name: "no-related", Usage: "do not show related conversations of other alerts when this alert has none yet", Sources: cmdutil.EnvVar("NO_RELATED"), Destination: &opts.NoRelated},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
+			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools: Gemini answers from the alert and the conversation only", Sources: cmdutil.EnvVar("NO_TOOLS"), Destination: &opts.Tools.NoTools},
+			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question; past it Gemini is asked to answer without tools", Value: session.DefaultMaxToolCalls, Sources: cmdutil.EnvVar("MAX_TOOL_CALLS"), Destination: &opts.Tools.MaxCalls},
+			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON; a larger one is cut and says so", Value: session.DefaultMaxToolResult, Sources: cmdutil.EnvVar("MAX_TOOL_RESULT"), Destination: &opts.Tools.MaxResult},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), `quote the question: -q "..."`); err != nil {
@@ -93,6 +98,9 @@ func (o *Options) interactive() bool {
 
 func (o *Options) validate() error {
 	if err := cmdutil.CheckFormat(o.Output, "text", "json"); err != nil {
+		return err
+	}
+	if err := o.Tools.Check(); err != nil {
 		return err
 	}
 	switch {
@@ -166,7 +174,10 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	cfg := opts.Config()
-	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
+	if err != nil {
+		return err
+	}
 	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
 	if err != nil {

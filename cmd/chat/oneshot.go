@@ -3,7 +3,11 @@ package chat
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -26,6 +30,8 @@ type chatJSON struct {
 	Usage     record.Usage     `json:"usage"`
 	Error     *string          `json:"error"`
 	Complete  bool             `json:"complete"`
+	// ToolCalls are the model's calls, in order; an empty array when none.
+	ToolCalls []session.ToolCall `json:"tool_calls"`
 }
 
 // oneShotJSON prints chat -o json's object once: the turn's, or a failure's with what is known.
@@ -44,7 +50,7 @@ func (o *oneShotJSON) print(v chatJSON) error {
 // fail prints the object of a run that failed before a turn was taken.
 func (o *oneShotJSON) fail(err error) {
 	msg := factory.Message(err)
-	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg})
+	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg, ToolCalls: []session.ToolCall{}})
 }
 
 // oneShot answers one question and exits. On a terminal, for a new conversation on an alert with
@@ -86,7 +92,8 @@ func (c *conversation) answer(ctx context.Context, sess *session.Session, questi
 		aw.beforeFirstWrite = spin.Stop
 		onText = aw.Write
 	}
-	hooks := session.TurnHooks{OnText: onText}
+	hooks := toolHooks(ios, &spin)
+	hooks.OnText = onText
 	if aw != nil {
 		hooks = savingHooks(ctx, ios, aw, &spin)
 	}
@@ -102,17 +109,64 @@ func (c *conversation) answer(ctx context.Context, sess *session.Session, questi
 // that the turn is being saved (spin is the spinner to stop after). An answer cut short by
 // Ctrl-C is left for the caller to end.
 func savingHooks(ctx context.Context, ios *cmdutil.IOStreams, aw *answerWriter, spin **spinner.Spinner) session.TurnHooks {
+	hooks := toolHooks(ios, spin)
+	hooks.OnText = aw.Write
+	hooks.OnSaving = func() {
+		if ctx.Err() != nil {
+			return
+		}
+		aw.Close()
+		(*spin).Stop()
+		*spin = cmdutil.StartSpinner(ios, spinner.Saving)
+	}
+	return hooks
+}
+
+// toolHooks show the model's calls on a terminal: one line per call on stderr, and the spinner
+// naming the tool it waits for, then Gemini again once the calls are answered.
+func toolHooks(ios *cmdutil.IOStreams, spin **spinner.Spinner) session.TurnHooks {
+	if !ios.StderrTTY {
+		return session.TurnHooks{}
+	}
+	var mu sync.Mutex
 	return session.TurnHooks{
-		OnText: aw.Write,
-		OnSaving: func() {
-			if ctx.Err() != nil {
-				return
-			}
-			aw.Close()
+		OnToolCall: func(name string, args map[string]any) {
+			mu.Lock()
+			defer mu.Unlock()
 			(*spin).Stop()
-			*spin = cmdutil.StartSpinner(ios, spinner.Saving)
+			fmt.Fprintln(ios.ErrOut, toolLine(name, args))
+			*spin = cmdutil.StartSpinner(ios, "running "+cmdutil.OneLine(name))
+		},
+		OnToolsDone: func() {
+			mu.Lock()
+			defer mu.Unlock()
+			(*spin).Set(spinner.AskingGemini)
 		},
 	}
+}
+
+// toolLine is a call as shown on a terminal: → search_histories query="203.0.113.7" limit=5.
+// Everything in it came from the model: it passes through termsafe, on one line.
+func toolLine(name string, args map[string]any) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("→ " + name)
+	for _, k := range keys {
+		v, err := json.Marshal(args[k])
+		if err != nil {
+			continue
+		}
+		val := string(v)
+		if r := []rune(val); len(r) > 80 {
+			val = string(r[:77]) + "..."
+		}
+		b.WriteString(" " + k + "=" + val)
+	}
+	return cmdutil.OneLine(b.String())
 }
 
 // offerMove asks, on stderr and stdin, whether to ask the question again in the conversation
@@ -153,9 +207,12 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 		failure = goerr.Wrap(turn.SaveErr, "the answer was printed but not saved")
 	}
 	if jsonOut {
-		v := chatJSON{HistoryID: h.ID, AlertID: h.AlertID, Title: h.Title, Complete: err == nil}
+		v := chatJSON{HistoryID: h.ID, AlertID: h.AlertID, Title: h.Title, Complete: err == nil, ToolCalls: []session.ToolCall{}}
 		if turn != nil {
 			v.Answer, v.Usage = turn.Answer, turn.Usage
+			if turn.ToolCalls != nil {
+				v.ToolCalls = turn.ToolCalls
+			}
 		}
 		if turn == nil && len(h.Contents) == 0 {
 			v.HistoryID = "" // nothing was saved: there is no history to resume

@@ -31,6 +31,8 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/resilient"
 	"github.com/alertchat/alertchat/pkg/store/spooled"
 	"github.com/alertchat/alertchat/pkg/tokenkey"
+	"github.com/alertchat/alertchat/pkg/tool"
+	"github.com/alertchat/alertchat/pkg/tool/builtin"
 )
 
 // Factory is cmdutil.Factory with the constructors of the store stack and the model
@@ -295,4 +297,50 @@ func ReportSave(w io.Writer, turn *session.Turn, h *record.History) {
 		fmt.Fprintf(w, "Warning: the store is unavailable (%s); this turn of history %s is kept locally (in the spool of the data directory) and will be uploaded by the next command that reaches the store, or by 'alertchat history sync'.\n",
 			cmdutil.OneLine(Message(turn.SpoolCause)), h.ID)
 	}
+}
+
+// ToolOptions are the call loop's settings of chat and batch: --no-tools, --max-tool-calls,
+// --max-tool-result.
+type ToolOptions struct {
+	NoTools   bool
+	MaxCalls  int
+	MaxResult int
+}
+
+// WithTools adds to o the built-in tools over st (the workspace's own store, read only) and the
+// loop's limits; with NoTools it declares none.
+func WithTools(o session.Options, st *Store, to ToolOptions) (session.Options, error) {
+	o.MaxToolCalls, o.MaxToolResult = to.MaxCalls, to.MaxResult
+	if to.NoTools {
+		return o, nil
+	}
+	deps := builtin.Deps{Store: st, SearchStore: st, Searcher: search.New(search.Options{
+		// The workspace's key is fetched when a search first needs it, not when the chat starts.
+		IndicatorTokens: func(q string) []string {
+			if f := search.IndicatorTokens(st.Redactor.Engine()); f != nil {
+				return f(q)
+			}
+			return nil
+		},
+	})}
+	if as, ok := store.Find[store.AlertSearcher](st); ok {
+		deps.Alerts = as
+	}
+	reg, err := tool.NewRegistry(builtin.Tools(deps)...)
+	if err != nil {
+		return o, err
+	}
+	o.Tools = reg
+	return o, nil
+}
+
+// Check reports a limit that makes no sense as a usage error (0 means the default).
+func (to ToolOptions) Check() error {
+	switch {
+	case to.MaxCalls < 0:
+		return cmdutil.UsageErrorf("invalid --max-tool-calls %d: at least 1", to.MaxCalls)
+	case to.MaxResult < 0 || to.MaxResult > 0 && to.MaxResult < 256:
+		return cmdutil.UsageErrorf("invalid --max-tool-result %d: at least 256 bytes", to.MaxResult)
+	}
+	return nil
 }

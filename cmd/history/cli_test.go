@@ -108,7 +108,7 @@ func TestHistoryList(t *testing.T) {
 	if len(list) != 3 {
 		t.Fatalf("-o json: %d entries", len(list))
 	}
-	base := []string{"alert_id", "created_at", "id", "message_count", "title", "updated_at", "usage"}
+	base := []string{"alert_id", "created_at", "id", "message_count", "title", "tool_calls", "updated_at", "usage"}
 	for i, h := range []*record.History{newest, middle, oldest} {
 		keys := make([]string, 0, len(list[i]))
 		for k := range list[i] {
@@ -117,7 +117,7 @@ func TestHistoryList(t *testing.T) {
 		slices.Sort(keys)
 		wantKeys := base
 		if h.ParentID != "" {
-			wantKeys = []string{"alert_id", "created_at", "id", "message_count", "parent_id", "title", "updated_at", "usage"}
+			wantKeys = []string{"alert_id", "created_at", "id", "message_count", "parent_id", "title", "tool_calls", "updated_at", "usage"}
 		}
 		if !slices.Equal(keys, wantKeys) {
 			t.Errorf("entry %d keys %v, want %v", i, keys, wantKeys)

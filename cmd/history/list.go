@@ -85,9 +85,11 @@ type historyJSON struct {
 	CreatedAt    string           `json:"created_at"`
 	UpdatedAt    string           `json:"updated_at"`
 	MessageCount int              `json:"message_count"`
-	Usage        record.Usage     `json:"usage"`
-	ParentID     record.HistoryID `json:"parent_id,omitempty"`
-	ForkPoint    int              `json:"fork_point,omitempty"`
+	// ToolCalls counts the model's tool calls in the history.
+	ToolCalls int              `json:"tool_calls"`
+	Usage     record.Usage     `json:"usage"`
+	ParentID  record.HistoryID `json:"parent_id,omitempty"`
+	ForkPoint int              `json:"fork_point,omitempty"`
 	// Pending is set when turns of the history are kept locally, not yet uploaded.
 	Pending bool `json:"pending,omitempty"`
 }
@@ -96,7 +98,7 @@ func newHistoryJSON(h *record.History) historyJSON {
 	return historyJSON{
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
-		MessageCount: h.MessageCount, Usage: h.Usage, ParentID: h.ParentID, ForkPoint: h.ForkPoint,
+		MessageCount: h.MessageCount, ToolCalls: h.ToolCalls, Usage: h.Usage, ParentID: h.ParentID, ForkPoint: h.ForkPoint,
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
-	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // SearchOptions are "history search"'s.
@@ -55,16 +54,11 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat history search 'lateral movement'")
+			if err != nil {
 				return err
 			}
-			opts.Query = strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
-			if opts.Query == "" {
-				return cmdutil.UsageErrorf("history search takes a query, e.g. alertchat history search 'lateral movement'")
-			}
-			if opts.Limit <= 0 || opts.Limit > store.MaxLimit {
-				return cmdutil.UsageErrorf("--limit must be between 1 and %d", store.MaxLimit)
-			}
+			opts.Query = q
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -103,8 +97,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		for _, r := range rs {
 			out = append(out, searchJSON{
 				ID: r.History.ID, AlertID: r.History.AlertID, Title: r.History.Title,
-				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: roundScore(r.Score),
-				Snippet: highlight(r.Snippet, "", ""),
+				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: factory.RoundScore(r.Score),
+				Snippet: factory.Highlight(r.Snippet, "", ""),
 			})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
@@ -119,8 +113,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		for _, r := range rs {
 			fmt.Fprintln(ios.Out, strings.Join([]string{
 				string(r.History.ID), string(r.History.AlertID), cmdutil.CleanCell(r.History.Title),
-				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(roundScore(r.Score), 'f', -1, 64),
-				cmdutil.CleanCell(highlight(r.Snippet, "", "")),
+				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(factory.RoundScore(r.Score), 'f', -1, 64),
+				cmdutil.CleanCell(factory.Highlight(r.Snippet, "", "")),
 			}, "\t"))
 		}
 		return nil
@@ -135,32 +129,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	for _, r := range rs {
 		t.RowStyled(format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
 			cmdutil.CleanCell(format.Truncate(r.History.Title, 48, format.Ellipsis)), format.RelativeTime(now, r.History.UpdatedAt),
-			highlight(r.Snippet, open, closing))
+			factory.Highlight(r.Snippet, open, closing))
 	}
 	t.Flush()
 	return nil
-}
-
-// highlight makes a snippet safe to print (one line, no control characters) and puts open and
-// closing around the matches the store marked.
-func highlight(snippet, open, closing string) string {
-	parts := strings.Split(snippet, store.SnippetOpen)
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteString(open)
-		}
-		before, after, found := strings.Cut(p, store.SnippetClose)
-		b.WriteString(cmdutil.CleanCell(before))
-		if found {
-			b.WriteString(closing)
-			b.WriteString(cmdutil.CleanCell(strings.ReplaceAll(after, store.SnippetClose, "")))
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-func roundScore(x float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
-	return v
 }

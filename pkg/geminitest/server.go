@@ -214,6 +214,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		reply = Reply{Status: http.StatusBadRequest, ErrorMessage: "Invalid JSON payload received. " + decodeErr.Error()}
 	case req.Kind != KindCountTokens && len(req.Contents) == 0:
 		reply = Reply{Status: http.StatusBadRequest, ErrorMessage: "* GenerateContentRequest.contents: contents is not specified"}
+	case req.Kind != KindCountTokens && unpaired(req.Contents) != "":
+		reply = Reply{Status: http.StatusBadRequest, ErrorMessage: unpaired(req.Contents)}
 	default:
 		reply = s.pick(req)
 	}

@@ -64,6 +64,8 @@ type History struct {
 	MessageCount int            `json:"message_count"`
 	Usage        Usage          `json:"usage"`
 	Redactions   map[string]int `json:"redactions,omitempty"`
+	// ToolCalls counts the model's tool calls over the history's questions.
+	ToolCalls int `json:"tool_calls,omitempty"`
 	// RedactedCount is how many leading contents have already passed redaction, so a save scans
 	// only what is new.
 	RedactedCount int   `json:"redacted_count,omitempty"`

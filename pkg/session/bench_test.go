@@ -151,27 +151,36 @@ func BenchmarkTimeToFirstToken(b *testing.B) {
 			}
 			defer s.Close()
 			client := benchClient(b, srv)
-			alert := &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
-			var total time.Duration
-			for b.Loop() {
-				sess, err := session.New(session.Options{LLM: client.Models, Store: s, Redactor: nopRedactor{}, Model: "m", Titles: titles}, alert, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				var first time.Duration
-				if _, err := sess.Send(context.Background(), "What happened?", func(string) {
-					if first == 0 {
-						first = time.Since(start)
-					}
-				}); err != nil {
-					b.Fatal(err)
-				}
-				total += first
-			}
-			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns-to-first-token")
+			firstTokens(b, func() (*session.Session, error) {
+				return session.New(session.Options{LLM: client.Models, Store: s, Redactor: nopRedactor{}, Model: "m", Titles: titles}, benchAlert, nil)
+			})
 		})
 	}
+}
+
+var benchAlert = &record.Alert{ID: "alert", Data: json.RawMessage(`{"Title":"bench"}`)}
+
+// firstTokens asks a question of a new session per iteration and reports the mean delay of the
+// answer's first token.
+func firstTokens(b *testing.B, newSession func() (*session.Session, error)) {
+	var total time.Duration
+	for b.Loop() {
+		sess, err := newSession()
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		var first time.Duration
+		if _, err := sess.Send(context.Background(), "What happened?", func(string) {
+			if first == 0 {
+				first = time.Since(start)
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+		total += first
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns-to-first-token")
 }
 
 // instantLLM answers at no cost, to separate the session's own per-turn cost from the SDK's

@@ -12,7 +12,6 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 )
@@ -57,18 +56,14 @@ func (s *Session) Compact(ctx context.Context) (int, error) {
 
 // compact folds older turns into the history's summary. Automatically (force false) it keeps
 // the newest turns that fit in keepShare of the budget and summarises the rest, when that rest
-// is worth it; forced, it keeps at most the newest turn. user is the question about to be sent
-// (nil for /compress). It returns how many leading contents the summary now covers.
-func (s *Session) compact(ctx context.Context, user *genai.Content, force bool) (int, error) {
+// is worth it; forced, it keeps at most the newest turn. pending is the exchange about to be
+// sent (nil for /compress). It returns how many leading contents the summary now covers.
+func (s *Session) compact(ctx context.Context, pending []*genai.Content, force bool) (int, error) {
 	cs := s.syncLedger()
 	h := s.history
 	covers := s.summaryCovers()
 	budget := s.budget()
-	userTokens := 0
-	if user != nil {
-		userTokens = convo.EstimateContent(user)
-	}
-	keep := cs.calib.Raw(int(keepShare*float64(budget))) - cs.sysTokens - userTokens
+	keep := cs.calib.Raw(int(keepShare*float64(budget))) - cs.sysTokens - estimateAll(pending)
 	end := cs.ledger.Window(covers, keep)
 	if force {
 		end = max(end, cs.ledger.LastTurnStart(covers))

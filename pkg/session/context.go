@@ -161,23 +161,25 @@ func (s *Session) summaryTokens(cs *contextState) int {
 	return cs.summaryTokens
 }
 
-// shape builds the contents of a request for the new user content within limit calibrated
-// tokens: the summary pair when there is one, then the newest whole turns that fit, then user.
-// It returns the contents and their raw estimate (system instruction included).
-func (s *Session) shape(user *genai.Content, limit int) ([]*genai.Content, int) {
+// shape builds the contents of a request for the current question's exchange (pending: the
+// question, then any calls and their responses so far) within limit calibrated tokens: the
+// summary pair when there is one, then the newest whole turns that fit, then the whole
+// exchange, never cut (a call always goes with its response). It returns the contents and
+// their raw estimate (system instruction included).
+func (s *Session) shape(pending []*genai.Content, limit int) ([]*genai.Content, int) {
 	cs := s.syncLedger()
 	live := s.live
 	n := len(live)
 	covers := s.summaryCovers()
-	fixed := cs.sysTokens + convo.EstimateContent(user) + s.summaryTokens(cs)
+	fixed := cs.sysTokens + estimateAll(pending) + s.summaryTokens(cs)
 	start := cs.ledger.Window(covers, cs.calib.Raw(limit)-fixed)
 
-	out := make([]*genai.Content, 0, n-start+3)
+	out := make([]*genai.Content, 0, n-start+2+len(pending))
 	if covers > 0 {
 		out = append(out, summaryPair(s.summary())...)
 	}
 	out = append(out, live[start:n]...)
-	out = append(out, user)
+	out = append(out, pending...)
 	raw := fixed + cs.ledger.Sum(start, n)
 	cs.lastRaw, cs.lastContents, cs.lastStart = raw, len(out), start
 	return out, raw
@@ -185,30 +187,30 @@ func (s *Session) shape(user *genai.Content, limit int) ([]*genai.Content, int) 
 
 // pendingTokens is the calibrated size of a request that would carry everything not yet
 // summarised.
-func (s *Session) pendingTokens(user *genai.Content) int {
+func (s *Session) pendingTokens(pending []*genai.Content) int {
 	cs := s.syncLedger()
 	covers := s.summaryCovers()
-	raw := cs.sysTokens + s.summaryTokens(cs) + cs.ledger.Sum(covers, len(s.live)) + convo.EstimateContent(user)
+	raw := cs.sysTokens + s.summaryTokens(cs) + cs.ledger.Sum(covers, len(s.live)) + estimateAll(pending)
 	return cs.calib.Tokens(raw)
 }
 
 // streamShaped sends user with as much of the conversation as the budget allows, summarising
 // older turns first when the conversation has grown past the threshold. When the model refuses
 // the request as too long, it compacts and retries once.
-func (s *Session) streamShaped(ctx context.Context, user *genai.Content, onText func(string)) (*genai.Content, record.Usage, error) {
+func (s *Session) streamShaped(ctx context.Context, pending []*genai.Content, onText func(string), mode toolMode) (*genai.Content, record.Usage, error) {
 	cs := s.cstate()
 	budget := s.budget()
-	if t := s.compactAt(); t > 0 && float64(s.pendingTokens(user)) > t*float64(budget) {
-		if _, err := s.compact(ctx, user, false); err != nil && !errors.Is(err, ErrNothingToCompact) {
+	if t := s.compactAt(); t > 0 && float64(s.pendingTokens(pending)) > t*float64(budget) {
+		if _, err := s.compact(ctx, pending, false); err != nil && !errors.Is(err, ErrNothingToCompact) {
 			// The question still goes out, with the newest turns that fit.
 			s.logger().Warn("could not summarise earlier turns", "history_id", s.history.ID, "error", err)
 		}
 	}
-	contents, raw := s.shape(user, budget)
-	reply, usage, err := s.stream(ctx, contents, onText)
+	contents, raw := s.shape(pending, budget)
+	reply, usage, err := s.stream(ctx, contents, onText, mode)
 	if err != nil && !hasParts(reply) {
 		if tooLong, count, limit := contextTooLong(err); tooLong {
-			return s.retryShorter(ctx, user, onText, err, raw, count, limit)
+			return s.retryShorter(ctx, pending, onText, mode, err, raw, count, limit)
 		}
 	}
 	if usage.InputTokens > 0 {
@@ -219,7 +221,7 @@ func (s *Session) streamShaped(ctx context.Context, user *genai.Content, onText 
 
 // retryShorter handles a refusal as too long: learn what it says, compact (or, when that is
 // not possible, keep fewer turns) and send once more. A second refusal is returned.
-func (s *Session) retryShorter(ctx context.Context, user *genai.Content, onText func(string), cause error, raw, count, limit int) (*genai.Content, record.Usage, error) {
+func (s *Session) retryShorter(ctx context.Context, pending []*genai.Content, onText func(string), mode toolMode, cause error, raw, count, limit int) (*genai.Content, record.Usage, error) {
 	cs := s.cstate()
 	if count > 0 {
 		cs.calib.AtLeast(count, raw)
@@ -229,15 +231,15 @@ func (s *Session) retryShorter(ctx context.Context, user *genai.Content, onText 
 	}
 	s.logger().Info("the model refused the request as too long; compacting", "history_id", s.history.ID, "estimate", raw, "reported", count, "limit", limit)
 	budget := s.budget()
-	if _, err := s.compact(ctx, user, true); err != nil {
+	if _, err := s.compact(ctx, pending, true); err != nil {
 		if errors.Is(err, ErrNothingToCompact) && cs.lastStart >= len(s.live) {
 			return &genai.Content{Role: genai.RoleModel}, record.Usage{}, &tooLongError{cause}
 		}
 		s.logger().Warn("could not summarise earlier turns; sending fewer", "history_id", s.history.ID, "error", err)
 		budget = int(keepShare * float64(budget))
 	}
-	contents, raw2 := s.shape(user, budget)
-	reply, usage, err := s.stream(ctx, contents, onText)
+	contents, raw2 := s.shape(pending, budget)
+	reply, usage, err := s.stream(ctx, contents, onText, mode)
 	if err != nil && !hasParts(reply) {
 		if tooLong, _, _ := contextTooLong(err); tooLong {
 			return reply, usage, &tooLongError{err}
@@ -309,4 +311,13 @@ func (s *Session) Context() ContextInfo {
 		info.LastRequestTokens = cs.calib.Tokens(cs.lastRaw)
 	}
 	return info
+}
+
+// estimateAll is the raw token estimate of contents.
+func estimateAll(contents []*genai.Content) int {
+	n := 0
+	for _, c := range contents {
+		n += convo.EstimateContent(c)
+	}
+	return n
 }

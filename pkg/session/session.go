@@ -24,6 +24,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // Options are a session's dependencies and settings.
@@ -52,6 +53,14 @@ type Options struct {
 	CompactAt float64
 	// Logger receives notices about compaction; nil discards them.
 	Logger *slog.Logger
+	// Tools, when it holds any, are declared on every request of a question; the model's calls
+	// are run and answered until it answers in text (tools.go). Nil declares none.
+	Tools *tool.Registry
+	// Approver is asked before a call to a tool that asks (tool.Origin.Asks); nil denies them.
+	Approver tool.Approver
+	// MaxToolCalls bounds the calls of one question (0: DefaultMaxToolCalls); MaxToolResult
+	// the size of a result as JSON, past which it is cut (0: DefaultMaxToolResult).
+	MaxToolCalls, MaxToolResult int
 }
 
 // titleTimeout bounds how long a finished answer waits for its title before falling back.
@@ -162,6 +171,8 @@ type Turn struct {
 	// ForkedFrom is set when another writer saved the history since it was loaded: the turn
 	// went to a new history (History().ID) forked from ForkedFrom. See SaveOrFork.
 	ForkedFrom record.HistoryID
+	// ToolCalls are the calls the model made for this question, in order.
+	ToolCalls []ToolCall
 }
 
 // Send asks input, streaming the answer's text to onText as it arrives. On success, the
@@ -179,6 +190,10 @@ type TurnHooks struct {
 	// OnSaving is called once the answer is complete (or cut short), before the turn waits for
 	// its title and is saved: a terminal can say it is saving.
 	OnSaving func()
+	// OnToolCall is called as each call of the model starts (a terminal shows a line and
+	// names the tool it waits for); OnToolsDone when a round of calls has been answered.
+	OnToolCall  func(name string, args map[string]any)
+	OnToolsDone func()
 }
 
 // SendTurn is Send with hooks.
@@ -205,12 +220,18 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 		}()
 	}
 
-	// The request carries the newest turns that fit the budget (see context.go).
-	reply, usage, streamErr := s.streamShaped(ctx, user, onText)
-	if streamErr != nil && !hasParts(reply) {
+	// The request carries the newest turns that fit the budget and the whole exchange (see
+	// context.go); the model's calls are run and answered until it answers in text (tools.go).
+	exchange, reply, usage, calls, streamErr := s.exchange(ctx, user, onText, hooks)
+	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
 		return nil, streamErr
 	}
-	turn := &Turn{Answer: answerText(reply), Usage: usage, Partial: streamErr != nil}
+	// A nil reply is a turn that ended during calls (cancelled): it ends at that content
+	// boundary, its calls answered.
+	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil && reply != nil}
+	if reply != nil {
+		turn.Answer = answerText(reply)
+	}
 	if turn.Partial {
 		reply.Parts = append(reply.Parts, genai.NewPartFromText("\n\n"+PartialMarker))
 	}
@@ -224,8 +245,12 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 		h.CreatedAt = now
 	}
 	h.UpdatedAt = now
-	s.live = append(s.live, user, reply)
+	s.live = append(s.live, exchange...)
+	if reply != nil {
+		s.live = append(s.live, reply)
+	}
 	h.Usage = h.Usage.Add(usage)
+	h.ToolCalls += len(calls)
 	if s.needsTitle() {
 		s.setTitle(input, titleCh)
 	}
@@ -239,8 +264,9 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 
 // stream sends contents and assembles the model's reply from the chunks. On an error after
 // some chunks, the reply holds what arrived.
-func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string)) (*genai.Content, record.Usage, error) {
+func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string), mode toolMode) (*genai.Content, record.Usage, error) {
 	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system}
+	cfg.Tools, cfg.ToolConfig = s.toolsConfig(mode)
 	var reply replyBuilder
 	var usage record.Usage
 	var blocked string

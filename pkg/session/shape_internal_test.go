@@ -60,7 +60,7 @@ func TestShapeLongTranscript(t *testing.T) {
 	t.Parallel()
 	s := longSession(t, 10_000, 20_000)
 	user := genai.NewContentFromText("next question", genai.RoleUser)
-	contents, raw := s.shape(user, s.budget())
+	contents, raw := s.shape([]*genai.Content{user}, s.budget())
 	if raw > 20_000 || len(contents) < 100 || contents[len(contents)-1] != user || contents[0].Role != genai.RoleUser {
 		t.Fatalf("%d contents, estimate %d", len(contents), raw)
 	}
@@ -77,7 +77,7 @@ func BenchmarkBuildRequest10kTurns(b *testing.B) {
 		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
 			s := longSession(b, 10_000, budget)
 			user := genai.NewContentFromText("next question", genai.RoleUser)
-			s.shape(user, s.budget()) // the first build fills the cache
+			s.shape([]*genai.Content{user}, s.budget()) // the first build fills the cache
 			h := s.History()
 			base := len(h.Contents)
 			b.ResetTimer()
@@ -90,7 +90,7 @@ func BenchmarkBuildRequest10kTurns(b *testing.B) {
 					genai.NewContentFromText(fmt.Sprintf("q %d %s", i, strings.Repeat("what now ", 20)), genai.RoleUser),
 					genai.NewContentFromText(fmt.Sprintf("a %d %s", i, strings.Repeat("this then ", 20)), genai.RoleModel))
 				h.RedactedCount = len(h.Contents)
-				s.shape(user, s.budget())
+				s.shape([]*genai.Content{user}, s.budget())
 			}
 		})
 	}
@@ -103,6 +103,6 @@ func BenchmarkBuildRequest10kTurnsCold(b *testing.B) {
 	user := genai.NewContentFromText("next question", genai.RoleUser)
 	for b.Loop() {
 		s.cw = nil
-		s.shape(user, s.budget())
+		s.shape([]*genai.Content{user}, s.budget())
 	}
 }

@@ -74,3 +74,28 @@ type Indexer interface {
 	// Reindex indexes one history from its stored transcript.
 	Reindex(ctx context.Context, id record.HistoryID) error
 }
+
+// AlertSearchQuery asks a backend for the alerts of its workspace that match.
+type AlertSearchQuery struct {
+	// Text is the query as typed: words of the alerts' fields and raw indicators (an IP, a
+	// domain, a hash, an ARN), split into terms by pkg/store/index.
+	Text string
+	// Limit caps the hits (<= 0: DefaultLimit; at most MaxLimit).
+	Limit int
+}
+
+// AlertHit is one matching alert.
+type AlertHit struct {
+	Alert *record.Alert // Data is nil
+	// Score is the backend's relevance, higher is better, in [0, 1].
+	Score float64
+	// Snippet is a short excerpt of the alert around the match, the match between
+	// SnippetOpen and SnippetClose.
+	Snippet string
+}
+
+// AlertSearcher is implemented by backends that keep an index of their alerts, written with
+// the alert: a search never scans the alerts.
+type AlertSearcher interface {
+	SearchAlerts(ctx context.Context, q AlertSearchQuery) ([]AlertHit, error)
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 // alertDoc is the Firestore document of an alert.
@@ -21,6 +22,8 @@ type alertDoc struct {
 	Title     string    `firestore:"title"`
 	Data      string    `firestore:"data"`
 	CreatedAt time.Time `firestore:"created_at"`
+	// Terms are the alert's index terms (see SearchAlerts), written with it.
+	Terms []string `firestore:"terms,omitempty"`
 }
 
 // maxAlertData keeps an alert document under Firestore's 1 MiB document limit (a string field
@@ -62,7 +65,8 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 			goerr.V("alert_id", a.ID), goerr.V("size", len(a.Data)))
 	}
 	createdAt := normTime(a.CreatedAt)
-	doc := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: createdAt}
+	doc := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: createdAt,
+		Terms: union(nil, index.Terms(index.AlertText(a.Title, a.Data)), maxTerms)}
 	s.calls.Add("firestore.create")
 	if _, err := s.alerts().Doc(alertDocID(s.workspace, a.ID)).Create(ctx, doc); err != nil {
 		if isCode(err, codes.AlreadyExists) {

@@ -21,7 +21,7 @@ import (
 // listFields are the fields a listing reads: the metadata, not the search fields (up to two
 // arrays of terms and a vector), which would make every page many times larger.
 var listFields = []string{"id", "workspace", "alert_id", "title", "title_source", "parent_id", "fork_point",
-	"created_at", "updated_at", "message_count", "usage", "redactions", "redacted_count", "revision",
+	"created_at", "updated_at", "message_count", "usage", "redactions", "tool_calls", "redacted_count", "revision",
 	"object_generation", "summary"}
 
 type historyDoc struct {
@@ -37,6 +37,7 @@ type historyDoc struct {
 	MessageCount     int64          `firestore:"message_count"`
 	Usage            usageDoc       `firestore:"usage"`
 	Redactions       map[string]int `firestore:"redactions"`
+	ToolCalls        int64          `firestore:"tool_calls"`
 	RedactedCount    int64          `firestore:"redacted_count"`
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
@@ -80,6 +81,7 @@ func newHistoryDoc(h *record.History, workspace string, revision, generation int
 		MessageCount:     int64(h.MessageCount),
 		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens},
 		Redactions:       h.Redactions,
+		ToolCalls:        int64(h.ToolCalls),
 		RedactedCount:    int64(h.RedactedCount),
 		Revision:         revision,
 		ObjectGeneration: generation,
@@ -107,6 +109,7 @@ func (d *historyDoc) history() *record.History {
 		UpdatedAt:     d.UpdatedAt.UTC(),
 		MessageCount:  int(d.MessageCount),
 		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
+		ToolCalls:     int(d.ToolCalls),
 		RedactedCount: int(d.RedactedCount),
 		Revision:      d.Revision,
 	}
@@ -141,6 +144,7 @@ func (d *historyDoc) updates() []firestore.Update {
 		{Path: "message_count", Value: d.MessageCount},
 		{Path: "usage", Value: d.Usage},
 		{Path: "redactions", Value: d.Redactions},
+		{Path: "tool_calls", Value: d.ToolCalls},
 		{Path: "redacted_count", Value: d.RedactedCount},
 		{Path: "revision", Value: d.Revision},
 		{Path: "object_generation", Value: d.ObjectGeneration},

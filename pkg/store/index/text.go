@@ -12,6 +12,9 @@
 package index
 
 import (
+	"bytes"
+	"encoding/json"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -328,4 +331,48 @@ func snippetUnits(s string, match func(string) bool, yield func(snippetUnit) boo
 			}
 		}
 	}
+}
+
+// AlertText is the searchable text of an alert: its title, then every string and number of
+// its JSON (field values: names, addresses, hashes, ARNs, descriptions), one per line. Field
+// names are left out: they are the same in every alert of a kind.
+func AlertText(title string, data []byte) string {
+	var b strings.Builder
+	b.WriteString(title)
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // account IDs and the like stay exact
+	if err := dec.Decode(&v); err != nil {
+		b.WriteString("\n")
+		b.Write(data)
+		return b.String()
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			if x != "" {
+				b.WriteString("\n")
+				b.WriteString(x)
+			}
+		case json.Number:
+			b.WriteString("\n")
+			b.WriteString(x.String())
+		}
+	}
+	walk(v)
+	return b.String()
 }

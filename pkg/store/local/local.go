@@ -130,6 +130,9 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if err := migrateSearch(ctx, tx); err != nil {
 		return err
 	}
+	if err := createAlertIndex(ctx, tx); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -444,13 +447,27 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 		created = store.Now()
 	}
 	s.calls.Add("sqlite.query")
-	res, err := s.db.ExecContext(ctx, `INSERT INTO alerts (workspace, id, title, data, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
+	}
+	defer func() { _ = tx.Rollback() }()
+	res, err := tx.ExecContext(ctx, `INSERT INTO alerts (workspace, id, title, data, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		s.workspace, string(a.ID), a.Title, []byte(a.Data), micros(created))
 	if err != nil {
 		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	// Indexed by the same transaction: a stored alert is always found.
+	if err := indexAlert(ctx, tx, s.workspace, a.ID, a.Title, a.Data); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
+	}
+	return true, nil
 }
 
 // GetAlert implements store.Alerts.

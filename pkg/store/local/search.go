@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -68,7 +69,8 @@ const searchFormat = 1
 
 // migrateSearch forgets the index rows of histories indexed before CJK text was indexed as
 // bigrams (their Japanese words cannot be found): they become unindexed, which fsck reports and
-// reindex repairs. It runs once per database.
+// reindex repairs. The alert index is dropped, to be built again by createAlertIndex, which
+// runs after it. It runs once per database.
 func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 	var v int
 	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
@@ -83,6 +85,9 @@ func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 		`DELETE FROM search_state WHERE history_id IN (` + stale + `)`,
 		`DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id NOT IN (SELECT history_id FROM search_state))`,
 		`DELETE FROM search_rows WHERE history_id NOT IN (SELECT history_id FROM search_state)`,
+		// The alert index is built again, from the alerts, by createAlertIndex.
+		`DROP TABLE IF EXISTS alert_fts`,
+		`DROP TABLE IF EXISTS alert_rows`,
 		`PRAGMA user_version = ` + strconv.Itoa(searchFormat),
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -413,7 +418,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpScore(hits[b].Score, hits[a].Score) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(hits[b].Score, hits[a].Score) })
 	if len(order) > limit {
 		order = order[:limit]
 	}
@@ -510,16 +515,6 @@ func phraseMatcher(phrases [][]string) func(string) bool {
 		}
 		return false
 	}
-}
-
-func cmpScore(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fillMeta replaces each hit's placeholder history with its metadata, dropping hits whose

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -152,7 +153,7 @@ func (s *Store) SearchVector(ctx context.Context, v []float32, alertID record.Al
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(hits, func(a, b store.SearchHit) int { return cmpScore(b.Score, a.Score) })
+	slices.SortFunc(hits, func(a, b store.SearchHit) int { return cmp.Compare(b.Score, a.Score) })
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}

@@ -49,6 +49,7 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"Alerts", testAlerts},
 		{"FindAlertsByPrefix", testFindAlertsByPrefix},
 		{"Count", testCount},
+		{"AlertSearch", testAlertSearch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,108 @@
+package alert
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// SearchOptions are "alert search"'s.
+type SearchOptions struct {
+	IO        *cmdutil.IOStreams
+	OpenStore openStore
+	Query     string
+	Limit     int
+	Output    string
+}
+
+// NewCmdSearch is "alertchat alert search QUERY".
+func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
+	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore}
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "find stored alerts by the words of their fields or a raw indicator (an IP, a domain, a hash, an ARN), best first",
+		UsageText: "alertchat alert search QUERY [--limit N] [-o text|json]\ne.g. alertchat alert search 198.51.100.23",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many alerts", Destination: &opts.Limit},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")
+			if err != nil {
+				return err
+			}
+			opts.Query = q
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return searchRun(ctx, opts, s) })
+		},
+	}
+}
+
+// alertSearchJSON is a result of -o json, as the design fixes it.
+type alertSearchJSON struct {
+	ID        record.AlertID `json:"id"`
+	Title     string         `json:"title"`
+	CreatedAt string         `json:"created_at"`
+	Score     float64        `json:"score"`
+	Snippet   string         `json:"snippet"`
+}
+
+// searchRun searches the workspace's alerts and prints them, best first.
+func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
+	ios := opts.IO
+	as, ok := store.Find[store.AlertSearcher](s)
+	if !ok {
+		return fmt.Errorf("this store cannot search alerts")
+	}
+	hits, err := as.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	if opts.Output == "json" {
+		out := make([]alertSearchJSON, 0, len(hits))
+		for _, h := range hits {
+			out = append(out, alertSearchJSON{ID: h.Alert.ID, Title: h.Alert.Title, CreatedAt: format.RFC3339(h.Alert.CreatedAt),
+				Score: factory.RoundScore(h.Score), Snippet: factory.Highlight(h.Snippet, "", "")})
+		}
+		return cmdutil.PrintJSON(ios.Out, out)
+	}
+	if len(hits) == 0 {
+		if ios.StdoutTTY {
+			fmt.Fprintf(ios.ErrOut, "No alerts match %q.\n", cmdutil.OneLine(opts.Query))
+		}
+		return nil
+	}
+	if !ios.StdoutTTY {
+		for _, h := range hits {
+			fmt.Fprintln(ios.Out, strings.Join([]string{string(h.Alert.ID), cmdutil.CleanCell(h.Alert.Title),
+				format.RFC3339(h.Alert.CreatedAt), strconv.FormatFloat(factory.RoundScore(h.Score), 'f', -1, 64),
+				factory.Highlight(h.Snippet, "", "")}, "\t"))
+		}
+		return nil
+	}
+	open, closing := "«", "»"
+	if ios.Pretty() {
+		open, closing = "\x1b[1m", "\x1b[0m"
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tADDED\tMATCH")
+	now := time.Now()
+	for _, h := range hits {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", format.ShortID(string(h.Alert.ID)), cmdutil.CleanCell(h.Alert.Title),
+			format.RelativeTime(now, h.Alert.CreatedAt), factory.Highlight(h.Snippet, open, closing))
+	}
+	return tw.Flush()
+}

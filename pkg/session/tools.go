@@ -1,0 +1,229 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/tool"
+)
+
+// The call loop. A question's exchange is the question, then for each round of calls the
+// model's content exactly as received (function-call parts with their id, args and thought
+// signature) and one user content holding a response per call, in call order, until the model
+// answers in text. Every call is answered, so calls and responses always pair: a failure, a
+// denial, a cancellation or the limit is a response too ({"error": ...}).
+
+// Defaults of the limits.
+const (
+	DefaultMaxToolCalls  = 12
+	DefaultMaxToolResult = 32 << 10
+	// sameCallLimit is how often the same call (name and arguments) may run in one question.
+	sameCallLimit = 3
+)
+
+// toolMode is how a request declares the tools.
+type toolMode int
+
+const (
+	toolsOff   toolMode = iota // none declared
+	toolsAuto                  // declared; the model may call them
+	toolsFinal                 // declared, but calling is off: the model must answer in text
+)
+
+// ToolCall is one call of a question's exchange, as chat -o json reports it.
+type ToolCall struct {
+	Name string         `json:"name"`
+	Args map[string]any `json:"args"`
+	// Error is the result's error, "" when the call succeeded.
+	Error string `json:"error"`
+}
+
+func (s *Session) toolsConfig(mode toolMode) ([]*genai.Tool, *genai.ToolConfig) {
+	if mode == toolsOff || s.opts.Tools == nil {
+		return nil, nil
+	}
+	decls := s.opts.Tools.Declarations()
+	if decls == nil {
+		return nil, nil
+	}
+	if mode == toolsFinal {
+		return decls, &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeNone}}
+	}
+	return decls, nil
+}
+
+// functionCalls are the calls of a model content, in order.
+func functionCalls(c *genai.Content) []*genai.FunctionCall {
+	if c == nil {
+		return nil
+	}
+	var out []*genai.FunctionCall
+	for _, p := range c.Parts {
+		if p != nil && p.FunctionCall != nil {
+			out = append(out, p.FunctionCall)
+		}
+	}
+	return out
+}
+
+// callKey identifies a call by name and arguments (encoding/json sorts map keys).
+func callKey(fc *genai.FunctionCall) string {
+	b, _ := json.Marshal(fc.Args)
+	return fc.Name + "\x00" + string(b)
+}
+
+// runCalls runs the calls of one model content concurrently and returns the user content
+// answering them in call order, and what each call reported. refuse, when set, answers every
+// call with that error without running it (the limit was reached).
+func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, refuse string, hooks TurnHooks) (*genai.Content, []ToolCall) {
+	results := make([]map[string]any, len(calls))
+	var wg sync.WaitGroup
+	for i, fc := range calls {
+		if hooks.OnToolCall != nil {
+			hooks.OnToolCall(fc.Name, fc.Args)
+		}
+		if refuse != "" {
+			results[i] = tool.Error(refuse)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.runCall(ctx, fc)
+		}()
+	}
+	wg.Wait()
+	if hooks.OnToolsDone != nil {
+		hooks.OnToolsDone()
+	}
+	content := &genai.Content{Role: genai.RoleUser}
+	reports := make([]ToolCall, len(calls))
+	for i, fc := range calls {
+		res := s.capResult(results[i])
+		content.Parts = append(content.Parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: fc.ID, Name: fc.Name, Response: res}})
+		msg, _ := res["error"].(string)
+		reports[i] = ToolCall{Name: fc.Name, Args: fc.Args, Error: msg}
+	}
+	return content, reports
+}
+
+// runCall runs one call: approval first for a tool that asks, then the tool. Whatever the
+// tool does, a cancelled turn answers "cancelled", and a panic is an error result.
+func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[string]any) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = tool.Error("the tool failed")
+			s.logger().Error("a tool panicked", "tool", fc.Name, "panic", fmt.Sprint(r))
+		}
+		if ctx.Err() != nil {
+			res = tool.Error("cancelled")
+		}
+	}()
+	if ctx.Err() != nil {
+		return tool.Error("cancelled")
+	}
+	t, ok := s.opts.Tools.Lookup(fc.Name)
+	if !ok {
+		return tool.Error(fmt.Sprintf("unknown tool %q", fc.Name))
+	}
+	if o := tool.OriginOf(t); o.Asks() {
+		if s.opts.Approver == nil {
+			return tool.Error("denied: no one can approve it here")
+		}
+		switch s.opts.Approver.Approve(ctx, tool.Call{Name: fc.Name, Origin: o, Args: fc.Args}) {
+		case tool.ApprovedOnce, tool.ApprovedAlways, tool.Trusted:
+		default:
+			return tool.Error("denied: the user did not allow this call")
+		}
+	}
+	args := fc.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	return s.opts.Tools.Call(ctx, fc.Name, args)
+}
+
+// capResult cuts a result larger than MaxToolResult (as JSON) and says so.
+func (s *Session) capResult(res map[string]any) map[string]any {
+	if res == nil {
+		return map[string]any{}
+	}
+	limit := s.opts.MaxToolResult
+	if limit <= 0 {
+		limit = DefaultMaxToolResult
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return tool.Error("the result could not be encoded")
+	}
+	if len(b) <= limit {
+		return res
+	}
+	cut := limit
+	for cut > 0 && b[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return map[string]any{
+		"truncated": string(b[:cut]),
+		"note":      fmt.Sprintf("result cut at %d of %d bytes (--max-tool-result)", cut, len(b)),
+	}
+}
+
+// exchange asks the question and runs the model's calls until it answers in text. It returns
+// the exchange up to the final reply (the question, then calls and responses), the reply, the
+// usage of every request, the calls, and the error that ended it early. A cancellation during
+// calls answers every pending call "cancelled" and ends at that content boundary: the reply is
+// then nil and the error the context's.
+func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func(string), hooks TurnHooks) ([]*genai.Content, *genai.Content, record.Usage, []ToolCall, error) {
+	exchange := []*genai.Content{user}
+	var usage record.Usage
+	var calls []ToolCall
+	mode := toolsOff
+	if len(s.opts.Tools.Names()) > 0 {
+		mode = toolsAuto
+	}
+	maxCalls := s.opts.MaxToolCalls
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxToolCalls
+	}
+	seen := map[string]int{}
+	for {
+		reply, u, err := s.streamShaped(ctx, exchange, onText, mode)
+		usage = usage.Add(u)
+		fcs := functionCalls(reply)
+		if err != nil || len(fcs) == 0 || mode == toolsOff {
+			// Without tools declared a call cannot be answered by anything: the content is
+			// kept as received and the question ends there, as before tools existed.
+			return exchange, reply, usage, calls, err
+		}
+		refuse := ""
+		if mode == toolsFinal {
+			// Told not to call, it called anyway: answer, and end the question there.
+			refuse = "no more tool calls for this question"
+		}
+		exchange = append(exchange, reply)
+		responses, reports := s.runCalls(ctx, fcs, refuse, hooks)
+		exchange = append(exchange, responses)
+		calls = append(calls, reports...)
+		if ctx.Err() != nil {
+			return exchange, nil, usage, calls, ctx.Err()
+		}
+		if refuse != "" {
+			return exchange, nil, usage, calls, nil
+		}
+		for _, fc := range fcs {
+			seen[callKey(fc)]++
+			if seen[callKey(fc)] >= sameCallLimit {
+				mode = toolsFinal
+			}
+		}
+		if len(calls) >= maxCalls {
+			mode = toolsFinal
+		}
+	}
+}

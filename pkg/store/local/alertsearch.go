@@ -1,0 +1,151 @@
+package local
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
+)
+
+// The alert index: alert_fts holds one row per alert (its title, and the text of its JSON's
+// values, index.AlertText), written in the transaction that stores the alert; alert_rows maps
+// a row to its workspace and alert. Alerts never change or go, so rows are only ever added. A
+// store created before the index existed is indexed once, when the table is created.
+const alertSearchSchema = `
+CREATE VIRTUAL TABLE IF NOT EXISTS alert_fts USING fts5(title, body, tokenize = "unicode61 tokenchars '_'");
+CREATE TABLE IF NOT EXISTS alert_rows (
+	rid       INTEGER PRIMARY KEY,
+	workspace TEXT NOT NULL,
+	alert_id  TEXT NOT NULL,
+	UNIQUE (workspace, alert_id)
+);
+`
+
+var _ store.AlertSearcher = (*Store)(nil)
+
+// createAlertIndex creates the alert index in tx and, when it is new, indexes the alerts the
+// store already holds.
+func createAlertIndex(ctx context.Context, tx *sql.Tx) error {
+	var exists int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'alert_rows'`).Scan(&exists); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, alertSearchSchema); err != nil {
+		return err
+	}
+	if exists > 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT workspace, id, title, data FROM alerts`)
+	if err != nil {
+		return err
+	}
+	type alert struct {
+		ws, id, title string
+		data          []byte
+	}
+	var all []alert
+	for rows.Next() {
+		var a alert
+		if err := rows.Scan(&a.ws, &a.id, &a.title, &a.data); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		all = append(all, a)
+	}
+	if err := errorsJoin(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, a := range all {
+		if err := indexAlert(ctx, tx, a.ws, record.AlertID(a.id), a.title, a.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func errorsJoin(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// indexAlert adds an alert's row to the index.
+func indexAlert(ctx context.Context, tx *sql.Tx, workspace string, id record.AlertID, title string, data []byte) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO alert_rows (workspace, alert_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, workspace, string(id))
+	if err != nil {
+		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	rid, err := res.LastInsertId()
+	if err != nil {
+		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
+	}
+	// CJK runs go in as their bigrams, as in the history index.
+	body := index.Segmented(index.AlertText("", data))
+	if _, err := tx.ExecContext(ctx, `INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, index.Segmented(title), body); err != nil {
+		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
+	}
+	return nil
+}
+
+// SearchAlerts implements store.AlertSearcher with the FTS5 index: the query's fields as
+// phrases (a dotted address matches itself), ranked by bm25 with the title weighing more,
+// snippets for the results only.
+func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]store.AlertHit, error) {
+	phrases := queryPhrases(store.SearchQuery{Phrases: index.Phrases(q.Text)})
+	if len(phrases) == 0 {
+		return nil, nil
+	}
+	limit := store.ClampLimit(q.Limit)
+	// FTS5 would cut and mark the indexed form of CJK text (its bigrams): for a query holding
+	// CJK text the snippet is made in Go from the row's own text.
+	cjk := slices.ContainsFunc(phrases, func(p []string) bool { return index.HasCJK(strings.Join(p, "")) })
+	snippetExpr := `snippet(alert_fts, 1, '` + store.SnippetOpen + `', '` + store.SnippetClose + `', '…', 12)`
+	if cjk {
+		snippetExpr = `f.body`
+	}
+	match := phraseMatcher(phrases)
+	s.calls.Add("sqlite.query")
+	rows, err := s.db.QueryContext(ctx, `SELECT a.id, a.title, a.created_at, bm25(alert_fts, ?, ?) AS score, `+snippetExpr+`
+		FROM alert_fts f CROSS JOIN alert_rows r ON r.rid = f.rowid
+		JOIN alerts a ON a.workspace = r.workspace AND a.id = r.alert_id
+		WHERE alert_fts MATCH ? AND r.workspace = ?
+		ORDER BY score, a.created_at DESC LIMIT ?`, titleWeight, bodyWeight, matchExpr(phrases), s.workspace, limit)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to search alerts")
+	}
+	defer rows.Close()
+	var out []store.AlertHit
+	for rows.Next() {
+		var id, title, snippet string
+		var created int64
+		var bm float64
+		if err := rows.Scan(&id, &title, &created, &bm, &snippet); err != nil {
+			return nil, goerr.Wrap(err, "failed to search alerts")
+		}
+		if cjk {
+			snippet = index.Snippet(index.Unsegment(snippet), match, 12, store.SnippetOpen, store.SnippetClose)
+		}
+		out = append(out, store.AlertHit{
+			Alert: &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()},
+			// bm25 is negative, lower is better: map it into (0, 1), higher is better.
+			Score:   -bm / (1 - bm),
+			Snippet: strings.TrimSpace(snippet),
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to search alerts")
+	}
+	return out, nil
+}

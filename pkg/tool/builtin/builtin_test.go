@@ -1,0 +1,96 @@
+package builtin_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/storetest"
+	"github.com/alertchat/alertchat/pkg/tool"
+	"github.com/alertchat/alertchat/pkg/tool/builtin"
+)
+
+func openStore(t *testing.T, ws string, dir string) *local.Store {
+	t.Helper()
+	s, err := local.Open(context.Background(), local.Options{Dir: dir, Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func registry(t *testing.T, s *local.Store) *tool.Registry {
+	t.Helper()
+	reg, err := tool.NewRegistry(builtin.Tools(builtin.Deps{Store: s, Searcher: search.New(search.Options{}), SearchStore: s, Alerts: s})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// Bad arguments, an ambiguous prefix, another workspace's record: each is a result the model
+// can read, never a crash.
+func TestBuiltinBadInput(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, other := openStore(t, "ws", dir), openStore(t, "other", dir)
+	for _, id := range []record.AlertID{"abcdef12-0001", "abcdef12-0002"} {
+		if _, err := s.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Data: []byte(`{"ip":"203.0.113.7"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := storetest.NewHistory("abcdef12-0001", storetest.Transcript(200))
+	storetest.Save(t, other, h)
+	reg := registry(t, s)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"get_alert", map[string]any{}, "missing argument"},
+		{"get_alert", map[string]any{"alert_id": 42.0}, "must be a string"},
+		{"get_alert", map[string]any{"alert_id": "abc"}, "too short"},
+		{"get_alert", map[string]any{"alert_id": "abcdef12"}, "matches several"},
+		{"get_alert", map[string]any{"alert_id": "ffffffff-none"}, "not found"},
+		{"get_history", map[string]any{"history_id": string(h.ID)}, "not found"},
+		{"get_history", map[string]any{"history_id": string(h.ID), "turns": "many"}, "must be a number"},
+		{"search_histories", map[string]any{"query": ""}, "empty"},
+		{"search_alerts", map[string]any{"query": "x", "limit": 1000.0}, "from 1 to"},
+		{"drop_tables", map[string]any{}, "unknown tool"},
+	} {
+		res := reg.Call(ctx, tc.name, tc.args)
+		msg, _ := res["error"].(string)
+		if !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %v: %v, want an error saying %q", tc.name, tc.args, res, tc.want)
+		}
+	}
+	res := reg.Call(ctx, "get_alert", map[string]any{"alert_id": "abcdef12-0002"})
+	if res["id"] != "abcdef12-0002" || res["alert"].(map[string]any)["ip"] != "203.0.113.7" {
+		t.Fatalf("get_alert: %v", res)
+	}
+	res = reg.Call(ctx, "search_alerts", map[string]any{"query": "203.0.113.7"})
+	if n := len(res["results"].([]any)); n != 2 {
+		t.Fatalf("search_alerts: %v", res)
+	}
+}
+
+// The declarations every request carries stay small.
+func TestDeclarationsAreSmall(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, "ws", t.TempDir())
+	b, err := json.Marshal(registry(t, s).Declarations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About four bytes a token: 1,600 bytes is some 400 tokens.
+	if len(b) > 1600 {
+		t.Fatalf("the tool declarations are %d bytes", len(b))
+	}
+	t.Logf("tool declarations: %d bytes of JSON", len(b))
+}
