@@ -77,7 +77,7 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		fmt.Fprintln(ios.ErrOut, "No alerts yet. Add one with: alertchat alert add -f alert.json")
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "TITLE")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "TITLE").Fit(ios.TermWidth, "TITLE")
 	now := time.Now()
 	for _, a := range alerts {
 		created := format.RFC3339(a.CreatedAt)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -97,12 +96,12 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tADDED\tMATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "TITLE", "ADDED", "MATCH")
 	now := time.Now()
 	for _, h := range hits {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", format.ShortID(string(h.Alert.ID)), cmdutil.CleanCell(h.Alert.Title),
+		t.RowStyled(format.ShortID(string(h.Alert.ID)), cmdutil.CleanCell(format.Truncate(h.Alert.Title, 48, format.Ellipsis)),
 			format.RelativeTime(now, h.Alert.CreatedAt), factory.Highlight(h.Snippet, open, closing))
 	}
-	return tw.Flush()
+	t.Flush()
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	alertpkg "github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -52,11 +53,7 @@ type Options struct {
 
 // clip keeps a title on one line of reasonable length.
 func (o *Options) clip(title string) string {
-	t := []rune(cmdutil.OneLine(title))
-	if len(t) > 60 {
-		return string(t[:59]) + "…"
-	}
-	return string(t)
+	return format.Truncate(cmdutil.OneLine(title), 60, format.Ellipsis)
 }
 
 // NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,

@@ -285,7 +285,7 @@ func (c *interactiveChat) listHistories(ctx context.Context) {
 		fmt.Fprintln(out, "No saved conversations about this alert yet.")
 		return
 	}
-	t := cmdutil.NewTable(out, true, "ID", "TITLE", "UPDATED", "MSGS")
+	t := cmdutil.NewTable(out, true, "ID", "TITLE", "UPDATED", "MSGS").Fit(c.ios.TermWidth, "TITLE")
 	for _, h := range page.Histories {
 		mark := ""
 		if h.ID == c.sess.History().ID {

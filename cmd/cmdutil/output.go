@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/mdstream"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -50,41 +51,111 @@ func NoArgs(args []string, hint string) error {
 }
 
 // Table prints rows aligned under a header for a terminal, or tab-separated without a header
-// for a pipe.
+// for a pipe. Columns are aligned by display width (a Japanese character takes two columns),
+// and with Fit a table wider than the terminal gives up room in one column, whose cells are cut.
 type Table struct {
 	w      io.Writer
 	pretty bool
-	tw     *tabwriter.Writer
+	rows   [][]string // pretty: the header and the rows, printed by Flush
+	width  int
+	flex   int
 }
 
 // NewTable starts a table; the header is printed only when pretty.
 func NewTable(w io.Writer, pretty bool, header ...string) *Table {
-	t := &Table{w: w, pretty: pretty}
+	t := &Table{w: w, pretty: pretty, flex: -1}
 	if pretty {
-		t.tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(t.tw, strings.Join(header, "\t"))
+		t.rows = append(t.rows, header)
 	}
 	return t
 }
+
+// Fit keeps a pretty table within width columns (0: no limit) by cutting the cells of the
+// column headed column.
+func (t *Table) Fit(width int, column string) *Table {
+	t.width = width
+	if len(t.rows) > 0 {
+		t.flex = slices.Index(t.rows[0], column)
+	}
+	return t
+}
+
+// minFlexWidth is the narrowest a fitted column gets, however narrow the terminal.
+const minFlexWidth = 12
 
 // Row adds a row; every cell is kept on one line and free of control characters.
 func (t *Table) Row(cells ...string) {
 	for i, c := range cells {
 		cells[i] = CleanCell(c)
 	}
-	line := strings.Join(cells, "\t")
 	if t.pretty {
-		fmt.Fprintln(t.tw, line)
+		t.rows = append(t.rows, cells)
 		return
 	}
-	fmt.Fprintln(t.w, line)
+	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
 }
 
-// Flush ends the table.
-func (t *Table) Flush() {
-	if t.tw != nil {
-		_ = t.tw.Flush()
+// RowStyled adds a row whose cells the caller has made safe (CleanCell) and may have styled
+// with SGR sequences, which take no room.
+func (t *Table) RowStyled(cells ...string) {
+	if t.pretty {
+		t.rows = append(t.rows, cells)
+		return
 	}
+	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
+}
+
+// Flush prints a pretty table: each column as wide as its widest cell plus two spaces, the
+// last column unpadded.
+func (t *Table) Flush() {
+	if !t.pretty || len(t.rows) == 0 {
+		return
+	}
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], cellWidth(c))
+		}
+	}
+	if t.width > 0 && t.flex >= 0 && t.flex < len(widths) {
+		total := 0
+		for i, w := range widths {
+			if i < len(widths)-1 {
+				w += 2
+			}
+			total += w
+		}
+		if over := total - t.width; over > 0 {
+			widths[t.flex] = max(widths[t.flex]-over, minFlexWidth, format.Width(t.rows[0][t.flex]))
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		b.Reset()
+		for i, c := range r {
+			if i == t.flex && cellWidth(c) > widths[i] {
+				c = format.Truncate(termsafe.StripCSI(c), widths[i], format.Ellipsis)
+			}
+			if i == len(r)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c + strings.Repeat(" ", max(widths[i]+2-cellWidth(c), 0)))
+		}
+		fmt.Fprintln(t.w, b.String())
+	}
+	t.rows = nil
+}
+
+// cellWidth is the columns a cell takes: its SGR sequences take none.
+func cellWidth(c string) int {
+	if strings.Contains(c, "\x1b") {
+		c = termsafe.StripCSI(c)
+	}
+	return format.Width(c)
 }
 
 // CleanCell keeps a cell on one line and free of control characters.

@@ -43,5 +43,5 @@ func ConfirmDelete(ios *IOStreams, yes bool, question string) (bool, error) {
 // of pkg/spinner's labels. As the contract says, there is none when stdout is not a terminal
 // (the output is for a program) or NO_COLOR is set. The result is safe to stop twice.
 func StartSpinner(ios *IOStreams, label string) *spinner.Spinner {
-	return spinner.Start(ios.ErrOut, ios.StdoutTTY && ios.StderrTTY && !ios.NoColor, label)
+	return spinner.Start(ios.ErrOut, ios.StdoutTTY && ios.StderrTTY && !ios.NoColor, label, spinner.Width(ios.TermWidth))
 }

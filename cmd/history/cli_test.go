@@ -521,8 +521,8 @@ func TestHistoryRename(t *testing.T) {
 		{"  padded \n two\tlines  ", "padded two lines"},
 		{"\x1b[31mred\x07 alert\u202e", "red alert"},
 		{strings.Repeat("x", 60), strings.Repeat("x", 60)},
-		{strings.Repeat("x", 61), strings.Repeat("x", 57) + "..."},
-		{long, strings.Repeat("調", 57) + "..."},
+		{strings.Repeat("x", 61), strings.Repeat("x", 59) + "…"},
+		{long, strings.Repeat("調", 29) + "…"},
 	}
 	for _, tc := range tests {
 		out, errOut, code := clitest.Run(t, dir, "", "history", "rename", string(h.ID)[:8], tc.title)
@@ -555,7 +555,7 @@ func TestHistoryRename(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
 		}
 	}
-	if got, _ := clitest.GetMeta(t, dir, h.ID); got.Title != strings.Repeat("調", 57)+"..." {
+	if got, _ := clitest.GetMeta(t, dir, h.ID); got.Title != strings.Repeat("調", 29)+"…" {
 		t.Errorf("a failed rename changed the title to %q", got.Title)
 	}
 }

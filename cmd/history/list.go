@@ -141,7 +141,7 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 		}
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS").Fit(ios.TermWidth, "TITLE")
 	now := time.Now()
 	for _, h := range hs {
 		tokens := h.Usage.InputTokens + h.Usage.OutputTokens

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -125,21 +124,13 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tALERT\tTITLE\tUPDATED\tMATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "ALERT", "TITLE", "UPDATED", "MATCH")
 	now := time.Now()
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
-			cmdutil.CleanCell(truncate(r.History.Title, 48)), format.RelativeTime(now, r.History.UpdatedAt),
+		t.RowStyled(format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
+			cmdutil.CleanCell(format.Truncate(r.History.Title, 48, format.Ellipsis)), format.RelativeTime(now, r.History.UpdatedAt),
 			factory.Highlight(r.Snippet, open, closing))
 	}
-	return tw.Flush()
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+	t.Flush()
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/m-mizutani/goerr/v2"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
@@ -109,20 +110,15 @@ func findTitle(v any, depth int) string {
 		}
 		for _, k := range titleKeys {
 			if s, ok := x[k].(string); ok && strings.TrimSpace(s) != "" {
-				return clip(strings.Join(strings.Fields(s), " "), 100)
+				return format.Truncate(strings.Join(strings.Fields(s), " "), maxTitleWidth, "...")
 			}
 		}
 	}
 	return ""
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-3]) + "..."
-}
+// maxTitleWidth bounds an alert's title, in display columns.
+const maxTitleWidth = 100
 
 // Putter is what storing an alert needs.
 type Putter interface {

@@ -54,7 +54,9 @@ func NewRenderer(opts Options) (*Renderer, error) {
 		height = 24
 	}
 	wrap := min(width, 120) - margin
-	tr, err := glamour.NewTermRenderer(glamour.WithStyles(Style()), glamour.WithWordWrap(wrap))
+	style := Style()
+	markLinks(&style)
+	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(wrap))
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to build the Markdown renderer")
 	}
@@ -104,7 +106,7 @@ func (r *Renderer) renderBlock(block string) string {
 	if err != nil {
 		return indentPlain(block)
 	}
-	lines := strings.Split(out, "\n")
+	lines := strings.Split(dedupeLinks(out), "\n")
 	kept := lines[:0]
 	for _, l := range lines {
 		kept = append(kept, trimPadding(l))

@@ -12,10 +12,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/alertchat/alertchat/pkg/termsafe"
-
 	"github.com/m-mizutani/goerr/v2"
-	"github.com/mattn/go-runewidth"
+	"github.com/rivo/uniseg"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // DefaultCommand is the pager when $PAGER is unset: -R lets colours through.
@@ -81,16 +82,27 @@ func Needed(opts Options, text string) bool {
 	return opts.TTY && opts.Height > 0 && rows(text, opts.Width) >= opts.Height
 }
 
-// rows is how many screen rows text takes at width columns (0: lines are not wrapped).
+// rows is how many screen rows text takes at width columns (0: lines are not wrapped). A
+// wide character that does not fit at the end of a row goes to the next, as terminals do.
 func rows(text string, width int) int {
 	n := 0
 	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		w := runewidth.StringWidth(termsafe.StripCSI(line))
-		if width <= 0 || w <= width {
+		line = termsafe.StripCSI(line)
+		if width <= 0 || format.Width(line) <= width {
 			n++
 			continue
 		}
-		n += (w + width - 1) / width
+		n++
+		col := 0
+		g := uniseg.NewGraphemes(line)
+		for g.Next() {
+			w := g.Width()
+			if col+w > width {
+				n++
+				col = 0
+			}
+			col += w
+		}
 	}
 	return n
 }

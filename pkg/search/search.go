@@ -15,6 +15,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/index"
@@ -235,35 +236,44 @@ func MMR(cs []Candidate, k int, lambda float64) []Result {
 		used[bestI] = true
 		chosen = append(chosen, bestI)
 		picked = append(picked, cs[bestI].Result)
+		// The picked candidate's words as a set once, not once a comparison (CJK text has many
+		// terms: its bigrams).
+		var set map[string]bool
 		for i := range cs {
-			if !used[i] {
-				maxSim[i] = max(maxSim[i], similarity(&cs[i], &cs[bestI]))
+			if used[i] {
+				continue
 			}
+			if len(cs[i].Vector) > 0 && len(cs[i].Vector) == len(cs[bestI].Vector) {
+				maxSim[i] = max(maxSim[i], Cosine(cs[i].Vector, cs[bestI].Vector))
+				continue
+			}
+			if set == nil {
+				set = termSet(cs[bestI].Features)
+			}
+			maxSim[i] = max(maxSim[i], jaccardSet(set, cs[i].Features))
 		}
 	}
 	return picked
 }
 
-func similarity(a, b *Candidate) float64 {
-	if len(a.Vector) > 0 && len(a.Vector) == len(b.Vector) {
-		return Cosine(a.Vector, b.Vector)
-	}
-	return jaccard(a.Features, b.Features)
-}
-
 // Cosine is the cosine similarity of a and b (0 when either is zero).
 func Cosine(a, b []float32) float64 { return index.Cosine(a, b) }
 
-func jaccard(a, b []string) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
+func termSet(a []string) map[string]bool {
 	set := make(map[string]bool, len(a))
 	for _, x := range a {
 		set[x] = true
 	}
+	return set
+}
+
+// jaccardSet is the Jaccard index of the set and b.
+func jaccardSet(set map[string]bool, b []string) float64 {
+	if len(set) == 0 || len(b) == 0 {
+		return 0
+	}
 	inter, union := 0, len(set)
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(b))
 	for _, y := range b {
 		if seen[y] {
 			continue
@@ -278,16 +288,7 @@ func jaccard(a, b []string) float64 {
 	return float64(inter) / float64(union)
 }
 
-// excerpt cuts s to about n runes at a word boundary.
+// excerpt cuts s to n display columns, at a word boundary in spaced scripts.
 func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return cut + "…"
+	return format.TruncateWords(strings.Join(strings.Fields(s), " "), n, format.Ellipsis)
 }

@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -213,9 +214,9 @@ func TestTitleFallbackAndIdempotence(t *testing.T) {
 		want  string
 		src   string
 	}{
-		{"error", geminitest.Reply{Status: 500, ErrorMessage: "boom"}, "Please check whether the instance...", record.TitleFallback},
-		{"junk", geminitest.Reply{Text: "  \"...\"  "}, "Please check whether the instance...", record.TitleFallback},
-		{"empty", geminitest.Reply{Text: ""}, "Please check whether the instance...", record.TitleFallback},
+		{"error", geminitest.Reply{Status: 500, ErrorMessage: "boom"}, "Please check whether the instance i-99999999 talking to…", record.TitleFallback},
+		{"junk", geminitest.Reply{Text: "  \"...\"  "}, "Please check whether the instance i-99999999 talking to…", record.TitleFallback},
+		{"empty", geminitest.Reply{Text: ""}, "Please check whether the instance i-99999999 talking to…", record.TitleFallback},
 		{"good", geminitest.Reply{Text: "Instance Compromise Check"}, "Instance Compromise Check", record.TitleGenerated},
 	}
 	for _, tc := range tests {
@@ -398,7 +399,9 @@ func TestTitleFunctions(t *testing.T) {
 		{"...", ""},
 		{"", ""},
 		{strings.Repeat("word ", 40), ""},
-		{strings.Repeat("あ", 70), strings.Repeat("あ", 57) + "..."},
+		{strings.Repeat("あ", 70), ""}, // 140 columns: a paragraph, not a title
+		{strings.Repeat("あ", 40), strings.Repeat("あ", 29) + "…"},
+		{"Suspicious Outbound Connections From Production Database Server To Unknown Hosts", "Suspicious Outbound Connections From Production Database…"},
 	} {
 		if got := session.CleanGeneratedTitle(tc.in); got != tc.want {
 			t.Errorf("CleanGeneratedTitle(%q) = %q, want %q", tc.in, got, tc.want)
@@ -407,16 +410,18 @@ func TestTitleFunctions(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"short question", "short question"},
 		{"\n\n  first line  \nsecond", "first line"},
-		{"Is the EC2 instance i-99999999 compromised by the malware that queried 3322.org?", "Is the EC2 instance i-99999999..."},
-		{strings.Repeat("日本語", 20), strings.Repeat("日本語", 13) + "日..."},
-		{"averyveryverylongwordwithoutanyspacesthatgoesonandonandon", "averyveryverylongwordwithoutanyspacestha..."},
+		{"Is the EC2 instance i-99999999 compromised by the malware that queried 3322.org?", "Is the EC2 instance i-99999999 compromised by the malware…"},
+		{strings.Repeat("日本語", 20), strings.Repeat("日本語", 9) + "日本…"},
+		{"EC2インスタンスi-99999999が3322.orgに問い合わせたマルウェアに侵害されたか調べてください", "EC2インスタンスi-99999999が3322.orgに問い合わせたマルウェア…"},
+		{"averyveryverylongwordwithoutanyspacesthatgoesonandonandonandonandonandon", "averyveryverylongwordwithoutanyspacesthatgoesonandonandonan…"},
+		{"👨‍👩‍👧 " + strings.Repeat("👍🏽", 40), "👨‍👩‍👧 " + strings.Repeat("👍🏽", 28) + "…"},
 	} {
 		got := session.FallbackTitle(tc.in)
 		if got != tc.want {
 			t.Errorf("FallbackTitle(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if n := len([]rune(got)); n > session.MaxTitleRunes {
-			t.Errorf("FallbackTitle(%q) has %d runes", tc.in, n)
+		if n := format.Width(got); n > session.MaxTitleWidth {
+			t.Errorf("FallbackTitle(%q) is %d columns", tc.in, n)
 		}
 	}
 }

@@ -4,20 +4,20 @@ import (
 	"context"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
-// Title limits: generated and fallback titles alike fit in MaxTitleRunes.
-const (
-	MaxTitleRunes      = 60
-	fallbackTitleRunes = 40
-)
+// MaxTitleWidth is how many display columns a title may take (a Japanese character takes
+// two): generated, fallback and typed titles alike are cut to it by one rule,
+// format.TruncateWords (a word boundary in spaced scripts, a character boundary elsewhere,
+// never inside a grapheme cluster).
+const MaxTitleWidth = 60
 
 const titlePrompt = `Generate a chat session title from this user query.
 
@@ -61,7 +61,7 @@ func generateTitle(ctx context.Context, gen llm.Generator, modelName, input stri
 }
 
 // CleanGeneratedTitle tidies a model's title: its first line, without quotes, emoji, markdown
-// or trailing punctuation, at most MaxTitleRunes. It returns "" for junk.
+// or trailing punctuation, at most MaxTitleWidth columns. It returns "" for junk.
 func CleanGeneratedTitle(raw string) string {
 	line := ""
 	for _, l := range strings.Split(raw, "\n") {
@@ -91,18 +91,17 @@ func CleanGeneratedTitle(raw string) string {
 		return ""
 	}
 	// A title the length of a paragraph is not a title.
-	if utf8.RuneCountInString(line) > 2*MaxTitleRunes {
+	if format.Width(line) > 2*MaxTitleWidth {
 		return ""
 	}
-	return clipRunes(line, MaxTitleRunes)
+	return clipTitle(line)
 }
 
 func isEmoji(r rune) bool {
 	return unicode.Is(unicode.So, r) || r == 0xFE0F || r == 0x200D || (r >= 0x1F000 && r <= 0x1FAFF) || (r >= 0x1F3FB && r <= 0x1F3FF)
 }
 
-// FallbackTitle is the first line of the first question, cut at 40 runes on a word boundary
-// with "..." when longer.
+// FallbackTitle is the first line of the first question, cut to MaxTitleWidth columns.
 func FallbackTitle(input string) string {
 	line := ""
 	for _, l := range strings.Split(input, "\n") {
@@ -111,32 +110,13 @@ func FallbackTitle(input string) string {
 			break
 		}
 	}
-	line = termsafe.Line(line)
-	r := []rune(line)
-	if len(r) <= fallbackTitleRunes {
-		return line
-	}
-	cut := fallbackTitleRunes
-	// Prefer the last space within the limit, unless that leaves too little.
-	for i := fallbackTitleRunes; i > fallbackTitleRunes/2; i-- {
-		if unicode.IsSpace(r[i]) {
-			cut = i
-			break
-		}
-	}
-	return clipRunes(strings.TrimSpace(string(r[:cut]))+"...", MaxTitleRunes)
+	return clipTitle(termsafe.Line(line))
 }
 
-// CleanManualTitle makes a user's title one clean line of at most MaxTitleRunes.
+// CleanManualTitle makes a user's title one clean line of at most MaxTitleWidth columns.
 func CleanManualTitle(t string) string {
-	return clipRunes(termsafe.Line(t), MaxTitleRunes)
+	return clipTitle(termsafe.Line(t))
 }
 
-// clipRunes cuts s to n runes, the last three being "...", never splitting a rune.
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-3]) + "..."
-}
+// clipTitle cuts a title to MaxTitleWidth columns, "…" marking the cut.
+func clipTitle(s string) string { return format.TruncateWords(s, MaxTitleWidth, format.Ellipsis) }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/alertchat/alertchat/pkg/format"
 )
 
 // Labels for the waits of a chat.
@@ -26,19 +28,30 @@ const interval = 100 * time.Millisecond
 type Spinner struct {
 	mu    sync.Mutex
 	w     io.Writer
+	width int // columns of the terminal, 0 when unknown
 	label string
 	frame int
 	stop  chan struct{}
 	done  chan struct{}
 }
 
+// Option changes how a Spinner draws.
+type Option func(*Spinner)
+
+// Width keeps the spinner's line within cols columns (a label wider is cut): a line that
+// wrapped could not be redrawn in place.
+func Width(cols int) Option { return func(sp *Spinner) { sp.width = cols } }
+
 // Start starts an indicator labelled label on w when enabled (w is a terminal and colour is
 // allowed); otherwise the Spinner does nothing. The first frame is drawn at once.
-func Start(w io.Writer, enabled bool, label string) *Spinner {
+func Start(w io.Writer, enabled bool, label string, opts ...Option) *Spinner {
 	if !enabled {
 		return &Spinner{}
 	}
 	sp := &Spinner{w: w, label: label, stop: make(chan struct{}), done: make(chan struct{})}
+	for _, o := range opts {
+		o(sp)
+	}
 	sp.mu.Lock()
 	_, _ = io.WriteString(w, "\x1b[?25l")
 	sp.draw()
@@ -66,7 +79,13 @@ func (sp *Spinner) run(stop <-chan struct{}) {
 
 // draw writes the current frame; sp.mu is held.
 func (sp *Spinner) draw() {
-	_, _ = io.WriteString(sp.w, "\r"+frames[sp.frame]+" "+sp.label+"\x1b[K")
+	label := sp.label
+	if sp.width > 0 {
+		// The frame and its space take two columns; the last column is left free, as a
+		// character there makes some terminals wrap.
+		label = format.Truncate(label, sp.width-3, format.Ellipsis)
+	}
+	_, _ = io.WriteString(sp.w, "\r"+frames[sp.frame]+" "+label+"\x1b[K")
 }
 
 // Set changes the label and shows it at once.

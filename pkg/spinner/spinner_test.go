@@ -62,3 +62,17 @@ func TestDisabled(t *testing.T) {
 		t.Fatalf("a disabled spinner wrote %q", out.String())
 	}
 }
+
+// TestWidth: on a narrow terminal a wide label is cut so the line never wraps (a wrapped line
+// could not be redrawn in place).
+func TestWidth(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	sp := spinner.Start(&out, true, "以前の会話を確認しています…", spinner.Width(20))
+	sp.Stop()
+	first := strings.SplitN(out.String(), "\x1b[K", 2)[0]
+	first = strings.TrimPrefix(first, "\x1b[?25l\r")
+	if first != "⠋ 以前の会話を確認…" {
+		t.Fatalf("first frame = %q", first)
+	}
+}

@@ -29,6 +29,7 @@ func RunSearch(t *testing.T, newHarness func(t testing.TB) *storetest.Harness) {
 		{"AlertFilter", testSearchAlertFilter},
 		{"OtherWorkspaceFindsNothing", testSearchWorkspaceIsolation},
 		{"IndexFollowsWrites", testSearchFollowsWrites},
+		{"SearchSetCJK", testSearchSetCJK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ const alertCandidates = 60
 // terms they hold, the title's counting double. An indicator is asked for whole (its
 // compound, "203.0.113.7"), never through its parts.
 func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]store.AlertHit, error) {
-	terms := alertQueryTerms(q.Text)
+	terms, words := alertQueryTerms(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -35,6 +35,14 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to search alerts")
 	}
+	holds := func(have []string, w []string) bool {
+		for _, t := range w {
+			if !slices.Contains(have, t) {
+				return false
+			}
+		}
+		return true
+	}
 	hits := make([]store.AlertHit, 0, len(snaps))
 	for _, snap := range snaps {
 		var d alertDoc
@@ -43,17 +51,20 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 		}
 		title := index.Terms(d.Title)
 		score := 0.0
-		for _, t := range terms {
-			if slices.Contains(d.Terms, t) {
+		for _, w := range words {
+			if holds(d.Terms, w) {
 				score++
 			}
-			if slices.Contains(title, t) {
+			if holds(title, w) {
 				score++
 			}
 		}
+		if score == 0 {
+			continue // held only some bigrams of a CJK word, not the word
+		}
 		hits = append(hits, store.AlertHit{
 			Alert:   d.alert(false),
-			Score:   score / float64(2*len(terms)),
+			Score:   score / float64(2*len(words)),
 			Snippet: alertSnippet(index.AlertText("", []byte(d.Data)), terms),
 		})
 	}
@@ -65,23 +76,56 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 }
 
 // alertQueryTerms are the terms an alert search asks for: the compounds of the query (an
-// address, a domain, an ARN as typed) and its single words, at most Firestore's limit.
-func alertQueryTerms(text string) []string {
-	var out []string
-	add := func(t string) {
-		if t != "" && !index.IsStop(t) && !slices.Contains(out, t) && len(out) < maxQueryTerms {
-			out = append(out, t)
+// address, a domain, an ARN as typed), its single words and the bigrams of its CJK words, at
+// most Firestore's limit; and the query's words as lists of terms, each found when an alert
+// holds all of its terms (a single term, or a CJK word's bigrams: Firestore has no phrase
+// query).
+func alertQueryTerms(text string) (terms []string, words [][]string) {
+	add := func(t string) bool {
+		if t == "" || index.IsStop(t) {
+			return false
+		}
+		if !slices.Contains(terms, t) {
+			if len(terms) == maxQueryTerms {
+				return false
+			}
+			terms = append(terms, t)
+		}
+		return true
+	}
+	seen := map[string]bool{}
+	addWord := func(w []string) {
+		if k := strings.Join(w, " "); !seen[k] {
+			seen[k] = true
+			words = append(words, w)
 		}
 	}
 	for _, c := range index.Compounds(text) {
-		add(c)
+		if add(c) {
+			addWord([]string{c})
+		}
 	}
 	for _, p := range index.Phrases(text) {
 		if len(p) == 1 {
-			add(p[0])
+			if add(p[0]) {
+				addWord(p)
+			}
+			continue
+		}
+		if !index.HasCJK(p[0]) {
+			continue // a dotted address: asked for through its compound
+		}
+		var kept []string
+		for _, t := range p {
+			if add(t) {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) > 0 {
+			addWord(kept)
 		}
 	}
-	return out
+	return terms, words
 }
 
 // alertSnippet is the line of text holding the first query term, its words marked.

@@ -39,9 +39,9 @@ type searchFields struct {
 }
 
 const (
-	// searchVersion marks a document indexed by this code; a document without it is
-	// reported by Unindexed.
-	searchVersion = 1
+	// searchVersion marks a document indexed by this code; a document without it, or with an
+	// older one, is reported by Unindexed. 2: CJK text indexed as bigrams.
+	searchVersion = 2
 	// maxTerms caps a history's terms: past it, later turns add no new words (Firestore
 	// indexes every element of an array, and a search reads whole documents).
 	maxTerms = 800
@@ -124,6 +124,35 @@ func queryTerms(q store.SearchQuery) []string {
 			add(p[0])
 		}
 	}
+	// A CJK word is the phrase of its bigrams: ask for them all (a document must then hold
+	// every one, see cjkPhrases).
+	for _, p := range cjkPhrases(q) {
+		for _, t := range p {
+			add(t)
+		}
+	}
+	return out
+}
+
+// cjkPhrases are q's phrases of several terms that come from CJK text, without their stop
+// terms: Firestore has no phrase query, so a document holding all of a phrase's terms is taken
+// to hold the phrase.
+func cjkPhrases(q store.SearchQuery) [][]string {
+	var out [][]string
+	for _, p := range q.Phrases {
+		if len(p) < 2 || !index.HasCJK(p[0]) {
+			continue
+		}
+		var kept []string
+		for _, t := range p {
+			if !index.IsStop(t) {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, kept)
+		}
+	}
 	return out
 }
 
@@ -154,6 +183,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 			want[p[0]] = 1
 		}
 	}
+	phrases := cjkPhrases(q)
 	var hits []store.SearchHit
 	for {
 		snap, err := iter.Next()
@@ -177,7 +207,9 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 			inHead[t] = true
 		}
 		var score float64
+		has := make(map[string]bool, len(d.Terms))
 		for _, t := range d.Terms {
+			has[t] = true
 			if w := want[t]; w > 0 {
 				score += w
 				if inHead[t] {
@@ -185,10 +217,27 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 				}
 			}
 		}
+		inPhrase := map[string]bool{}
+		for _, p := range phrases {
+			all, allHead := true, true
+			for _, t := range p {
+				all = all && has[t]
+				allHead = allHead && inHead[t]
+			}
+			if all {
+				score++
+				if allHead {
+					score += 0.5
+				}
+				for _, t := range p {
+					inPhrase[t] = true
+				}
+			}
+		}
 		if score == 0 {
 			continue
 		}
-		matched := func(t string) bool { return want[t] > 0 }
+		matched := func(t string) bool { return want[t] > 0 || inPhrase[t] }
 		hits = append(hits, store.SearchHit{
 			History: h, Score: score, Features: d.Terms,
 			Snippet: index.Snippet(head, matched, 12, store.SnippetOpen, store.SnippetClose),
@@ -312,7 +361,7 @@ func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to list unindexed histories")
 		}
-		if v, err := snap.DataAt("search_v"); err != nil || v == nil {
+		if v, err := snap.DataAt("search_v"); err != nil || v == nil || asInt(v) < searchVersion {
 			out = append(out, record.HistoryID(snap.Ref.ID))
 		}
 	}
@@ -370,4 +419,9 @@ func (s *Store) txDoc(tx *firestore.Transaction, ref *firestore.DocumentRef, id 
 		return nil, time.Time{}, notFound(id)
 	}
 	return d, snap.UpdateTime, nil
+}
+
+func asInt(v any) int64 {
+	n, _ := v.(int64)
+	return n
 }

@@ -19,7 +19,11 @@ func TestTerms(t *testing.T) {
 		{"from [REDACTED_IP_k3j2h1] to [REDACTED_EMAIL]", []string{"redacted_ip_k3j2h1", "redacted_email"}},
 		{"see 203.0.113.7, and bob@example.com.", []string{"see", "203", "0", "113", "7", "bob", "example", "com", "203.0.113.7", "bob@example.com"}},
 		{"the the THE", nil},
-		{"日本語 テスト", []string{"日本語", "テスト"}},
+		{"日本語 テスト", []string{"日本", "本語", "テス", "スト"}},
+		{"不審なログインが発生", []string{"不審", "審な", "なロ", "ログ", "グイ", "イン", "ンが", "が発", "発生"}},
+		{"Windowsログオン 鍵", []string{"windows", "ログ", "グオ", "オン", "鍵"}},
+		{"したがって、ます", nil},
+		{"203.0.113.7からの通信", []string{"203", "0", "113", "7", "の通", "通信", "203.0.113.7"}},
 	}
 	for _, tc := range tests {
 		if got := index.Terms(tc.in); !slices.Equal(got, tc.want) {
@@ -32,6 +36,11 @@ func TestPhrases(t *testing.T) {
 	t.Parallel()
 	got := index.Phrases(`"203.0.113.7" ... beacon`)
 	want := [][]string{{"203", "0", "113", "7"}, {"beacon"}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Fatalf("Phrases = %q, want %q", got, want)
+	}
+	got = index.Phrases("203.0.113.7からの通信 ログオンfailure")
+	want = [][]string{{"203", "0", "113", "7"}, {"から", "らの", "の通", "通信"}, {"ログ", "グオ", "オン"}, {"failure"}}
 	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
 		t.Fatalf("Phrases = %q, want %q", got, want)
 	}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,8 +91,9 @@ func indexAlert(ctx context.Context, tx *sql.Tx, workspace string, id record.Ale
 	if err != nil {
 		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
 	}
-	body := index.AlertText("", data)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, title, body); err != nil {
+	// CJK runs go in as their bigrams, as in the history index.
+	body := index.Segmented(index.AlertText("", data))
+	if _, err := tx.ExecContext(ctx, `INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, index.Segmented(title), body); err != nil {
 		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
 	}
 	return nil
@@ -106,9 +108,16 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 		return nil, nil
 	}
 	limit := store.ClampLimit(q.Limit)
+	// FTS5 would cut and mark the indexed form of CJK text (its bigrams): for a query holding
+	// CJK text the snippet is made in Go from the row's own text.
+	cjk := slices.ContainsFunc(phrases, func(p []string) bool { return index.HasCJK(strings.Join(p, "")) })
+	snippetExpr := `snippet(alert_fts, 1, '` + store.SnippetOpen + `', '` + store.SnippetClose + `', '…', 12)`
+	if cjk {
+		snippetExpr = `f.body`
+	}
+	match := phraseMatcher(phrases)
 	s.calls.Add("sqlite.query")
-	rows, err := s.db.QueryContext(ctx, `SELECT a.id, a.title, a.created_at, bm25(alert_fts, ?, ?) AS score,
-			snippet(alert_fts, 1, '`+store.SnippetOpen+`', '`+store.SnippetClose+`', '…', 12)
+	rows, err := s.db.QueryContext(ctx, `SELECT a.id, a.title, a.created_at, bm25(alert_fts, ?, ?) AS score, `+snippetExpr+`
 		FROM alert_fts f CROSS JOIN alert_rows r ON r.rid = f.rowid
 		JOIN alerts a ON a.workspace = r.workspace AND a.id = r.alert_id
 		WHERE alert_fts MATCH ? AND r.workspace = ?
@@ -124,6 +133,9 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 		var bm float64
 		if err := rows.Scan(&id, &title, &created, &bm, &snippet); err != nil {
 			return nil, goerr.Wrap(err, "failed to search alerts")
+		}
+		if cjk {
+			snippet = index.Snippet(index.Unsegment(snippet), match, 12, store.SnippetOpen, store.SnippetClose)
 		}
 		out = append(out, store.AlertHit{
 			Alert: &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()},

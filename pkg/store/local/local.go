@@ -127,6 +127,9 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, schema+searchSchema); err != nil {
 		return err
 	}
+	if err := migrateSearch(ctx, tx); err != nil {
+		return err
+	}
 	if err := createAlertIndex(ctx, tx); err != nil {
 		return err
 	}

@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -61,6 +63,39 @@ CREATE TRIGGER IF NOT EXISTS search_forget AFTER DELETE ON histories BEGIN
 	DELETE FROM search_vectors WHERE workspace = old.workspace AND history_id = old.id;
 END;
 `
+
+// searchFormat is the database's user_version once its index holds CJK text as bigrams.
+const searchFormat = 1
+
+// migrateSearch forgets the index rows of histories indexed before CJK text was indexed as
+// bigrams (their Japanese words cannot be found): they become unindexed, which fsck reports and
+// reindex repairs. The alert index is dropped, to be built again by createAlertIndex, which
+// runs after it. It runs once per database.
+func migrateSearch(ctx context.Context, tx *sql.Tx) error {
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v >= searchFormat {
+		return nil
+	}
+	const stale = `SELECT r.history_id FROM search_fts f JOIN search_rows r ON r.rid = f.rowid
+		WHERE (f.title || f.body) GLOB '*[ぁ-ヿ㐀-鿿가-힯ｦ-ﾟ]*' AND instr(f.title || f.body, char(30)) = 0`
+	for _, q := range []string{
+		`DELETE FROM search_state WHERE history_id IN (` + stale + `)`,
+		`DELETE FROM search_fts WHERE rowid IN (SELECT rid FROM search_rows WHERE history_id NOT IN (SELECT history_id FROM search_state))`,
+		`DELETE FROM search_rows WHERE history_id NOT IN (SELECT history_id FROM search_state)`,
+		// The alert index is built again, from the alerts, by createAlertIndex.
+		`DROP TABLE IF EXISTS alert_fts`,
+		`DROP TABLE IF EXISTS alert_rows`,
+		`PRAGMA user_version = ` + strconv.Itoa(searchFormat),
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return goerr.Wrap(err, "failed to migrate search index")
+		}
+	}
+	return nil
+}
 
 const (
 	kindMeta = 0
@@ -209,7 +244,8 @@ func (s *Store) addRow(ctx context.Context, tx *sql.Tx, meta *record.History, ki
 	if err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
-	if _, err := insFTS.ExecContext(ctx, rid, title, body); err != nil {
+	// CJK runs go in as their bigrams (index.Segmented), which unicode61 then splits like words.
+	if _, err := insFTS.ExecContext(ctx, rid, index.Segmented(title), index.Segmented(body)); err != nil {
 		return goerr.Wrap(err, "failed to update search index", goerr.V("history_id", meta.ID))
 	}
 	return nil
@@ -240,13 +276,22 @@ func queryPhrases(q store.SearchQuery) [][]string {
 }
 
 // matchExpr is the FTS5 query of phrases: each quoted (so nothing the analyst types is FTS5
-// syntax), joined by OR.
+// syntax), joined by OR. A one-character CJK word is a prefix query: it is the first half of
+// the bigrams it starts, or a run's last character (see index.Segmented).
 func matchExpr(phrases [][]string) string {
 	parts := make([]string, len(phrases))
 	for i, p := range phrases {
 		parts[i] = `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
+		if isCJKChar(p) {
+			parts[i] += "*"
+		}
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// isCJKChar reports whether phrase p is one CJK character.
+func isCJKChar(p []string) bool {
+	return len(p) == 1 && utf8.RuneCountInString(p[0]) == 1 && index.IsCJK([]rune(p[0])[0])
 }
 
 // Ranking every row a common word matches would cost in proportion to the corpus, so:
@@ -265,6 +310,15 @@ const titleWeight, bodyWeight = 4.0, 1.0
 
 // rowsOf is how many index rows hold phrase p, at most: the fewest rows of any of its terms.
 func (s *Store) rowsOf(ctx context.Context, p []string) (int, error) {
+	if isCJKChar(p) {
+		// Every term starting with the character: the prefix query's rows, at most.
+		var n sql.NullInt64
+		err := s.db.QueryRowContext(ctx, `SELECT sum(doc) FROM search_vocab WHERE term >= ? AND term < ?`, p[0], p[0]+"\U0010FFFF").Scan(&n)
+		if err != nil {
+			return 0, goerr.Wrap(err, "failed to read search vocabulary")
+		}
+		return int(n.Int64), nil
+	}
 	least := -1
 	for _, w := range p {
 		var n int
@@ -373,7 +427,8 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 	for i, j := range order {
 		top[i], rids[i] = hits[j], best[j]
 	}
-	snippets, err := s.snippets(ctx, expr, rids)
+	cjk := slices.ContainsFunc(phrases, func(p []string) bool { return index.HasCJK(strings.Join(p, "")) })
+	snippets, err := s.snippets(ctx, expr, phraseMatcher(phrases), cjk, rids)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +446,9 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 }
 
 // snippets makes the snippets of the given index rows: a few words around the match, marked.
-func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[int64]string, error) {
+// FTS5 makes them, except for a query holding CJK text: FTS5 would cut and mark the indexed
+// form of CJK text (its bigrams), so those snippets are made in Go from the rows' own text.
+func (s *Store) snippets(ctx context.Context, expr string, match func(string) bool, cjk bool, rids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(rids))
 	if len(rids) == 0 {
 		return out, nil
@@ -402,21 +459,62 @@ func (s *Store) snippets(ctx context.Context, expr string, rids []int64) (map[in
 		marks[i] = "?"
 		args = append(args, r)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, snippet(search_fts, -1, '`+store.SnippetOpen+`', '`+store.SnippetClose+`', '…', 12)
-		FROM search_fts WHERE search_fts MATCH ? AND rowid IN (`+strings.Join(marks, ",")+`)`, args...)
+	q := `SELECT rowid, snippet(search_fts, -1, '` + store.SnippetOpen + `', '` + store.SnippetClose + `', '…', 12), '', ''
+		FROM search_fts WHERE search_fts MATCH ? AND rowid IN (` + strings.Join(marks, ",") + `)`
+	if cjk {
+		q = `SELECT rowid, '', title, body FROM search_fts WHERE rowid IN (` + strings.Join(marks, ",") + `)`
+		args = args[1:]
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to make search snippets")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var rid int64
-		var sn string
-		if err := rows.Scan(&rid, &sn); err != nil {
+		var sn, title, body string
+		if err := rows.Scan(&rid, &sn, &title, &body); err != nil {
 			return nil, goerr.Wrap(err, "failed to make search snippets")
+		}
+		if cjk {
+			for _, text := range []string{title, body} {
+				if sn = index.Snippet(index.Unsegment(text), match, 12, store.SnippetOpen, store.SnippetClose); sn != "" {
+					break
+				}
+			}
 		}
 		out[rid] = sn
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to make search snippets")
+	}
+	return out, nil
+}
+
+// phraseMatcher reports whether a term is one of the phrases' terms (a one-character CJK
+// phrase also matches the bigrams it starts, as its prefix query does).
+func phraseMatcher(phrases [][]string) func(string) bool {
+	want := map[string]bool{}
+	var prefixes []string
+	for _, p := range phrases {
+		for _, t := range p {
+			want[t] = true
+		}
+		if isCJKChar(p) {
+			prefixes = append(prefixes, p[0])
+		}
+	}
+	return func(t string) bool {
+		if want[t] {
+			return true
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(t, p) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // fillMeta replaces each hit's placeholder history with its metadata, dropping hits whose

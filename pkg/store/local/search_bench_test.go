@@ -188,16 +188,23 @@ func BenchmarkSearch100k(b *testing.B) {
 // the load of a shared machine weighs on both alike; ns/op is the pair.
 func BenchmarkSaveTurn(b *testing.B) {
 	for _, size := range []int{10 << 10, 1 << 20} {
-		b.Run(fmt.Sprintf("transcript=%dKB", size>>10), func(b *testing.B) { benchmarkSaveTurn(b, size) })
+		b.Run(fmt.Sprintf("transcript=%dKB", size>>10), func(b *testing.B) { benchmarkSaveTurn(b, size, turnEnglish) })
+		b.Run(fmt.Sprintf("transcript=%dKB/ja", size>>10), func(b *testing.B) { benchmarkSaveTurn(b, size, turnJapanese) })
 	}
 }
+
+// The turns BenchmarkSaveTurn adds, about 1 KB each: English, and Japanese (indexed as
+// bigrams, about three times as many terms a byte).
+var (
+	turnEnglish  = strings.Repeat("The EC2 instance queried a known bad domain; GuardDuty rated it high. ", 15)
+	turnJapanese = strings.Repeat("EC2インスタンスが既知の不審なドメインに問い合わせ、GuardDutyは重大度を高と評価しました。", 12)
+)
 
 // benchmarkSaveTurn saves turns of about 2 KB onto a history that starts at about size bytes
 // and grows as a conversation does, with and without the search index, alternately so both
 // see the same machine. The history's first save (which indexes it whole) is not timed.
-func benchmarkSaveTurn(b *testing.B, size int) {
+func benchmarkSaveTurn(b *testing.B, size int, turn string) {
 	ctx := context.Background()
-	turn := strings.Repeat("The EC2 instance queried a known bad domain; GuardDuty rated it high. ", 15)
 	type side struct {
 		s       *Store
 		h       *record.History
