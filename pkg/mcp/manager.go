@@ -48,9 +48,12 @@ func Start(ctx context.Context, c *Config, o Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m := &Manager{o: o, tools: map[string][]tool.Tool{}, pending: map[string]bool{}, done: make(chan struct{}), cancel: cancel}
+	// Every server is pending before any start goroutine runs, so none of them races the map.
+	for name := range c.Servers {
+		m.pending[name] = true
+	}
 	var wg sync.WaitGroup
 	for name, cfg := range c.Servers {
-		m.pending[name] = true
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
