@@ -95,3 +95,26 @@ func (h *History) Meta() *History {
 	c.Contents = nil
 	return &c
 }
+
+// BatchJob is a job of the Gemini Batch API that a remote batch created: recorded the moment
+// it exists, so that the same input asked again finds it instead of paying twice.
+type BatchJob struct {
+	// ID is the job's resource name as the service gives it ("batches/abc123").
+	ID        string `json:"id"`
+	Workspace string `json:"workspace"`
+	Model     string `json:"model"`
+	// InputSHA256 is the hex SHA-256 of the input file's bytes: with Workspace and Model it
+	// says whether a job answers the same input.
+	InputSHA256 string `json:"input_sha256"`
+	// State is the service's job state (genai.JobState, "JOB_STATE_RUNNING", ...).
+	State string `json:"state"`
+	// Requests is how many questions the job asks; Succeeded and Failed how many of them have
+	// an answer or an error once it is done.
+	Requests  int `json:"requests"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	// Collected is set once every answer of the job has been saved as a history.
+	Collected bool      `json:"collected,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
