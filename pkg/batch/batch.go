@@ -42,6 +42,14 @@ type Options struct {
 	DescribeError func(error) string
 	// Progress, when set, is called after every finished question, from one goroutine.
 	Progress func(Progress)
+	// NewHistory, when set, gives the history a question that starts a new conversation
+	// starts as (nil: a new history with a random ID). A remote batch derives its IDs from its
+	// job and returns the stored history when there is one, so that collecting twice finds
+	// what the first collection saved.
+	NewHistory func(ctx context.Context, q Question) (*record.History, error)
+	// Ask, when set, answers q in s instead of asking the model (s.Send): a remote batch
+	// completes the turn with its job's answer.
+	Ask func(ctx context.Context, s *session.Session, q Question) (*session.Turn, error)
 }
 
 // Result is one line of output.
@@ -106,6 +114,14 @@ func Run(ctx context.Context, qs []Question, out io.Writer, o Options) (*Summary
 	}
 	if o.DescribeError == nil {
 		o.DescribeError = func(err error) string { return err.Error() }
+	}
+	if o.NewHistory == nil {
+		o.NewHistory = func(context.Context, Question) (*record.History, error) { return nil, nil }
+	}
+	if o.Ask == nil {
+		o.Ask = func(ctx context.Context, s *session.Session, q Question) (*session.Turn, error) {
+			return s.Send(ctx, q.Query, nil)
+		}
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -313,8 +329,12 @@ func (a *asker) runUnit(ctx context.Context, qs []Question, unit []int, resCh ch
 		s := sess
 		if s == nil {
 			al, err := a.alert(ctx, q.AlertID)
+			var h *record.History
 			if err == nil {
-				s, err = a.o.NewSession(al, nil)
+				h, err = a.o.NewHistory(ctx, q)
+			}
+			if err == nil {
+				s, err = a.o.NewSession(al, h)
 			}
 			if err != nil {
 				if interrupted(ctx, err) {
@@ -351,7 +371,7 @@ func (a *asker) openHistory(ctx context.Context, id record.HistoryID) (*session.
 // ask sends one question. A question cancelled by ctx is unfinished; a partial answer it left
 // in its history is reported as kept.
 func (a *asker) ask(ctx context.Context, s *session.Session, idx int, q Question) outcome {
-	turn, err := s.Send(ctx, q.Query, nil)
+	turn, err := a.o.Ask(ctx, s, q)
 	h := s.History()
 	if interrupted(ctx, err) {
 		oc := outcome{idx: idx}

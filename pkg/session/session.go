@@ -226,6 +226,13 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
 		return nil, streamErr
 	}
+	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, streamErr, hooks)
+}
+
+// finishTurn appends a question's exchange and reply to the transcript, titles a new history
+// and saves: the end of every turn, asked here (SendTurn) or answered by a job (Complete).
+func (s *Session) finishTurn(ctx context.Context, input string, exchange []*genai.Content, reply *genai.Content, usage record.Usage,
+	calls []ToolCall, titleCh chan titleResult, streamErr error, hooks TurnHooks) (*Turn, error) {
 	// A nil reply is a turn that ended during calls (cancelled): it ends at that content
 	// boundary, its calls answered.
 	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil && reply != nil}
@@ -268,39 +275,50 @@ func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText 
 	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system}
 	cfg.Tools, cfg.ToolConfig = s.toolsConfig(mode)
 	var reply replyBuilder
-	var usage record.Usage
-	var blocked string
 	for resp, err := range s.opts.LLM.GenerateContentStream(ctx, s.opts.Model, contents, cfg) {
 		if err != nil {
-			return reply.content(), usage, goerr.Wrap(err, "model request failed", goerr.V("model", s.opts.Model))
+			return reply.content(), reply.usage, goerr.Wrap(err, "model request failed", goerr.V("model", s.opts.Model))
 		}
-		if resp.UsageMetadata != nil {
-			usage = usageOf(resp.UsageMetadata)
-		}
-		if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
-			blocked = string(resp.PromptFeedback.BlockReason)
-		}
-		if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
+		reply.addResponse(resp, onText)
+	}
+	return reply.finish()
+}
+
+// addResponse takes one response (a streamed chunk, or a whole answer) into the reply.
+func (b *replyBuilder) addResponse(resp *genai.GenerateContentResponse, onText func(string)) {
+	if resp == nil {
+		return
+	}
+	if resp.UsageMetadata != nil {
+		b.usage = usageOf(resp.UsageMetadata)
+	}
+	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
+		b.blocked = string(resp.PromptFeedback.BlockReason)
+	}
+	if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
+		return
+	}
+	for _, p := range resp.Candidates[0].Content.Parts {
+		if p == nil {
 			continue
 		}
-		for _, p := range resp.Candidates[0].Content.Parts {
-			if p == nil {
-				continue
-			}
-			reply.add(p)
-			if p.Text != "" && !p.Thought && onText != nil {
-				onText(p.Text)
-			}
+		b.add(p)
+		if p.Text != "" && !p.Thought && onText != nil {
+			onText(p.Text)
 		}
 	}
-	content := reply.content()
-	if blocked != "" && !hasParts(content) {
-		return content, usage, goerr.Wrap(ErrBlocked, "the model refused the question", goerr.V("reason", blocked))
+}
+
+// finish returns the reply, and an error when the model refused or said nothing.
+func (b *replyBuilder) finish() (*genai.Content, record.Usage, error) {
+	content := b.content()
+	if b.blocked != "" && !hasParts(content) {
+		return content, b.usage, goerr.Wrap(ErrBlocked, "the model refused the question", goerr.V("reason", b.blocked))
 	}
 	if !hasParts(content) {
-		return content, usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer")
+		return content, b.usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer")
 	}
-	return content, usage, nil
+	return content, b.usage, nil
 }
 
 // replyBuilder assembles the model's Content from streamed parts, joining runs of plain text
@@ -311,6 +329,9 @@ type replyBuilder struct {
 	parts []*genai.Part
 	open  *genai.Part // the run of text being joined, not yet in parts
 	text  strings.Builder
+
+	usage   record.Usage
+	blocked string // the prompt's block reason, if any
 }
 
 func (b *replyBuilder) add(p *genai.Part) {

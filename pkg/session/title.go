@@ -34,18 +34,29 @@ Query:
 // generateTitle asks the model for a title of the first question; junk is an error, so the
 // caller falls back.
 func generateTitle(ctx context.Context, gen llm.Generator, modelName, input string) (string, error) {
+	req := titleRequest(modelName, input)
+	resp, err := gen.GenerateContent(ctx, modelName, req.Contents, req.Config)
+	if err != nil {
+		return "", goerr.Wrap(err, "title request failed")
+	}
+	return titleText(resp)
+}
+
+// titleRequest is the request for a title of the first question.
+func titleRequest(modelName, input string) Request {
 	cfg := &genai.GenerateContentConfig{Temperature: genai.Ptr[float32](0.2)}
 	limitOutput(cfg, modelName, 64)
 	q := input
 	if r := []rune(q); len(r) > 2000 {
 		q = string(r[:2000])
 	}
-	resp, err := gen.GenerateContent(ctx, modelName, []*genai.Content{genai.NewContentFromText(titlePrompt+q, genai.RoleUser)}, cfg)
-	if err != nil {
-		return "", goerr.Wrap(err, "title request failed")
-	}
+	return Request{Contents: []*genai.Content{genai.NewContentFromText(titlePrompt+q, genai.RoleUser)}, Config: cfg}
+}
+
+// titleText is the model's title in resp, raw; junk is an error.
+func titleText(resp *genai.GenerateContentResponse) (string, error) {
 	var raw strings.Builder
-	if len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
+	if resp != nil && len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
 		for _, p := range resp.Candidates[0].Content.Parts {
 			if p.Text != "" && !p.Thought {
 				raw.WriteString(p.Text)

@@ -1,0 +1,98 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+)
+
+// Questions answered later by someone else: a Gemini Batch API job asks the model on the
+// service's side, hours later. Prepare gives the requests a question needs, exactly as Send
+// would shape them; Complete takes the job's answers and ends the turn as Send does (the
+// transcript, the title, redaction and the save). A job cannot run a call loop, so no tools
+// are declared, and no summary is made: older turns are only left out of the request.
+
+// Request is one model request, to be sent by someone else.
+type Request struct {
+	Contents []*genai.Content
+	Config   *genai.GenerateContentConfig
+}
+
+// Prepare returns the request that answers input, and for a history that still needs a
+// title (with titles on) the request for its title; title is nil otherwise.
+func (s *Session) Prepare(input string) (answer Request, title *Request, err error) {
+	input = strings.TrimSpace(input)
+	if input == "" {
+		return Request{}, nil, goerr.New("empty question")
+	}
+	user := genai.NewContentFromText(input, genai.RoleUser)
+	contents, _ := s.shape([]*genai.Content{user}, s.budget())
+	answer = Request{Contents: contents, Config: &genai.GenerateContentConfig{SystemInstruction: s.system}}
+	if s.needsTitle() && s.opts.Titles {
+		t := titleRequest(s.opts.TitleModel, input)
+		title = &t
+	}
+	return answer, title, nil
+}
+
+// Answer is what a job answered for one question.
+type Answer struct {
+	// Response is the answer's response; nil when Err is set.
+	Response *genai.GenerateContentResponse
+	// Err is the job's error for the answer's request.
+	Err error
+	// Title is the response to the title request (nil: none was asked, or it failed, and the
+	// fallback title is used).
+	Title *genai.GenerateContentResponse
+}
+
+// Complete ends the turn of input with a job's answer, as SendTurn ends a turn it asked
+// itself: the question and the reply join the transcript, a new history is titled, and the
+// history is saved (redacted). An answer that failed, or holds nothing, adds nothing and is
+// returned as the error, so the question can be asked again.
+func (s *Session) Complete(ctx context.Context, input string, a Answer) (*Turn, error) {
+	input = strings.TrimSpace(input)
+	if input == "" {
+		return nil, goerr.New("empty question")
+	}
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	var rb replyBuilder
+	rb.addResponse(a.Response, nil)
+	reply, usage, err := rb.finish()
+	if err != nil {
+		return nil, err
+	}
+	var titleCh chan titleResult
+	if s.needsTitle() && s.opts.Titles {
+		titleCh = make(chan titleResult, 1)
+		t, terr := titleText(a.Title)
+		titleCh <- titleResult{t, terr}
+	}
+	user := genai.NewContentFromText(input, genai.RoleUser)
+	return s.finishTurn(ctx, input, []*genai.Content{user}, reply, usage, nil, titleCh, nil, TurnHooks{})
+}
+
+// Holds reports whether the stored transcript has input as the question at index at: a job's
+// answer to it was already saved (a collection that is run again saves nothing twice).
+func (s *Session) Holds(at int, input string) bool {
+	h := s.history
+	if at < 0 || at+1 >= len(h.Contents) {
+		return false
+	}
+	c := h.Contents[at]
+	if c == nil || c.Role != genai.RoleUser {
+		return false
+	}
+	red, _ := s.redactor.RedactString(strings.TrimSpace(input))
+	var got strings.Builder
+	for _, p := range c.Parts {
+		if p != nil {
+			got.WriteString(p.Text)
+		}
+	}
+	return got.String() == red
+}
