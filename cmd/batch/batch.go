@@ -22,6 +22,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/batch"
+	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -36,6 +37,7 @@ type Options struct {
 	RPM         int
 	NoTitles    bool
 	Tools       factory.ToolOptions
+	Remote      RemoteOptions
 }
 
 // NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
@@ -49,17 +51,26 @@ func NewCmdBatch(f *factory.Factory, runF func(context.Context, *Options) error)
 			`input lines:  {"alert_id": "...", "query": "...", "history_id": "...", "id": "..."}` + "\n" +
 			`output lines: {"id", "line", "alert_id", "history_id", "title", "answer", "usage": {"input_tokens", "output_tokens"}, "error"}`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of questions, - for stdin", Required: true, Destination: &opts.File},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of questions, - for stdin (required)", Destination: &opts.File},
 			&cli.IntFlag{Name: "concurrency", Usage: "questions asked at once", Value: 4, Destination: &opts.Concurrency},
 			&cli.IntFlag{Name: "rpm", Usage: "at most N Gemini requests a minute, answers, titles and retries together (0: no limit)", Destination: &opts.RPM},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
+			&cli.BoolFlag{Name: "remote", Usage: "answer through one Gemini Batch API job (about half the price, answered within hours; no tools)", Destination: &opts.Remote.Enabled},
+			&cli.BoolFlag{Name: "resubmit", Usage: "with --remote: submit a new job even when one for this input is recorded", Destination: &opts.Remote.Resubmit},
+			&cli.BoolFlag{Name: "no-wait", Usage: `with --remote: record the job, print {"job": NAME} and exit`, Destination: &opts.Remote.NoWait},
+			&cli.DurationFlag{Name: "poll-interval", Usage: "with --remote: pause between two looks at the job (backing off on errors)", Value: remote.DefaultPollInterval, Destination: &opts.Remote.PollInterval},
 		},
+		Commands: []*cli.Command{newCmdJobs(f, nil), newCmdCancel(f, nil)},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "the questions come from -f FILE"); err != nil {
 				return err
+			}
+			// Not a required flag of the parser's: it would be required of "batch jobs" too.
+			if opts.File == "" {
+				return cmdutil.UsageErrorf("batch needs a file of questions: -f FILE (JSONL, - for stdin)")
 			}
 			if runF != nil {
 				return runF(ctx, opts)
@@ -79,6 +90,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return opts.Tools.Check()
 	case opts.RPM < 0:
 		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
+	case opts.Remote.Check() != nil:
+		return opts.Remote.Check()
 	}
 	data, err := cmdutil.ReadInput(opts.IO, opts.File, batch.MaxInputBytes)
 	if err != nil {
@@ -90,6 +103,9 @@ func batchRun(ctx context.Context, opts *Options) error {
 	}
 	if len(qs) == 0 {
 		return nil
+	}
+	if opts.Remote.Enabled {
+		return remoteRun(ctx, opts, data, qs)
 	}
 
 	// Ctrl-C or SIGTERM: stop starting questions, cancel those in flight, write what finished.

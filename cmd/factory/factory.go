@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -49,6 +50,8 @@ type Factory struct {
 	LLM func(ctx context.Context, o LLMOptions) (*llm.Client, error)
 	// Embedder returns the embedding model of --embeddings, nil when embeddings are off.
 	Embedder func(ctx context.Context) (search.Embedder, error)
+	// Batches returns the Gemini Batch API (batch --remote).
+	Batches func(ctx context.Context) (*remote.Gemini, error)
 }
 
 // SessionDeps are what a command that starts sessions (chat, batch) takes from the factory.
@@ -58,11 +61,12 @@ type SessionDeps struct {
 	Logger    func() *slog.Logger
 	OpenStore func(ctx context.Context, o StoreOptions) (*Store, error)
 	LLM       func(ctx context.Context, o LLMOptions) (*llm.Client, error)
+	Batches   func(ctx context.Context) (*remote.Gemini, error)
 }
 
 // SessionDeps returns the factory's parts for a command that starts sessions.
 func (f *Factory) SessionDeps() SessionDeps {
-	return SessionDeps{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM}
+	return SessionDeps{IO: f.IO, Config: f.Config, Logger: f.Logger, OpenStore: f.OpenStore, LLM: f.LLM, Batches: f.Batches}
 }
 
 // StoreOptions tune OpenStore for one command.
@@ -132,6 +136,9 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 			return nil, err
 		}
 		return NewLLM(ctx, gc, cfg.Retry, f.Logger(), o)
+	}
+	f.Batches = func(ctx context.Context) (*remote.Gemini, error) {
+		return newBatchService(ctx, getenv, *cfg)
 	}
 	return f
 }

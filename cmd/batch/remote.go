@@ -1,0 +1,327 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/batch"
+	"github.com/alertchat/alertchat/pkg/batch/remote"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// RemoteOptions are batch's flags for the Gemini Batch API.
+type RemoteOptions struct {
+	Enabled      bool
+	Resubmit     bool
+	NoWait       bool
+	PollInterval time.Duration
+}
+
+// Check refuses the remote flags without --remote, and a pause under a second.
+func (o RemoteOptions) Check() error {
+	switch {
+	case !o.Enabled && (o.Resubmit || o.NoWait):
+		return cmdutil.UsageErrorf("--resubmit and --no-wait go with --remote")
+	case o.Enabled && o.PollInterval < time.Second:
+		return cmdutil.UsageErrorf("invalid --poll-interval %s: at least 1s", o.PollInterval)
+	}
+	return nil
+}
+
+// remoteRun answers qs through a Batch API job: found recorded for this input, or submitted.
+func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Question) error {
+	cfg := opts.Config()
+	if opts.Tools.NoTools || opts.RPM > 0 {
+		// Harmless, but say it: a job declares no tools and paces itself.
+		fmt.Fprintln(opts.IO.ErrOut, "Note: a remote batch declares no tools and is paced by the service; --no-tools and --rpm change nothing.")
+	}
+	// Ctrl-C or SIGTERM while waiting leaves the job running; while collecting, what is saved
+	// stays saved and the same command collects the rest.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	svc, err := opts.Batches(ctx)
+	if err != nil {
+		return err
+	}
+	client, err := opts.LLM(ctx, factory.LLMOptions{})
+	if err != nil {
+		return err
+	}
+	factory.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
+	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	jobs, ok := store.Find[store.BatchJobs](s)
+	if !ok {
+		return goerr.New("this store cannot record batch jobs")
+	}
+	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
+	bar := startJobProgress(opts.IO)
+	oc, err := remote.Run(ctx, data, qs, opts.IO.Out, remote.Options{
+		Service: svc, Jobs: jobs, Store: s, Model: cfg.Model,
+		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
+			return session.New(sessOpts, a, h)
+		},
+		Resubmit: opts.Remote.Resubmit, NoWait: opts.Remote.NoWait, PollInterval: opts.Remote.PollInterval,
+		Concurrency:   opts.Concurrency,
+		DescribeError: func(err error) string { return factory.Message(factory.DescribeModelError(err)) },
+		OnState:       bar.update,
+		FileOnly:      svc.Client.ClientConfig().Backend == genai.BackendVertexAI,
+	})
+	bar.stop()
+	if oc != nil && oc.Job != nil {
+		switch {
+		case oc.Submitted:
+			how := "as a file"
+			if oc.Inlined {
+				how = "inline"
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "Submitted batch job %s: %d questions, sent %s.\n", oc.Job.ID, oc.Job.Requests, how)
+		case oc.Found:
+			fmt.Fprintf(opts.IO.ErrOut, "Found batch job %s for this input (%s); --resubmit asks again.\n", oc.Job.ID, oc.Job.State)
+		}
+	}
+	switch {
+	case errors.Is(err, remote.ErrInvalidInput):
+		return cmdutil.UsageErrorf("%s: %s", cmdutil.InputName(opts.File), factory.Message(err))
+	case errors.Is(err, remote.ErrDetached):
+		return goerr.Wrap(context.Canceled, fmt.Sprintf("stopped waiting; batch job %s goes on: run the same command again to wait for it and collect its answers", oc.Job.ID))
+	case err != nil && oc != nil && oc.Summary != nil:
+		return batchOutcome(opts.IO, oc.Summary, err)
+	case err != nil:
+		return err
+	}
+	if opts.Remote.NoWait {
+		line, err := remote.JobLine(oc.Job.ID)
+		if err != nil {
+			return err
+		}
+		_, err = opts.IO.Out.Write(line)
+		return err
+	}
+	return batchOutcome(opts.IO, oc.Summary, nil)
+}
+
+// jobProgress redraws one line on stderr while a job is waited for: its state, questions and
+// elapsed time. It is silent unless stderr is a terminal.
+type jobProgress struct {
+	w     io.Writer
+	mu    sync.Mutex
+	drawn int
+}
+
+func startJobProgress(ios *cmdutil.IOStreams) *jobProgress {
+	if !ios.StderrTTY {
+		return nil
+	}
+	return &jobProgress{w: ios.ErrOut}
+}
+
+func (p *jobProgress) update(j *record.BatchJob, elapsed time.Duration) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := jobLine(j, elapsed)
+	pad := ""
+	if n := len(line); n < p.drawn {
+		pad = strings.Repeat(" ", p.drawn-n)
+	}
+	p.drawn = len(line)
+	fmt.Fprint(p.w, "\r"+line+pad)
+}
+
+func (p *jobProgress) stop() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn > 0 {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// jobLine is the progress line of a job.
+func jobLine(j *record.BatchJob, elapsed time.Duration) string {
+	state := strings.ToLower(strings.TrimPrefix(j.State, "JOB_STATE_"))
+	line := fmt.Sprintf("%s  %s  %d questions", j.ID, state, j.Requests)
+	if j.Succeeded+j.Failed > 0 {
+		line += fmt.Sprintf("  %d answered  %d failed", j.Succeeded, j.Failed)
+	}
+	return line + "  " + elapsed.Round(time.Second).String()
+}
+
+// JobsOptions are "batch jobs"'s.
+type JobsOptions struct {
+	factory.SessionDeps
+	Format string
+	Limit  int
+}
+
+func newCmdJobs(f *factory.Factory, runF func(context.Context, *JobsOptions) error) *cli.Command {
+	opts := &JobsOptions{SessionDeps: f.SessionDeps()}
+	return &cli.Command{
+		Name:      "jobs",
+		Usage:     "list the workspace's recorded Batch API jobs, newest first",
+		UsageText: "alertchat batch jobs [-o json] [--limit N]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "text or json", Value: "text", Destination: &opts.Format},
+			&cli.IntFlag{Name: "limit", Usage: "at most N jobs", Value: store.DefaultLimit, Destination: &opts.Limit},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return jobsRun(ctx, opts)
+		},
+	}
+}
+
+// jobJSON is a job as `batch jobs -o json` prints it.
+type jobJSON struct {
+	ID          string    `json:"id"`
+	State       string    `json:"state"`
+	Model       string    `json:"model"`
+	InputSHA256 string    `json:"input_sha256"`
+	Requests    int       `json:"requests"`
+	Succeeded   int       `json:"succeeded"`
+	Failed      int       `json:"failed"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func jobsRun(ctx context.Context, opts *JobsOptions) error {
+	if err := cmdutil.CheckFormat(opts.Format, "text", "json"); err != nil {
+		return err
+	}
+	if opts.Limit < 1 {
+		return cmdutil.UsageErrorf("invalid --limit %d: at least 1", opts.Limit)
+	}
+	jobs, closeStore, err := openJobs(ctx, opts.SessionDeps)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	list, err := jobs.ListBatchJobs(ctx, opts.Limit)
+	if err != nil {
+		return goerr.Wrap(err, "failed to list batch jobs")
+	}
+	if opts.Format == "json" {
+		out := make([]jobJSON, len(list))
+		for i, j := range list {
+			out[i] = jobJSON{ID: j.ID, State: j.State, Model: j.Model, InputSHA256: j.InputSHA256, Requests: j.Requests,
+				Succeeded: j.Succeeded, Failed: j.Failed, CreatedAt: j.CreatedAt.UTC(), UpdatedAt: j.UpdatedAt.UTC()}
+		}
+		return cmdutil.PrintJSON(opts.IO.Out, out)
+	}
+	if len(list) == 0 {
+		if opts.IO.StdoutTTY {
+			fmt.Fprintln(opts.IO.ErrOut, "No batch jobs recorded in this workspace.")
+		}
+		return nil
+	}
+	t := cmdutil.NewTable(opts.IO.Out, opts.IO.StdoutTTY, "JOB", "STATE", "QUESTIONS", "ANSWERED", "FAILED", "MODEL", "CREATED")
+	for _, j := range list {
+		t.Row(j.ID, strings.TrimPrefix(j.State, "JOB_STATE_"), strconv.Itoa(j.Requests), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed),
+			j.Model, j.CreatedAt.Local().Format(time.DateTime))
+	}
+	t.Flush()
+	return nil
+}
+
+// CancelOptions are "batch cancel"'s.
+type CancelOptions struct {
+	factory.SessionDeps
+	Job string
+}
+
+func newCmdCancel(f *factory.Factory, runF func(context.Context, *CancelOptions) error) *cli.Command {
+	opts := &CancelOptions{SessionDeps: f.SessionDeps()}
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "cancel a recorded Batch API job (JOB: its name or a unique prefix)",
+		UsageText: "alertchat batch cancel JOB",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			args := c.Args().Slice()
+			if len(args) != 1 {
+				return cmdutil.UsageErrorf("batch cancel takes one job name (see `alertchat batch jobs`)")
+			}
+			opts.Job = args[0]
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return cancelRun(ctx, opts)
+		},
+	}
+}
+
+func cancelRun(ctx context.Context, opts *CancelOptions) error {
+	jobs, closeStore, err := openJobs(ctx, opts.SessionDeps)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	rec, err := jobs.GetBatchJob(ctx, opts.Job)
+	if errors.Is(err, store.ErrNotFound) {
+		return factory.NotFoundf("no batch job %q in this workspace", opts.Job)
+	}
+	if err != nil {
+		return err
+	}
+	svc, err := opts.Batches(ctx)
+	if err != nil {
+		return err
+	}
+	if err := svc.Cancel(ctx, rec.ID); err != nil {
+		return goerr.Wrap(factory.DescribeModelError(err), "failed to cancel batch job "+rec.ID)
+	}
+	if job, err := svc.Get(ctx, rec.ID); err == nil {
+		rec.State = string(job.State)
+	}
+	rec.UpdatedAt = time.Now()
+	if err := jobs.PutBatchJob(ctx, rec); err != nil {
+		return goerr.Wrap(err, "the job was cancelled but its state could not be recorded", goerr.V("job", rec.ID))
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Cancelled batch job %s (%s).\n", rec.ID, strings.TrimPrefix(rec.State, "JOB_STATE_"))
+	return nil
+}
+
+// openJobs opens the store and its batch job records.
+func openJobs(ctx context.Context, deps factory.SessionDeps) (store.BatchJobs, func(), error) {
+	s, err := deps.OpenStore(ctx, factory.StoreOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs, ok := store.Find[store.BatchJobs](s)
+	if !ok {
+		_ = s.Close()
+		return nil, nil, goerr.New("this store cannot record batch jobs")
+	}
+	return jobs, func() { _ = s.Close() }, nil
+}

@@ -1,0 +1,508 @@
+// Package remote answers a batch through the Gemini Batch API: the whole input becomes one
+// server-side job (about half the price of asking one question at a time, answered within
+// hours), recorded in the store the moment it exists so that the same input asked again finds
+// it instead of paying twice. When the job is done, each answer is saved as a history exactly
+// as a local batch saves it (pkg/batch: the same sessions, redaction, titles and output
+// lines), and a collection that is run again saves nothing twice.
+package remote
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/batch"
+	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/retry"
+	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// Limits of the service, checked before anything is uploaded.
+const (
+	// InlineLimit is the largest create request sent with its requests inlined; a larger job
+	// uploads them as a file.
+	InlineLimit = 10 << 20
+	// MaxFileBytes is the largest input file the Batch API takes.
+	MaxFileBytes = 2 << 30
+	// DefaultPollInterval is how often a waiting job is asked for its state.
+	DefaultPollInterval = 30 * time.Second
+	// maxPollInterval bounds the backoff after errors.
+	maxPollInterval = 5 * time.Minute
+)
+
+// Service is the Gemini Batch API as a remote batch uses it.
+type Service interface {
+	// Create starts a job of model answering src.
+	Create(ctx context.Context, model string, src *genai.BatchJobSource) (*genai.BatchJob, error)
+	// Get returns a job's state and, once it is done, its output.
+	Get(ctx context.Context, name string) (*genai.BatchJob, error)
+	// Cancel asks the service to stop a job.
+	Cancel(ctx context.Context, name string) error
+	// Upload stores an input file of size bytes (JSONL) and returns the job source naming it;
+	// id names the input among others (its SHA-256).
+	Upload(ctx context.Context, id string, r io.Reader, size int64) (*genai.BatchJobSource, error)
+	// Results opens the results file of a done job whose input was a file.
+	Results(ctx context.Context, job *genai.BatchJob) (io.ReadCloser, error)
+}
+
+// Store is what a remote batch reads and writes.
+type Store interface {
+	batch.Store
+	GetHistoryMeta(ctx context.Context, id record.HistoryID) (*record.History, error)
+}
+
+// Options are a remote batch's dependencies and settings.
+type Options struct {
+	Service Service
+	Jobs    store.BatchJobs
+	Store   Store
+	// NewSession starts the session of a question, as a local batch's: no tools (a job cannot
+	// run calls) and no summaries (they would be one more request).
+	NewSession func(a *record.Alert, h *record.History) (*session.Session, error)
+	Model      string
+	// Resubmit submits a new job even when one for the same input is recorded.
+	Resubmit bool
+	// NoWait returns once the job is recorded.
+	NoWait bool
+	// PollInterval is the pause between two looks at a waiting job (default
+	// DefaultPollInterval); errors back off from it.
+	PollInterval time.Duration
+	// Concurrency is how many histories are saved at once when the job is collected.
+	Concurrency int
+	// DescribeError turns a question's error into its line's "error" (default err.Error()).
+	DescribeError func(error) string
+	// OnState is told of the job as it is recorded, after every look while it waits, and when
+	// it is collected; elapsed counts from the job's creation.
+	OnState func(j *record.BatchJob, elapsed time.Duration)
+	// Sleep waits d or until ctx is done (tests: a clock of their own); Now is the clock of the
+	// records.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
+	// TempDir is where a file job's input is written before it is uploaded ("" the system's).
+	TempDir string
+	// FileOnly sends the requests as a file whatever their size (Vertex AI takes no inlined
+	// requests).
+	FileOnly bool
+}
+
+// Outcome is what Run did.
+type Outcome struct {
+	// Job is the job as recorded last.
+	Job *record.BatchJob
+	// Found is set when the job was found recorded rather than submitted now.
+	Found bool
+	// Submitted is set when the job was submitted now; Inlined when its requests were sent
+	// inline rather than as a file.
+	Submitted, Inlined bool
+	// Summary is the collection's, nil when nothing was collected (NoWait, interrupted).
+	Summary *batch.Summary
+}
+
+// Errors of a run.
+var (
+	// ErrInvalidInput: a line cannot be asked; nothing was submitted.
+	ErrInvalidInput = errors.New("invalid batch input")
+	// ErrJobEnded: the job failed, was cancelled or expired.
+	ErrJobEnded = errors.New("the batch job did not succeed")
+	// ErrDetached: the wait was interrupted; the job goes on.
+	ErrDetached = errors.New("stopped waiting; the batch job goes on")
+)
+
+// InputSHA256 is the hex SHA-256 of a batch's input bytes, which identifies its job.
+func InputSHA256(input []byte) string {
+	sum := sha256.Sum256(input)
+	return hex.EncodeToString(sum[:])
+}
+
+// Run answers qs (parsed from input) through a job: it finds the job recorded for the same
+// input, workspace and model or submits one, waits for it and collects it, writing the output
+// lines to out in input order.
+func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, o Options) (*Outcome, error) {
+	if o.Service == nil || o.Jobs == nil || o.Store == nil || o.NewSession == nil || o.Model == "" {
+		return nil, goerr.New("a remote batch needs a service, a job store, a store, sessions and a model")
+	}
+	o.defaults()
+	sha := InputSHA256(input)
+	oc := &Outcome{}
+	var job *genai.BatchJob
+	if !o.Resubmit {
+		rec, err := o.Jobs.FindBatchJob(ctx, sha, o.Model)
+		switch {
+		case err == nil:
+			oc.Job, oc.Found = rec, true
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, goerr.Wrap(err, "failed to look for a recorded batch job")
+		}
+	}
+	if oc.Job == nil {
+		if err := check(qs); err != nil {
+			return nil, err
+		}
+		items, err := o.prepare(ctx, qs)
+		if err != nil {
+			return nil, err
+		}
+		if job, oc.Inlined, err = o.submit(ctx, sha, items); err != nil {
+			return nil, err
+		}
+		oc.Submitted = true
+		oc.Job = &record.BatchJob{ID: job.Name, Model: o.Model, InputSHA256: sha, Requests: len(qs),
+			State: string(job.State), CreatedAt: o.Now(), UpdatedAt: o.Now()}
+		if err := o.Jobs.PutBatchJob(context.WithoutCancel(ctx), oc.Job); err != nil {
+			// The job exists and costs money: say its name, so it can be found or cancelled.
+			return oc, goerr.Wrap(err, "the batch job was created but could not be recorded; cancel it with `batch cancel "+job.Name+"` or wait for it", goerr.V("job", job.Name))
+		}
+	}
+	o.OnState(oc.Job, o.Now().Sub(oc.Job.CreatedAt))
+	if o.NoWait {
+		return oc, nil
+	}
+	job, err := o.wait(ctx, oc.Job, job)
+	if err != nil {
+		return oc, err
+	}
+	sum, err := o.collect(ctx, qs, oc.Job, job, out)
+	oc.Summary = sum
+	return oc, err
+}
+
+func (o *Options) defaults() {
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.Concurrency < 1 {
+		o.Concurrency = 4
+	}
+	if o.DescribeError == nil {
+		o.DescribeError = func(err error) string { return err.Error() }
+	}
+	if o.OnState == nil {
+		o.OnState = func(*record.BatchJob, time.Duration) {}
+	}
+	if o.Sleep == nil {
+		o.Sleep = retry.Sleep
+	}
+	if o.Now == nil {
+		o.Now = store.Now
+	}
+}
+
+// check refuses an input with a line that cannot be asked, naming the line, before anything is
+// submitted, and an input that continues one history twice: a job asks its questions at once,
+// so the second could not see the first's answer.
+func check(qs []batch.Question) error {
+	seen := map[record.HistoryID]int{}
+	for _, q := range qs {
+		if q.Err != nil {
+			return goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: %v", q.Line, q.Err), goerr.V("line", q.Line))
+		}
+		if q.HistoryID == "" {
+			continue
+		}
+		if first, ok := seen[q.HistoryID]; ok {
+			return goerr.Wrap(ErrInvalidInput, fmt.Sprintf("lines %d and %d continue the same history %s: a remote batch asks its questions at once, so ask the second in another run (or run the batch locally)", first, q.Line, q.HistoryID))
+		}
+		seen[q.HistoryID] = q.Line
+	}
+	return nil
+}
+
+// prepare builds the requests of every question, as its session would send them. A line naming
+// an alert or a history that does not exist fails the whole input, naming the line.
+func (o *Options) prepare(ctx context.Context, qs []batch.Question) ([]item, error) {
+	alerts := map[record.AlertID]*record.Alert{}
+	alert := func(q batch.Question, id record.AlertID) (*record.Alert, error) {
+		if a, ok := alerts[id]; ok {
+			return a, nil
+		}
+		a, err := o.Store.GetAlert(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: no alert %s", q.Line, id), goerr.V("line", q.Line))
+		}
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to read an alert", goerr.V("alert_id", id))
+		}
+		alerts[id] = a
+		return a, nil
+	}
+	items := make([]item, 0, 2*len(qs))
+	for _, q := range qs {
+		var h *record.History
+		alertID := q.AlertID
+		if q.HistoryID != "" {
+			var err error
+			h, err = o.Store.GetHistory(ctx, q.HistoryID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: no history %s", q.Line, q.HistoryID), goerr.V("line", q.Line))
+			}
+			if err != nil {
+				return nil, goerr.Wrap(err, "failed to read a history", goerr.V("history_id", q.HistoryID))
+			}
+			if alertID != "" && alertID != h.AlertID {
+				return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: history %s is about alert %s, not %s", q.Line, h.ID, h.AlertID, alertID))
+			}
+			alertID = h.AlertID
+		}
+		a, err := alert(q, alertID)
+		if err != nil {
+			return nil, err
+		}
+		s, err := o.NewSession(a, h)
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to start a session", goerr.V("line", q.Line))
+		}
+		ans, title, err := s.Prepare(q.Query)
+		if err != nil {
+			return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: %v", q.Line, err))
+		}
+		k := key{line: q.Line}
+		if h != nil {
+			k.at = len(h.Contents)
+		}
+		items = append(items, item{key: k, req: ans})
+		if title != nil {
+			items = append(items, item{key: key{title: true, line: q.Line}, req: *title})
+		}
+	}
+	return items, nil
+}
+
+// submit creates the job: inlined while the request stays under InlineLimit, else through an
+// uploaded JSONL file.
+func (o *Options) submit(ctx context.Context, sha string, items []item) (*genai.BatchJob, bool, error) {
+	size, err := inlinedSize(o.Model, items)
+	if err != nil {
+		return nil, false, err
+	}
+	if size <= InlineLimit && !o.FileOnly {
+		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: inlined(o.Model, items)})
+		if err != nil {
+			return nil, true, goerr.Wrap(err, "failed to create the batch job")
+		}
+		return job, true, nil
+	}
+	f, err := os.CreateTemp(o.TempDir, "alertchat-batch-*.jsonl")
+	if err != nil {
+		return nil, false, goerr.Wrap(err, "failed to write the job's input file")
+	}
+	defer func() {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+	}()
+	n, err := writeJSONL(f, items)
+	if err != nil {
+		return nil, false, err
+	}
+	if n > MaxFileBytes {
+		return nil, false, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, int64(MaxFileBytes)))
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, false, goerr.Wrap(err, "failed to read the job's input file")
+	}
+	src, err := o.Service.Upload(ctx, sha, f, n)
+	if err != nil {
+		return nil, false, goerr.Wrap(err, "failed to upload the job's input file", goerr.V("bytes", n))
+	}
+	job, err := o.Service.Create(ctx, o.Model, src)
+	if err != nil {
+		return nil, false, goerr.Wrap(err, "failed to create the batch job")
+	}
+	return job, false, nil
+}
+
+// done reports whether a job's state is final.
+func done(s genai.JobState) bool {
+	switch s {
+	case genai.JobStateSucceeded, genai.JobStateFailed, genai.JobStateCancelled, genai.JobStateExpired, genai.JobStatePartiallySucceeded:
+		return true
+	}
+	return false
+}
+
+// wait polls the job until its state is final, recording each change. job, when set, is what
+// the service said last.
+func (o *Options) wait(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) (*genai.BatchJob, error) {
+	pause := o.PollInterval
+	for first := true; ; first = false {
+		if job != nil && done(job.State) {
+			return job, nil
+		}
+		if !first || job != nil {
+			if err := o.Sleep(ctx, pause); err != nil {
+				return nil, o.detached(rec, err)
+			}
+		}
+		got, err := o.Service.Get(ctx, rec.ID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, o.detached(rec, ctx.Err())
+			}
+			// The job goes on whatever happened to this look: back off, and honour the delay
+			// a 429 asks for.
+			pause = min(2*pause, maxPollInterval)
+			if d, ok := llm.RetryDelay(err); ok && d > pause {
+				pause = d
+			}
+			continue
+		}
+		pause = o.PollInterval
+		job = got
+		if string(job.State) != rec.State {
+			rec.State, rec.UpdatedAt = string(job.State), o.Now()
+			if err := o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec); err != nil {
+				return nil, goerr.Wrap(err, "failed to record the batch job's state", goerr.V("job", rec.ID))
+			}
+		}
+		o.OnState(rec, o.Now().Sub(rec.CreatedAt))
+	}
+}
+
+func (o *Options) detached(rec *record.BatchJob, cause error) error {
+	return goerr.Wrap(ErrDetached, "run the same command again to wait for it and collect its answers (or `alertchat batch cancel "+rec.ID+"`)",
+		goerr.V("job", rec.ID), goerr.V("cause", cause.Error()))
+}
+
+// collect saves the answers of a done job and writes the output lines; a job that did not
+// succeed saves what it answered (an expired job's partial results) and returns ErrJobEnded.
+func (o *Options) collect(ctx context.Context, qs []batch.Question, rec *record.BatchJob, job *genai.BatchJob, out io.Writer) (*batch.Summary, error) {
+	state := job.State
+	res := newResults()
+	if job.Dest != nil {
+		switch {
+		case len(job.Dest.InlinedResponses) > 0:
+			res.addInlined(job.Dest.InlinedResponses)
+		case job.Dest.FileName != "" || job.Dest.GCSURI != "" || (job.OutputInfo != nil && job.OutputInfo.GCSOutputDirectory != ""):
+			rc, err := o.Service.Results(ctx, job)
+			if err != nil {
+				return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
+			}
+			err = res.readFile(rc)
+			_ = rc.Close()
+			if err != nil {
+				return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
+			}
+		}
+	}
+	if (state == genai.JobStateFailed || state == genai.JobStateCancelled) && len(res.answers) == 0 {
+		rec.State, rec.UpdatedAt = string(state), o.Now()
+		_ = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec)
+		msg := "the batch job ended " + string(state)
+		if job.Error != nil && job.Error.Message != "" {
+			msg += ": " + job.Error.Message
+		}
+		return nil, goerr.Wrap(ErrJobEnded, msg, goerr.V("job", rec.ID), goerr.V("state", string(state)))
+	}
+
+	sum, err := batch.Run(ctx, qs, out, batch.Options{
+		Store:         o.Store,
+		NewSession:    o.NewSession,
+		Concurrency:   o.Concurrency,
+		DescribeError: o.DescribeError,
+		NewHistory: func(ctx context.Context, q batch.Question) (*record.History, error) {
+			return o.newHistory(ctx, rec, q)
+		},
+		Ask: func(ctx context.Context, s *session.Session, q batch.Question) (*session.Turn, error) {
+			return complete(ctx, s, q, res, state)
+		},
+	})
+	if sum != nil {
+		rec.Succeeded, rec.Failed = sum.Succeeded, sum.Failed
+	}
+	rec.State, rec.UpdatedAt = string(state), o.Now()
+	rec.Collected = err == nil && sum != nil && len(sum.Unfinished) == 0
+	if perr := o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec); perr != nil && err == nil {
+		err = goerr.Wrap(perr, "failed to record the collected batch job", goerr.V("job", rec.ID))
+	}
+	o.OnState(rec, o.Now().Sub(rec.CreatedAt))
+	if err != nil {
+		return sum, err
+	}
+	if state != genai.JobStateSucceeded {
+		return sum, goerr.Wrap(ErrJobEnded, fmt.Sprintf("the batch job ended %s; %d of %d answers were saved", state, sum.Succeeded, sum.Total),
+			goerr.V("job", rec.ID), goerr.V("state", string(state)))
+	}
+	return sum, nil
+}
+
+// historyNamespace derives the IDs of a job's new histories.
+var historyNamespace = uuid.MustParse("6f1c2a4e-8d0b-4c52-9a57-3b8e0f6d2c19")
+
+// HistoryID is the ID of the new history that the question on input line of a job starts: the
+// same whenever the job is collected, so a second collection finds the first's.
+func HistoryID(job string, line int) record.HistoryID {
+	return record.HistoryID(uuid.NewSHA1(historyNamespace, fmt.Appendf(nil, "%s#%d", job, line)).String())
+}
+
+// newHistory is the history a new conversation of the job starts as: the one a previous
+// collection saved, or a new one with the job's ID for the line.
+func (o *Options) newHistory(ctx context.Context, rec *record.BatchJob, q batch.Question) (*record.History, error) {
+	id := HistoryID(rec.ID, q.Line)
+	h, err := o.Store.GetHistory(ctx, id)
+	switch {
+	case err == nil:
+		return h, nil
+	case errors.Is(err, store.ErrNotFound):
+		return &record.History{ID: id, AlertID: q.AlertID}, nil
+	}
+	return nil, goerr.Wrap(err, "failed to read a history", goerr.V("history_id", id))
+}
+
+// complete ends the question's turn with the job's answer, unless a previous collection saved
+// it already: then the line is written from the job's answer and nothing is saved again.
+func complete(ctx context.Context, s *session.Session, q batch.Question, res *results, state genai.JobState) (*session.Turn, error) {
+	a, ok := res.answers[q.Line]
+	if !ok {
+		return nil, goerr.New(fmt.Sprintf("the batch job (%s) has no answer to this question", state))
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	if s.Holds(a.at, q.Query) {
+		return savedTurn(a.resp), nil
+	}
+	return s.Complete(ctx, q.Query, session.Answer{Response: a.resp, Title: res.titles[q.Line]})
+}
+
+// savedTurn is the turn of an answer saved by an earlier collection.
+func savedTurn(resp *genai.GenerateContentResponse) *session.Turn {
+	t := &session.Turn{}
+	if resp == nil {
+		return t
+	}
+	if resp.UsageMetadata != nil {
+		t.Usage = record.Usage{InputTokens: int64(resp.UsageMetadata.PromptTokenCount),
+			OutputTokens: int64(resp.UsageMetadata.CandidatesTokenCount) + int64(resp.UsageMetadata.ThoughtsTokenCount)}
+	}
+	var b strings.Builder
+	if len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
+		for _, p := range resp.Candidates[0].Content.Parts {
+			if p != nil && p.Text != "" && !p.Thought {
+				b.WriteString(p.Text)
+			}
+		}
+	}
+	t.Answer = b.String()
+	return t
+}
+
+// JobLine is the line `--no-wait` prints.
+func JobLine(name string) ([]byte, error) {
+	b, err := json.Marshal(map[string]string{"job": name})
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to encode the job line")
+	}
+	return append(b, '\n'), nil
+}
