@@ -164,7 +164,8 @@ func (s *Server) SetBatchHandler(name string, h func(*BatchRequest) Reply) error
 }
 
 // AddBatchResultLines adds raw lines, such as one that is not JSON, at the start of the
-// results file of the file job name, before its answers. Call it before the job ends.
+// results file of the file job name, before its answers. Call it before the job ends; a
+// job that ends with no answer has no results file.
 func (s *Server) AddBatchResultLines(name string, lines ...string) error {
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
@@ -350,7 +351,7 @@ func (s *Server) FinishBatch(name string, state genai.JobState, answered func(*B
 	}
 	j.finish(state, time.Now())
 	j.results = results
-	if j.fileName != "" && (len(results) > 0 || len(j.extraLines) > 0) {
+	if j.fileName != "" && len(results) > 0 {
 		f := s.newFile(s.freeFileName("batch", "results"), "", "application/jsonl", genai.FileSourceGenerated, resultsFile(j))
 		j.resultsFile = f.name
 	}
@@ -606,7 +607,6 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, kind string) boo
 		return true
 	}
 	if f := s.takeFailure(kind); f != nil {
-		s.errors.Add(1)
 		writeError(w, f)
 		return true
 	}
