@@ -612,3 +612,57 @@ func TestBatchConcurrentPolling(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestBatchFileEnds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		state     genai.JobState
+		answered  func(*geminitest.BatchRequest) bool
+		wantLines int // 0: no results file
+	}{
+		{"expired with two answers", genai.JobStateExpired, func(r *geminitest.BatchRequest) bool { return r.Key != "k2" }, 2},
+		{"cancelled with one answer", genai.JobStateCancelled, func(r *geminitest.BatchRequest) bool { return r.Key == "k2" }, 1},
+		{"failed", genai.JobStateFailed, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := geminitest.NewServer(t)
+			c := newClient(t, srv)
+			ctx := context.Background()
+			var input strings.Builder
+			for i := 1; i <= 3; i++ {
+				fmt.Fprintf(&input, `{"key":"k%d","request":{"contents":[{"parts":[{"text":"q%d"}]}]}}`+"\n", i, i)
+			}
+			f, err := c.Files.Upload(ctx, strings.NewReader(input.String()), &genai.UploadFileConfig{MIMEType: "application/jsonl"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := c.Batches.Create(ctx, model, &genai.BatchJobSource{FileName: f.Name}, &genai.CreateBatchJobConfig{DisplayName: "d"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.FinishBatch(job.Name, tt.state, tt.answered); err != nil {
+				t.Fatal(err)
+			}
+			job = getJob(t, c, job.Name)
+			if job.State != tt.state {
+				t.Fatalf("state = %s, want %s", job.State, tt.state)
+			}
+			if tt.wantLines == 0 {
+				if job.Dest != nil {
+					t.Errorf("Dest = %+v, want none", job.Dest)
+				}
+				return
+			}
+			data, err := c.Files.Download(ctx, genai.NewDownloadURIFromFile(&genai.File{DownloadURI: job.Dest.FileName}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(data), "\n"); n != tt.wantLines {
+				t.Errorf("results file has %d lines, want %d:\n%s", n, tt.wantLines, data)
+			}
+		})
+	}
+}
