@@ -36,7 +36,8 @@
 // DefaultEmbeddingDims), and counted by EmbedRequests; they are not recorded in
 // Requests, nor subject to faults or queued replies.
 //
-// Anything else gets a 404 with a Google-style error body.
+// It also serves the Batch API and the Files API (see "Batch jobs" below). Anything
+// else gets a 404 with a Google-style error body.
 //
 // # Choosing a reply
 //
@@ -56,6 +57,59 @@
 // for countTokens only contributes its timing and error fields, and
 // Usage.TotalTokenCount as the count. Without one, the count is an estimate:
 // one token per four bytes of request text.
+//
+// # Batch jobs
+//
+// The server serves the Gemini Developer API's Batch API and Files API on the paths
+// the SDK uses with genai.BackendGeminiAPI:
+//
+//	POST   /v1beta/models/{model}:batchGenerateContent   Batches.Create
+//	GET    /v1beta/batches/{id}                          Batches.Get
+//	GET    /v1beta/batches?pageSize=&pageToken=          Batches.List, Batches.All
+//	POST   /v1beta/batches/{id}:cancel                   Batches.Cancel
+//	DELETE /v1beta/batches/{id}                          Batches.Delete
+//	POST   /upload/v1beta/files                          Files.Upload (resumable: start, then
+//	                                                     chunks to the X-Goog-Upload-URL it answers)
+//	GET    /v1beta/files/{id}                            Files.Get
+//	DELETE /v1beta/files/{id}                            Files.Delete
+//	GET    /v1beta/files/{id}:download?alt=media         Files.Download
+//
+// The last one is also the results file's download URI (File.DownloadURI, from
+// Files.Get): a caller may stream the results with a plain GET of
+// srv.URL()+"/v1beta/files/{id}:download?alt=media" carrying the x-goog-api-key header.
+// Calls to these paths without an API key get a 403, as from the API.
+//
+// A job is an operation {"name", "metadata", "done"} whose metadata holds the state
+// ("BATCH_STATE_PENDING"..., which the SDK turns into genai.JobState) and, once the job
+// has ended with answers, the output: {"inlinedResponses": {"inlinedResponses": [...]}}
+// for inlined requests, each with the request's metadata, or {"responsesFile":
+// "files/{id}"} for a file source, a JSONL file with one {"key", "response"} or {"key",
+// "error"} line per answered request. The create request must have a display name (the
+// API requires one; the SDK sends it only from CreateBatchJobConfig.DisplayName), and a
+// file source must be an uploaded JSONL file of {"key", "request"} lines; anything else
+// is a 400, or a 403 for a file that does not exist.
+//
+// Jobs are created PENDING and move only when the test says so, never on a clock:
+//
+//	srv := geminitest.NewServer(t, geminitest.WithBatchHandler(func(r *geminitest.BatchRequest) geminitest.Reply {
+//		if r.Key == "q2" {
+//			return geminitest.Reply{Status: 429} // this request fails
+//		}
+//		return geminitest.Reply{Text: "answer to " + r.Key}
+//	}))
+//	job, err := client.Batches.Create(ctx, "gemini-2.5-flash", &genai.BatchJobSource{InlinedRequests: reqs},
+//		&genai.CreateBatchJobConfig{DisplayName: "alerts"})
+//	srv.AdvanceBatches() // PENDING to RUNNING
+//	srv.AdvanceBatches() // RUNNING to SUCCEEDED: every request answered
+//	job, err = client.Batches.Get(ctx, job.Name, nil)
+//	// job.Dest.InlinedResponses, in reverse input order; match them by Metadata.
+//
+// SetBatchState jumps to a state, FinishBatch ends a job with some of its requests
+// answered (an expired job's partial results), Cancel through the API cancels it. The
+// answers come, in this order, from the job's handler (SetBatchHandler), WithBatchHandler,
+// WithHandler, or the default answer. Batch, Batches and BatchStats show what was
+// received; FailNext(KindBatchGet, n, Reply{Status: 429}) makes the next n polls fail;
+// AddBatchResultLines puts lines such as garbage into a results file.
 //
 // # Load tests
 //

@@ -63,3 +63,46 @@ func ExampleWithFaults() {
 	fmt.Println(srv.Stats().Requests)
 	// Output: 0
 }
+
+func ExampleServer_AdvanceBatches() {
+	srv := geminitest.NewServer(nil, geminitest.WithBatchHandler(func(r *geminitest.BatchRequest) geminitest.Reply {
+		return geminitest.Reply{Text: "answer to " + r.Key}
+	}))
+	defer srv.Close()
+
+	ctx := context.Background()
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{
+		Backend:     genai.BackendGeminiAPI,
+		APIKey:      "test",
+		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var reqs []*genai.InlinedRequest
+	for _, key := range []string{"q1", "q2"} {
+		reqs = append(reqs, &genai.InlinedRequest{Contents: genai.Text("Summarize " + key), Metadata: map[string]string{"key": key}})
+	}
+	job, err := client.Batches.Create(ctx, "gemini-2.5-flash", &genai.BatchJobSource{InlinedRequests: reqs},
+		&genai.CreateBatchJobConfig{DisplayName: "alerts"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(job.State)
+
+	srv.AdvanceBatches() // running
+	srv.AdvanceBatches() // succeeded
+	job, err = client.Batches.Get(ctx, job.Name, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(job.State)
+	for _, r := range job.Dest.InlinedResponses {
+		fmt.Println(r.Metadata["key"], r.Response.Text())
+	}
+	// Output:
+	// JOB_STATE_PENDING
+	// JOB_STATE_SUCCEEDED
+	// q2 answer to q2
+	// q1 answer to q1
+}

@@ -53,3 +53,39 @@ func unitFloat(seed, n uint64) float64 {
 	z ^= z >> 31
 	return float64(z>>11) / (1 << 53)
 }
+
+// failure is a fault scripted by FailNext.
+type failure struct {
+	n     int
+	reply Reply
+}
+
+// FailNext makes the next n requests of a kind fail with reply, which should have a
+// Status (e.g. 429 with a RetryDelay, or 500). The kinds are those of the model methods
+// (KindGenerateContent...), of the Batch API (KindBatchGet...) and of the Files API
+// (KindFileUpload...). For the model methods, a scripted failure comes before
+// WithFaults and the queue. A later call for the same kind replaces an earlier one.
+func (s *Server) FailNext(kind string, n int, reply Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n <= 0 {
+		delete(s.failures, kind)
+		return
+	}
+	s.failures[kind] = &failure{n: n, reply: reply}
+}
+
+// takeFailure consumes one scripted failure of kind, if any.
+func (s *Server) takeFailure(kind string) *Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.failures[kind]
+	if f == nil {
+		return nil
+	}
+	if f.n--; f.n == 0 {
+		delete(s.failures, kind)
+	}
+	r := f.reply
+	return &r
+}

@@ -41,6 +41,23 @@ type Server struct {
 	errors      atomic.Int64
 	embeds      atomic.Int64
 	chunks      atomic.Int64
+
+	// failures are the faults scripted by FailNext, by kind; guarded by mu.
+	failures map[string]*failure
+
+	// The Batch API and Files API: jobs, files and uploads, guarded by bmu.
+	batchHandler func(*BatchRequest) Reply // set by options
+	bmu          sync.Mutex
+	jobs         map[string]*batchJob
+	jobOrder     []string
+	files        map[string]*storedFile
+	uploads      map[string]*pendingUpload
+	nextJob      int
+	nextFile     int
+	nextUpload   int
+	bcount       struct {
+		created, gets, lists, cancels, deletes, uploads, fileGets, downloads atomic.Int64
+	}
 }
 
 // An Option configures a Server.
@@ -85,7 +102,12 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	if t != nil {
 		t.Helper()
 	}
-	s := &Server{}
+	s := &Server{
+		failures: map[string]*failure{},
+		jobs:     map[string]*batchJob{},
+		files:    map[string]*storedFile{},
+		uploads:  map[string]*pendingUpload{},
+	}
 	for _, o := range opts {
 		o(s)
 	}
@@ -164,6 +186,9 @@ func (s *Server) Stats() Stats {
 var modelPath = regexp.MustCompile(`^/(?:v1|v1beta|v1alpha|v1beta1)/(?:.*/)?(models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent|countTokens)$`)
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveBatches(w, r) || s.serveFiles(w, r) {
+		return
+	}
 	if e := embedPath.FindStringSubmatch(r.URL.Path); e != nil && r.Method == http.MethodPost {
 		s.serveEmbed(w, r, e[2])
 		return
@@ -222,8 +247,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serve(r.Context(), w, req, &reply)
 }
 
-// pick chooses the reply to a request: fault, queue, handler, default.
+// pick chooses the reply to a request: scripted failure, fault, queue, handler, default.
 func (s *Server) pick(req *Request) Reply {
+	if f := s.takeFailure(req.Kind); f != nil {
+		return *f
+	}
 	if s.faults != nil {
 		if f := s.faults(req); f != nil {
 			return *f
