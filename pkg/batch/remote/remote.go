@@ -96,6 +96,8 @@ type Options struct {
 	// FileOnly sends the requests as a file whatever their size (Vertex AI takes no inlined
 	// requests).
 	FileOnly bool
+	// InlineLimit replaces the package's InlineLimit (tests).
+	InlineLimit int
 }
 
 // Outcome is what Run did.
@@ -198,6 +200,9 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = store.Now
 	}
+	if o.InlineLimit <= 0 {
+		o.InlineLimit = InlineLimit
+	}
 }
 
 // check refuses an input with a line that cannot be asked, naming the line, before anything is
@@ -287,7 +292,7 @@ func (o *Options) submit(ctx context.Context, sha string, items []item) (*genai.
 	if err != nil {
 		return nil, false, err
 	}
-	if size <= InlineLimit && !o.FileOnly {
+	if size <= o.InlineLimit && !o.FileOnly {
 		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: inlined(o.Model, items)})
 		if err != nil {
 			return nil, true, goerr.Wrap(err, "failed to create the batch job")
