@@ -2,6 +2,10 @@ package store
 
 import (
 	"context"
+	"slices"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/record"
 )
@@ -21,4 +25,65 @@ type BatchJobs interface {
 	FindBatchJob(ctx context.Context, inputSHA256, model string) (*record.BatchJob, error)
 	// ListBatchJobs returns recorded jobs, newest first, at most limit (ClampLimit).
 	ListBatchJobs(ctx context.Context, limit int) ([]*record.BatchJob, error)
+}
+
+// BatchJobNamePrefix starts every job name of the Gemini API; GetBatchJob accepts IDs
+// without it, as a user copies them from a listing.
+const BatchJobNamePrefix = "batches/"
+
+// MinBatchJobPrefix is the shortest prefix GetBatchJob resolves: a shorter id only matches an
+// ID exactly.
+const MinBatchJobPrefix = 4
+
+// BatchJobCandidates is how many jobs a backend reads per prefix of BatchJobPrefixes: enough to
+// see the exact match (the first in ID order) and to name the candidates of an ambiguous one.
+const BatchJobCandidates = 6
+
+// BatchJobPrefixes returns the ID prefixes GetBatchJob(id) searches: id itself and, unless id
+// already starts with it, BatchJobNamePrefix+id.
+func BatchJobPrefixes(id string) []string {
+	if strings.HasPrefix(id, BatchJobNamePrefix) {
+		return []string{id}
+	}
+	return []string{id, BatchJobNamePrefix + id}
+}
+
+// PickBatchJob resolves GetBatchJob(id) among the jobs a backend found for BatchJobPrefixes(id)
+// (at most BatchJobCandidates each, in ID order): an exact match wins, else the only job of a
+// long enough prefix; several are ErrInvalid naming them, none ErrNotFound.
+func PickBatchJob(id string, found []*record.BatchJob) (*record.BatchJob, error) {
+	prefixes := BatchJobPrefixes(id)
+	for _, p := range prefixes {
+		for _, j := range found {
+			if j.ID == p {
+				return j, nil
+			}
+		}
+	}
+	nf := goerr.Wrap(ErrNotFound, "batch job "+id+" not found", goerr.V("job_id", id))
+	if len(id) < MinBatchJobPrefix {
+		return nil, nf
+	}
+	// The two prefixes' ranges overlap when id is itself a prefix of BatchJobNamePrefix.
+	var names []string
+	var only *record.BatchJob
+	for _, j := range found {
+		if !slices.Contains(names, j.ID) {
+			names = append(names, j.ID)
+			only = j
+		}
+	}
+	switch len(names) {
+	case 0:
+		return nil, nf
+	case 1:
+		return only, nil
+	}
+	slices.Sort(names)
+	more := ""
+	if len(names) > BatchJobCandidates-1 {
+		names, more = names[:BatchJobCandidates-1], ", ..."
+	}
+	return nil, goerr.Wrap(ErrInvalid, "batch job ID "+id+" is ambiguous: it matches "+strings.Join(names, ", ")+more,
+		goerr.V("job_id", id), goerr.V("candidates", names))
 }

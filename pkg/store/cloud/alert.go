@@ -33,7 +33,8 @@ const maxAlertData = 1_000_000
 // maxAlertID bounds an alert ID so that its document ID stays under Firestore's 1,500 bytes.
 const maxAlertID = 1024
 
-var alertIDEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
+// idEscaper makes a record ID part of a document ID (alertDocID, batchJobDocID).
+var idEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
 
 // alertDocID is the document ID of an alert: "{workspace}:{alert ID}", so the same alert
 // stored in two workspaces is two documents. A workspace name holds no ':', which keeps the
@@ -41,7 +42,7 @@ var alertIDEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
 // segments in Firestore. The document ID never starts with "__" or is "." or "..", because a
 // workspace name starts with a letter or digit.
 func alertDocID(workspace string, id record.AlertID) string {
-	return workspace + ":" + alertIDEscaper.Replace(string(id))
+	return workspace + ":" + idEscaper.Replace(string(id))
 }
 
 func validAlertID(id record.AlertID) bool { return id != "" && len(id) <= maxAlertID }

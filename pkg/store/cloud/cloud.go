@@ -10,6 +10,10 @@
 //   - Firestore collection "alerts": one document per alert and workspace, document ID =
 //     "{workspace}:{alert ID}" (see alertDocID), fields workspace, id, title, data (the alert
 //     JSON as a string, exactly as given), created_at.
+//   - Firestore collection "batch_jobs": one document per Gemini Batch API job and workspace,
+//     document ID = "{workspace}:{job name}" with '%' and '/' percent-escaped (see
+//     batchJobDocID), fields id (the full job name, "batches/..."), workspace, model,
+//     input_sha256, state, requests, succeeded, failed, collected, created_at, updated_at.
 //   - Cloud Storage object {prefix}histories/{history ID}.json: the transcript, a JSON array of
 //     genai.Content (store.ObjectKey), content type application/json.
 //
@@ -43,6 +47,7 @@ import (
 const (
 	historiesCollection = "histories"
 	alertsCollection    = "alerts"
+	batchJobsCollection = "batch_jobs"
 )
 
 // Config wires a Store onto clients the caller owns: Close does not close them.
@@ -169,6 +174,7 @@ func (s *Store) Close() error {
 
 func (s *Store) histories() *firestore.CollectionRef { return s.fs.Collection(historiesCollection) }
 func (s *Store) alerts() *firestore.CollectionRef    { return s.fs.Collection(alertsCollection) }
+func (s *Store) batchJobs() *firestore.CollectionRef { return s.fs.Collection(batchJobsCollection) }
 
 func isCode(err error, c codes.Code) bool { return status.Code(err) == c }
 

@@ -71,6 +71,22 @@ CREATE TABLE IF NOT EXISTS alerts (
 	PRIMARY KEY (workspace, id)
 );
 CREATE INDEX IF NOT EXISTS alerts_by_creation ON alerts (workspace, created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS batch_jobs (
+	workspace    TEXT NOT NULL,
+	id           TEXT NOT NULL,
+	model        TEXT NOT NULL,
+	input_sha256 TEXT NOT NULL,
+	state        TEXT NOT NULL,
+	requests     INTEGER NOT NULL,
+	succeeded    INTEGER NOT NULL,
+	failed       INTEGER NOT NULL,
+	collected    INTEGER NOT NULL,
+	created_at   INTEGER NOT NULL,
+	updated_at   INTEGER NOT NULL,
+	PRIMARY KEY (workspace, id)
+);
+CREATE INDEX IF NOT EXISTS batch_jobs_by_input ON batch_jobs (workspace, input_sha256, model, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS batch_jobs_by_creation ON batch_jobs (workspace, created_at DESC, id DESC);
 `
 
 // Open opens (creating when needed) the store in o.Dir.

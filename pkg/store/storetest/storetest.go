@@ -50,6 +50,7 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"FindAlertsByPrefix", testFindAlertsByPrefix},
 		{"Count", testCount},
 		{"AlertSearch", testAlertSearch},
+		{"BatchJobs", testBatchJobs},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
