@@ -154,7 +154,16 @@ func TestRemoteBatchKilledWhileCollecting(t *testing.T) {
 		}
 	}
 	_ = cmd.Wait()
-	t.Logf("killed after %d lines", written)
+	s, err := local.Open(context.Background(), local.Options{Dir: filepath.Join(c.dataDir, "data"), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	page, err := s.ListHistories(context.Background(), store.HistoryQuery{Limit: store.MaxLimit})
+	if err != nil || len(page.Histories) < 10 || len(page.Histories) >= n {
+		t.Fatalf("%v: %d histories after the kill: not halfway", err, len(page.Histories))
+	}
+	t.Logf("killed after %d lines, %d histories saved", written, len(page.Histories))
 
 	got := c.run("", "batch", "-f", input, "--remote")
 	if got.code != 0 {
@@ -168,12 +177,7 @@ func TestRemoteBatchKilledWhileCollecting(t *testing.T) {
 		}
 		ids[l.HistoryID] = true
 	}
-	s, err := local.Open(context.Background(), local.Options{Dir: filepath.Join(c.dataDir, "data"), Workspace: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	page, err := s.ListHistories(context.Background(), store.HistoryQuery{Limit: store.MaxLimit})
+	page, err = s.ListHistories(context.Background(), store.HistoryQuery{Limit: store.MaxLimit})
 	if err != nil || len(out) != n || len(page.Histories) != n {
 		t.Fatalf("%v: %d lines, %d histories, want %d of each", err, len(out), len(page.Histories), n)
 	}
