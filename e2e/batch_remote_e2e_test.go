@@ -208,3 +208,51 @@ func TestRemoteBatchBadInput(t *testing.T) {
 		t.Fatalf("--no-wait without --remote: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// BenchmarkRemoteBatchRSS runs a 10,000-question remote batch through a binary built without
+// the race detector: the submission (an uploaded file, titles included) and the collection
+// into the local store. It reports each command's peak RSS and the collection's rate. The fake
+// Gemini server runs in the benchmark's process, so the RSS is alertchat's own.
+//
+//	go test -run '^$' -bench RemoteBatchRSS -benchtime 1x ./e2e
+func BenchmarkRemoteBatchRSS(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "alertchat")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v: %s", err, out)
+	}
+	const n = 10_000
+	for b.Loop() {
+		b.StopTimer()
+		c := newCLI(b, remoteAnswers(), geminitest.WithoutRecording())
+		alert := c.addAlert("guardduty.json")
+		input := filepath.Join(c.dataDir, "q.jsonl")
+		var lines []map[string]any
+		for i := range n {
+			lines = append(lines, map[string]any{"id": i, "alert_id": alert, "query": fmt.Sprintf("question %d: did 198.51.100.%d reach bob%d@example.com?", i, i%250, i)})
+		}
+		if err := os.WriteFile(input, []byte(jsonl(lines...)), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		run := func(args ...string) (rssMB float64, took time.Duration) {
+			cmd := exec.Command(bin, args...)
+			cmd.Env, cmd.Dir = c.env, c.dataDir
+			var errOut strings.Builder
+			cmd.Stderr = &errOut
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("%v: %v: %s", args, err, errOut.String())
+			}
+			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			return float64(ru.Maxrss) / 1024, time.Since(start)
+		}
+		b.StartTimer()
+		subRSS, subTook := run("batch", "-f", input, "--remote", "--no-wait")
+		c.srv.AdvanceBatches()
+		c.srv.AdvanceBatches()
+		colRSS, colTook := run("batch", "-f", input, "--remote", "--concurrency", "8")
+		b.ReportMetric(subRSS, "submit-MB")
+		b.ReportMetric(subTook.Seconds(), "submit-s")
+		b.ReportMetric(colRSS, "collect-MB")
+		b.ReportMetric(float64(n)/colTook.Seconds(), "histories/s")
+	}
+}

@@ -59,9 +59,9 @@ func answerByKey(r *geminitest.BatchRequest) geminitest.Reply {
 	return geminitest.Reply{Text: "answer to " + r.Key + ": " + r.LastUserText()}
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB, opts ...geminitest.Option) *env {
 	t.Helper()
-	srv := geminitest.NewServer(t, geminitest.WithBatchHandler(answerByKey))
+	srv := geminitest.NewServer(t, append([]geminitest.Option{geminitest.WithBatchHandler(answerByKey)}, opts...)...)
 	st, err := local.Open(t.Context(), local.Options{Dir: t.TempDir(), Workspace: "default"})
 	if err != nil {
 		t.Fatal(err)
