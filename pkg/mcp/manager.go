@@ -80,9 +80,9 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 		m.o.Warn(fmt.Sprintf("MCP server %s did not start and is left out: %s", name, oneLine(err.Error())))
 		return
 	}
-	s.onStop = func(name string) {
+	s.setOnStop(func(name string) {
 		m.o.Warn(fmt.Sprintf("MCP server %s stopped; its tools now answer \"server stopped\"", name))
-	}
+	})
 	ts, skipped, err := s.tools(sctx)
 	if err != nil {
 		_ = s.close()
