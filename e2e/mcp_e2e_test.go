@@ -349,3 +349,43 @@ func TestMCPServerStopsWithAlertchat(t *testing.T) {
 		})
 	}
 }
+
+// A bad config file is one clear line and exit 2; a bad server is one warning line and the
+// question is still answered.
+func TestMCPBadConfigAndServers(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, titleAnswer("T"))
+	alertID := c.addAlert("guardduty.json")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, config, says string
+		code               int
+	}{
+		{"not JSON", `{"mcpServers": `, "not a valid MCP config", 2},
+		{"unknown key", `{"mcpServers": {"a": {"command": "x", "comand": "y"}}}`, `unknown field "comand"`, 2},
+		{"missing command", `{"mcpServers": {"a": {"args": ["x"]}}}`, "give exactly one of command, httpUrl or url", 2},
+		{"no such file", "", "MCP config", 2},
+		{"command not found", `{"mcpServers": {"a": {"command": "/nonexistent/server"}}}`, "Warning: MCP server a did not start and is left out: ", 0},
+		{"refused URL", `{"mcpServers": {"a": {"httpUrl": "http://127.0.0.1:1/mcp"}}}`, "Warning: MCP server a did not start and is left out: ", 0},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+		if tc.config != "" {
+			if err := os.WriteFile(path, []byte(tc.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := c.run("", "chat", "-a", alertID, "-q", "x", "--mcp-config", path)
+		lines := 0
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if strings.Contains(l, tc.says) {
+				lines++
+			}
+		}
+		if r.code != tc.code || lines != 1 {
+			t.Errorf("%s: exit %d (want %d), stderr %q, want one line with %q", tc.name, r.code, tc.code, r.stderr, tc.says)
+		}
+		if tc.code == 0 && !strings.Contains(r.stdout, "answer to: x") {
+			t.Errorf("%s: not answered: %q", tc.name, r.stdout)
+		}
+	}
+}
