@@ -29,6 +29,11 @@ var (
 // mcpServer builds testdata/mcpserver (an MCP server written with the Go SDK) once.
 func mcpServer(t *testing.T) string {
 	t.Helper()
+	return mcpServerFor(t)
+}
+
+func mcpServerFor(t testing.TB) string {
+	t.Helper()
 	mcpServerOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "mcpserver-")
 		if err != nil {

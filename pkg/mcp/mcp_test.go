@@ -58,6 +58,11 @@ func TestMain(m *testing.M) {
 		_, _ = os.Stdout.WriteString("Welcome to my server!\n{]\x00\x01 not json\n")
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
+	case "slowstart": // the test server, ready only after ALERTCHAT_MCP_TEST_DELAY
+		d, _ := time.ParseDuration(os.Getenv("ALERTCHAT_MCP_TEST_DELAY"))
+		time.Sleep(d)
+		_ = testServer().Run(context.Background(), &sdk.StdioTransport{})
+		os.Exit(0)
 	case "silent": // reads, never answers initialize
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
@@ -113,7 +118,7 @@ func TestToolNameAndEnv(t *testing.T) {
 	}
 }
 
-func registry(t *testing.T, tools []tool.Tool) *tool.Registry {
+func registry(t testing.TB, tools []tool.Tool) *tool.Registry {
 	t.Helper()
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
