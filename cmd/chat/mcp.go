@@ -105,29 +105,29 @@ func newApprover(ios *cmdutil.IOStreams, readLine func(string) (string, error)) 
 	return &approver{ios: ios, readLine: readLine, always: map[string]bool{}}
 }
 
-func (a *approver) Approve(ctx context.Context, c tool.Call) tool.Decision {
+func (a *approver) Approve(ctx context.Context, c tool.Call) (tool.Decision, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.always[c.Name] {
-		return tool.ApprovedAlways
+		return tool.ApprovedAlways, false
 	}
 	if ctx.Err() != nil {
-		return tool.Denied
+		return tool.Denied, false
 	}
 	args, _ := json.Marshal(c.Args)
 	prompt := cmdutil.OneLine(fmt.Sprintf("Run %s of MCP server %s with %s? [y] once, [a] always in this session, [N] no", c.Name, c.Origin.Server, clipArgs(string(args)))) + " "
 	line, err := a.readLine(prompt)
 	if err != nil {
-		return tool.Denied
+		return tool.Denied, true
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return tool.ApprovedOnce
+		return tool.ApprovedOnce, true
 	case "a", "always":
 		a.always[c.Name] = true
-		return tool.ApprovedAlways
+		return tool.ApprovedAlways, true
 	}
-	return tool.Denied
+	return tool.Denied, true
 }
 
 func clipArgs(s string) string {

@@ -318,7 +318,7 @@ func TestHistoryShowJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"alert_id", "contents", "created_at", "id", "message_count", "redactions", "title", "updated_at", "usage"}
+	want := []string{"alert_id", "contents", "created_at", "id", "message_count", "redactions", "title", "tool_approvals", "updated_at", "usage"}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}

@@ -76,13 +76,16 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 		m.mu.Unlock()
 	}()
 	s, err := connect(sctx, name, cfg, m.o.Environ, m.o.Transports[name])
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("no answer to initialize within %s", m.o.StartTimeout)
+	}
 	if err != nil {
 		m.o.Warn(fmt.Sprintf("MCP server %s did not start and is left out: %s", name, oneLine(err.Error())))
 		return
 	}
-	s.onStop = func(name string) {
+	s.setOnStop(func(name string) {
 		m.o.Warn(fmt.Sprintf("MCP server %s stopped; its tools now answer \"server stopped\"", name))
-	}
+	})
 	ts, skipped, err := s.tools(sctx)
 	if err != nil {
 		_ = s.close()
@@ -118,11 +121,32 @@ func (m *Manager) Tools(ctx context.Context, wait time.Duration) []tool.Tool {
 		sort.Strings(names)
 		m.o.Warn(fmt.Sprintf("MCP servers not ready yet, asking without them: %s", strings.Join(names, ", ")))
 	}
-	var out []tool.Tool
+	var all []tool.Tool
 	for _, ts := range m.tools {
-		out = append(out, ts...)
+		all = append(all, ts...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Declaration().Name < out[j].Declaration().Name })
+	// In name order, ties by server and the server's own tool name, so which of two tools
+	// mapping to one name is kept does not depend on start order.
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i].(*mcpTool), all[j].(*mcpTool)
+		if a.decl.Name != b.decl.Name {
+			return a.decl.Name < b.decl.Name
+		}
+		if a.srv.name != b.srv.name {
+			return a.srv.name < b.srv.name
+		}
+		return a.remote < b.remote
+	})
+	var out []tool.Tool
+	for _, t := range all {
+		if n := len(out); n > 0 && out[n-1].Declaration().Name == t.Declaration().Name {
+			first, second := out[n-1].(*mcpTool), t.(*mcpTool)
+			m.o.Warn(fmt.Sprintf("MCP tools %q of server %s and %q of server %s both map to %s; the second is left out",
+				first.remote, first.srv.name, second.remote, second.srv.name, t.Declaration().Name))
+			continue
+		}
+		out = append(out, t)
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -49,8 +50,21 @@ func testServer() *sdk.Server {
 
 // The test binary is also a stdio MCP server, run as one by the tests.
 func TestMain(m *testing.M) {
-	if os.Getenv("ALERTCHAT_MCP_TEST_SERVER") == "1" {
+	switch os.Getenv("ALERTCHAT_MCP_TEST_SERVER") {
+	case "1":
 		_ = testServer().Run(context.Background(), &sdk.StdioTransport{})
+		os.Exit(0)
+	case "garbage": // answers anything with bytes that are not JSON-RPC
+		_, _ = os.Stdout.WriteString("Welcome to my server!\n{]\x00\x01 not json\n")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	case "slowstart": // the test server, ready only after ALERTCHAT_MCP_TEST_DELAY
+		d, _ := time.ParseDuration(os.Getenv("ALERTCHAT_MCP_TEST_DELAY"))
+		time.Sleep(d)
+		_ = testServer().Run(context.Background(), &sdk.StdioTransport{})
+		os.Exit(0)
+	case "silent": // reads, never answers initialize
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -104,7 +118,7 @@ func TestToolNameAndEnv(t *testing.T) {
 	}
 }
 
-func registry(t *testing.T, tools []tool.Tool) *tool.Registry {
+func registry(t testing.TB, tools []tool.Tool) *tool.Registry {
 	t.Helper()
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
@@ -218,5 +232,118 @@ func TestHTTPServerAndBadServers(t *testing.T) {
 	joined := strings.Join(warnings, "\n")
 	if !strings.Contains(joined, "MCP server gone did not start") || !strings.Contains(joined, "MCP server missing did not start") {
 		t.Fatalf("warnings %q", joined)
+	}
+}
+
+// A server that cannot be used is left out with one clear warning line naming it, and the
+// ready server's tools are still offered: a missing command, a URL that refuses, a server that
+// sends garbage, one that never answers initialize.
+func TestBadServers(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refused.Close()
+	for _, tc := range []struct {
+		name string
+		cfg  mcp.ServerConfig
+		says string
+	}{
+		{"missing", mcp.ServerConfig{Command: "/nonexistent/mcp-server"}, "MCP server missing did not start and is left out: "},
+		{"refused", mcp.ServerConfig{HTTPURL: refused.URL}, "MCP server refused did not start and is left out: "},
+		{"refusedsse", mcp.ServerConfig{URL: refused.URL}, "MCP server refusedsse did not start and is left out: "},
+		{"garbage", mcp.ServerConfig{Command: exe, Env: map[string]string{"ALERTCHAT_MCP_TEST_SERVER": "garbage"}}, "MCP server garbage did not start and is left out: "},
+		{"silent", mcp.ServerConfig{Command: exe, Env: map[string]string{"ALERTCHAT_MCP_TEST_SERVER": "silent"}}, "MCP server silent did not start and is left out: no answer to initialize within 3s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var warnings []string
+			start := time.Now()
+			m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{
+				tc.name: tc.cfg,
+				"good":  {Command: exe, Env: map[string]string{"ALERTCHAT_MCP_TEST_SERVER": "1"}},
+			}}, mcp.Options{Warn: func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() }, StartTimeout: 3 * time.Second})
+			tools := m.Tools(context.Background(), 20*time.Second)
+			if err := m.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Errorf("took %v", elapsed)
+			}
+			if len(tools) != 4 {
+				t.Errorf("%d tools of the good server, want 4", len(tools))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var mine []string
+			for _, w := range warnings {
+				if strings.Contains(w, "server "+tc.name+" ") {
+					mine = append(mine, w)
+				}
+			}
+			if len(mine) != 1 || !strings.HasPrefix(mine[0], tc.says) || strings.ContainsAny(mine[0], "\n\r") || len(mine[0]) > 300 {
+				t.Fatalf("warnings %q, want one line starting %q", warnings, tc.says)
+			}
+			t.Log(mine[0])
+		})
+	}
+}
+
+// namedServer is an in-memory server with tools of the given names.
+func namedServer(t *testing.T, names ...string) sdk.Transport {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "named", Version: "1"}, nil)
+	for _, n := range names {
+		s.AddTool(&sdk.Tool{Name: n, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: n}}}, nil
+			})
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	return ct
+}
+
+// Two tools that map to one declared name, in one server or across two, are a warning naming
+// both; the first in order is kept, whatever order the servers start in.
+func TestToolNameCollisions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		servers map[string][]string
+		want    string // the tools offered
+		warn    string
+	}{
+		{"one server", map[string][]string{"s": {"look/up", "look_up", "other"}},
+			"mcp_s_look_up mcp_s_other", `MCP tools "look/up" of server s and "look_up" of server s both map to mcp_s_look_up; the second is left out`},
+		{"two servers", map[string][]string{"a_b": {"c"}, "a": {"b_c"}},
+			"mcp_a_b_c", `MCP tools "b_c" of server a and "c" of server a_b both map to mcp_a_b_c; the second is left out`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := &mcp.Config{Servers: map[string]mcp.ServerConfig{}}
+			transports := map[string]sdk.Transport{}
+			for name, tools := range tc.servers {
+				cfg.Servers[name] = mcp.ServerConfig{Command: "unused"}
+				transports[name] = namedServer(t, tools...)
+			}
+			var warnings []string
+			m := mcp.Start(context.Background(), cfg, mcp.Options{Transports: transports, Warn: func(l string) { warnings = append(warnings, l) }})
+			defer m.Close()
+			reg := registry(t, m.Tools(context.Background(), 10*time.Second))
+			if got := strings.Join(reg.Names(), " "); got != tc.want {
+				t.Errorf("tools %q, want %q", got, tc.want)
+			}
+			if len(warnings) != 1 || warnings[0] != tc.warn {
+				t.Errorf("warnings %q, want %q", warnings, tc.warn)
+			}
+		})
 	}
 }

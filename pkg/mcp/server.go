@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -25,9 +26,14 @@ type server struct {
 	cfg     ServerConfig
 	session *sdk.ClientSession
 	stopped atomic.Bool
+	// closing is set when alertchat closes the session itself (not a death to report).
+	closing atomic.Bool
+	// ended is closed when the session's connection ends, for whatever reason.
+	ended chan struct{}
 	// onStop is told once when the server goes away mid-session.
 	onStop   func(name string)
 	stopOnce sync.Once
+	mu       sync.Mutex // guards onStop
 }
 
 // connect starts or reaches the server and initialises the session. transport overrides the
@@ -44,7 +50,17 @@ func connect(ctx context.Context, name string, cfg ServerConfig, environ []strin
 	if err != nil {
 		return nil, err
 	}
-	return &server{name: name, cfg: cfg, session: session}, nil
+	s := &server{name: name, cfg: cfg, session: session, ended: make(chan struct{})}
+	// A server that exits or drops the connection is noticed when it happens, not at the
+	// next call: it is reported once, and its tools answer "server stopped".
+	go func() {
+		_ = session.Wait()
+		close(s.ended)
+		if !s.closing.Load() {
+			s.gone()
+		}
+	}()
+	return s, nil
 }
 
 func transportOf(cfg ServerConfig, environ []string) (sdk.Transport, error) {
@@ -182,7 +198,7 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 		return tool.Error("cancelled")
 	case cctx.Err() != nil:
 		return tool.Error("timed out")
-	case err != nil && isGone(err):
+	case err != nil && (isGone(err) || t.srv.endedSoon()):
 		t.srv.gone()
 		return tool.Error("server stopped")
 	case err != nil:
@@ -199,17 +215,41 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 }
 
 func isGone(err error) bool {
-	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "connection closed")
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection closed")
 }
 
-// gone marks the server stopped and reports it once.
+// endedSoon reports whether the connection ends within a moment of a failed call: the error
+// of a call in flight when the server died can arrive before the end of the connection.
+func (s *server) endedSoon() bool {
+	select {
+	case <-s.ended:
+		return true
+	case <-time.After(200 * time.Millisecond):
+		return false
+	}
+}
+
+// setOnStop sets what is told when the server goes away; told at once if it already has.
+func (s *server) setOnStop(f func(name string)) {
+	s.mu.Lock()
+	s.onStop = f
+	s.mu.Unlock()
+	if s.stopped.Load() && !s.closing.Load() {
+		s.gone()
+	}
+}
+
+// gone marks the server stopped and reports it once (once someone listens).
 func (s *server) gone() {
 	s.stopped.Store(true)
-	s.stopOnce.Do(func() {
-		if s.onStop != nil {
-			s.onStop(s.name)
-		}
-	})
+	s.mu.Lock()
+	f := s.onStop
+	s.mu.Unlock()
+	if f == nil {
+		return
+	}
+	s.stopOnce.Do(func() { f(s.name) })
 }
 
 // resultText is a result's text content, joined.
@@ -229,6 +269,7 @@ func resultText(res *sdk.CallToolResult) string {
 }
 
 func (s *server) close() error {
+	s.closing.Store(true)
 	s.stopped.Store(true)
 	return s.session.Close()
 }

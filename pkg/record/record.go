@@ -66,6 +66,10 @@ type History struct {
 	Redactions   map[string]int `json:"redactions,omitempty"`
 	// ToolCalls counts the model's tool calls over the history's questions.
 	ToolCalls int `json:"tool_calls,omitempty"`
+	// ToolApprovals say, for each call of an MCP tool, who allowed it or that it was denied,
+	// in call order. Built-in tools never ask and are not listed. The transcript itself stays
+	// exactly what Gemini is sent; this is the record beside it.
+	ToolApprovals []ToolApproval `json:"tool_approvals,omitempty"`
 	// RedactedCount is how many leading contents have already passed redaction, so a save scans
 	// only what is new.
 	RedactedCount int   `json:"redacted_count,omitempty"`
@@ -81,6 +85,33 @@ type History struct {
 	// written (the object generation in Cloud Storage); callers carry it untouched.
 	ContentVersion int64 `json:"-"`
 }
+
+// ToolApproval is the decision about one call of an MCP tool.
+type ToolApproval struct {
+	// Tool is the name the model called (mcp_<server>_<tool>); Server the configured server.
+	Tool   string `json:"tool"`
+	Server string `json:"server"`
+	// Decision is trusted (the server's config says "trust": true), approved (once),
+	// approved_always (for the rest of the session) or denied.
+	Decision string `json:"decision"`
+	// Asked is set when the user was asked on the terminal for this call; a call approved by an
+	// earlier "always", a trusted one, or one denied because nobody could be asked was not.
+	Asked bool      `json:"asked"`
+	At    time.Time `json:"at"`
+	// Content is the index in the transcript of the model content holding the call, Call the
+	// call's index among that content's function calls; CallID the call's id when it has one.
+	Content int    `json:"content"`
+	Call    int    `json:"call"`
+	CallID  string `json:"call_id,omitempty"`
+}
+
+// Tool approval decisions (ToolApproval.Decision).
+const (
+	ApprovalTrusted        = "trusted"
+	ApprovalApproved       = "approved"
+	ApprovalApprovedAlways = "approved_always"
+	ApprovalDenied         = "denied"
+)
 
 // Summary is a model-written summary of a history's first CoversCount contents.
 type Summary struct {

@@ -83,6 +83,9 @@ type Session struct {
 	saved    saveState
 	// cw is what the session knows of its requests' size (see context.go).
 	cw *contextState
+	// approvals are the current question's decisions about MCP calls, added to the history
+	// with the question's contents.
+	approvals []record.ToolApproval
 }
 
 // New starts a session on alert, continuing h, or a new history when h is nil.
@@ -222,6 +225,7 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 
 	// The request carries the newest turns that fit the budget and the whole exchange (see
 	// context.go); the model's calls are run and answered until it answers in text (tools.go).
+	s.approvals = nil
 	exchange, reply, usage, calls, streamErr := s.exchange(ctx, user, onText, hooks)
 	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
 		return nil, streamErr
@@ -258,6 +262,8 @@ func (s *Session) finishTurn(ctx context.Context, input string, exchange []*gena
 	}
 	h.Usage = h.Usage.Add(usage)
 	h.ToolCalls += len(calls)
+	h.ToolApprovals = append(h.ToolApprovals, s.approvals...)
+	s.approvals = nil
 	if s.needsTitle() {
 		s.setTitle(input, titleCh)
 	}

@@ -80,8 +80,12 @@ func callKey(fc *genai.FunctionCall) string {
 // runCalls runs the calls of one model content concurrently and returns the user content
 // answering them in call order, and what each call reported. refuse, when set, answers every
 // call with that error without running it (the limit was reached).
-func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, refuse string, hooks TurnHooks) (*genai.Content, []ToolCall) {
+//
+// contentIndex is the index the model content holding the calls will have in the transcript:
+// the approvals of MCP calls (who allowed each, or that it was denied) point at it.
+func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, contentIndex int, refuse string, hooks TurnHooks) (*genai.Content, []ToolCall, []record.ToolApproval) {
 	results := make([]map[string]any, len(calls))
+	approvals := make([]*record.ToolApproval, len(calls))
 	var wg sync.WaitGroup
 	for i, fc := range calls {
 		if hooks.OnToolCall != nil {
@@ -94,7 +98,7 @@ func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, ref
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = s.runCall(ctx, fc)
+			results[i], approvals[i] = s.runCall(ctx, fc)
 		}()
 	}
 	wg.Wait()
@@ -103,18 +107,24 @@ func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, ref
 	}
 	content := &genai.Content{Role: genai.RoleUser}
 	reports := make([]ToolCall, len(calls))
+	var decided []record.ToolApproval
 	for i, fc := range calls {
+		if a := approvals[i]; a != nil {
+			a.Content, a.Call, a.CallID = contentIndex, i, fc.ID
+			decided = append(decided, *a)
+		}
 		res := s.capResult(results[i])
 		content.Parts = append(content.Parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: fc.ID, Name: fc.Name, Response: res}})
 		msg, _ := res["error"].(string)
 		reports[i] = ToolCall{Name: fc.Name, Args: fc.Args, Error: msg}
 	}
-	return content, reports
+	return content, reports, decided
 }
 
 // runCall runs one call: approval first for a tool that asks, then the tool. Whatever the
-// tool does, a cancelled turn answers "cancelled", and a panic is an error result.
-func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[string]any) {
+// tool does, a cancelled turn answers "cancelled", and a panic is an error result. For an MCP
+// tool it also returns the decision that let it run or not (nil for a built-in tool).
+func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[string]any, approval *record.ToolApproval) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = tool.Error("the tool failed")
@@ -125,27 +135,40 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 		}
 	}()
 	if ctx.Err() != nil {
-		return tool.Error("cancelled")
+		return tool.Error("cancelled"), nil
 	}
 	t, ok := s.opts.Tools.Lookup(fc.Name)
 	if !ok {
-		return tool.Error(fmt.Sprintf("unknown tool %q", fc.Name))
+		return tool.Error(fmt.Sprintf("unknown tool %q", fc.Name)), nil
 	}
-	if o := tool.OriginOf(t); o.Asks() {
+	// The decision comes from the configuration (Origin) and the terminal (Approver) only:
+	// nothing in the call, the conversation or a result takes part.
+	o := tool.OriginOf(t)
+	if o.Server != "" {
+		approval = &record.ToolApproval{Tool: fc.Name, Server: o.Server, Decision: record.ApprovalTrusted, At: s.opts.Now().UTC()}
+	}
+	if o.Asks() {
 		if s.opts.Approver == nil {
-			return tool.Error("denied: no one can approve it here")
+			approval.Decision = record.ApprovalDenied
+			return tool.Error("denied: no one can approve it here"), approval
 		}
-		switch s.opts.Approver.Approve(ctx, tool.Call{Name: fc.Name, Origin: o, Args: fc.Args}) {
-		case tool.ApprovedOnce, tool.ApprovedAlways, tool.Trusted:
+		d, asked := s.opts.Approver.Approve(ctx, tool.Call{Name: fc.Name, Origin: o, Args: fc.Args})
+		approval.Asked, approval.At = asked, s.opts.Now().UTC()
+		switch d {
+		case tool.ApprovedOnce:
+			approval.Decision = record.ApprovalApproved
+		case tool.ApprovedAlways:
+			approval.Decision = record.ApprovalApprovedAlways
 		default:
-			return tool.Error("denied: the user did not allow this call")
+			approval.Decision = record.ApprovalDenied
+			return tool.Error("denied: the user did not allow this call"), approval
 		}
 	}
 	args := fc.Args
 	if args == nil {
 		args = map[string]any{}
 	}
-	return s.opts.Tools.Call(ctx, fc.Name, args)
+	return s.opts.Tools.Call(ctx, fc.Name, args), approval
 }
 
 // capResult cuts a result larger than MaxToolResult (as JSON) and says so.
@@ -207,9 +230,10 @@ func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func
 			refuse = "no more tool calls for this question"
 		}
 		exchange = append(exchange, reply)
-		responses, reports := s.runCalls(ctx, fcs, refuse, hooks)
+		responses, reports, decided := s.runCalls(ctx, fcs, len(s.live)+len(exchange)-1, refuse, hooks)
 		exchange = append(exchange, responses)
 		calls = append(calls, reports...)
+		s.approvals = append(s.approvals, decided...)
 		if ctx.Err() != nil {
 			return exchange, nil, usage, calls, ctx.Err()
 		}

@@ -73,6 +73,8 @@ const (
 
 // Approver asks the user whether a call may run. It is only ever implemented on the terminal
 // (or as a refusal where nobody can be asked); nothing from the conversation reaches it.
+// Approve returns the decision and whether the user was asked for this very call (an
+// earlier "always" answers without asking).
 type Approver interface {
-	Approve(ctx context.Context, c Call) Decision
+	Approve(ctx context.Context, c Call) (d Decision, asked bool)
 }

@@ -34,6 +34,9 @@ type JSON struct {
 	ParentID     record.HistoryID `json:"parent_id,omitempty"`
 	Summary      *record.Summary  `json:"summary,omitempty"`
 	Contents     []*genai.Content `json:"contents"`
+	// ToolApprovals say who allowed each MCP call (an empty array when none); Content and Call
+	// point at the call in Contents.
+	ToolApprovals []record.ToolApproval `json:"tool_approvals"`
 }
 
 func NewJSON(h *record.History) JSON {
@@ -41,7 +44,10 @@ func NewJSON(h *record.History) JSON {
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
 		MessageCount: h.MessageCount, Usage: h.Usage, Redactions: h.Redactions,
-		ParentID: h.ParentID, Contents: h.Contents, Summary: h.Summary,
+		ParentID: h.ParentID, Contents: h.Contents, Summary: h.Summary, ToolApprovals: h.ToolApprovals,
+	}
+	if t.ToolApprovals == nil {
+		t.ToolApprovals = []record.ToolApproval{}
 	}
 	if t.Redactions == nil {
 		t.Redactions = map[string]int{}
@@ -136,7 +142,39 @@ type transcriptStyle struct {
 	title   func(title string) string
 	field   func(label, value string, code bool) string
 	section func(speaker string) string
-	part    func(ew *errWriter, p *genai.Part)
+	// part writes a part; approval, for an MCP call, says who allowed it ("" otherwise).
+	part func(ew *errWriter, p *genai.Part, approval string)
+}
+
+// approvalNote is who allowed an MCP call, in words.
+func approvalNote(a record.ToolApproval) string {
+	switch {
+	case a.Decision == record.ApprovalTrusted:
+		return "trusted: server " + a.Server + " is trusted in the MCP config"
+	case a.Decision == record.ApprovalApproved:
+		return "approved once by the user"
+	case a.Decision == record.ApprovalApprovedAlways && a.Asked:
+		return "approved by the user for the rest of the session"
+	case a.Decision == record.ApprovalApprovedAlways:
+		return "approved: the user allowed it for the rest of the session"
+	case a.Decision == record.ApprovalDenied && a.Asked:
+		return "denied by the user"
+	case a.Decision == record.ApprovalDenied:
+		return "denied: nobody could be asked"
+	}
+	return a.Decision
+}
+
+// approvalNotes are the notes of h's approvals by content and call index.
+func approvalNotes(h *record.History) map[[2]int]string {
+	if len(h.ToolApprovals) == 0 {
+		return nil
+	}
+	m := make(map[[2]int]string, len(h.ToolApprovals))
+	for _, a := range h.ToolApprovals {
+		m[[2]int{a.Content, a.Call}] = approvalNote(a)
+	}
+	return m
 }
 
 // renderTranscript walks a history once for every output format: title, metadata, then each
@@ -160,21 +198,29 @@ func renderTranscript(w io.Writer, h *record.History, st transcriptStyle) error 
 	if s := summaryNote(h); s != "" {
 		field("Summary", s, false)
 	}
-	for _, c := range h.Contents {
+	notes := approvalNotes(h)
+	for ci, c := range h.Contents {
 		if c == nil {
 			continue
 		}
 		ew.printf("%s", st.section(speaker(c.Role)))
+		call := 0
 		for _, p := range c.Parts {
-			if p != nil {
-				st.part(ew, p)
+			if p == nil {
+				continue
 			}
+			note := ""
+			if p.FunctionCall != nil {
+				note = notes[[2]int{ci, call}]
+				call++
+			}
+			st.part(ew, p, note)
 		}
 	}
 	return ew.result()
 }
 
-func writeTextPart(ew *errWriter, p *genai.Part) {
+func writeTextPart(ew *errWriter, p *genai.Part, approval string) {
 	switch {
 	case p.Text != "" && p.Thought:
 		for _, line := range strings.Split(strings.TrimRight(termsafe.String(p.Text), "\n"), "\n") {
@@ -184,6 +230,9 @@ func writeTextPart(ew *errWriter, p *genai.Part) {
 		ew.printf("%s\n", strings.TrimRight(termsafe.String(p.Text), "\n"))
 	case p.FunctionCall != nil:
 		ew.printf("-> call %s(%s)\n", termsafe.Line(p.FunctionCall.Name), termsafe.String(compactJSON(p.FunctionCall.Args)))
+		if approval != "" {
+			ew.printf("   [%s]\n", termsafe.Line(approval))
+		}
 	case p.FunctionResponse != nil:
 		ew.printf("<- %s: %s\n", termsafe.Line(p.FunctionResponse.Name), termsafe.String(compactJSON(p.FunctionResponse.Response)))
 	case p.ExecutableCode != nil:
@@ -270,7 +319,7 @@ func fenced(ew *errWriter, info, body string) {
 	ew.printf("\n%s%s\n%s\n%s\n", fence, info, body, fence)
 }
 
-func writeMarkdownPart(ew *errWriter, p *genai.Part) {
+func writeMarkdownPart(ew *errWriter, p *genai.Part, approval string) {
 	switch {
 	case p.Text != "" && p.Thought:
 		ew.printf("\n> *Thought:*\n")
@@ -282,6 +331,9 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part) {
 		ew.printf("\n%s\n", strings.TrimRight(mdstream.DemoteHeadings(termsafe.String(p.Text), 3), "\n"))
 	case p.FunctionCall != nil:
 		ew.printf("\n-> call %s\n", inlineCode(p.FunctionCall.Name))
+		if approval != "" {
+			ew.printf("\n*%s*\n", termsafe.Line(approval))
+		}
 		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionCall.Args)))
 	case p.FunctionResponse != nil:
 		ew.printf("\n<- %s\n", inlineCode(p.FunctionResponse.Name))

@@ -2,8 +2,11 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -35,5 +38,72 @@ func TestRenderMarkdownDemotesAnswerHeadings(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "\n## Gemini\n\n### Assessment\nBad.\n#### Evidence\n```sh\n# comment\n```\n") {
 		t.Fatalf("the answer's headings are not one level below its section:\n%s", b.String())
+	}
+}
+
+// Each MCP call is shown with who allowed it, in every rendering; built-in calls have no note.
+func TestRenderToolApprovals(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	h := &record.History{ID: "h", AlertID: "a", Contents: []*genai.Content{
+		genai.NewContentFromText("who is 203.0.113.7?", genai.RoleUser),
+		{Role: genai.RoleModel, Parts: []*genai.Part{
+			{FunctionCall: &genai.FunctionCall{Name: "mcp_intel_lookup", Args: map[string]any{"ip": "203.0.113.7"}}},
+			{FunctionCall: &genai.FunctionCall{Name: "get_alert", Args: map[string]any{"alert_id": "a"}}},
+			{FunctionCall: &genai.FunctionCall{Name: "mcp_intel_env"}},
+		}},
+		{Role: genai.RoleUser, Parts: []*genai.Part{
+			{FunctionResponse: &genai.FunctionResponse{Name: "mcp_intel_lookup", Response: map[string]any{"content": "scanner"}}},
+			{FunctionResponse: &genai.FunctionResponse{Name: "get_alert", Response: map[string]any{"id": "a"}}},
+			{FunctionResponse: &genai.FunctionResponse{Name: "mcp_intel_env", Response: map[string]any{"error": "denied: the user did not allow this call"}}},
+		}},
+		{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "mcp_siem_query"}}}},
+	}, ToolApprovals: []record.ToolApproval{
+		{Tool: "mcp_intel_lookup", Server: "intel", Decision: record.ApprovalApproved, Asked: true, At: at, Content: 1, Call: 0},
+		{Tool: "mcp_intel_env", Server: "intel", Decision: record.ApprovalDenied, Asked: true, At: at, Content: 1, Call: 2},
+		{Tool: "mcp_siem_query", Server: "siem", Decision: record.ApprovalTrusted, At: at, Content: 3, Call: 0},
+	}}
+	for _, tc := range []struct {
+		name   string
+		render func(io.Writer, *record.History) error
+		want   []string
+	}{
+		{"text", Text, []string{
+			"-> call mcp_intel_lookup({\"ip\":\"203.0.113.7\"})\n   [approved once by the user]\n",
+			"-> call get_alert({\"alert_id\":\"a\"})\n-> call mcp_intel_env(null)\n   [denied by the user]\n",
+			"-> call mcp_siem_query(null)\n   [trusted: server siem is trusted in the MCP config]\n",
+		}},
+		{"markdown", Markdown, []string{
+			"-> call `mcp_intel_lookup`\n\n*approved once by the user*\n",
+			"-> call `mcp_intel_env`\n\n*denied by the user*\n",
+			"-> call `mcp_siem_query`\n\n*trusted: server siem is trusted in the MCP config*\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := tc.render(&b, h); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("missing %q in:\n%s", w, b.String())
+				}
+			}
+			if n := strings.Count(b.String(), "approved") + strings.Count(b.String(), "denied by") + strings.Count(b.String(), "trusted:"); n != 3 {
+				t.Errorf("%d notes, want one per MCP call:\n%s", n, b.String())
+			}
+		})
+	}
+	js, err := json.Marshal(NewJSON(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"tool_approvals":[{"tool":"mcp_intel_lookup","server":"intel","decision":"approved","asked":true,"at":"2026-11-20T10:00:00Z","content":1,"call":0}`) {
+		t.Fatalf("json: %s", js)
+	}
+	js, _ = json.Marshal(NewJSON(&record.History{ID: "h"}))
+	if !strings.Contains(string(js), `"tool_approvals":[]`) {
+		t.Fatalf("json without approvals: %s", js)
 	}
 }

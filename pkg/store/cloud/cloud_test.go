@@ -196,7 +196,7 @@ func TestStoredShape(t *testing.T) {
 	sort.Strings(fields)
 	// body_terms, indexed_count, search_v and terms are the search index (search.go).
 	wantFields := []string{"alert_id", "body_terms", "created_at", "fork_point", "id", "indexed_count", "message_count", "object_generation", "parent_id",
-		"redacted_count", "redactions", "revision", "search_v", "terms", "title", "title_source", "tool_calls", "updated_at", "usage", "workspace"}
+		"redacted_count", "redactions", "revision", "search_v", "terms", "title", "title_source", "tool_approvals", "tool_calls", "updated_at", "usage", "workspace"}
 	if !slices.Equal(fields, wantFields) {
 		t.Errorf("document fields %v, want %v", fields, wantFields)
 	}

@@ -21,8 +21,8 @@ import (
 // listFields are the fields a listing reads: the metadata, not the search fields (up to two
 // arrays of terms and a vector), which would make every page many times larger.
 var listFields = []string{"id", "workspace", "alert_id", "title", "title_source", "parent_id", "fork_point",
-	"created_at", "updated_at", "message_count", "usage", "redactions", "tool_calls", "redacted_count", "revision",
-	"object_generation", "summary"}
+	"created_at", "updated_at", "message_count", "usage", "redactions", "tool_calls", "tool_approvals", "redacted_count",
+	"revision", "object_generation", "summary"}
 
 type historyDoc struct {
 	ID               string         `firestore:"id"`
@@ -38,11 +38,48 @@ type historyDoc struct {
 	Usage            usageDoc       `firestore:"usage"`
 	Redactions       map[string]int `firestore:"redactions"`
 	ToolCalls        int64          `firestore:"tool_calls"`
+	ToolApprovals    []approvalDoc  `firestore:"tool_approvals"`
 	RedactedCount    int64          `firestore:"redacted_count"`
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
 	Summary          *summaryDoc    `firestore:"summary,omitempty"`
 	searchFields
+}
+
+// approvalDoc is a record.ToolApproval in a history's document.
+type approvalDoc struct {
+	Tool     string    `firestore:"tool"`
+	Server   string    `firestore:"server"`
+	Decision string    `firestore:"decision"`
+	Asked    bool      `firestore:"asked"`
+	At       time.Time `firestore:"at"`
+	Content  int64     `firestore:"content"`
+	Call     int64     `firestore:"call"`
+	CallID   string    `firestore:"call_id"`
+}
+
+func newApprovalDocs(as []record.ToolApproval) []approvalDoc {
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]approvalDoc, len(as))
+	for i, a := range as {
+		out[i] = approvalDoc{Tool: a.Tool, Server: a.Server, Decision: a.Decision, Asked: a.Asked,
+			At: normTime(a.At), Content: int64(a.Content), Call: int64(a.Call), CallID: a.CallID}
+	}
+	return out
+}
+
+func approvals(ds []approvalDoc) []record.ToolApproval {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]record.ToolApproval, len(ds))
+	for i, d := range ds {
+		out[i] = record.ToolApproval{Tool: d.Tool, Server: d.Server, Decision: d.Decision, Asked: d.Asked,
+			At: d.At.UTC(), Content: int(d.Content), Call: int(d.Call), CallID: d.CallID}
+	}
+	return out
 }
 
 // summaryDoc is record.Summary in a history's document.
@@ -82,6 +119,7 @@ func newHistoryDoc(h *record.History, workspace string, revision, generation int
 		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens},
 		Redactions:       h.Redactions,
 		ToolCalls:        int64(h.ToolCalls),
+		ToolApprovals:    newApprovalDocs(h.ToolApprovals),
 		RedactedCount:    int64(h.RedactedCount),
 		Revision:         revision,
 		ObjectGeneration: generation,
@@ -110,6 +148,7 @@ func (d *historyDoc) history() *record.History {
 		MessageCount:  int(d.MessageCount),
 		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
 		ToolCalls:     int(d.ToolCalls),
+		ToolApprovals: approvals(d.ToolApprovals),
 		RedactedCount: int(d.RedactedCount),
 		Revision:      d.Revision,
 	}
@@ -145,6 +184,7 @@ func (d *historyDoc) updates() []firestore.Update {
 		{Path: "usage", Value: d.Usage},
 		{Path: "redactions", Value: d.Redactions},
 		{Path: "tool_calls", Value: d.ToolCalls},
+		{Path: "tool_approvals", Value: d.ToolApprovals},
 		{Path: "redacted_count", Value: d.RedactedCount},
 		{Path: "revision", Value: d.Revision},
 		{Path: "object_generation", Value: d.ObjectGeneration},

@@ -71,6 +71,12 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	hist.Redactions = map[string]int{"EMAIL": 2, "IP": 1}
 	hist.RedactedCount = 4
 	hist.Summary = &record.Summary{Text: "IOCs: 198.51.100.7\n調査結果: beaconing", CoversCount: 2, CreatedAt: store.Now().Add(-time.Minute)}
+	hist.ToolCalls = 3
+	hist.ToolApprovals = []record.ToolApproval{
+		{Tool: "mcp_intel_lookup", Server: "intel", Decision: record.ApprovalApproved, Asked: true, At: store.Now().Add(-2 * time.Minute), Content: 1, Call: 0, CallID: "c1"},
+		{Tool: "mcp_intel_env", Server: "intel", Decision: record.ApprovalDenied, At: store.Now().Add(-2 * time.Minute), Content: 1, Call: 1},
+		{Tool: "mcp_siem_query", Server: "siem", Decision: record.ApprovalTrusted, At: store.Now().Add(-time.Minute), Content: 3},
+	}
 	Save(t, s, hist)
 	got, err := s.GetHistoryMeta(ctx, hist.ID)
 	if err != nil {

@@ -1,0 +1,198 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/tool"
+)
+
+// everythingDir holds the committed package.json and package-lock.json of the reference
+// server @modelcontextprotocol/server-everything; node_modules is installed there by the tests.
+const everythingDir = "../../testdata/mcp-everything"
+
+var (
+	everythingOnce sync.Once
+	everythingErr  error
+)
+
+// everythingServer installs the reference server with npm ci (once per test binary) and
+// returns its stdio config. Without node and npm, or when npm ci fails, the test is skipped,
+// except under CI=true, where it fails.
+func everythingServer(t *testing.T) mcp.ServerConfig {
+	t.Helper()
+	everythingOnce.Do(func() {
+		if _, err := exec.LookPath("npm"); err != nil {
+			everythingErr = fmt.Errorf("npm not found: %w", err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
+		cmd.Dir = everythingDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			everythingErr = fmt.Errorf("npm ci in %s: %w: %s", everythingDir, err, out)
+		}
+	})
+	if everythingErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the reference MCP server could not be installed: %v", everythingErr)
+		}
+		t.Skipf("the reference MCP server could not be installed: %v", everythingErr)
+	}
+	main, err := filepath.Abs(filepath.Join(everythingDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcp.ServerConfig{Command: "node", Args: []string{main, "stdio"}, Timeout: 20000}
+}
+
+// geminiKeys are the JSON Schema keywords a converted schema may hold: what Gemini's
+// function declarations take.
+var geminiKeys = map[string]bool{"type": true, "properties": true, "required": true, "description": true, "enum": true,
+	"items": true, "format": true, "minimum": true, "maximum": true, "default": true, "title": true, "nullable": true,
+	"anyOf": true, "minItems": true, "maxItems": true, "minLength": true, "maxLength": true, "pattern": true, "propertyOrdering": true}
+
+// geminiTakes reports the first part of a converted schema Gemini would refuse, or "".
+func geminiTakes(path string, v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return path + " is not an object"
+	}
+	for k, sub := range m {
+		if !geminiKeys[k] {
+			return path + "." + k
+		}
+		switch k {
+		case "format":
+			if f, _ := sub.(string); f != "date-time" && f != "enum" {
+				return fmt.Sprintf("%s.format %q", path, f)
+			}
+		case "properties":
+			props, _ := sub.(map[string]any)
+			for name, p := range props {
+				if why := geminiTakes(path+".properties."+name, p); why != "" {
+					return why
+				}
+			}
+		case "items":
+			if why := geminiTakes(path+".items", sub); why != "" {
+				return why
+			}
+		case "anyOf":
+			list, _ := sub.([]any)
+			for i, p := range list {
+				if why := geminiTakes(fmt.Sprintf("%s.anyOf[%d]", path, i), p); why != "" {
+					return why
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// The reference server from the npm registry, over stdio: every tool it lists is either
+// declared with a schema Gemini takes or left out with one warning line naming it; its echo,
+// get-sum and get-structured-content answer {"content": ...}; its get-env shows only the
+// allow-listed environment.
+func TestEverythingServer(t *testing.T) {
+	t.Parallel()
+	cfg := everythingServer(t)
+	ctx := context.Background()
+
+	// What the server publishes, listed with the SDK directly.
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Env = mcp.ServerEnv(os.Environ(), nil)
+	direct, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var published []string
+	for tl, err := range direct.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		published = append(published, tl.Name)
+	}
+	_ = direct.Close()
+	if len(published) < 3 {
+		t.Fatalf("the server published %v", published)
+	}
+
+	var mu sync.Mutex
+	var warnings []string
+	m := mcp.Start(ctx, &mcp.Config{Servers: map[string]mcp.ServerConfig{"everything": cfg}}, mcp.Options{
+		Environ:      append(os.Environ(), "GEMINI_API_KEY=secret-gemini-key", "GOOGLE_API_KEY=secret-google-key", "GOOGLE_APPLICATION_CREDENTIALS=/adc.json"),
+		Warn:         func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() },
+		StartTimeout: time.Minute,
+	})
+	defer m.Close()
+	tools := m.Tools(ctx, time.Minute)
+	reg := registry(t, tools)
+	mu.Lock()
+	warned := strings.Join(warnings, "\n")
+	mu.Unlock()
+	declared := 0
+	for _, name := range published {
+		tl, ok := reg.Lookup(mcp.ToolName("everything", name))
+		if !ok {
+			if !strings.Contains(warned, "tool "+name+" is left out") {
+				t.Errorf("tool %s neither declared nor warned about; warnings:\n%s", name, warned)
+			}
+			continue
+		}
+		declared++
+		d := tl.Declaration()
+		if why := geminiTakes(name, d.ParametersJsonSchema); why != "" {
+			t.Errorf("tool %s: Gemini refuses %s in %v", name, why, d.ParametersJsonSchema)
+		}
+		if o := tool.OriginOf(tl); !o.Asks() || o.Server != "everything" {
+			t.Errorf("tool %s origin %+v", name, o)
+		}
+	}
+	if declared != len(tools) || declared < 3 {
+		t.Fatalf("%d of %d published tools declared, registry holds %d", declared, len(published), len(tools))
+	}
+	t.Logf("%d tools published, %d declared; warnings: %q", len(published), declared, warned)
+
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"echo", map[string]any{"message": "203.0.113.7"}, "203.0.113.7"},
+		{"get-sum", map[string]any{"a": 2, "b": 40}, "42"},
+		{"get-structured-content", map[string]any{"location": "Chicago"}, "temperature"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			res := reg.Call(ctx, mcp.ToolName("everything", tc.tool), tc.args)
+			content, ok := res["content"]
+			if !ok || len(res) != 1 {
+				t.Fatalf("result %v, want only content", res)
+			}
+			if !strings.Contains(fmt.Sprint(content), tc.want) {
+				t.Fatalf("content %v, want %q in it", content, tc.want)
+			}
+		})
+	}
+	res := reg.Call(ctx, mcp.ToolName("everything", "get-env"), map[string]any{})
+	env := fmt.Sprint(res["content"])
+	if !strings.Contains(env, "PATH") {
+		t.Fatalf("get-env: %v", res)
+	}
+	for _, leak := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "secret-gemini-key"} {
+		if strings.Contains(env, leak) {
+			t.Fatalf("the server saw %s", leak)
+		}
+	}
+}
