@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -153,11 +152,8 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 		if err := check(qs); err != nil {
 			return nil, err
 		}
-		items, err := o.prepare(ctx, qs)
-		if err != nil {
-			return nil, err
-		}
-		if job, oc.Inlined, err = o.submit(ctx, sha, items); err != nil {
+		var err error
+		if job, oc.Inlined, err = o.submit(ctx, sha, qs); err != nil {
 			return nil, err
 		}
 		oc.Submitted = true
@@ -225,9 +221,10 @@ func check(qs []batch.Question) error {
 	return nil
 }
 
-// prepare builds the requests of every question, as its session would send them. A line naming
-// an alert or a history that does not exist fails the whole input, naming the line.
-func (o *Options) prepare(ctx context.Context, qs []batch.Question) ([]item, error) {
+// prepare builds the requests of every question, as its session would send them, and gives
+// them to emit one question at a time. A line naming an alert or a history that does not exist
+// fails the whole input, naming the line.
+func (o *Options) prepare(ctx context.Context, qs []batch.Question, emit func(item) error) error {
 	alerts := map[record.AlertID]*record.Alert{}
 	alert := func(q batch.Question, id record.AlertID) (*record.Alert, error) {
 		if a, ok := alerts[id]; ok {
@@ -243,7 +240,6 @@ func (o *Options) prepare(ctx context.Context, qs []batch.Question) ([]item, err
 		alerts[id] = a
 		return a, nil
 	}
-	items := make([]item, 0, 2*len(qs))
 	for _, q := range qs {
 		var h *record.History
 		alertID := q.AlertID
@@ -251,71 +247,65 @@ func (o *Options) prepare(ctx context.Context, qs []batch.Question) ([]item, err
 			var err error
 			h, err = o.Store.GetHistory(ctx, q.HistoryID)
 			if errors.Is(err, store.ErrNotFound) {
-				return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: no history %s", q.Line, q.HistoryID), goerr.V("line", q.Line))
+				return goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: no history %s", q.Line, q.HistoryID), goerr.V("line", q.Line))
 			}
 			if err != nil {
-				return nil, goerr.Wrap(err, "failed to read a history", goerr.V("history_id", q.HistoryID))
+				return goerr.Wrap(err, "failed to read a history", goerr.V("history_id", q.HistoryID))
 			}
 			if alertID != "" && alertID != h.AlertID {
-				return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: history %s is about alert %s, not %s", q.Line, h.ID, h.AlertID, alertID))
+				return goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: history %s is about alert %s, not %s", q.Line, h.ID, h.AlertID, alertID))
 			}
 			alertID = h.AlertID
 		}
 		a, err := alert(q, alertID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s, err := o.NewSession(a, h)
 		if err != nil {
-			return nil, goerr.Wrap(err, "failed to start a session", goerr.V("line", q.Line))
+			return goerr.Wrap(err, "failed to start a session", goerr.V("line", q.Line))
 		}
 		ans, title, err := s.Prepare(q.Query)
 		if err != nil {
-			return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: %v", q.Line, err))
+			return goerr.Wrap(ErrInvalidInput, fmt.Sprintf("line %d: %v", q.Line, err))
 		}
 		k := key{line: q.Line}
 		if h != nil {
 			k.at = len(h.Contents)
 		}
-		items = append(items, item{key: k, req: ans})
+		if err := emit(item{key: k, req: ans}); err != nil {
+			return err
+		}
 		if title != nil {
-			items = append(items, item{key: key{title: true, line: q.Line}, req: *title})
+			if err := emit(item{key: key{title: true, line: q.Line}, req: *title}); err != nil {
+				return err
+			}
 		}
 	}
-	return items, nil
+	return nil
 }
 
-// submit creates the job: inlined while the request stays under InlineLimit, else through an
-// uploaded JSONL file.
-func (o *Options) submit(ctx context.Context, sha string, items []item) (*genai.BatchJob, bool, error) {
-	size, err := inlinedSize(o.Model, items)
-	if err != nil {
+// submit prepares the requests and creates the job: inlined while the create request stays
+// under the inline limit, else through an uploaded JSONL file.
+func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question) (*genai.BatchJob, bool, error) {
+	sub := newSubmission(o.Model, o.InlineLimit, o.FileOnly, o.TempDir)
+	defer sub.close()
+	if err := o.prepare(ctx, qs, sub.add); err != nil {
 		return nil, false, err
 	}
-	if size <= o.InlineLimit && !o.FileOnly {
-		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: inlined(o.Model, items)})
+	if reqs, ok := sub.inline(); ok {
+		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: reqs})
 		if err != nil {
 			return nil, true, goerr.Wrap(err, "failed to create the batch job")
 		}
 		return job, true, nil
 	}
-	f, err := os.CreateTemp(o.TempDir, "alertchat-batch-*.jsonl")
-	if err != nil {
-		return nil, false, goerr.Wrap(err, "failed to write the job's input file")
-	}
-	defer func() {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
-	}()
-	n, err := writeJSONL(f, items)
+	f, n, err := sub.file()
 	if err != nil {
 		return nil, false, err
 	}
 	if n > MaxFileBytes {
 		return nil, false, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, int64(MaxFileBytes)))
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, false, goerr.Wrap(err, "failed to read the job's input file")
 	}
 	src, err := o.Service.Upload(ctx, sha, f, n)
 	if err != nil {

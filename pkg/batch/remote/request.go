@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -69,24 +70,14 @@ type item struct {
 func inlined(model string, items []item) []*genai.InlinedRequest {
 	out := make([]*genai.InlinedRequest, len(items))
 	for i, it := range items {
-		out[i] = &genai.InlinedRequest{Model: model, Contents: it.req.Contents, Config: it.req.Config,
-			Metadata: map[string]string{"key": it.key.String()}}
+		out[i] = inlinedRequest(model, it)
 	}
 	return out
 }
 
-// inlinedSize is about the size of the create request's body for items: what decides between
-// an inlined job and an uploaded file.
-func inlinedSize(model string, items []item) (int, error) {
-	n := 0
-	for _, r := range inlined(model, items) {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return 0, goerr.Wrap(err, "failed to encode a request")
-		}
-		n += len(b) + 1
-	}
-	return n, nil
+func inlinedRequest(model string, it item) *genai.InlinedRequest {
+	return &genai.InlinedRequest{Model: model, Contents: it.req.Contents, Config: it.req.Config,
+		Metadata: map[string]string{"key": it.key.String()}}
 }
 
 // generationFields are the GenerateContentConfig fields that the REST request carries at its
@@ -127,34 +118,110 @@ func restRequest(r session.Request) (map[string]any, error) {
 	return out, nil
 }
 
-// writeJSONL writes items as the Batch API's input file: one {"key", "request"} a line.
-func writeJSONL(w io.Writer, items []item) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	cw := &countingWriter{w: bw}
-	enc := json.NewEncoder(cw)
-	enc.SetEscapeHTML(false)
-	for _, it := range items {
-		req, err := restRequest(it.req)
+// submission gathers a job's requests as they are prepared, one question at a time: held for
+// an inlined job while their encoding stays under the limit, else written to a JSONL file (the
+// Batch API's input format) as they come, so a large job is never held whole.
+type submission struct {
+	model   string
+	limit   int
+	tempDir string
+
+	held     []item
+	size     int // bytes of the held requests, encoded
+	inlineOK bool
+
+	f   *os.File
+	bw  *bufio.Writer
+	enc *json.Encoder
+	n   int64 // bytes written to the file
+}
+
+func newSubmission(model string, limit int, fileOnly bool, tempDir string) *submission {
+	return &submission{model: model, limit: limit, tempDir: tempDir, inlineOK: !fileOnly}
+}
+
+// add takes one request.
+func (s *submission) add(it item) error {
+	if s.inlineOK {
+		b, err := json.Marshal(inlinedRequest(s.model, it))
 		if err != nil {
-			return cw.n, err
+			return goerr.Wrap(err, "failed to encode a request")
 		}
-		if err := enc.Encode(map[string]any{"key": it.key.String(), "request": req}); err != nil {
-			return cw.n, goerr.Wrap(err, "failed to write the job's input file")
+		if s.size += len(b) + 1; s.size <= s.limit {
+			s.held = append(s.held, it)
+			return nil
+		}
+		// Too large to inline: from here on, a file.
+		s.inlineOK = false
+		held := s.held
+		s.held = nil
+		for _, h := range held {
+			if err := s.write(h); err != nil {
+				return err
+			}
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return cw.n, goerr.Wrap(err, "failed to write the job's input file")
+	return s.write(it)
+}
+
+// write appends one {"key", "request"} line to the file.
+func (s *submission) write(it item) error {
+	if s.f == nil {
+		f, err := os.CreateTemp(s.tempDir, "alertchat-batch-*.jsonl")
+		if err != nil {
+			return goerr.Wrap(err, "failed to write the job's input file")
+		}
+		s.f, s.bw = f, bufio.NewWriterSize(f, 1<<16)
+		s.enc = json.NewEncoder(&countingWriter{w: s.bw, n: &s.n})
+		s.enc.SetEscapeHTML(false)
 	}
-	return cw.n, nil
+	req, err := restRequest(it.req)
+	if err != nil {
+		return err
+	}
+	if err := s.enc.Encode(map[string]any{"key": it.key.String(), "request": req}); err != nil {
+		return goerr.Wrap(err, "failed to write the job's input file")
+	}
+	return nil
+}
+
+// inline reports whether the job goes with its requests inlined; then they are these.
+func (s *submission) inline() ([]*genai.InlinedRequest, bool) {
+	if !s.inlineOK {
+		return nil, false
+	}
+	return inlined(s.model, s.held), true
+}
+
+// file finishes the input file and returns it from its start, with its size.
+func (s *submission) file() (io.Reader, int64, error) {
+	if s.f == nil {
+		return nil, 0, goerr.New("a batch job needs at least one request")
+	}
+	if err := s.bw.Flush(); err != nil {
+		return nil, 0, goerr.Wrap(err, "failed to write the job's input file")
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, 0, goerr.Wrap(err, "failed to read the job's input file")
+	}
+	return s.f, s.n, nil
+}
+
+// close removes the file, if any.
+func (s *submission) close() {
+	if s.f != nil {
+		_ = s.f.Close()
+		_ = os.Remove(s.f.Name())
+	}
 }
 
 type countingWriter struct {
 	w io.Writer
-	n int64
+	n *int64
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	c.n += int64(n)
+	*c.n += int64(n)
 	return n, err
 }
