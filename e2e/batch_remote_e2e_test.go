@@ -294,3 +294,40 @@ func vmHWM(pid int) int {
 	}
 	return 0
 }
+
+// TestRemoteBatchCancelled: `batch cancel` takes a unique prefix; the same command then ends
+// with exit 1 naming the state. On Vertex AI without the cloud store, a remote batch stops with
+// exit 2 and says what to set.
+func TestRemoteBatchCancelled(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, remoteAnswers())
+	alert := c.addAlert("guardduty.json")
+	in := jsonl(map[string]any{"alert_id": alert, "query": "one"}, map[string]any{"alert_id": alert, "query": "two"})
+	sub := c.run(in, "batch", "-f", "-", "--remote", "--no-wait")
+	var job struct{ Job string }
+	if sub.code != 0 || json.Unmarshal([]byte(sub.stdout), &job) != nil {
+		t.Fatalf("submit: %d %q %q", sub.code, sub.stdout, sub.stderr)
+	}
+	prefix := strings.TrimPrefix(job.Job, "batches/")[:6]
+	if r := c.run("", "batch", "cancel", prefix); r.code != 0 || !strings.Contains(r.stderr, "CANCELLED") {
+		t.Fatalf("cancel %s: exit %d, %q", prefix, r.code, r.stderr)
+	}
+	r := c.run(in, "batch", "-f", "-", "--remote")
+	if r.code != 1 || !strings.Contains(r.stderr, "JOB_STATE_CANCELLED") || r.stdout != "" {
+		t.Fatalf("after cancel: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	listed := c.mustRun("", "batch", "jobs")
+	if !strings.Contains(listed, job.Job) || !strings.Contains(listed, "CANCELLED") {
+		t.Fatalf("batch jobs: %q", listed)
+	}
+
+	v := *c
+	v.env = append(append([]string{}, c.env...), "GOOGLE_GENAI_USE_VERTEXAI=true", "GOOGLE_CLOUD_PROJECT=p", "GOOGLE_CLOUD_LOCATION=us-central1")
+	r = v.run(in, "batch", "-f", "-", "--remote", "--resubmit")
+	if r.code != 2 || !strings.Contains(r.stderr, "--firestore-project and --bucket") {
+		t.Fatalf("Vertex AI without the cloud store: exit %d, %q", r.code, r.stderr)
+	}
+	if c.srv.BatchStats().Created != 1 {
+		t.Fatalf("%d jobs created", c.srv.BatchStats().Created)
+	}
+}

@@ -95,8 +95,9 @@ type Options struct {
 	// FileOnly sends the requests as a file whatever their size (Vertex AI takes no inlined
 	// requests).
 	FileOnly bool
-	// InlineLimit replaces the package's InlineLimit (tests).
-	InlineLimit int
+	// InlineLimit and MaxFileBytes replace the package's limits (tests).
+	InlineLimit  int
+	MaxFileBytes int64
 }
 
 // Outcome is what Run did.
@@ -198,6 +199,9 @@ func (o *Options) defaults() {
 	}
 	if o.InlineLimit <= 0 {
 		o.InlineLimit = InlineLimit
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = MaxFileBytes
 	}
 }
 
@@ -304,8 +308,8 @@ func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question) (
 	if err != nil {
 		return nil, false, err
 	}
-	if n > MaxFileBytes {
-		return nil, false, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, int64(MaxFileBytes)))
+	if n > o.MaxFileBytes {
+		return nil, false, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, o.MaxFileBytes))
 	}
 	src, err := o.Service.Upload(ctx, sha, f, n)
 	if err != nil {

@@ -354,6 +354,7 @@ func TestBadInputSubmitsNothing(t *testing.T) {
 		{"unknown alert", `{"alert_id": "alert-dns", "query": "ok"}` + "\n" + `{"alert_id": "nosuch", "query": "q"}`, "line 2: no alert nosuch"},
 		{"unknown history", `{"history_id": "6f1c2a4e-8d0b-4c52-9a57-3b8e0f6d2c19", "query": "q"}`, "line 1: no history"},
 		{"one history twice", "", "continue the same history"},
+		{"over the file limit", `{"alert_id": "alert-dns", "query": "a question that makes the file too large"}`, "more than the Batch API's limit of 100"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -364,7 +365,9 @@ func TestBadInputSubmitsNothing(t *testing.T) {
 				h := e.seedHistory(t)
 				input = fmt.Sprintf(`{"history_id": %q, "query": "a"}`+"\n"+`{"history_id": %q, "query": "b"}`, h.ID, h.ID)
 			}
-			r := e.run(t, t.Context(), input, e.options())
+			o := e.options()
+			o.InlineLimit, o.MaxFileBytes = 1, 100
+			r := e.run(t, t.Context(), input, o)
 			if !errors.Is(r.err, remote.ErrInvalidInput) || !strings.Contains(r.err.Error(), tc.want) {
 				t.Fatalf("err %v, want %q", r.err, tc.want)
 			}
