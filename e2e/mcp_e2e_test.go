@@ -355,6 +355,56 @@ func TestMCPServerStopsWithAlertchat(t *testing.T) {
 	}
 }
 
+// A chat that ends by Ctrl-D at the prompt, or with an error (the model refuses the question),
+// stops its MCP server (closes its stdin) and leaves no server running.
+func TestMCPServerStopsWhenChatEnds(t *testing.T) {
+	t.Parallel()
+	refuse := geminitest.WithHandler(func(*geminitest.Request) geminitest.Reply {
+		return geminitest.Reply{Status: 403, ErrorMessage: "Permission denied."}
+	})
+	for _, tc := range []struct {
+		name   string
+		gemini geminitest.Option
+		end    func(t *testing.T, c *cli, alertID, cfg, pid string)
+	}{
+		{"ctrl-d", titleAnswer("T"), func(t *testing.T, c *cli, alertID, cfg, pid string) {
+			term := startTerminal(t, c, 120, "chat", "-a", alertID, "--mcp-config", cfg)
+			term.waitFor("/help for commands")
+			eventually.True(t, 20*time.Second, "the server to start", func() bool { _, err := os.Stat(pid); return err == nil }, nil)
+			// Ctrl-D typed ahead, before the editor takes the terminal, is the line discipline's
+			// end of file and never reaches the chat: wait for the prompt, drawn after that.
+			eventually.True(t, 20*time.Second, "the prompt", func() bool {
+				term.scr.mu.Lock()
+				defer term.scr.mu.Unlock()
+				return strings.Contains(term.scr.buf.String(), "\x1b[6n> ")
+			}, term.scr.text)
+			term.write("\x04")
+			term.wait()
+		}},
+		{"error", refuse, func(t *testing.T, c *cli, alertID, cfg, pid string) {
+			// The question waits for the server, so it has started before the error.
+			if r := c.run("", "chat", "-a", alertID, "-q", "x", "--mcp-config", cfg); r.code == 0 || !strings.Contains(r.stderr, "Permission denied") {
+				t.Fatalf("exit %d, stderr %q: want the model's refusal as an error", r.code, r.stderr)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, tc.gemini)
+			alertID := c.addAlert("guardduty.json")
+			dir := t.TempDir()
+			pid, stopped := filepath.Join(dir, "pid"), filepath.Join(dir, "stopped")
+			cfg := mcpConfigWith(t, map[string]any{"env": map[string]string{"MCPSERVER_PIDFILE": pid, "MCPSERVER_STOPPED": stopped}})
+			tc.end(t, c, alertID, cfg, pid)
+			assertStopped(t, pid)
+			// Stopped by alertchat closing it, not only by the parent-death signal.
+			if _, err := os.Stat(stopped); err != nil {
+				t.Fatalf("the server was not stopped in order: %v", err)
+			}
+		})
+	}
+}
+
 // A bad config file is one clear line and exit 2; a bad server is one warning line and the
 // question is still answered.
 func TestMCPBadConfigAndServers(t *testing.T) {

@@ -49,6 +49,8 @@ type Options struct {
 	Tools factory.ToolOptions
 	// MCPConfig is --mcp-config: the MCP servers whose tools the chat offers.
 	MCPConfig string
+	// mcpHooks, in tests, replace the servers' transports and the first question's wait.
+	mcpHooks *mcpHooks
 }
 
 // clip keeps a title on one line of reasonable length.
@@ -183,8 +185,9 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	if err != nil {
 		return err
 	}
-	// MCP servers start now, in the background; the first question waits for them briefly.
-	servers, err := startMCP(ctx, opts.IO, mcpConfigPath(opts.MCPConfig), sessOpts.Tools)
+	// MCP servers start now, in the background; the first question waits for them briefly, later
+	// ones take the servers ready since.
+	servers, err := startMCP(ctx, opts.IO, mcpConfigPath(opts.MCPConfig), sessOpts.Tools, opts.mcpHooks)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/mcp"
@@ -39,18 +43,30 @@ func mcpConfigPath(flag string) string {
 }
 
 // mcpTools are the configured servers of a chat: started in the background when the chat
-// starts, their tools added to the chat's registry before the first question that finds them
-// ready (it waits at most mcpWait).
+// starts, their tools added to the chat's registry before a question: the first one waits for
+// the servers at most wait, later ones add at once those that have become ready since.
 type mcpTools struct {
 	mgr  *mcp.Manager
 	reg  *tool.Registry
 	warn func(string)
-	once sync.Once
+	note func(string)
+	wait time.Duration
+
+	mu     sync.Mutex
+	waited bool
+}
+
+// mcpHooks replace, in tests, the servers' transports and the first question's wait; started
+// is given the chat's Manager.
+type mcpHooks struct {
+	transports map[string]sdk.Transport
+	wait       time.Duration
+	started    func(*mcp.Manager)
 }
 
 // startMCP loads the config and starts its servers; nil when there is none. A config that
 // cannot be read or is not valid is a usage error (exit 2).
-func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *tool.Registry) (*mcpTools, error) {
+func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *tool.Registry, hooks *mcpHooks) (*mcpTools, error) {
 	if path == "" || reg == nil {
 		return nil, nil
 	}
@@ -62,21 +78,54 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 		return nil, nil
 	}
 	warn := func(line string) { fmt.Fprintln(ios.ErrOut, "Warning: "+cmdutil.OneLine(line)) }
-	return &mcpTools{mgr: mcp.Start(ctx, cfg, mcp.Options{Environ: os.Environ(), Warn: warn}), reg: reg, warn: warn}, nil
+	note := func(line string) { fmt.Fprintln(ios.ErrOut, cmdutil.OneLine(line)) }
+	o := mcp.Options{Environ: os.Environ(), Warn: warn}
+	m := &mcpTools{reg: reg, warn: warn, note: note, wait: mcpWait}
+	if hooks != nil {
+		o.Transports = hooks.transports
+		if hooks.wait > 0 {
+			m.wait = hooks.wait
+		}
+	}
+	m.mgr = mcp.Start(ctx, cfg, o)
+	if hooks != nil && hooks.started != nil {
+		hooks.started(m.mgr)
+	}
+	return m, nil
 }
 
-// ready adds the servers' tools to the registry, once.
+// ready adds the tools of the servers that are ready and not added yet: the first call waits
+// for the servers at most m.wait, later ones do not wait. It is called between questions only,
+// so a question's tools do not change while it runs.
 func (m *mcpTools) ready(ctx context.Context) {
 	if m == nil {
 		return
 	}
-	m.once.Do(func() {
-		for _, t := range m.mgr.Tools(ctx, mcpWait) {
-			if err := m.reg.Add(t); err != nil {
-				m.warn(err.Error() + "; the second is left out")
-			}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	late := m.waited
+	var ts []tool.Tool
+	if !late {
+		m.waited = true
+		ts = m.mgr.Tools(ctx, m.wait)
+	} else {
+		ts = m.mgr.NewTools()
+	}
+	var servers []string
+	for _, t := range ts {
+		if err := m.reg.Add(t); err != nil {
+			m.warn(err.Error() + "; the second is left out")
+			continue
 		}
-	})
+		servers = append(servers, tool.OriginOf(t).Server)
+	}
+	// A server left out of the first question was named in a warning: say it is in now.
+	if late {
+		sort.Strings(servers)
+		for _, s := range slices.Compact(servers) {
+			m.note(fmt.Sprintf("MCP server %s is ready; its tools are offered from now on.", s))
+		}
+	}
 }
 
 func (m *mcpTools) close() {

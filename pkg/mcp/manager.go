@@ -33,8 +33,14 @@ type Manager struct {
 	servers []*server
 	tools   map[string][]tool.Tool // by server, once started
 	pending map[string]bool
-	done    chan struct{}
-	cancel  context.CancelFunc
+	// given are the servers whose tools were handed out: each server's tools are handed out
+	// once, so a caller can add the late ones to what it already has.
+	given map[string]bool
+	// warnedPending is set once the servers still starting were named: one warning, not one
+	// per question.
+	warnedPending bool
+	done          chan struct{}
+	cancel        context.CancelFunc
 }
 
 // Start starts every server of c concurrently and returns at once: the prompt never waits for
@@ -47,7 +53,7 @@ func Start(ctx context.Context, c *Config, o Options) *Manager {
 		o.StartTimeout = 30 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &Manager{o: o, tools: map[string][]tool.Tool{}, pending: map[string]bool{}, done: make(chan struct{}), cancel: cancel}
+	m := &Manager{o: o, tools: map[string][]tool.Tool{}, pending: map[string]bool{}, given: map[string]bool{}, done: make(chan struct{}), cancel: cancel}
 	// Every server is pending before any start goroutine runs, so none of them races the map.
 	for name := range c.Servers {
 		m.pending[name] = true
@@ -102,7 +108,8 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 }
 
 // Tools waits at most wait for the servers still starting, then returns the tools of those
-// that are ready, in name order; the ones still starting are named in one warning line.
+// that are ready and were not handed out by an earlier call (Tools or NewTools), in name
+// order; the ones still starting are named in one warning line, the first time only.
 func (m *Manager) Tools(ctx context.Context, wait time.Duration) []tool.Tool {
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -113,7 +120,8 @@ func (m *Manager) Tools(ctx context.Context, wait time.Duration) []tool.Tool {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.pending) > 0 {
+	if len(m.pending) > 0 && !m.warnedPending {
+		m.warnedPending = true
 		var names []string
 		for n := range m.pending {
 			names = append(names, n)
@@ -121,9 +129,28 @@ func (m *Manager) Tools(ctx context.Context, wait time.Duration) []tool.Tool {
 		sort.Strings(names)
 		m.o.Warn(fmt.Sprintf("MCP servers not ready yet, asking without them: %s", strings.Join(names, ", ")))
 	}
+	return m.take()
+}
+
+// NewTools returns at once, without waiting or warning, the tools of the servers that have
+// become ready since the last call (Tools or NewTools), in name order.
+func (m *Manager) NewTools() []tool.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.take()
+}
+
+// Started is closed once every server has started or failed to.
+func (m *Manager) Started() <-chan struct{} { return m.done }
+
+// take hands out the tools of the ready servers not handed out yet; m.mu is held.
+func (m *Manager) take() []tool.Tool {
 	var all []tool.Tool
-	for _, ts := range m.tools {
-		all = append(all, ts...)
+	for name, ts := range m.tools {
+		if !m.given[name] {
+			m.given[name] = true
+			all = append(all, ts...)
+		}
 	}
 	// In name order, ties by server and the server's own tool name, so which of two tools
 	// mapping to one name is kept does not depend on start order.

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -343,6 +344,90 @@ func TestToolNameCollisions(t *testing.T) {
 			}
 			if len(warnings) != 1 || warnings[0] != tc.warn {
 				t.Errorf("warnings %q, want %q", warnings, tc.warn)
+			}
+		})
+	}
+}
+
+// gatedTransport connects only once gate is closed: a server slow to start, ready when the
+// test says so.
+type gatedTransport struct {
+	sdk.Transport
+	gate <-chan struct{}
+}
+
+func (g gatedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.Transport.Connect(ctx)
+}
+
+// refusingTransport fails to connect: a server that does not start.
+type refusingTransport struct{}
+
+func (refusingTransport) Connect(context.Context) (sdk.Connection, error) {
+	return nil, errors.New("connection refused")
+}
+
+// A server ready only after the first wait is left out of Tools, named in one warning, and
+// handed out by the next NewTools, once; one that fails after the wait is never handed out.
+// Later calls do not warn again about servers still starting.
+func TestLateServer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		late     func(t *testing.T) sdk.Transport
+		wantLate string // what NewTools hands out once the late server is done starting
+		warnLate string // the warning about it, besides "not ready yet"
+	}{
+		{"ready late", func(t *testing.T) sdk.Transport { return namedServer(t, "b", "c") }, "mcp_late_b mcp_late_c", ""},
+		{"fails late", func(*testing.T) sdk.Transport { return refusingTransport{} }, "", "MCP server late did not start and is left out: connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gate := make(chan struct{})
+			var mu sync.Mutex
+			var warnings []string
+			m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{
+				"fast": {Command: "unused"}, "late": {Command: "unused"},
+			}}, mcp.Options{
+				Transports: map[string]sdk.Transport{"fast": namedServer(t, "a"), "late": gatedTransport{tc.late(t), gate}},
+				Warn:       func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() },
+			})
+			defer m.Close()
+			names := func(ts []tool.Tool) string {
+				var out []string
+				for _, t := range ts {
+					out = append(out, t.Declaration().Name)
+				}
+				return strings.Join(out, " ")
+			}
+			if got := names(m.Tools(context.Background(), 300*time.Millisecond)); got != "mcp_fast_a" {
+				t.Fatalf("first wait: %q, want the fast server's tools only", got)
+			}
+			// Asked again before it is ready: nothing, and no second warning.
+			if got := names(m.NewTools()) + names(m.Tools(context.Background(), 0)); got != "" {
+				t.Fatalf("before the late server is ready: %q", got)
+			}
+			close(gate)
+			<-m.Started()
+			if got := names(m.NewTools()); got != tc.wantLate {
+				t.Fatalf("once it is done starting: %q, want %q", got, tc.wantLate)
+			}
+			if got := names(m.NewTools()) + names(m.Tools(context.Background(), 0)); got != "" {
+				t.Fatalf("handed out twice: %q", got)
+			}
+			want := []string{"MCP servers not ready yet, asking without them: late"}
+			if tc.warnLate != "" {
+				want = append(want, tc.warnLate)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("warnings %q, want %q", warnings, want)
 			}
 		})
 	}

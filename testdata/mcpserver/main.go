@@ -3,7 +3,8 @@
 // trusted, to read other files and to skip approval), env prints its environment, slow waits
 // to be cancelled, die exits in the middle of a call. It writes its PID to the file named by
 // MCPSERVER_PIDFILE, so a test can check that it stopped, and one line per tool that runs
-// ("call NAME") and per call cancelled by the client ("cancelled NAME") to MCPSERVER_LOG.
+// ("call NAME") and per call cancelled by the client ("cancelled NAME") to MCPSERVER_LOG. When
+// alertchat closes its stdin it writes the file named by MCPSERVER_STOPPED.
 package main
 
 import (
@@ -65,7 +66,13 @@ func main() {
 			os.Exit(3)
 			return nil, nil
 		})
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	// Run returns when the client closes stdin: alertchat stopped the server in order rather
+	// than leaving it to be killed.
+	if f := os.Getenv("MCPSERVER_STOPPED"); f != "" {
+		_ = os.WriteFile(f, []byte("stdin closed"), 0o600)
+	}
+	if err != nil {
 		os.Exit(1)
 	}
 }

@@ -1,0 +1,171 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/eventually"
+	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/mcp"
+)
+
+// syncBuffer is written by the chat while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// gatedServer is an in-memory MCP server with one tool, which connects only once gate is
+// closed: a server slow to start, ready when the test says so.
+type gatedServer struct {
+	sdk.Transport
+	gate <-chan struct{}
+}
+
+func (g gatedServer) Connect(ctx context.Context) (sdk.Connection, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.Transport.Connect(ctx)
+}
+
+func memServer(t *testing.T, toolName string) sdk.Transport {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "mem", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: toolName, InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: toolName}}}, nil
+		})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	return ct
+}
+
+// declared is the names of the tools a request declares.
+func declared(r *geminitest.Request) []string {
+	var out []string
+	for _, t := range r.Tools {
+		for _, d := range t.FunctionDeclarations {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// An interactive chat whose MCP server is ready only after the first question's wait: the
+// first question goes without its tools (one warning), the next one has them without waiting
+// (and says so once), /tools lists them, and the "not ready yet" warning is not repeated.
+func TestMCPServerReadyAfterFirstQuestion(t *testing.T) {
+	t.Parallel()
+	srv := geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		return geminitest.Reply{Text: "answer to " + r.LastUserText()}
+	}))
+	in, typed := io.Pipe()
+	t.Cleanup(func() { _ = typed.Close() })
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	// A terminal's stdin (so the chat is interactive) but no terminal to ask approvals on.
+	ios := &cmdutil.IOStreams{In: in, Out: stdout, ErrOut: stderr, StdinTTY: true, NoColor: true}
+	opts := testOptions(t, srv, ios)
+	opts.AlertID, opts.NoTitles, opts.NoRelated = string(addAlert(t, opts)), true, true
+	opts.MCPConfig = filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(opts.MCPConfig, []byte(`{"mcpServers": {"fast": {"command": "unused"}, "late": {"command": "unused"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	managers := make(chan *mcp.Manager, 1)
+	opts.mcpHooks = &mcpHooks{
+		transports: map[string]sdk.Transport{"fast": memServer(t, "a"), "late": gatedServer{memServer(t, "b"), gate}},
+		wait:       200 * time.Millisecond,
+		started:    func(m *mcp.Manager) { managers <- m },
+	}
+	done := make(chan error, 1)
+	go func() { done <- chatRun(context.Background(), opts) }()
+
+	// ask types a question and returns the tools its request declared.
+	ask := func(question string) []string {
+		t.Helper()
+		if _, err := io.WriteString(typed, question+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		eventually.True(t, 20*time.Second, "a request for "+question, func() bool {
+			for _, r := range srv.Requests() {
+				if r.Kind == geminitest.KindStreamGenerateContent && r.LastUserText() == question {
+					got = declared(r)
+					return true
+				}
+			}
+			return false
+		}, func() string { return stderr.String() })
+		return got
+	}
+	if got := ask("first"); !slices.Contains(got, "mcp_fast_a") || slices.Contains(got, "mcp_late_b") {
+		t.Fatalf("first question declared %q: want the fast server's tool, not the late one's", got)
+	}
+	close(gate)
+	<-(<-managers).Started()
+	if got := ask("second"); !slices.Contains(got, "mcp_late_b") || !slices.Contains(got, "mcp_fast_a") {
+		t.Fatalf("second question declared %q: want the late server's tool too", got)
+	}
+	if _, err := io.WriteString(typed, "third\n/tools\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = typed.Close() // Ctrl-D
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat ended with %v; stderr:\n%s", err, stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the chat did not end at EOF; stderr:\n%s", stderr)
+	}
+	errText := stderr.String()
+	for _, c := range []struct {
+		says string
+		n    int
+	}{
+		{"Warning: MCP servers not ready yet, asking without them: late", 1},
+		{"MCP server late is ready; its tools are offered from now on.", 1},
+		{"MCP server fast is ready", 0},
+	} {
+		if got := strings.Count(errText, c.says); got != c.n {
+			t.Errorf("%q said %d times, want %d; stderr:\n%s", c.says, got, c.n, errText)
+		}
+	}
+	listed := false
+	for _, l := range strings.Split(errText, "\n") {
+		listed = listed || strings.HasPrefix(l, "mcp_late_b") && strings.Contains(l, "MCP server late") && strings.Contains(l, "asks before it runs")
+	}
+	if !listed {
+		t.Errorf("/tools did not list the late server's tool; stderr:\n%s", errText)
+	}
+}
