@@ -223,12 +223,11 @@ func jobsRun(ctx context.Context, opts *JobsOptions) error {
 	if opts.Limit < 1 {
 		return cmdutil.UsageErrorf("invalid --limit %d: at least 1", opts.Limit)
 	}
-	jobs, closeStore, err := openJobs(ctx, opts.SessionDeps)
-	if err != nil {
+	var list []*record.BatchJob
+	err := withJobs(ctx, opts.SessionDeps, func(jobs store.BatchJobs) (err error) {
+		list, err = jobs.ListBatchJobs(ctx, opts.Limit)
 		return err
-	}
-	defer closeStore()
-	list, err := jobs.ListBatchJobs(ctx, opts.Limit)
+	})
 	if err != nil {
 		return goerr.Wrap(err, "failed to list batch jobs")
 	}
@@ -282,46 +281,40 @@ func newCmdCancel(f *factory.Factory, runF func(context.Context, *CancelOptions)
 }
 
 func cancelRun(ctx context.Context, opts *CancelOptions) error {
-	jobs, closeStore, err := openJobs(ctx, opts.SessionDeps)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-	rec, err := jobs.GetBatchJob(ctx, opts.Job)
-	if errors.Is(err, store.ErrNotFound) {
-		return factory.NotFoundf("no batch job %q in this workspace", opts.Job)
-	}
-	if err != nil {
-		return err
-	}
-	svc, err := opts.Batches(ctx)
-	if err != nil {
-		return err
-	}
-	if err := svc.Cancel(ctx, rec.ID); err != nil {
-		return goerr.Wrap(factory.DescribeModelError(err), "failed to cancel batch job "+rec.ID)
-	}
-	if job, err := svc.Get(ctx, rec.ID); err == nil {
-		rec.State = string(job.State)
-	}
-	rec.UpdatedAt = time.Now()
-	if err := jobs.PutBatchJob(ctx, rec); err != nil {
-		return goerr.Wrap(err, "the job was cancelled but its state could not be recorded", goerr.V("job", rec.ID))
-	}
-	fmt.Fprintf(opts.IO.ErrOut, "Cancelled batch job %s (%s).\n", rec.ID, strings.TrimPrefix(rec.State, "JOB_STATE_"))
-	return nil
+	return withJobs(ctx, opts.SessionDeps, func(jobs store.BatchJobs) error {
+		rec, err := jobs.GetBatchJob(ctx, opts.Job)
+		if errors.Is(err, store.ErrNotFound) {
+			return factory.NotFoundf("no batch job %q in this workspace", opts.Job)
+		}
+		if err != nil {
+			return err
+		}
+		svc, err := opts.Batches(ctx)
+		if err != nil {
+			return err
+		}
+		if err := svc.Cancel(ctx, rec.ID); err != nil {
+			return goerr.Wrap(factory.DescribeModelError(err), "failed to cancel batch job "+rec.ID)
+		}
+		if job, err := svc.Get(ctx, rec.ID); err == nil {
+			rec.State = string(job.State)
+		}
+		rec.UpdatedAt = time.Now()
+		if err := jobs.PutBatchJob(ctx, rec); err != nil {
+			return goerr.Wrap(err, "the job was cancelled but its state could not be recorded", goerr.V("job", rec.ID))
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Cancelled batch job %s (%s).\n", rec.ID, strings.TrimPrefix(rec.State, "JOB_STATE_"))
+		return nil
+	})
 }
 
-// openJobs opens the store and its batch job records.
-func openJobs(ctx context.Context, deps factory.SessionDeps) (store.BatchJobs, func(), error) {
-	s, err := deps.OpenStore(ctx, factory.StoreOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	jobs, ok := store.Find[store.BatchJobs](s)
-	if !ok {
-		_ = s.Close()
-		return nil, nil, goerr.New("this store cannot record batch jobs")
-	}
-	return jobs, func() { _ = s.Close() }, nil
+// withJobs runs fn on the store's batch job records.
+func withJobs(ctx context.Context, deps factory.SessionDeps, fn func(store.BatchJobs) error) error {
+	return factory.WithStore(ctx, deps.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+		jobs, ok := store.Find[store.BatchJobs](s)
+		if !ok {
+			return goerr.New("this store cannot record batch jobs")
+		}
+		return fn(jobs)
+	})
 }
