@@ -54,7 +54,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	}
 	// Ctrl-C or SIGTERM while waiting leaves the job running; while collecting, what is saved
 	// stays saved and the same command collects the rest.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	svc, err := opts.Batches(ctx)
@@ -87,21 +87,23 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		Concurrency:   opts.Concurrency,
 		DescribeError: func(err error) string { return factory.Message(factory.DescribeModelError(err)) },
 		OnState:       bar.update,
-		FileOnly:      svc.Client.ClientConfig().Backend == genai.BackendVertexAI,
+		OnRecorded: func(oc *remote.Outcome) {
+			// Said at once: a wait of hours may be cut short, and the job is what remains.
+			bar.hide(func() {
+				if oc.Submitted {
+					how := "as a file"
+					if oc.Inlined {
+						how = "inline"
+					}
+					fmt.Fprintf(opts.IO.ErrOut, "Submitted batch job %s: %d questions, sent %s.\n", oc.Job.ID, oc.Job.Requests, how)
+				} else {
+					fmt.Fprintf(opts.IO.ErrOut, "Found batch job %s for this input (%s); --resubmit asks again.\n", oc.Job.ID, oc.Job.State)
+				}
+			})
+		},
+		FileOnly: svc.Client.ClientConfig().Backend == genai.BackendVertexAI,
 	})
 	bar.stop()
-	if oc != nil && oc.Job != nil {
-		switch {
-		case oc.Submitted:
-			how := "as a file"
-			if oc.Inlined {
-				how = "inline"
-			}
-			fmt.Fprintf(opts.IO.ErrOut, "Submitted batch job %s: %d questions, sent %s.\n", oc.Job.ID, oc.Job.Requests, how)
-		case oc.Found:
-			fmt.Fprintf(opts.IO.ErrOut, "Found batch job %s for this input (%s); --resubmit asks again.\n", oc.Job.ID, oc.Job.State)
-		}
-	}
 	switch {
 	case errors.Is(err, remote.ErrInvalidInput):
 		return cmdutil.UsageErrorf("%s: %s", cmdutil.InputName(opts.File), factory.Message(err))
@@ -151,6 +153,21 @@ func (p *jobProgress) update(j *record.BatchJob, elapsed time.Duration) {
 	}
 	p.drawn = len(line)
 	fmt.Fprint(p.w, "\r"+line+pad)
+}
+
+// hide runs say (which writes lines of its own) with the progress line out of the way.
+func (p *jobProgress) hide(say func()) {
+	if p == nil {
+		say()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn > 0 {
+		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.drawn)+"\r")
+		p.drawn = 0
+	}
+	say()
 }
 
 func (p *jobProgress) stop() {

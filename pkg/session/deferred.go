@@ -76,23 +76,26 @@ func (s *Session) Complete(ctx context.Context, input string, a Answer) (*Turn, 
 	return s.finishTurn(ctx, input, []*genai.Content{user}, reply, usage, nil, titleCh, nil, TurnHooks{})
 }
 
-// Holds reports whether the stored transcript has input as the question at index at: a job's
-// answer to it was already saved (a collection that is run again saves nothing twice).
-func (s *Session) Holds(at int, input string) bool {
+// Holds reports whether the stored transcript has input as a question answered at index from
+// or later: a job's answer to it was already saved (a collection that is run again saves
+// nothing twice, even when the conversation went on after the first collection).
+func (s *Session) Holds(from int, input string) bool {
 	h := s.history
-	if at < 0 || at+1 >= len(h.Contents) {
-		return false
-	}
-	c := h.Contents[at]
-	if c == nil || c.Role != genai.RoleUser {
-		return false
-	}
 	red, _ := s.redactor.RedactString(strings.TrimSpace(input))
-	var got strings.Builder
-	for _, p := range c.Parts {
-		if p != nil {
-			got.WriteString(p.Text)
+	for i := max(from, 0); i+1 < len(h.Contents); i++ {
+		c, next := h.Contents[i], h.Contents[i+1]
+		if c == nil || next == nil || c.Role != genai.RoleUser || next.Role != genai.RoleModel {
+			continue
+		}
+		var got strings.Builder
+		for _, p := range c.Parts {
+			if p != nil {
+				got.WriteString(p.Text)
+			}
+		}
+		if got.String() == red {
+			return true
 		}
 	}
-	return got.String() == red
+	return false
 }

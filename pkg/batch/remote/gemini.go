@@ -32,8 +32,8 @@ var _ Service = (*Gemini)(nil)
 func (g *Gemini) vertex() bool { return g.Client.ClientConfig().Backend == genai.BackendVertexAI }
 
 // Create implements Service.
-func (g *Gemini) Create(ctx context.Context, model string, src *genai.BatchJobSource) (*genai.BatchJob, error) {
-	cfg := &genai.CreateBatchJobConfig{DisplayName: "alertchat batch"}
+func (g *Gemini) Create(ctx context.Context, model string, src *genai.BatchJobSource, name string) (*genai.BatchJob, error) {
+	cfg := &genai.CreateBatchJobConfig{DisplayName: name}
 	if g.vertex() {
 		if g.Bucket == nil {
 			return nil, goerr.New("a remote batch on Vertex AI needs a bucket")
@@ -128,11 +128,7 @@ func (g *Gemini) Results(ctx context.Context, job *genai.BatchJob) (io.ReadClose
 	}
 	// The key goes in a header, never in the URL, so no error or log line shows it.
 	req.Header.Set("x-goog-api-key", cc.APIKey)
-	hc := g.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := g.httpClient(cc).Do(req)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to download the batch job's results", goerr.V("file", job.Dest.FileName))
 	}
@@ -156,4 +152,27 @@ func (g *Gemini) vertexResults(ctx context.Context, job *genai.BatchJob) (io.Rea
 		return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("object", obj))
 	}
 	return r, nil
+}
+
+// httpClient is the client that reads a results file: the SDK's own (its transport and
+// timeouts), never sending the API key to another host on a redirect.
+func (g *Gemini) httpClient(cc genai.ClientConfig) *http.Client {
+	base := g.HTTP
+	if base == nil {
+		base = cc.HTTPClient
+	}
+	if base == nil {
+		base = http.DefaultClient
+	}
+	c := *base
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return goerr.New("too many redirects reading the batch job's results")
+		}
+		if req.URL.Host != via[0].URL.Host {
+			req.Header.Del("x-goog-api-key")
+		}
+		return nil
+	}
+	return &c
 }

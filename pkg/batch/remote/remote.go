@@ -38,14 +38,20 @@ const (
 	MaxFileBytes = 2 << 30
 	// DefaultPollInterval is how often a waiting job is asked for its state.
 	DefaultPollInterval = 30 * time.Second
-	// maxPollInterval bounds the backoff after errors.
+	// maxPollInterval bounds the backoff after errors; maxPollFailures ends a wait whose looks
+	// keep failing (about four hours of them).
 	maxPollInterval = 5 * time.Minute
+	maxPollFailures = 50
+	// submitTimeout bounds the upload and the create, which a Ctrl-C does not interrupt: a job
+	// the service made must be recorded.
+	submitTimeout = 10 * time.Minute
 )
 
 // Service is the Gemini Batch API as a remote batch uses it.
 type Service interface {
-	// Create starts a job of model answering src.
-	Create(ctx context.Context, model string, src *genai.BatchJobSource) (*genai.BatchJob, error)
+	// Create starts a job of model answering src, named name for a person (and for finding a
+	// job whose creation was not recorded).
+	Create(ctx context.Context, model string, src *genai.BatchJobSource, name string) (*genai.BatchJob, error)
 	// Get returns a job's state and, once it is done, its output.
 	Get(ctx context.Context, name string) (*genai.BatchJob, error)
 	// Cancel asks the service to stop a job.
@@ -83,6 +89,8 @@ type Options struct {
 	Concurrency int
 	// DescribeError turns a question's error into its line's "error" (default err.Error()).
 	DescribeError func(error) string
+	// OnRecorded is told of the job once it is recorded (submitted now) or found recorded.
+	OnRecorded func(oc *Outcome)
 	// OnState is told of the job as it is recorded, after every look while it waits, and when
 	// it is collected; elapsed counts from the job's creation.
 	OnState func(j *record.BatchJob, elapsed time.Duration)
@@ -122,6 +130,10 @@ var (
 	// ErrDetached: the wait was interrupted; the job goes on.
 	ErrDetached = errors.New("stopped waiting; the batch job goes on")
 )
+
+// displayName names a job by its input, so that a job whose creation could not be recorded can
+// still be told apart in the service's own list.
+func displayName(sha string) string { return "alertchat " + sha[:16] }
 
 // InputSHA256 is the hex SHA-256 of a batch's input bytes, which identifies its job.
 func InputSHA256(input []byte) string {
@@ -165,6 +177,7 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 			return oc, goerr.Wrap(err, "the batch job was created but could not be recorded; cancel it with `batch cancel "+job.Name+"` or wait for it", goerr.V("job", job.Name))
 		}
 	}
+	o.OnRecorded(oc)
 	o.OnState(oc.Job, o.Now().Sub(oc.Job.CreatedAt))
 	if o.NoWait {
 		return oc, nil
@@ -190,6 +203,9 @@ func (o *Options) defaults() {
 	}
 	if o.OnState == nil {
 		o.OnState = func(*record.BatchJob, time.Duration) {}
+	}
+	if o.OnRecorded == nil {
+		o.OnRecorded = func(*Outcome) {}
 	}
 	if o.Sleep == nil {
 		o.Sleep = retry.Sleep
@@ -297,8 +313,14 @@ func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question) (
 	if err := o.prepare(ctx, qs, sub.add); err != nil {
 		return nil, false, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, goerr.Wrap(err, "interrupted before the batch job was submitted")
+	}
+	// From here on an interruption could lose a job the service has made and charges for.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), submitTimeout)
+	defer cancel()
 	if reqs, ok := sub.inline(); ok {
-		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: reqs})
+		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: reqs}, displayName(sha))
 		if err != nil {
 			return nil, true, goerr.Wrap(err, "failed to create the batch job")
 		}
@@ -311,11 +333,12 @@ func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question) (
 	if n > o.MaxFileBytes {
 		return nil, false, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, o.MaxFileBytes))
 	}
-	src, err := o.Service.Upload(ctx, sha, f, n)
+	// Unique per submission: a resubmission never overwrites the input of a job still running.
+	src, err := o.Service.Upload(ctx, sha[:16]+"-"+uuid.NewString()[:8], f, n)
 	if err != nil {
 		return nil, false, goerr.Wrap(err, "failed to upload the job's input file", goerr.V("bytes", n))
 	}
-	job, err := o.Service.Create(ctx, o.Model, src)
+	job, err := o.Service.Create(ctx, o.Model, src, displayName(sha))
 	if err != nil {
 		return nil, false, goerr.Wrap(err, "failed to create the batch job")
 	}
@@ -335,6 +358,7 @@ func done(s genai.JobState) bool {
 // the service said last.
 func (o *Options) wait(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) (*genai.BatchJob, error) {
 	pause := o.PollInterval
+	failures := 0
 	for first := true; ; first = false {
 		if job != nil && done(job.State) {
 			return job, nil
@@ -350,20 +374,25 @@ func (o *Options) wait(ctx context.Context, rec *record.BatchJob, job *genai.Bat
 				return nil, o.detached(rec, ctx.Err())
 			}
 			// The job goes on whatever happened to this look: back off, and honour the delay
-			// a 429 asks for.
-			pause = min(2*pause, maxPollInterval)
+			// a 429 asks for. An answer that will not change (the job is gone, the key is
+			// refused) ends the wait, and so do many failed looks in a row.
+			failures++
+			if !llm.Retryable(err) || failures >= maxPollFailures {
+				return nil, goerr.Wrap(err, fmt.Sprintf("could not look at batch job %s (%d tries); it may still run: run the same command again later", rec.ID, failures), goerr.V("job", rec.ID))
+			}
+			pause = max(o.PollInterval, min(2*pause, maxPollInterval))
 			if d, ok := llm.RetryDelay(err); ok && d > pause {
 				pause = d
 			}
 			continue
 		}
+		failures = 0
 		pause = o.PollInterval
 		job = got
 		if string(job.State) != rec.State {
 			rec.State, rec.UpdatedAt = string(job.State), o.Now()
-			if err := o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec); err != nil {
-				return nil, goerr.Wrap(err, "failed to record the batch job's state", goerr.V("job", rec.ID))
-			}
+			// A record that cannot be updated now is updated at collection: the wait goes on.
+			_ = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec)
 		}
 		o.OnState(rec, o.Now().Sub(rec.CreatedAt))
 	}
@@ -464,7 +493,11 @@ func (o *Options) newHistory(ctx context.Context, rec *record.BatchJob, q batch.
 func complete(ctx context.Context, s *session.Session, q batch.Question, res *results, state genai.JobState) (*session.Turn, error) {
 	a, ok := res.answers[q.Line]
 	if !ok {
-		return nil, goerr.New(fmt.Sprintf("the batch job (%s) has no answer to this question", state))
+		msg := fmt.Sprintf("the batch job (%s) has no answer to this question", state)
+		if res.unmatched > 0 {
+			msg += fmt.Sprintf(" (%d of its result lines named no question)", res.unmatched)
+		}
+		return nil, goerr.New(msg)
 	}
 	if a.err != nil {
 		return nil, a.err

@@ -493,3 +493,50 @@ func TestResubmit(t *testing.T) {
 		t.Fatalf("another model found a job: %+v", fourth.oc)
 	}
 }
+
+func TestWaitEndsOnAnswerThatWillNotChange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.FailNext(geminitest.KindBatchGet, 1, geminitest.Reply{Status: 404, ErrorMessage: "no such batch"})
+	r := e.run(t, t.Context(), `{"alert_id": "alert-dns", "query": "one"}`, e.options())
+	if r.err == nil || errors.Is(r.err, remote.ErrDetached) || !strings.Contains(r.err.Error(), "could not look at batch job") {
+		t.Fatalf("err %v", r.err)
+	}
+	if e.srv.BatchStats().Gets != 1 {
+		t.Fatalf("%d looks, want 1", e.srv.BatchStats().Gets)
+	}
+}
+
+// TestConversationWentOnBeforeCollection: a history continued by the job and by the analyst
+// meanwhile gets the job's turn once, however often the job is collected.
+func TestConversationWentOnBeforeCollection(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	old := e.seedHistory(t)
+	input := `{"history_id": "` + string(old.ID) + `", "query": "and then?"}`
+	o := e.options()
+	o.NoWait = true
+	if r := e.run(t, t.Context(), input, o); r.err != nil {
+		t.Fatal(r.err)
+	}
+	h, err := e.store.GetHistory(t.Context(), old.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Contents = append(h.Contents, genai.NewContentFromText("meanwhile", genai.RoleUser), genai.NewContentFromText("noted", genai.RoleModel))
+	if err := e.store.SaveHistory(t.Context(), h); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if r := e.run(t, t.Context(), input, e.options()); r.err != nil || len(r.results) != 1 || r.results[0].Error != nil {
+			t.Fatalf("collection %d: %v %+v", i+1, r.err, r.results)
+		}
+	}
+	h, err = e.store.GetHistory(t.Context(), old.ID)
+	if err != nil || len(h.Contents) != 6 || h.Contents[4].Parts[0].Text != "and then?" {
+		t.Fatalf("%v: %d contents", err, len(h.Contents))
+	}
+	if e.saves.Load() != 1 {
+		t.Fatalf("%d saves, want 1", e.saves.Load())
+	}
+}
