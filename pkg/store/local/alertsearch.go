@@ -113,15 +113,26 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 	cjk := slices.ContainsFunc(phrases, func(p []string) bool { return index.HasCJK(strings.Join(p, "")) })
 	snippetExpr := `snippet(alert_fts, 1, '` + store.SnippetOpen + `', '` + store.SnippetClose + `', '…', 12)`
 	if cjk {
-		snippetExpr = `f.body`
+		snippetExpr = `alert_fts.body`
 	}
 	match := phraseMatcher(phrases)
+	expr := matchExpr(phrases)
 	s.calls.Add("sqlite.query")
-	rows, err := s.db.QueryContext(ctx, `SELECT a.id, a.title, a.created_at, bm25(alert_fts, ?, ?) AS score, `+snippetExpr+`
-		FROM alert_fts f CROSS JOIN alert_rows r ON r.rid = f.rowid
-		JOIN alerts a ON a.workspace = r.workspace AND a.id = r.alert_id
-		WHERE alert_fts MATCH ? AND r.workspace = ?
-		ORDER BY score, a.created_at DESC LIMIT ?`, titleWeight, bodyWeight, matchExpr(phrases), s.workspace, limit)
+	// The best rows are picked first and their snippets made after: a snippet computed beside
+	// the rank would be computed for every matching alert before the sort (a word every alert
+	// holds made 10,000 of them).
+	// Ties go to the alert indexed last (rows are numbered as alerts are stored), so only the
+	// picked rows are joined with their alerts.
+	rows, err := s.db.QueryContext(ctx, `WITH top AS MATERIALIZED (
+			SELECT f.rowid AS rid, r.alert_id, bm25(alert_fts, ?, ?) AS score
+			FROM alert_fts f CROSS JOIN alert_rows r ON r.rid = f.rowid
+			WHERE alert_fts MATCH ? AND r.workspace = ?
+			ORDER BY score, f.rowid DESC LIMIT ?)
+		SELECT a.id, a.title, a.created_at, top.score, `+snippetExpr+`
+		FROM top CROSS JOIN alert_fts ON alert_fts.rowid = top.rid
+		JOIN alerts a ON a.workspace = ? AND a.id = top.alert_id
+		WHERE alert_fts MATCH ?
+		ORDER BY top.score, top.rid DESC`, titleWeight, bodyWeight, expr, s.workspace, limit, s.workspace, expr)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to search alerts")
 	}
