@@ -1,0 +1,62 @@
+package cloud
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/alertchat/alertchat/internal/testenv"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// TestAlertSearchReadsBounded counts the documents one alert search reads on the emulator, for
+// a word every alert holds, among 100 and then 300 alerts: the same bounded number.
+func TestAlertSearchReadsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var reads readCounter
+	// On the emulator the client dials its own connection and ignores dial options: give it
+	// one that counts.
+	conn, err := grpc.NewClient(testenv.FirestoreHost(t), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(emulatorOwner{}), grpc.WithStreamInterceptor(reads.intercept))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := firestore.NewClient(ctx, testenv.NewProjectID(), option.WithGRPCConn(conn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fs.Close() })
+	_, sc := testenv.GCS(t)
+	s, err := New(Config{Firestore: fs, Bucket: sc.Bucket(testenv.Bucket), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	var perSearch []int64
+	for _, n := range []int{100, 300} {
+		for ; stored < n; stored++ {
+			data, _ := json.Marshal(map[string]any{"Type": "Recon:EC2/PortProbeUnprotectedPort", "RemoteIp": fmt.Sprintf("198.51.%d.%d", stored/250, stored%250)})
+			if _, err := s.PutAlert(ctx, &record.Alert{ID: record.AlertID(fmt.Sprintf("alert-%05d", stored)), Title: "Port probed", Data: data}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		reads.n.Store(0)
+		hits, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: "PortProbeUnprotectedPort", Limit: 10})
+		if err != nil || len(hits) != 10 {
+			t.Fatalf("%d alerts: %v, %d hits", n, err, len(hits))
+		}
+		perSearch = append(perSearch, reads.n.Load())
+	}
+	if perSearch[0] != perSearch[1] || perSearch[0] > alertCandidates {
+		t.Fatalf("documents read by one search among 100 and 300 alerts: %v (at most %d, and the same)", perSearch, alertCandidates)
+	}
+	t.Logf("documents read by one search: %v", perSearch)
+}
