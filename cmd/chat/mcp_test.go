@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/mcptest"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -36,38 +38,6 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// gatedServer is an in-memory MCP server with one tool, which connects only once gate is
-// closed: a server slow to start, ready when the test says so.
-type gatedServer struct {
-	sdk.Transport
-	gate <-chan struct{}
-}
-
-func (g gatedServer) Connect(ctx context.Context) (sdk.Connection, error) {
-	select {
-	case <-g.gate:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return g.Transport.Connect(ctx)
-}
-
-func memServer(t *testing.T, toolName string) sdk.Transport {
-	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "mem", Version: "1"}, nil)
-	s.AddTool(&sdk.Tool{Name: toolName, InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: toolName}}}, nil
-		})
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	return ct
 }
 
 // declared is the names of the tools a request declares.
@@ -103,7 +73,7 @@ func TestMCPServerReadyAfterFirstQuestion(t *testing.T) {
 	gate := make(chan struct{})
 	managers := make(chan *mcp.Manager, 1)
 	opts.mcpHooks = &mcpHooks{
-		transports: map[string]sdk.Transport{"fast": memServer(t, "a"), "late": gatedServer{memServer(t, "b"), gate}},
+		transports: map[string]sdk.Transport{"fast": mcptest.Server(t, "a"), "late": mcptest.Gated{Transport: mcptest.Server(t, "b"), Gate: gate}},
 		wait:       200 * time.Millisecond,
 		started:    func(m *mcp.Manager) { managers <- m },
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/mcptest"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/pkg/mcp"
@@ -293,25 +295,6 @@ func TestBadServers(t *testing.T) {
 	}
 }
 
-// namedServer is an in-memory server with tools of the given names.
-func namedServer(t *testing.T, names ...string) sdk.Transport {
-	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "named", Version: "1"}, nil)
-	for _, n := range names {
-		s.AddTool(&sdk.Tool{Name: n, InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: n}}}, nil
-			})
-	}
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	return ct
-}
-
 // Two tools that map to one declared name, in one server or across two, are a warning naming
 // both; the first in order is kept, whatever order the servers start in.
 func TestToolNameCollisions(t *testing.T) {
@@ -333,7 +316,7 @@ func TestToolNameCollisions(t *testing.T) {
 			transports := map[string]sdk.Transport{}
 			for name, tools := range tc.servers {
 				cfg.Servers[name] = mcp.ServerConfig{Command: "unused"}
-				transports[name] = namedServer(t, tools...)
+				transports[name] = mcptest.Server(t, tools...)
 			}
 			var warnings []string
 			m := mcp.Start(context.Background(), cfg, mcp.Options{Transports: transports, Warn: func(l string) { warnings = append(warnings, l) }})
@@ -347,22 +330,6 @@ func TestToolNameCollisions(t *testing.T) {
 			}
 		})
 	}
-}
-
-// gatedTransport connects only once gate is closed: a server slow to start, ready when the
-// test says so.
-type gatedTransport struct {
-	sdk.Transport
-	gate <-chan struct{}
-}
-
-func (g gatedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	select {
-	case <-g.gate:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return g.Transport.Connect(ctx)
 }
 
 // refusingTransport fails to connect: a server that does not start.
@@ -383,7 +350,7 @@ func TestLateServer(t *testing.T) {
 		wantLate string // what NewTools hands out once the late server is done starting
 		warnLate string // the warning about it, besides "not ready yet"
 	}{
-		{"ready late", func(t *testing.T) sdk.Transport { return namedServer(t, "b", "c") }, "mcp_late_b mcp_late_c", ""},
+		{"ready late", func(t *testing.T) sdk.Transport { return mcptest.Server(t, "b", "c") }, "mcp_late_b mcp_late_c", ""},
 		{"fails late", func(*testing.T) sdk.Transport { return refusingTransport{} }, "", "MCP server late did not start and is left out: connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -394,7 +361,7 @@ func TestLateServer(t *testing.T) {
 			m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{
 				"fast": {Command: "unused"}, "late": {Command: "unused"},
 			}}, mcp.Options{
-				Transports: map[string]sdk.Transport{"fast": namedServer(t, "a"), "late": gatedTransport{tc.late(t), gate}},
+				Transports: map[string]sdk.Transport{"fast": mcptest.Server(t, "a"), "late": mcptest.Gated{Transport: tc.late(t), Gate: gate}},
 				Warn:       func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() },
 			})
 			defer m.Close()
