@@ -6,6 +6,8 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // Questions answered later by someone else: a Gemini Batch API job asks the model on the
@@ -74,6 +76,14 @@ func (s *Session) Complete(ctx context.Context, input string, a Answer) (*Turn, 
 	}
 	user := genai.NewContentFromText(input, genai.RoleUser)
 	return s.finishTurn(ctx, input, []*genai.Content{user}, reply, usage, nil, titleCh, nil, TurnHooks{})
+}
+
+// Answered returns the text and usage of a job's answer as a turn reports them, without
+// saving anything (an answer a previous collection saved already).
+func Answered(resp *genai.GenerateContentResponse) (string, record.Usage) {
+	var rb replyBuilder
+	rb.addResponse(resp, nil)
+	return answerText(rb.content()), rb.usage
 }
 
 // Holds reports whether the stored transcript has input as a question answered at index from

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -510,24 +509,8 @@ func complete(ctx context.Context, s *session.Session, q batch.Question, res *re
 
 // savedTurn is the turn of an answer saved by an earlier collection.
 func savedTurn(resp *genai.GenerateContentResponse) *session.Turn {
-	t := &session.Turn{}
-	if resp == nil {
-		return t
-	}
-	if resp.UsageMetadata != nil {
-		t.Usage = record.Usage{InputTokens: int64(resp.UsageMetadata.PromptTokenCount),
-			OutputTokens: int64(resp.UsageMetadata.CandidatesTokenCount) + int64(resp.UsageMetadata.ThoughtsTokenCount)}
-	}
-	var b strings.Builder
-	if len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
-		for _, p := range resp.Candidates[0].Content.Parts {
-			if p != nil && p.Text != "" && !p.Thought {
-				b.WriteString(p.Text)
-			}
-		}
-	}
-	t.Answer = b.String()
-	return t
+	text, usage := session.Answered(resp)
+	return &session.Turn{Answer: text, Usage: usage}
 }
 
 // JobLine is the line `--no-wait` prints.
