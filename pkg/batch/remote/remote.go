@@ -430,6 +430,7 @@ func (o *Options) collect(ctx context.Context, qs []batch.Question, rec *record.
 		if job.Error != nil && job.Error.Message != "" {
 			msg += ": " + job.Error.Message
 		}
+		msg += " (--resubmit asks again)"
 		return nil, goerr.Wrap(ErrJobEnded, msg, goerr.V("job", rec.ID), goerr.V("state", string(state)))
 	}
 
@@ -458,7 +459,7 @@ func (o *Options) collect(ctx context.Context, qs []batch.Question, rec *record.
 		return sum, err
 	}
 	if state != genai.JobStateSucceeded {
-		return sum, goerr.Wrap(ErrJobEnded, fmt.Sprintf("the batch job ended %s; %d of %d answers were saved", state, sum.Succeeded, sum.Total),
+		return sum, goerr.Wrap(ErrJobEnded, fmt.Sprintf("the batch job ended %s; %d of %d answers were saved (--resubmit asks again)", state, sum.Succeeded, sum.Total),
 			goerr.V("job", rec.ID), goerr.V("state", string(state)))
 	}
 	return sum, nil
