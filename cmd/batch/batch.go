@@ -257,13 +257,17 @@ func (b *progressBar) stop() {
 func (b *progressBar) draw() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	line := progressLine(b.p, b.retries.Load(), time.Since(b.start))
+	b.drawn = redraw(b.w, progressLine(b.p, b.retries.Load(), time.Since(b.start)), b.drawn)
+}
+
+// redraw writes line over the one drawn before (drawn columns wide) and returns its width.
+func redraw(w io.Writer, line string, drawn int) int {
 	pad := ""
-	if n := len(line); n < b.drawn {
-		pad = strings.Repeat(" ", b.drawn-n)
+	if n := len(line); n < drawn {
+		pad = strings.Repeat(" ", drawn-n)
 	}
-	b.drawn = len(line)
-	fmt.Fprint(b.w, "\r"+line+pad)
+	fmt.Fprint(w, "\r"+line+pad)
+	return len(line)
 }
 
 // progressLine is the text of the bar.

@@ -146,13 +146,7 @@ func (p *jobProgress) update(j *record.BatchJob, elapsed time.Duration) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := jobLine(j, elapsed)
-	pad := ""
-	if n := len(line); n < p.drawn {
-		pad = strings.Repeat(" ", p.drawn-n)
-	}
-	p.drawn = len(line)
-	fmt.Fprint(p.w, "\r"+line+pad)
+	p.drawn = redraw(p.w, jobLine(j, elapsed), p.drawn)
 }
 
 // hide runs say (which writes lines of its own) with the progress line out of the way.

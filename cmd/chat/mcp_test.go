@@ -1,16 +1,16 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/alertchat/alertchat/internal/syncbuf"
 
 	"github.com/alertchat/alertchat/internal/mcptest"
 
@@ -21,24 +21,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/mcp"
 )
-
-// syncBuffer is written by the chat while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // declared is the names of the tools a request declares.
 func declared(r *geminitest.Request) []string {
@@ -61,7 +43,7 @@ func TestMCPServerReadyAfterFirstQuestion(t *testing.T) {
 	}))
 	in, typed := io.Pipe()
 	t.Cleanup(func() { _ = typed.Close() })
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	// A terminal's stdin (so the chat is interactive) but no terminal to ask approvals on.
 	ios := &cmdutil.IOStreams{In: in, Out: stdout, ErrOut: stderr, StdinTTY: true, NoColor: true}
 	opts := testOptions(t, srv, ios)

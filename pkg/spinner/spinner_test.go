@@ -1,35 +1,18 @@
 package spinner_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/alertchat/alertchat/internal/syncbuf"
 
 	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/spinner"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func waitFor(t *testing.T, b *syncBuffer, want string) {
+func waitFor(t *testing.T, b *syncbuf.Buffer, want string) {
 	t.Helper()
 	eventually.True(t, 10*time.Second, fmt.Sprintf("%q to show", want),
 		func() bool { return strings.Contains(b.String(), want) }, func() string { return fmt.Sprintf("shown %q", b.String()) })
@@ -37,7 +20,7 @@ func waitFor(t *testing.T, b *syncBuffer, want string) {
 
 func TestLabels(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out syncbuf.Buffer
 	sp := spinner.Start(&out, true, spinner.CheckingEarlier)
 	waitFor(t, &out, spinner.CheckingEarlier)
 	sp.Set(spinner.AskingGemini)
@@ -51,7 +34,7 @@ func TestLabels(t *testing.T) {
 
 func TestDisabled(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out syncbuf.Buffer
 	sp := spinner.Start(&out, false, spinner.AskingGemini)
 	sp.Set(spinner.Saving)
 	sp.Stop()
@@ -67,7 +50,7 @@ func TestDisabled(t *testing.T) {
 // could not be redrawn in place).
 func TestWidth(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out syncbuf.Buffer
 	sp := spinner.Start(&out, true, "以前の会話を確認しています…", spinner.Width(20))
 	sp.Stop()
 	first := strings.SplitN(out.String(), "\x1b[K", 2)[0]
