@@ -3,6 +3,7 @@ package record
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"google.golang.org/genai"
@@ -77,6 +78,10 @@ type History struct {
 	// Summary stands for the transcript's leading contents in requests to the model once the
 	// conversation outgrew the context budget; the transcript itself stays whole.
 	Summary *Summary `json:"summary,omitempty"`
+	// Questions say who asked each question, in order (see Question); Resolution is the
+	// investigation's conclusion, nil while it is open.
+	Questions  []Question  `json:"questions,omitempty"`
+	Resolution *Resolution `json:"resolution,omitempty"`
 
 	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
 	Contents []*genai.Content `json:"-"`
@@ -124,6 +129,12 @@ type Summary struct {
 func (h *History) Meta() *History {
 	c := *h
 	c.Contents = nil
+	// The copy's own conclusion and questions: changing one history never changes the other.
+	if h.Resolution != nil {
+		r := *h.Resolution
+		c.Resolution = &r
+	}
+	c.Questions = slices.Clip(h.Questions)
 	return &c
 }
 

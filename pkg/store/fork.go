@@ -66,7 +66,7 @@ type historyGetter interface {
 //     history is the result;
 //   - h's transcript begins with the whole stored transcript (the stored history is an earlier
 //     state of h, or only its metadata changed): h is saved on top of it, keeping a manual
-//     title set meanwhile;
+//     title and the verdict (or its absence) set meanwhile;
 //   - otherwise the two diverged: h's transcript goes to a new history with ParentID h.ID and
 //     ForkPoint the length of the longest common prefix of the two transcripts.
 //
@@ -111,6 +111,9 @@ func SaveOrFork(ctx context.Context, st HistorySaver, h *record.History, now fun
 			if cur.TitleSource == record.TitleManual && h.TitleSource != record.TitleManual {
 				h.Title, h.TitleSource = cur.Title, cur.TitleSource
 			}
+			// The conclusion is the resolve's and reopen's to change, never a turn's: what is
+			// stored stands (a verdict recorded meanwhile is kept, a reopen stays open).
+			h.Resolution = cur.Meta().Resolution
 			continue
 		}
 		return fork(ctx, st, h, common, now)

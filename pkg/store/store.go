@@ -33,6 +33,12 @@ type HistoryQuery struct {
 	Cursor  string         // from a previous page's NextCursor; empty for the first page
 	// UpdatedBefore, when set, keeps only histories last updated strictly before it.
 	UpdatedBefore time.Time
+	// Verdict, when set, keeps only histories resolved with it; Open keeps only histories
+	// without a verdict (the two do not go together). Analyst keeps only histories in which
+	// that analyst asked a question (record.History.Analysts, as stored).
+	Verdict record.Verdict
+	Open    bool
+	Analyst string
 }
 
 // DefaultLimit is the page size when none is given; MaxLimit caps every page.

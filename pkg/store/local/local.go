@@ -146,6 +146,9 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if err := migrateSearch(ctx, tx); err != nil {
 		return err
 	}
+	if err := migrateVerdicts(ctx, tx); err != nil {
+		return err
+	}
 	if err := createAlertIndex(ctx, tx); err != nil {
 		return err
 	}
@@ -338,12 +341,16 @@ func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *record.Hist
 		return goerr.Wrap(err, "failed to sync history directory", goerr.V("history_id", h.ID))
 	}
 	var err error
+	verdict, resolvedAt := resolutionColumns(meta)
 	if h.Revision == 0 {
-		_, err = tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta) VALUES (?, ?, ?, ?, ?, ?)`,
-			string(h.ID), s.workspace, string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON))
+		_, err = tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta, verdict, resolved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			string(h.ID), s.workspace, string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), verdict, resolvedAt)
 	} else {
-		_, err = tx.ExecContext(ctx, `UPDATE histories SET alert_id = ?, updated_at = ?, revision = ?, meta = ? WHERE id = ? AND revision = ?`,
-			string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), string(h.ID), h.Revision)
+		_, err = tx.ExecContext(ctx, `UPDATE histories SET alert_id = ?, updated_at = ?, revision = ?, meta = ?, verdict = ?, resolved_at = ? WHERE id = ? AND revision = ?`,
+			string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), verdict, resolvedAt, string(h.ID), h.Revision)
+	}
+	if err == nil {
+		err = s.writeAnalystsTx(ctx, tx, meta)
 	}
 	if err != nil {
 		if isNoSpace(err) {
@@ -394,16 +401,8 @@ func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
 	limit := store.ClampLimit(q.Limit)
 	var sb strings.Builder
-	args := []any{s.workspace}
-	sb.WriteString(`SELECT id, meta FROM histories WHERE workspace = ?`)
-	if q.AlertID != "" {
-		sb.WriteString(` AND alert_id = ?`)
-		args = append(args, string(q.AlertID))
-	}
-	if !q.UpdatedBefore.IsZero() {
-		sb.WriteString(` AND updated_at < ?`)
-		args = append(args, micros(q.UpdatedBefore))
-	}
+	where, args := s.whereHistories(q)
+	sb.WriteString(`SELECT id, meta FROM histories` + where)
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {

@@ -51,6 +51,11 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"Count", testCount},
 		{"AlertSearch", testAlertSearch},
 		{"BatchJobs", testBatchJobs},
+		{"VerdictsRoundTrip", testVerdictsRoundTrip},
+		{"ListByVerdictAndAnalyst", testListByVerdictAndAnalyst},
+		{"ConcurrentResolveAndTurn", testConcurrentResolveAndTurn},
+		{"ResolveOtherWorkspace", testResolveOtherWorkspace},
+		{"AlertInvestigations", testAlertInvestigations},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
