@@ -19,6 +19,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/tool"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
 // Store is what the tools read: the workspace's alerts and histories, nothing that writes.
@@ -163,8 +164,12 @@ func (getHistory) Declaration() *genai.FunctionDeclaration {
 	}
 }
 
-// maxTurns bounds get_history's turns.
-const maxTurns = 100
+// maxTurns bounds get_history's turns; maxResultText how much of a tool result in them is
+// shown.
+const (
+	maxTurns      = 100
+	maxResultText = 2000
+)
 
 func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]any {
 	arg, err := tool.String(args, "history_id", true)
@@ -186,7 +191,7 @@ func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]an
 	contents := h.Contents[max(0, len(h.Contents)-n):]
 	turns := make([]any, 0, len(contents))
 	for _, c := range contents {
-		turns = append(turns, map[string]any{"role": c.Role, "text": contentText(c)})
+		turns = append(turns, map[string]any{"role": c.Role, "text": transcript.ContentText(c, maxResultText)})
 	}
 	summary := ""
 	if h.Summary != nil {
@@ -194,42 +199,6 @@ func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]an
 	}
 	return map[string]any{"id": string(h.ID), "alert_id": string(h.AlertID), "title": h.Title, "summary": summary, "turns": turns}
 }
-
-// contentText is a content as text: its text parts, and its calls and results in short.
-func contentText(c *genai.Content) string {
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if p == nil || p.Thought {
-			continue
-		}
-		switch {
-		case p.Text != "":
-			b.WriteString(p.Text)
-		case p.FunctionCall != nil:
-			args, _ := json.Marshal(p.FunctionCall.Args)
-			fmt.Fprintf(&b, "[called %s %s]", p.FunctionCall.Name, args)
-		case p.FunctionResponse != nil:
-			res, _ := json.Marshal(p.FunctionResponse.Response)
-			fmt.Fprintf(&b, "[result of %s: %s]", p.FunctionResponse.Name, clip(string(res), 2000))
-		default:
-			continue
-		}
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 type searchHistories struct {
 	s  HistorySearcher
