@@ -1,5 +1,6 @@
-// Package history is "alertchat history": list, show, search, rename and remove conversation
-// histories, and the housekeeping of the store (sync, fsck). One file per verb.
+// Package history is "alertchat history": list, show, search, rename, resolve (and reopen)
+// and remove conversation histories, and the housekeeping of the store (sync, fsck). One file
+// per verb.
 package history
 
 import (
@@ -16,7 +17,7 @@ func NewCmdHistory(f *factory.Factory) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
 		Name:      "history",
-		Usage:     "list, show, search, rename and remove conversation histories",
+		Usage:     "list, show, search, rename, resolve and remove conversation histories",
 		UsageText: "alertchat history [list] [-a ALERT_ID] [--limit N] [-o text|json]",
 		Flags:     listFlags(opts, true),
 		Commands: []*cli.Command{
@@ -26,6 +27,8 @@ func NewCmdHistory(f *factory.Factory) *cli.Command {
 			NewCmdReindex(f, nil),
 			NewCmdRm(f, nil),
 			NewCmdRename(f, nil),
+			NewCmdResolve(f, nil),
+			NewCmdReopen(f, nil),
 			NewCmdPrune(f, nil),
 			NewCmdSync(f, nil),
 			NewCmdFsck(f, nil),
