@@ -33,4 +33,5 @@ type alertJSON struct {
 	Title     string          `json:"title"`
 	CreatedAt string          `json:"created_at"`
 	Data      json.RawMessage `json:"data,omitempty"`
+	investigationsJSON
 }

@@ -67,9 +67,13 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		}
 	}
 	if opts.Output == "json" {
+		invs, err := investigations(ctx, s, alerts)
+		if err != nil {
+			return err
+		}
 		out := make([]alertJSON, 0, len(alerts))
 		for _, a := range alerts {
-			out = append(out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt)})
+			out = append(out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), investigationsJSON: invs[a.ID]})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
 	}

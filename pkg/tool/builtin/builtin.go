@@ -156,7 +156,7 @@ type getHistory struct{ st Store }
 func (getHistory) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name:        "get_history",
-		Description: "Read the last turns of a past conversation of this workspace (as stored, redacted).",
+		Description: "Read the last turns of a past conversation of this workspace (as stored, redacted), and how it ended: its verdict (null while open), who resolved it and the conclusion.",
 		Parameters: obj(map[string]*genai.Schema{
 			"history_id": str("history ID, or a unique prefix of 8+ characters"),
 			"turns":      integer("how many of the last contents (default 10)"),
@@ -197,7 +197,22 @@ func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]an
 	if h.Summary != nil {
 		summary = h.Summary.Text
 	}
-	return map[string]any{"id": string(h.ID), "alert_id": string(h.AlertID), "title": h.Title, "summary": summary, "turns": turns}
+	out := map[string]any{"id": string(h.ID), "alert_id": string(h.AlertID), "title": h.Title, "summary": summary, "turns": turns}
+	conclusion(out, h)
+	if r := h.Resolution; r != nil {
+		out["resolved_at"] = r.ResolvedAt.UTC().Format(time.RFC3339)
+		out["conclusion"] = r.Note
+	}
+	return out
+}
+
+// conclusion adds to a result how the history ended: "verdict" and "resolved_by", null while
+// it is open.
+func conclusion(out map[string]any, h *record.History) {
+	out["verdict"], out["resolved_by"] = nil, nil
+	if r := h.Resolution; r != nil {
+		out["verdict"], out["resolved_by"] = string(r.Verdict), r.ResolvedBy
+	}
 }
 
 type searchHistories struct {
@@ -208,7 +223,7 @@ type searchHistories struct {
 func (searchHistories) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name:        "search_histories",
-		Description: "Search past conversations of this workspace by words or raw indicators (IP, domain, hash, e-mail).",
+		Description: "Search past conversations of this workspace by words or raw indicators (IP, domain, hash, e-mail); each result says how it ended (verdict, null while open, and who resolved it).",
 		Parameters: obj(map[string]*genai.Schema{
 			"query":    str("words or indicators"),
 			"alert_id": str("only conversations about this alert (optional)"),
@@ -236,10 +251,12 @@ func (t searchHistories) Call(ctx context.Context, args map[string]any) map[stri
 	}
 	out := make([]any, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, map[string]any{
+		res := map[string]any{
 			"id": string(r.History.ID), "alert_id": string(r.History.AlertID), "title": r.History.Title,
 			"updated_at": r.History.UpdatedAt.UTC().Format(time.RFC3339), "snippet": r.Snippet,
-		})
+		}
+		conclusion(res, r.History)
+		out = append(out, res)
 	}
 	return map[string]any{"results": out}
 }
