@@ -94,20 +94,20 @@ func TestRelatedConversationsOnATerminal(t *testing.T) {
 
 	term := startTerminal(t, c, 120, "chat", "-a", second, "-q", "What is this finding?")
 	screen := term.wait()
-	if !strings.Contains(screen, "Related conversations about other alerts") || !strings.Contains(screen, earlier.HistoryID[:8]) {
+	if !strings.Contains(screen, "1 earlier investigation of ") || !strings.Contains(screen, earlier.HistoryID[:8]) {
 		t.Fatalf("no related conversation offered:\n%s", screen)
 	}
 	// The alert has a conversation now: nothing is offered again.
 	term = startTerminal(t, c, 120, "chat", "-a", second, "-q", "And now?")
-	if screen := term.wait(); strings.Contains(screen, "Related conversations") {
+	if screen := term.wait(); strings.Contains(screen, "earlier investigation") {
 		t.Fatalf("offered for an alert that has a conversation:\n%s", screen)
 	}
 	third := c.addAlert("scc.json")
 	term = startTerminal(t, c, 120, "chat", "--no-related", "-a", third, "-q", "Drop point?")
-	if screen := term.wait(); strings.Contains(screen, "Related conversations") {
+	if screen := term.wait(); strings.Contains(screen, "earlier investigation") {
 		t.Fatalf("--no-related:\n%s", screen)
 	}
-	if r := c.run("", "chat", "-a", c.addAlert("scc_mini.json"), "-q", "Drop point?"); strings.Contains(r.stderr, "Related") {
+	if r := c.run("", "chat", "-a", c.addAlert("scc_mini.json"), "-q", "Drop point?"); strings.Contains(r.stderr, "earlier investigation") {
 		t.Fatalf("piped: %q", r.stderr)
 	}
 }

@@ -118,12 +118,15 @@ func (c *conversation) sharedIndicators(ctx context.Context, a *record.Alert, rs
 }
 
 // indicators are the alert's values with inner punctuation (addresses, domains, e-mails,
-// ARNs, finding types), most telling first: IP addresses, then e-mails, then names with a
-// dot, then the rest.
+// ARNs, finding types), most telling first: public IP addresses, then e-mails, then names with
+// a dot, then private addresses (every network has a 192.168.0.1), then the rest.
 func indicators(a *record.Alert) []string {
 	cs := index.Compounds(index.AlertText(a.Title, a.Data))
 	rank := func(s string) int {
-		switch _, err := netip.ParseAddr(s); {
+		ip, err := netip.ParseAddr(s)
+		switch {
+		case err == nil && (ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()):
+			return 3
 		case err == nil:
 			return 0
 		case strings.Contains(s, "@"):
@@ -131,7 +134,7 @@ func indicators(a *record.Alert) []string {
 		case strings.Contains(s, ".") && !strings.ContainsAny(s, ":/"):
 			return 2
 		}
-		return 3
+		return 4
 	}
 	var out []string
 	for _, s := range cs {
