@@ -401,17 +401,18 @@ func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
 	limit := store.ClampLimit(q.Limit)
 	var sb strings.Builder
-	where, args := s.whereHistories(q)
-	sb.WriteString(`SELECT id, meta FROM histories` + where)
+	sel := s.selectHistories(q, false)
+	args := sel.args
+	sb.WriteString(`SELECT h.id, h.meta` + sel.from)
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		sb.WriteString(` AND (updated_at < ? OR (updated_at = ? AND id < ?))`)
+		sb.WriteString(` AND (` + sel.updatedAt + ` < ? OR (` + sel.updatedAt + ` = ? AND ` + sel.rowID + ` < ?))`)
 		args = append(args, micros(t), micros(t), id)
 	}
-	sb.WriteString(` ORDER BY updated_at DESC, id DESC LIMIT ?`)
+	sb.WriteString(` ORDER BY ` + sel.updatedAt + ` DESC, ` + sel.rowID + ` DESC LIMIT ?`)
 	args = append(args, limit+1)
 	s.calls.Add("sqlite.query")
 	rows, err := s.db.QueryContext(ctx, sb.String(), args...)

@@ -14,16 +14,18 @@ import (
 // Investigations that conclude. The metadata row keeps beside its JSON what the filters and
 // the alerts' sums look up by: verdict (empty while open) and resolved_at (0 while open), written
 // by the same statement as the JSON; history_analysts holds who asked questions in which
-// history, written in the save's transaction and forgotten by a trigger with the row. So a
-// listing by verdict or by analyst is one indexed query, like any listing.
+// history (with the history's updated_at, so that an analyst's histories are listed newest
+// first from its index), written in the save's transaction and forgotten by a trigger with the
+// row. So a listing by verdict or by analyst is one indexed query, like any listing.
 const verdictSchema = `
 CREATE TABLE IF NOT EXISTS history_analysts (
 	history_id TEXT NOT NULL,
 	workspace  TEXT NOT NULL,
 	analyst    TEXT NOT NULL,
+	updated_at INTEGER NOT NULL,
 	PRIMARY KEY (history_id, analyst)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS history_analysts_by_name ON history_analysts (workspace, analyst);
+CREATE INDEX IF NOT EXISTS history_analysts_by_name ON history_analysts (workspace, analyst, updated_at DESC, history_id DESC);
 CREATE TRIGGER IF NOT EXISTS analysts_forget AFTER DELETE ON histories BEGIN
 	DELETE FROM history_analysts WHERE history_id = old.id;
 END;
@@ -80,40 +82,60 @@ func (s *Store) writeAnalystsTx(ctx context.Context, tx *sql.Tx, meta *record.Hi
 		return goerr.Wrap(err, "failed to write the history's analysts", goerr.V("history_id", meta.ID))
 	}
 	for _, a := range meta.Analysts() {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO history_analysts (history_id, workspace, analyst) VALUES (?, ?, ?)`,
-			string(meta.ID), s.workspace, a); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO history_analysts (history_id, workspace, analyst, updated_at) VALUES (?, ?, ?, ?)`,
+			string(meta.ID), s.workspace, a, micros(meta.UpdatedAt)); err != nil {
 			return goerr.Wrap(err, "failed to write the history's analysts", goerr.V("history_id", meta.ID))
 		}
 	}
 	return nil
 }
 
-// whereHistories is the WHERE clause of q's filters in this store's workspace (its cursor and
-// limit aside) and its arguments: one definition for listing and counting.
-func (s *Store) whereHistories(q store.HistoryQuery) (string, []any) {
+// historySelection is where the histories q selects come from in this store's workspace (its
+// cursor and limit aside): "FROM ... WHERE ..." with its arguments, and the columns that order
+// them (updated_at and id, newest first). One definition for listing and counting. With an
+// analyst the selection starts from that analyst's index, which is ordered as the listing is.
+type historySelection struct {
+	from             string
+	args             []any
+	updatedAt, rowID string
+}
+
+// selectHistories is the selection of q. countOnly says the rows are only counted: an
+// analyst's histories are then counted from the analyst's index alone when nothing else
+// filters them.
+func (s *Store) selectHistories(q store.HistoryQuery, countOnly bool) historySelection {
 	var sb strings.Builder
-	args := []any{s.workspace}
-	sb.WriteString(` WHERE workspace = ?`)
+	sel := historySelection{updatedAt: "h.updated_at", rowID: "h.id"}
+	switch {
+	case q.Analyst != "" && countOnly && q.AlertID == "" && q.Verdict == "" && !q.Open:
+		sb.WriteString(` FROM history_analysts a WHERE a.workspace = ? AND a.analyst = ?`)
+		sel.args = append(sel.args, s.workspace, q.Analyst)
+		sel.updatedAt, sel.rowID = "a.updated_at", "a.history_id"
+	case q.Analyst != "":
+		sb.WriteString(` FROM history_analysts a JOIN histories h ON h.id = a.history_id WHERE a.workspace = ? AND a.analyst = ?`)
+		sel.args = append(sel.args, s.workspace, q.Analyst)
+		sel.updatedAt, sel.rowID = "a.updated_at", "a.history_id"
+	default:
+		sb.WriteString(` FROM histories h WHERE h.workspace = ?`)
+		sel.args = append(sel.args, s.workspace)
+	}
 	if q.AlertID != "" {
-		sb.WriteString(` AND alert_id = ?`)
-		args = append(args, string(q.AlertID))
+		sb.WriteString(` AND h.alert_id = ?`)
+		sel.args = append(sel.args, string(q.AlertID))
 	}
 	switch {
 	case q.Verdict != "":
-		sb.WriteString(` AND verdict = ?`)
-		args = append(args, string(q.Verdict))
+		sb.WriteString(` AND h.verdict = ?`)
+		sel.args = append(sel.args, string(q.Verdict))
 	case q.Open:
-		sb.WriteString(` AND verdict = ''`)
-	}
-	if q.Analyst != "" {
-		sb.WriteString(` AND id IN (SELECT history_id FROM history_analysts WHERE workspace = ? AND analyst = ?)`)
-		args = append(args, s.workspace, q.Analyst)
+		sb.WriteString(` AND h.verdict = ''`)
 	}
 	if !q.UpdatedBefore.IsZero() {
-		sb.WriteString(` AND updated_at < ?`)
-		args = append(args, micros(q.UpdatedBefore))
+		sb.WriteString(` AND ` + sel.updatedAt + ` < ?`)
+		sel.args = append(sel.args, micros(q.UpdatedBefore))
 	}
-	return sb.String(), args
+	sel.from = sb.String()
+	return sel
 }
 
 var _ store.InvestigationCounter = (*Store)(nil)
