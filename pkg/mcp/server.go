@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
@@ -73,32 +72,19 @@ func transportOf(cfg ServerConfig, environ []string) (sdk.Transport, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case cfg.HTTPURL != "":
-		return &sdk.StreamableClientTransport{Endpoint: cfg.HTTPURL, HTTPClient: headerClient(cfg.Headers), MaxRetries: -1, DisableStandaloneSSE: true}, nil
+		client, err := originClient(cfg.HTTPURL, cfg.Headers, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &sdk.StreamableClientTransport{Endpoint: cfg.HTTPURL, HTTPClient: client, MaxRetries: -1, DisableStandaloneSSE: true}, nil
 	case cfg.URL != "":
-		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: headerClient(cfg.Headers)}, nil
+		client, err := originClient(cfg.URL, cfg.Headers, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, nil
 	}
 	return nil, errors.New("no transport")
-}
-
-// headerClient sends the configured headers with every request.
-func headerClient(h map[string]string) *http.Client {
-	if len(h) == 0 {
-		return &http.Client{}
-	}
-	return &http.Client{Transport: headerRoundTripper{h, http.DefaultTransport}}
-}
-
-type headerRoundTripper struct {
-	h    map[string]string
-	next http.RoundTripper
-}
-
-func (t headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.h {
-		r.Header.Set(k, v)
-	}
-	return t.next.RoundTrip(r)
 }
 
 // tools lists the server's tools as tool.Tools; a tool whose schema cannot be declared is
