@@ -115,7 +115,9 @@ func TestEverythingServer(t *testing.T) {
 	cmd.Env = mcp.ServerEnv(os.Environ(), nil)
 	// Like alertchat, it takes elicitation requests: the server publishes more tools to such clients.
 	direct, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
-		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return &sdk.ElicitResult{Action: "decline"}, nil },
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		},
 	}).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"net/http"
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"

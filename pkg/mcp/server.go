@@ -1,12 +1,12 @@
 package mcp
 
 import (
-	"net/http"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
