@@ -431,7 +431,9 @@ func TestGoogleAuth(t *testing.T) {
 	}
 	// A failing source is one line naming the server.
 	_, err = mcp.Dial(context.Background(), "run", mcp.ServerConfig{HTTPURL: srv.URL, Auth: mcp.AuthGoogle}, mcp.Options{Auth: mcp.AuthOptions{
-		Google: func(context.Context, string, []string) (oauth2.TokenSource, error) { return nil, errors.New("could not find default credentials") }}})
+		Google: func(context.Context, string, []string) (oauth2.TokenSource, error) {
+			return nil, errors.New("could not find default credentials")
+		}}})
 	if err == nil || !strings.Contains(err.Error(), "no Google credentials") {
 		t.Fatalf("error %v", err)
 	}
