@@ -122,17 +122,13 @@ func callRun(ctx context.Context, o *CallOptions) error {
 			fmt.Fprintln(o.IO.ErrOut, cmdutil.OneLine(line))
 		}
 	}
-	c, err := o.dial(ctx, t, opts)
+	// The tool is looked up first: an unknown one is "not found", and a server that signs in
+	// per operation is signed in to for listing before the call asks for more.
+	c, tools, err := o.listTools(ctx, t, opts)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	// The tool is looked up first: an unknown one is "not found", and a server that signs in
-	// per operation is signed in to for listing before the call asks for more.
-	tools, err := c.Tools(ctx)
-	if err != nil {
-		return err
-	}
 	found := false
 	for _, tl := range tools {
 		found = found || tl.Name == o.Tool

@@ -120,15 +120,10 @@ func (o *ListOptions) state(ctx context.Context, name string, cfg mcp.ServerConf
 	if cfg.Auth == mcp.AuthOAuth {
 		r.SignedIn, _ = mcp.HasGrant(opts.Auth.Tokens, cfg.Endpoint())
 	}
-	cl, err := o.dial(ctx, target{label: name, cfg: cfg}, opts)
+	cl, tools, err := o.listTools(ctx, target{label: name, cfg: cfg}, opts)
 	if err == nil {
-		defer cl.Close()
-		var tools []string
-		ts, terr := cl.Tools(ctx)
-		for _, t := range ts {
-			tools = append(tools, t.Name)
-		}
-		r.Tools, err = len(tools), terr
+		_ = cl.Close()
+		r.Tools = len(tools)
 	}
 	switch {
 	case errSignIn(err):

@@ -76,15 +76,11 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := o.dial(ctx, t, o.options(true, nil))
+	c, tools, err := o.listTools(ctx, t, o.options(true, nil))
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	tools, err := c.Tools(ctx)
-	if err != nil {
-		return err
-	}
 	switch {
 	case c.SignedIn():
 		fmt.Fprintf(o.IO.ErrOut, "Signed in to %s (%s).\n", cmdutil.OneLine(t.label), format.Plural(len(tools), "tool", "tools"))

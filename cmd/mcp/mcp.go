@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -230,6 +231,20 @@ func (d *Deps) dial(ctx context.Context, t target, o mcp.Options) (*mcp.Client, 
 		return nil, fmt.Errorf("MCP server %s: no answer within %s", t.label, timeout)
 	}
 	return c, err
+}
+
+// listTools reaches the target and lists its tools; the caller closes the client.
+func (d *Deps) listTools(ctx context.Context, t target, o mcp.Options) (*mcp.Client, []*sdk.Tool, error) {
+	c, err := d.dial(ctx, t, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	tools, err := c.Tools(ctx)
+	if err != nil {
+		_ = c.Close()
+		return nil, nil, err
+	}
+	return c, tools, nil
 }
 
 // errSignIn is a server that needs a sign-in: its message says which command signs in.

@@ -47,15 +47,11 @@ func toolsRun(ctx context.Context, o *ToolsOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := o.dial(ctx, t, o.options(o.canSignIn(), nil))
+	c, tools, err := o.listTools(ctx, t, o.options(o.canSignIn(), nil))
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	tools, err := c.Tools(ctx)
-	if err != nil {
-		return err
-	}
 	if o.Output == "json" {
 		return cmdutil.PrintJSON(o.IO.Out, tools)
 	}
