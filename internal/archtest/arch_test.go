@@ -25,7 +25,7 @@ type rule struct {
 
 var rules = []rule{
 	{"pkg/...", []string{"cmd/...", "internal/clitest"}, nil, "the library never reaches up into the command line"},
-	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/spinner", "pkg/statusline", "pkg/format"}, "what every command shares stays light: no store, no model"},
+	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/statusline", "pkg/format"}, "what every command shares stays light: no store, no model"},
 	{"cmd/redact", []string{"cmd/factory", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
 	{"cmd/alert", []string{"cmd/chat", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
 	{"cmd/chat", []string{"cmd/alert", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
