@@ -16,6 +16,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -71,7 +72,7 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 	m := &mcpTools{reg: reg, warn: warn, note: note, wait: mcpWait, ios: ios}
 	// Signed-in servers use their stored tokens; a chat never signs in itself (it says which
 	// command does), and asks what a server asks for where a person can answer.
-	o := mcp.Options{Environ: os.Environ(), Warn: warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m}
+	o := mcp.Options{Environ: os.Environ(), Warn: warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress}
 	if hooks != nil {
 		o.Transports = hooks.transports
 		if hooks.wait > 0 {
@@ -143,7 +144,28 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 	}
 	m.askMu.Lock()
 	defer m.askMu.Unlock()
-	return (&mcp.Form{Out: m.ios.ErrOut, ReadLine: m.ask}).Elicit(ctx, r)
+	var a mcp.ElicitAnswer
+	// The status line is taken away while the form is up, as for an approval.
+	err := m.ios.Prompt(func() (err error) {
+		a, err = (&mcp.Form{Out: m.ios.ErrOut, ReadLine: m.ask}).Elicit(ctx, r)
+		return err
+	})
+	return a, err
+}
+
+// progress names the call a server reports progress of on the status line.
+func (m *mcpTools) progress(p mcp.Progress) {
+	label := statusline.Running(mcp.ToolName(p.Server, p.Tool))
+	switch {
+	case p.Total > 0:
+		label += fmt.Sprintf(" (%g/%g)", p.Progress, p.Total)
+	case p.Progress > 0:
+		label += fmt.Sprintf(" (%g)", p.Progress)
+	}
+	if p.Message != "" {
+		label += " " + p.Message
+	}
+	m.ios.StartProgressIndicatorWithLabel(cmdutil.OneLine(label))
 }
 
 func (m *mcpTools) close() {

@@ -17,8 +17,6 @@ type Form struct {
 	Out io.Writer
 	// ReadLine reads one line the user typed after prompt.
 	ReadLine func(prompt string) (string, error)
-	// Pause, when set, pauses the status line while the form is up; it returns the resume.
-	Pause func() (resume func())
 }
 
 // maxTries bounds the answers to one field that do not fit it.
@@ -26,9 +24,6 @@ const maxTries = 3
 
 // Elicit implements Elicitor.
 func (f *Form) Elicit(ctx context.Context, r ElicitRequest) (ElicitAnswer, error) {
-	if f.Pause != nil {
-		defer f.Pause()()
-	}
 	who := "MCP server " + termsafe.Line(r.Server)
 	if r.Tool != "" {
 		who += " (during " + termsafe.Line(r.Tool) + ")"
