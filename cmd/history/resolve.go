@@ -15,7 +15,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/spinner"
+	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 	"github.com/alertchat/alertchat/pkg/verdict"
@@ -149,9 +149,11 @@ func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id rec
 	if err != nil {
 		return nil, false, err
 	}
-	spin := cmdutil.StartSpinner(ios, spinner.AskingGemini)
-	sg, err := verdict.Suggest(ctx, client, opts.Config().Model, a, h)
-	spin.Stop()
+	var sg *verdict.Suggestion
+	err = ios.RunWithProgress(statusline.AskingGemini, func() (err error) {
+		sg, err = verdict.Suggest(ctx, client, opts.Config().Model, a, h)
+		return err
+	})
 	switch {
 	case errors.Is(err, verdict.ErrBadAnswer):
 		return nil, false, err
@@ -214,11 +216,16 @@ func confirmSuggestion(ios *cmdutil.IOStreams, res *record.Resolution) (bool, er
 	return true, nil
 }
 
-// ask writes prompt to stderr and reads one line of stdin, trimmed. Stdin ending before an
-// answer declines: an error saying nothing was recorded.
+// ask writes prompt to stderr and reads one line of stdin, trimmed, through the streams'
+// Prompt (nothing is drawn over the question). Stdin ending before an answer declines: an
+// error saying nothing was recorded.
 func ask(ios *cmdutil.IOStreams, in *bufio.Reader, prompt string) (string, error) {
-	fmt.Fprint(ios.ErrOut, prompt)
-	line, err := in.ReadString('\n')
+	var line string
+	err := ios.Prompt(func() (err error) {
+		fmt.Fprint(ios.ErrOut, prompt)
+		line, err = in.ReadString('\n')
+		return err
+	})
 	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
 		fmt.Fprintln(ios.ErrOut)
 		if errors.Is(err, io.EOF) {
