@@ -573,7 +573,7 @@ func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 // __name__ desc) index.
 func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
 	limit := store.ClampLimit(q.Limit)
-	query := s.queryHistories(q).OrderBy("updated_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+	query := s.listQuery(q)
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {

@@ -100,6 +100,22 @@ func (s *Store) queryHistories(q store.HistoryQuery) firestore.Query {
 	return query
 }
 
+// listQuery is queryHistories in a listing's order: newest update first, ties broken by ID.
+func (s *Store) listQuery(q store.HistoryQuery) firestore.Query {
+	return s.queryHistories(q).OrderBy("updated_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+}
+
+// byAlert selects the histories of one alert of this workspace.
+func (s *Store) byAlert(id record.AlertID) firestore.Query {
+	return s.histories().Where("workspace", "==", s.workspace).Where("alert_id", "==", string(id))
+}
+
+// latestResolved is the query of an alert's history resolved last (an open one has no
+// resolution.resolved_at, which keeps it out of the order), reading its verdict only.
+func (s *Store) latestResolved(id record.AlertID) firestore.Query {
+	return s.byAlert(id).OrderBy("resolution.resolved_at", firestore.Desc).Select("verdict").Limit(1)
+}
+
 var _ store.InvestigationCounter = (*Store)(nil)
 
 // alertStatsParallel bounds the alerts summed up at once.
@@ -141,14 +157,13 @@ func (s *Store) AlertInvestigations(ctx context.Context, ids []record.AlertID) (
 
 func (s *Store) alertInvestigations(ctx context.Context, id record.AlertID) (store.AlertInvestigations, error) {
 	var inv store.AlertInvestigations
-	byAlert := s.histories().Where("workspace", "==", s.workspace).Where("alert_id", "==", string(id))
 	var verdict string
 	var verr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		s.calls.Add("firestore.query")
-		snaps, err := byAlert.OrderBy("resolution.resolved_at", firestore.Desc).Select("verdict").Limit(1).Documents(ctx).GetAll()
+		snaps, err := s.latestResolved(id).Documents(ctx).GetAll()
 		if err != nil {
 			verr = err
 			return
@@ -160,7 +175,7 @@ func (s *Store) alertInvestigations(ctx context.Context, id record.AlertID) (sto
 		}
 	}()
 	s.calls.Add("firestore.query")
-	n, err := count(ctx, byAlert)
+	n, err := count(ctx, s.byAlert(id))
 	<-done
 	if err == nil {
 		err = verr
