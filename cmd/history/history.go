@@ -5,11 +5,16 @@ package history
 
 import (
 	"context"
+	"errors"
+
+	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // NewCmdHistory is "alertchat history"; alone it lists, with the flags of "history list".
@@ -44,3 +49,19 @@ func NewCmdHistory(f *factory.Factory) *cli.Command {
 
 // openStore is what every history verb needs from the factory.
 type openStore func(ctx context.Context, o factory.StoreOptions) (*factory.Store, error)
+
+// changeHistory changes the metadata of the history id (arg as the user gave it) through the
+// conditional write every metadata change makes (store.UpdateHistory: a save by another writer
+// in between is loaded again, never overwritten). A missing history, or another workspace's, is
+// the contract's "not found"; what names the change in other errors. Its writes go through s,
+// which must redact them (the command's store stack does).
+func changeHistory(ctx context.Context, s store.HistoryUpdater, id record.HistoryID, arg, what string, change func(*record.History) error) (*record.History, error) {
+	h, err := store.UpdateHistory(ctx, s, id, change)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, factory.HistoryNotFound(arg)
+	}
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to "+what+" history", goerr.V("history_id", id))
+	}
+	return h, nil
+}

@@ -2,10 +2,8 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -58,24 +56,16 @@ func NewCmdRename(f *factory.Factory, runF func(context.Context, *RenameOptions)
 	}
 }
 
-// Rename sets a manual title on the history arg names, through the conditional write every
-// metadata change makes (store.UpdateHistory: a concurrent save is loaded again, never
-// overwritten). Its writes go through s, which must redact them (the command's store stack
-// does).
+// Rename sets a manual title on the history arg names (see changeHistory: a concurrent save is loaded
+// again, never overwritten). Its writes go through s, which must redact them (the command's
+// store stack does).
 func Rename(ctx context.Context, s store.Histories, arg, title string) (*record.History, error) {
 	id, err := factory.ResolveHistoryID(ctx, s, arg)
 	if err != nil {
 		return nil, err
 	}
-	h, err := store.UpdateHistory(ctx, s, id, func(h *record.History) error {
+	return changeHistory(ctx, s, id, arg, "rename", func(h *record.History) error {
 		h.Title, h.TitleSource = title, record.TitleManual
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, factory.HistoryNotFound(arg)
-	}
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to rename history", goerr.V("history_id", id))
-	}
-	return h, nil
 }

@@ -2,10 +2,8 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -48,18 +46,15 @@ func reopenRun(ctx context.Context, opts *ReopenOptions, s store.Histories) erro
 		return err
 	}
 	var prev *record.Resolution
-	h, err := store.UpdateHistory(ctx, s, id, func(h *record.History) error {
+	h, err := changeHistory(ctx, s, id, opts.ID, "reopen", func(h *record.History) error {
 		if prev = h.Resolution; prev == nil {
 			return store.ErrUnchanged
 		}
 		h.Resolution = nil
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return factory.HistoryNotFound(opts.ID)
-	}
 	if err != nil {
-		return goerr.Wrap(err, "failed to reopen history", goerr.V("history_id", id))
+		return err
 	}
 	if prev == nil {
 		fmt.Fprintf(opts.IO.ErrOut, "History %s is open already.\n", h.ID)

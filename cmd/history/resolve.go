@@ -114,20 +114,14 @@ func resolveRun(ctx context.Context, opts *ResolveOptions, s *factory.Store) err
 // It returns the history as saved and the conclusion it replaced (nil when it was open).
 func Resolve(ctx context.Context, s store.HistoryUpdater, id record.HistoryID, res *record.Resolution) (*record.History, *record.Resolution, error) {
 	var prev *record.Resolution
-	h, err := store.UpdateHistory(ctx, s, id, func(h *record.History) error {
+	h, err := changeHistory(ctx, s, id, string(id), "resolve", func(h *record.History) error {
 		prev = h.Resolution
 		r := *res
 		r.ResolvedAt = store.Now()
 		h.Resolution = &r
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, factory.HistoryNotFound(string(id))
-	}
-	if err != nil {
-		return nil, nil, goerr.Wrap(err, "failed to resolve history", goerr.V("history_id", id))
-	}
-	return h, prev, nil
+	return h, prev, err
 }
 
 // suggest asks Gemini for the conclusion and has it confirmed: ok is false when the analyst

@@ -168,12 +168,7 @@ func (l Lookup) userEmail(ctx context.Context, f credentialsFile) (string, error
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {f.RefreshToken},
 		"client_id": {f.ClientID}, "client_secret": {f.ClientSecret}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
-	if err != nil {
-		return "", goerr.Wrap(err, "bad token endpoint")
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	body, err := l.do(req)
+	body, err := l.postForm(ctx, tokenURL, form)
 	if err != nil {
 		return "", goerr.Wrap(err, "failed to refresh the user credentials")
 	}
@@ -187,12 +182,7 @@ func (l Lookup) userEmail(ctx context.Context, f credentialsFile) (string, error
 	if infoURL == "" {
 		infoURL = "https://oauth2.googleapis.com/tokeninfo"
 	}
-	req, err = http.NewRequestWithContext(ctx, http.MethodPost, infoURL, strings.NewReader(url.Values{"access_token": {tok.AccessToken}}.Encode()))
-	if err != nil {
-		return "", goerr.Wrap(err, "bad tokeninfo endpoint")
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if body, err = l.do(req); err != nil {
+	if body, err = l.postForm(ctx, infoURL, url.Values{"access_token": {tok.AccessToken}}); err != nil {
 		return "", goerr.Wrap(err, "tokeninfo did not answer")
 	}
 	var info struct {
@@ -202,6 +192,16 @@ func (l Lookup) userEmail(ctx context.Context, f credentialsFile) (string, error
 		return "", goerr.New("tokeninfo named no e-mail (the credentials lack the email scope)")
 	}
 	return Clean(info.Email), nil
+}
+
+// postForm posts form to u and returns the answer's body.
+func (l Lookup) postForm(ctx context.Context, u string, form url.Values) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, goerr.Wrap(err, "bad endpoint")
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return l.do(req)
 }
 
 // maxBody bounds what a lookup reads of an answer.

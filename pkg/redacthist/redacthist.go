@@ -72,22 +72,26 @@ func History(r Redactor, h *record.History) {
 // Summary passes the summary through the redactor, as every write of a history; counts
 // add to h.Redactions.
 func Summary(r Redactor, h *record.History) {
-	if h.Summary == nil || h.Summary.Text == "" {
-		return
+	if h.Summary != nil {
+		redactText(r, h, &h.Summary.Text)
 	}
-	text, counts := r.RedactString(h.Summary.Text)
-	h.Summary.Text = text
-	AddCounts(h, counts)
 }
 
 // Note passes the conclusion's note through the redactor, as every write of a history;
 // counts add to h.Redactions.
 func Note(r Redactor, h *record.History) {
-	if h.Resolution == nil || h.Resolution.Note == "" {
+	if h.Resolution != nil {
+		redactText(r, h, &h.Resolution.Note)
+	}
+}
+
+// redactText redacts the text of h that s points at, counting into h.Redactions.
+func redactText(r Redactor, h *record.History, s *string) {
+	if *s == "" {
 		return
 	}
-	text, counts := r.RedactString(h.Resolution.Note)
-	h.Resolution.Note = text
+	text, counts := r.RedactString(*s)
+	*s = text
 	AddCounts(h, counts)
 }
 
