@@ -203,8 +203,33 @@ func TestListFilters(t *testing.T) {
 			t.Errorf("list %q: %v, want %v", tc.args, got, tc.want)
 		}
 	}
+	// Search results carry the verdict.
+	out, errOut, code := clitest.Run(t, dir, "", "history", "search", "question", "-o", "json")
+	var found []struct {
+		ID         string  `json:"id"`
+		Verdict    *string `json:"verdict"`
+		ResolvedBy *string `json:"resolved_by"`
+	}
+	if err := json.Unmarshal([]byte(out), &found); code != 0 || err != nil || len(found) != 3 {
+		t.Fatalf("search: exit %d, %v, %q %q", code, err, out, errOut)
+	}
+	for _, f := range found {
+		switch f.ID {
+		case string(h1.ID):
+			if f.Verdict == nil || *f.Verdict != "false_positive" || f.ResolvedBy == nil {
+				t.Errorf("search result of a resolved history: %+v", f)
+			}
+		case string(h2.ID):
+			if f.Verdict != nil || f.ResolvedBy != nil {
+				t.Errorf("search result of an open history: %+v", f)
+			}
+		}
+	}
+	if !strings.Contains(out, `"verdict": null`) {
+		t.Errorf("an open result must say null: %s", out)
+	}
 	// "history" alone takes them too.
-	out, errOut, code := clitest.Run(t, dir, "", "history", "--open")
+	out, errOut, code = clitest.Run(t, dir, "", "history", "--open")
 	if code != 0 || strings.Count(out, "\n") != 2 || !strings.HasPrefix(out, string(h4.ID)) {
 		t.Fatalf("history --open: exit %d, %q, %q", code, out, errOut)
 	}
