@@ -96,7 +96,7 @@ func resolveRun(ctx context.Context, opts *ResolveOptions, s *factory.Store) err
 		}
 	}
 	res.ResolvedBy = s.Analyst(ctx)
-	h, prev, err := Resolve(ctx, s, id, res)
+	h, prev, err := recordResolution(ctx, s, id, res)
 	if err != nil {
 		return err
 	}
@@ -108,11 +108,11 @@ func resolveRun(ctx context.Context, opts *ResolveOptions, s *factory.Store) err
 	return nil
 }
 
-// Resolve records res on the history id through the conditional write every metadata change
+// recordResolution records res on the history id through the conditional write every metadata change
 // makes (store.UpdateHistory: a turn saved meanwhile is kept, and so is the verdict); its
 // time is now. s must redact (the command's store stack does): the note is written redacted.
 // It returns the history as saved and the conclusion it replaced (nil when it was open).
-func Resolve(ctx context.Context, s store.HistoryUpdater, id record.HistoryID, res *record.Resolution) (*record.History, *record.Resolution, error) {
+func recordResolution(ctx context.Context, s store.HistoryUpdater, id record.HistoryID, res *record.Resolution) (*record.History, *record.Resolution, error) {
 	var prev *record.Resolution
 	h, err := changeHistory(ctx, s, id, string(id), "resolve", func(h *record.History) error {
 		prev = h.Resolution
@@ -164,9 +164,19 @@ func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id rec
 }
 
 // confirmSuggestion asks the analyst to record, edit or drop the suggestion in res (edited in
-// place).
+// place). No answer (stdin ends) drops it, like "no".
 func confirmSuggestion(ios *cmdutil.IOStreams, res *record.Resolution) (bool, error) {
-	in := bufio.NewReader(ios.In)
+	ok, err := editSuggestion(ios, bufio.NewReader(ios.In), res)
+	if errors.Is(err, io.EOF) {
+		ok, err = false, nil
+	}
+	if !ok && err == nil {
+		fmt.Fprintln(ios.ErrOut, "Nothing recorded.")
+	}
+	return ok, err
+}
+
+func editSuggestion(ios *cmdutil.IOStreams, in *bufio.Reader, res *record.Resolution) (bool, error) {
 	answer, err := ask(ios, in, "Record it? [y] yes, [e] edit, [N] no: ")
 	if err != nil {
 		return false, err
@@ -176,7 +186,6 @@ func confirmSuggestion(ios *cmdutil.IOStreams, res *record.Resolution) (bool, er
 		return true, nil
 	case "e", "edit":
 	default:
-		fmt.Fprintln(ios.ErrOut, "Nothing recorded.")
 		return false, nil
 	}
 	for tries := 0; ; tries++ {
@@ -211,8 +220,7 @@ func confirmSuggestion(ios *cmdutil.IOStreams, res *record.Resolution) (bool, er
 }
 
 // ask writes prompt to stderr and reads one line of stdin, trimmed, through the streams'
-// Prompt (nothing is drawn over the question). Stdin ending before an answer declines: an
-// error saying nothing was recorded.
+// Prompt (nothing is drawn over the question). Stdin ending before an answer is io.EOF.
 func ask(ios *cmdutil.IOStreams, in *bufio.Reader, prompt string) (string, error) {
 	var line string
 	err := ios.Prompt(func() (err error) {
@@ -220,11 +228,11 @@ func ask(ios *cmdutil.IOStreams, in *bufio.Reader, prompt string) (string, error
 		line, err = in.ReadString('\n')
 		return err
 	})
-	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
-		fmt.Fprintln(ios.ErrOut)
-		if errors.Is(err, io.EOF) {
-			return "", cmdutil.UsageErrorf("no answer (end of input): nothing recorded")
-		}
+	switch {
+	case errors.Is(err, io.EOF) && strings.TrimSpace(line) == "":
+		fmt.Fprintln(ios.ErrOut) // end the prompt's line
+		return "", io.EOF
+	case err != nil && !errors.Is(err, io.EOF):
 		return "", goerr.Wrap(err, "failed to read the answer")
 	}
 	return strings.TrimSpace(line), nil

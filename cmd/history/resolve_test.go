@@ -345,6 +345,7 @@ func TestResolveSuggest(t *testing.T) {
 		{"yes", "y\n", &record.Resolution{Verdict: record.VerdictFalsePositive, Note: suggested}},
 		{"no", "\n", nil},
 		{"end of input", "", nil},
+		{"end of input while editing", "e\nbenign\n", nil},
 		{"edit", "e\nbenign\nA scheduled scan we run.\n", &record.Resolution{Verdict: record.VerdictBenign, Note: "A scheduled scan we run."}},
 		{"edit, keep", "e\n\n\n", &record.Resolution{Verdict: record.VerdictFalsePositive, Note: suggested}},
 		{"edit, a typo first", "e\nbenighn\nescalated\n-\n", &record.Resolution{Verdict: record.VerdictEscalated}},
@@ -359,8 +360,8 @@ func TestResolveSuggest(t *testing.T) {
 		case tc.want != nil && (got == nil || got.Verdict != tc.want.Verdict || !strings.HasPrefix(got.Note, tc.want.Note) || tc.want.Note == "" && got.Note != "" || !got.Suggested):
 			t.Errorf("%s: exit %d, %q: recorded %+v, want %+v", tc.name, code, errOut, got, tc.want)
 		}
-		if !strings.Contains(errOut, "Record it?") {
-			t.Errorf("%s: not asked: %q", tc.name, errOut)
+		if !strings.Contains(errOut, "Record it?") || code != 0 || (tc.want == nil) != strings.Contains(errOut, "Nothing recorded.") {
+			t.Errorf("%s: exit %d: %q", tc.name, code, errOut)
 		}
 	}
 
