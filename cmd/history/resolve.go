@@ -108,10 +108,11 @@ func resolveRun(ctx context.Context, opts *ResolveOptions, s *factory.Store) err
 	return nil
 }
 
-// recordResolution records res on the history id through the conditional write every metadata change
-// makes (store.UpdateHistory: a turn saved meanwhile is kept, and so is the verdict); its
-// time is now. s must redact (the command's store stack does): the note is written redacted.
-// It returns the history as saved and the conclusion it replaced (nil when it was open).
+// recordResolution records res on the history id through the conditional write every
+// metadata change makes (changeHistory: a turn saved meanwhile is kept, and so is the
+// verdict); its time is now. s must redact (the command's store stack does): the note is
+// written redacted. It returns the history as saved and the conclusion it replaced (nil when
+// it was open).
 func recordResolution(ctx context.Context, s store.HistoryUpdater, id record.HistoryID, res *record.Resolution) (*record.History, *record.Resolution, error) {
 	var prev *record.Resolution
 	h, err := changeHistory(ctx, s, id, string(id), "resolve", func(h *record.History) error {
