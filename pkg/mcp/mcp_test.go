@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/internal/mcptest"
