@@ -109,7 +109,7 @@ func TestSendStreamsSavesAndTitles(t *testing.T) {
 	if strings.Join(chunks, "") != "It is a DNS query." || len(chunks) != 3 || turn.Answer != "It is a DNS query." {
 		t.Fatalf("streamed %q, answer %q", chunks, turn.Answer)
 	}
-	if turn.Usage != (record.Usage{InputTokens: 100, OutputTokens: 10}) {
+	if turn.Usage != (record.Usage{InputTokens: 100, OutputTokens: 7, ThoughtTokens: 3}) {
 		t.Fatalf("usage %+v", turn.Usage)
 	}
 	h := s.History()
@@ -297,6 +297,13 @@ func TestModelContentKeptWhole(t *testing.T) {
 	}
 	if got[0].Text != "thinking..." || string(got[1].ThoughtSignature) != string([]byte{9, 8, 7}) || got[2].FunctionCall == nil || got[3].Text != "visible answer" {
 		t.Fatalf("order or signatures changed: %s", mustJSON(t, got))
+	}
+	// Without tools the call cannot run, but it is answered, so the conversation goes on.
+	if c := s.History().Contents; len(c) != 3 || c[2].Parts[0].FunctionResponse == nil || c[2].Parts[0].FunctionResponse.Response["error"] == nil {
+		t.Fatalf("the call is not answered: %s", mustJSON(t, c))
+	}
+	if _, err := s.Send(context.Background(), "next", nil); err != nil {
+		t.Fatalf("the next question: %v", err)
 	}
 }
 
