@@ -88,6 +88,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageErrorf("invalid --concurrency %d: at least 1", opts.Concurrency)
 	case opts.Tools.Check() != nil:
 		return opts.Tools.Check()
+	case factory.CheckThinking(cfg) != nil:
+		return factory.CheckThinking(cfg)
 	case opts.RPM < 0:
 		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
 	case opts.Remote.Check() != nil:
