@@ -217,6 +217,11 @@ func TestGemini3RetiredModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || c.history(list[0].ID).Contents[0].Parts[0].Text != "Is it bad?" {
 		t.Fatalf("the question is not kept: %v %s", err, out)
 	}
+	// With --continue=auto the judge meets the 404 first: still one line, the answer's.
+	r = c.run("", "chat", "-a", alertID, "--continue=auto", "-q", "And the other instance?")
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "is not available") {
+		t.Fatalf("--continue=auto: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
 }
 
 // The binary against recorded traffic (google/adk-go's gemini-3.1-pro-preview recording of
