@@ -14,7 +14,7 @@
 //		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
 //	})
 //	...
-//	resp, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("Hi"), nil)
+//	resp, err := client.Models.GenerateContent(ctx, "gemini-3.8-flash", genai.Text("Hi"), nil)
 //	// resp.Text() == "Hello from the fake."
 //	// srv.Requests()[0].LastUserText() == "Hi"
 //
@@ -111,7 +111,7 @@
 //		}
 //		return geminitest.Reply{Text: "answer to " + r.Key}
 //	}))
-//	job, err := client.Batches.Create(ctx, "gemini-2.5-flash", &genai.BatchJobSource{InlinedRequests: reqs},
+//	job, err := client.Batches.Create(ctx, "gemini-3.8-flash", &genai.BatchJobSource{InlinedRequests: reqs},
 //		&genai.CreateBatchJobConfig{DisplayName: "alerts"})
 //	srv.AdvanceBatches() // PENDING to RUNNING
 //	srv.AdvanceBatches() // RUNNING to SUCCEEDED: every request answered

@@ -433,12 +433,23 @@ func TestTitleFunctions(t *testing.T) {
 	}
 }
 
-func TestTitleThinkingBudgetFitsTheModel(t *testing.T) {
+// Titles ask at the lowest level the model offers, with room for it and no temperature on
+// Gemini 3; a 2.5 model (named by a user, Vertex AI may still serve one) gets its least budget
+// and the temperature, never a level.
+func TestTitleThinkingFitsTheModel(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		model  string
-		budget int32
-	}{{"gemini-2.5-flash", 0}, {"gemini-2.5-pro", 128}} {
+		level  genai.ThinkingLevel
+		budget int32 // -1: none
+		temp   bool
+	}{
+		{"gemini-3.8-flash", genai.ThinkingLevelLow, -1, false},
+		{"gemini-3.5-flash-lite", genai.ThinkingLevelMinimal, -1, false},
+		{"gemini-3.1-pro-preview", genai.ThinkingLevelLow, -1, false},
+		{"gemini-2.5-flash", "", 0, true},
+		{"gemini-2.5-pro", "", 128, true},
+	} {
 		e := newEnv(t, routeTitles(geminitest.Reply{Text: "A Title"}, func(*geminitest.Request) geminitest.Reply { return geminitest.Reply{Text: "a"} }))
 		client, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
 		if err != nil {
@@ -455,9 +466,11 @@ func TestTitleThinkingBudgetFitsTheModel(t *testing.T) {
 			if r.Kind != geminitest.KindGenerateContent {
 				continue
 			}
-			tcfg := r.GenerationConfig.ThinkingConfig
-			if tcfg == nil || tcfg.ThinkingBudget == nil || *tcfg.ThinkingBudget != tc.budget {
-				t.Fatalf("%s: title thinking config %+v, want budget %d", tc.model, tcfg, tc.budget)
+			g := r.GenerationConfig
+			tcfg := g.ThinkingConfig
+			budgetOK := tc.budget < 0 && tcfg.ThinkingBudget == nil || tc.budget >= 0 && tcfg.ThinkingBudget != nil && *tcfg.ThinkingBudget == tc.budget
+			if tcfg.ThinkingLevel != tc.level || !budgetOK || (g.Temperature != nil) != tc.temp || g.MaxOutputTokens < 64 {
+				t.Fatalf("%s: title config %+v, thinking %+v", tc.model, g, tcfg)
 			}
 		}
 	}
