@@ -123,13 +123,9 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 		if !cfg.Embeddings {
 			return nil, nil
 		}
-		gc, err := GeminiConfig(getenv)
+		client, err := geminiClient(ctx, getenv)
 		if err != nil {
 			return nil, err
-		}
-		client, err := genai.NewClient(ctx, gc)
-		if err != nil {
-			return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
 		}
 		return &search.GeminiEmbedder{Models: client.Models}, nil
 	}
@@ -144,13 +140,9 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 		return newBatchService(ctx, getenv, *cfg)
 	}
 	f.Models = func(ctx context.Context) (modelcfg.Lister, error) {
-		gc, err := GeminiConfig(getenv)
+		client, err := geminiClient(ctx, getenv)
 		if err != nil {
 			return nil, err
-		}
-		client, err := genai.NewClient(ctx, gc)
-		if err != nil {
-			return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
 		}
 		return client.Models, nil
 	}
@@ -240,12 +232,29 @@ func WarnIfRedactionOff(w io.Writer, types string) {
 	}
 }
 
-// NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
-func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+// geminiClient makes a Gemini client from the SDK's standard variables.
+func geminiClient(ctx context.Context, getenv func(string) string) (*genai.Client, error) {
+	gc, err := GeminiConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return newGeminiClient(ctx, gc)
+}
+
+func newGeminiClient(ctx context.Context, gc *genai.ClientConfig) (*genai.Client, error) {
 	client, err := genai.NewClient(ctx, gc)
 	if err != nil {
 		// The configuration holds the API key: never print it.
 		return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
+	}
+	return client, nil
+}
+
+// NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
+func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+	client, err := newGeminiClient(ctx, gc)
+	if err != nil {
+		return nil, err
 	}
 	// A request for a model that is not served names the models that can be used instead
 	// (the list read once, on the first such refusal); 404s are never retried.
