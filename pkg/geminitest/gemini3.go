@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,7 +78,7 @@ func invalid(msg string) *Reply { return &Reply{Status: http.StatusBadRequest, E
 // g3Check applies Gemini 3 mode's checks to a request, returning the error reply or nil.
 func (s *Server) g3Check(req *Request) *Reply {
 	info, ok := s.model(req.Model)
-	if !ok || info.Retired || !containsString(info.Methods, req.Kind) && !(req.Kind == KindStreamGenerateContent && containsString(info.Methods, KindGenerateContent)) {
+	if !ok || info.Retired || !slices.Contains(info.Methods, req.Kind) && !(req.Kind == KindStreamGenerateContent && slices.Contains(info.Methods, KindGenerateContent)) {
 		return notFound(req.Model, req.Kind)
 	}
 	if req.Kind == KindCountTokens {
@@ -89,7 +90,7 @@ func (s *Server) g3Check(req *Request) *Reply {
 			return invalid("Unable to submit request because thinking_budget and thinking_level are not supported together.")
 		case tc.ThinkingLevel != "" && len(info.Levels) == 0:
 			return invalid("Thinking level is not supported for this model.")
-		case tc.ThinkingLevel != "" && !levelIn(info.Levels, tc.ThinkingLevel):
+		case tc.ThinkingLevel != "" && !slices.Contains(info.Levels, tc.ThinkingLevel):
 			return invalid(fmt.Sprintf("Thinking level %s is not supported for this model. Supported levels: %s.", tc.ThinkingLevel, levelList(info.Levels)))
 		}
 	}
@@ -138,15 +139,6 @@ func thinkingConfig(req *Request) *genai.ThinkingConfig {
 		return nil
 	}
 	return req.GenerationConfig.ThinkingConfig
-}
-
-func levelIn(levels []genai.ThinkingLevel, l genai.ThinkingLevel) bool {
-	for _, v := range levels {
-		if v == l {
-			return true
-		}
-	}
-	return false
 }
 
 func levelList(levels []genai.ThinkingLevel) string {

@@ -3,6 +3,7 @@ package geminitest
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,7 +125,7 @@ func (m ModelInfo) wire() wireModel {
 	w := wireModel{Name: "models/" + m.Name, Version: "001", DisplayName: m.DisplayName,
 		InputTokenLimit: m.InputTokenLimit, OutputTokenLimit: m.OutputTokenLimit,
 		SupportedGenerationMethods: m.Methods, Thinking: m.Thinking}
-	if containsString(m.Methods, "generateContent") {
+	if slices.Contains(m.Methods, "generateContent") {
 		w.Temperature, w.MaxTemperature, w.TopP, w.TopK = 1, 2, 0.95, 64
 	}
 	return w
@@ -193,13 +194,4 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) bool {
 	}
 	writeJSON(w, http.StatusOK, body)
 	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -18,6 +18,7 @@ package modelcfg
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,14 +156,7 @@ func (p Profile) Lowest() genai.ThinkingLevel {
 }
 
 // Offers reports whether the model accepts level.
-func (p Profile) Offers(level genai.ThinkingLevel) bool {
-	for _, l := range p.Offered {
-		if l == level {
-			return true
-		}
-	}
-	return false
-}
+func (p Profile) Offers(level genai.ThinkingLevel) bool { return slices.Contains(p.Offered, level) }
 
 // LevelNames are the offered levels in lower case, lowest first ("low, medium, high").
 func (p Profile) LevelNames() string {
