@@ -58,6 +58,8 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 	}
 	root, cfg := newRoot(ios, o)
 	err := root.Run(ctx, args)
+	// Whatever a command left on the status line goes, and the cursor is shown again.
+	ios.StopProgressIndicator()
 	if err == nil {
 		return cmdutil.ExitOK
 	}

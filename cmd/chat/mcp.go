@@ -165,7 +165,11 @@ func (a *approver) Approve(ctx context.Context, c tool.Call) (tool.Decision, boo
 	}
 	args, _ := json.Marshal(c.Args)
 	prompt := cmdutil.OneLine(fmt.Sprintf("Run %s of MCP server %s with %s? [y] once, [a] always in this session, [N] no", c.Name, c.Origin.Server, clipArgs(string(args)))) + " "
-	line, err := a.readLine(prompt)
+	var line string
+	err := a.ios.Prompt(func() (err error) {
+		line, err = a.readLine(prompt)
+		return err
+	})
 	if err != nil {
 		return tool.Denied, true
 	}
