@@ -64,7 +64,7 @@ func TestDefaultModelAnswers(t *testing.T) {
 	if got.Answer != "The instance queried a drop point." || got.Title != "Drop Point DNS Query" || !got.Complete {
 		t.Fatalf("%+v", got)
 	}
-	if got.Usage.ThoughtTokens != int64(geminitest.ThinkingTokens[genai.ThinkingLevelMedium]) || got.Usage.OutputTokens != 9 {
+	if got.Usage.ThoughtTokens != int64(geminitest.ThinkingTokens()[genai.ThinkingLevelMedium]) || got.Usage.OutputTokens != 9 {
 		t.Fatalf("usage %+v: output is the answer's, thought the thinking's", got.Usage)
 	}
 	if !strings.Contains(out, `"thought_tokens"`) {

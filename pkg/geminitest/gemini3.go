@@ -37,24 +37,23 @@ func WithGemini3() Option {
 	return func(s *Server) { s.g3 = true }
 }
 
-// ThinkingTokens are the thinking tokens an answer spends at each level in Gemini 3 mode
-// (WithThinkingTokens replaces them): the order of what Gemini 3 Flash reports for an
+// ThinkingTokens returns the thinking tokens an answer spends at each level in Gemini 3 mode
+// unless WithThinkingTokens says otherwise: the order of what Gemini 3 Flash reports for an
 // analyst's question about an alert.
-var ThinkingTokens = map[genai.ThinkingLevel]int32{
-	genai.ThinkingLevelMinimal: 24,
-	genai.ThinkingLevelLow:     160,
-	genai.ThinkingLevelMedium:  700,
-	genai.ThinkingLevelHigh:    2000,
+func ThinkingTokens() map[genai.ThinkingLevel]int32 {
+	return map[genai.ThinkingLevel]int32{
+		genai.ThinkingLevelMinimal: 24,
+		genai.ThinkingLevelLow:     160,
+		genai.ThinkingLevelMedium:  700,
+		genai.ThinkingLevelHigh:    2000,
+	}
 }
 
 // WithThinkingTokens sets the thinking tokens an answer spends at each level (levels left out
 // keep ThinkingTokens').
 func WithThinkingTokens(t map[genai.ThinkingLevel]int32) Option {
 	return func(s *Server) {
-		s.thinking = map[genai.ThinkingLevel]int32{}
-		for k, v := range ThinkingTokens {
-			s.thinking[k] = v
-		}
+		s.thinking = ThinkingTokens()
 		for k, v := range t {
 			s.thinking[k] = v
 		}
@@ -267,9 +266,6 @@ func (s *Server) g3Shape(req *Request, reply *Reply) time.Duration {
 // compatibility) bounds that, but never below its lowest level.
 func (s *Server) thoughtsFor(info ModelInfo, tc *genai.ThinkingConfig) int32 {
 	table := s.thinking
-	if table == nil {
-		table = ThinkingTokens
-	}
 	var budget *int32
 	if tc != nil && tc.ThinkingBudget != nil && *tc.ThinkingBudget >= 0 {
 		budget = tc.ThinkingBudget

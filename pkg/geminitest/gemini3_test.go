@@ -155,7 +155,7 @@ func TestGemini3ThinkingUsesTheCap(t *testing.T) {
 	}
 	u := resp.UsageMetadata
 	if resp.Text() != "Drop Point DNS Query" || resp.Candidates[0].FinishReason != genai.FinishReasonStop ||
-		u.ThoughtsTokenCount != geminitest.ThinkingTokens[genai.ThinkingLevelLow] || u.CandidatesTokenCount != 5 {
+		u.ThoughtsTokenCount != geminitest.ThinkingTokens()[genai.ThinkingLevelLow] || u.CandidatesTokenCount != 5 {
 		t.Fatalf("roomy: %q %+v", resp.Text(), u)
 	}
 	// The text's last part is the signed empty one.
@@ -165,7 +165,7 @@ func TestGemini3ThinkingUsesTheCap(t *testing.T) {
 	}
 	// The model's own level when none is asked: MEDIUM for 3.8 Flash.
 	resp, err = c.Models.GenerateContent(ctx, g3Model, genai.Text("q"), nil)
-	if err != nil || resp.UsageMetadata.ThoughtsTokenCount != geminitest.ThinkingTokens[genai.ThinkingLevelMedium] {
+	if err != nil || resp.UsageMetadata.ThoughtsTokenCount != geminitest.ThinkingTokens()[genai.ThinkingLevelMedium] {
 		t.Fatalf("default level: %+v %v", resp.UsageMetadata, err)
 	}
 }

@@ -119,6 +119,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		uploads:  map[string]*pendingUpload{},
 		models:   DefaultModels(),
 		sigs:     map[string]bool{},
+		thinking: ThinkingTokens(),
 	}
 	for _, o := range opts {
 		o(s)
