@@ -1,6 +1,6 @@
 // Package cmd is alertchat's command line. The root command parses the global flags into one
 // cmdutil.Config and builds one factory.Factory; each command lives in a package of its own
-// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact, cmd/models), copies from the factory what it
+// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact, cmd/mcp, cmd/models), copies from the factory what it
 // needs into its options, and does its work in a plain function that tests call with fakes.
 package cmd
 
@@ -21,6 +21,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
+	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/cmd/models"
 	"github.com/alertchat/alertchat/cmd/redact"
 	"github.com/alertchat/alertchat/pkg/llm"
@@ -159,6 +160,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 			history.NewCmdHistory(f),
 			redact.NewCmdRedact(f.Factory, nil),
 			batch.NewCmdBatch(f, nil),
+			mcpcmd.NewCmdMCP(f.Factory, o.Getenv),
 			models.NewCmdModels(f, nil),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
