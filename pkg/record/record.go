@@ -23,16 +23,22 @@ type Alert struct {
 	CreatedAt time.Time       `json:"created_at"`
 }
 
-// Usage is the token usage reported by the model, summed over a history's turns.
+// Usage is the token usage reported by the model, summed over a history's turns. OutputTokens
+// counts the answers' tokens, ThoughtTokens the model's thinking (billed as output too).
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens" firestore:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens" firestore:"output_tokens"`
+	InputTokens   int64 `json:"input_tokens" firestore:"input_tokens"`
+	OutputTokens  int64 `json:"output_tokens" firestore:"output_tokens"`
+	ThoughtTokens int64 `json:"thought_tokens" firestore:"thought_tokens"`
 }
 
 // Add sums u and o.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		ThoughtTokens: u.ThoughtTokens + o.ThoughtTokens}
 }
+
+// Total is every token counted: input, answer and thinking.
+func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens + u.ThoughtTokens }
 
 // Title sources: a manual title is never overwritten by a generated one.
 const (

@@ -3,7 +3,7 @@
 // Layout:
 //   - Firestore collection "histories": one document per history, document ID = history ID
 //     (a UUID), fields id, workspace, alert_id, title, title_source, parent_id, fork_point, created_at,
-//     updated_at, message_count, usage {input_tokens, output_tokens}, redactions,
+//     updated_at, message_count, usage {input_tokens, output_tokens, thought_tokens}, redactions,
 //     redacted_count, revision, object_generation, summary {text, covers_count, created_at}
 //     (absent until a conversation is summarised), pending_write (only while a save that replaces
 //     a transcript its metadata does not describe yet is under way, see SaveHistory).

@@ -92,8 +92,9 @@ type summaryDoc struct {
 }
 
 type usageDoc struct {
-	InputTokens  int64 `firestore:"input_tokens"`
-	OutputTokens int64 `firestore:"output_tokens"`
+	InputTokens   int64 `firestore:"input_tokens"`
+	OutputTokens  int64 `firestore:"output_tokens"`
+	ThoughtTokens int64 `firestore:"thought_tokens"`
 }
 
 // Object metadata keys of a transcript object. writeIDKey tells a retried write that found
@@ -118,7 +119,7 @@ func newHistoryDoc(h *record.History, workspace string, revision, generation int
 		CreatedAt:        h.CreatedAt,
 		UpdatedAt:        h.UpdatedAt,
 		MessageCount:     int64(h.MessageCount),
-		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens},
+		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens, ThoughtTokens: h.Usage.ThoughtTokens},
 		Redactions:       h.Redactions,
 		ToolCalls:        int64(h.ToolCalls),
 		ToolApprovals:    newApprovalDocs(h.ToolApprovals),
@@ -148,7 +149,7 @@ func (d *historyDoc) history() *record.History {
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 		MessageCount:  int(d.MessageCount),
-		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
+		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens, ThoughtTokens: d.Usage.ThoughtTokens},
 		ToolCalls:     int(d.ToolCalls),
 		ToolApprovals: approvals(d.ToolApprovals),
 		RedactedCount: int(d.RedactedCount),
