@@ -81,6 +81,10 @@ type Batch struct {
 	Body   []byte
 	// Deleted reports whether the job was deleted through the API.
 	Deleted bool
+	// InputURIs and OutputDir are a Vertex AI job's gs:// input and, once it has ended with
+	// answers, the directory of its predictions.
+	InputURIs []string
+	OutputDir string
 }
 
 // BatchStats counts the Batch API and Files API calls received, failed ones included,
@@ -110,6 +114,7 @@ type batchJob struct {
 	results                  []batchResult // in output order
 	resultsFile              string
 	deleted                  bool
+	vertex                   *vertexJob // a Vertex AI batch prediction job (vertex.go)
 }
 
 type batchResult struct {
@@ -118,11 +123,27 @@ type batchResult struct {
 	err  *rpcStatus
 }
 
-// rpcStatus is google.rpc.Status without details: genai.JobError, which the SDK parses a
-// per-request error into, holds details as strings, and the API's details are objects.
+// rpcStatus is google.rpc.Status as the API sends it in a job's output: typed details are
+// objects with an "@type". genai.JobError (v1.77.0), which the SDK parses a per-request error
+// into, holds details as strings, so Batches.Get fails on such a job exactly as it does on the
+// real service's.
 type rpcStatus struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int              `json:"code"`
+	Message string           `json:"message"`
+	Details []map[string]any `json:"details,omitempty"`
+}
+
+// debugInfoType is the type of the detail the API attaches to a failed request.
+const debugInfoType = "type.googleapis.com/google.rpc.DebugInfo"
+
+// newStatus is the status of a failed request or job: the reply's details (retry info,
+// ErrorDetails) or, without any, a DebugInfo detail, as the API attaches one.
+func newStatus(e genai.APIError) *rpcStatus {
+	st := &rpcStatus{Code: e.Code, Message: e.Message, Details: e.Details}
+	if len(st.Details) == 0 {
+		st.Details = []map[string]any{{"@type": debugInfoType, "detail": "[ORIGINAL ERROR] generic::" + strings.ToLower(e.Status) + ": " + e.Message}}
+	}
+	return st
 }
 
 func terminal(s genai.JobState) bool {
@@ -143,8 +164,10 @@ func batchState(s genai.JobState) string {
 // handler of their own (see SetBatchHandler). Without one, the handler set by WithHandler
 // answers them (with Request.Kind KindBatchGenerateContent), else the default answer,
 // "ok: " and the last user text. Queued replies are not used for batches. A Reply with a
-// Status is a failed request, reported with its code and message in the job's output;
-// Latency, Chunks, Hang and error details do not apply. It is called concurrently, and
+// Status is a failed request, reported in the job's output as a google.rpc.Status with its
+// code, message and typed details (its RetryDelay and ErrorDetails, else a DebugInfo), which
+// go-genai v1.77.0's Batches.Get cannot decode, as with the real service; Latency, Chunks and
+// Hang do not apply. It is called concurrently, and
 // must not call the methods that move jobs.
 func WithBatchHandler(h func(*BatchRequest) Reply) Option {
 	return func(s *Server) { s.batchHandler = h }
@@ -173,7 +196,7 @@ func (s *Server) AddBatchResultLines(name string, lines ...string) error {
 	if err != nil {
 		return err
 	}
-	if j.fileName == "" {
+	if j.fileName == "" && j.vertex == nil {
 		return fmt.Errorf("geminitest: %s has inlined requests, no results file", name)
 	}
 	j.extraLines = append(j.extraLines, lines...)
@@ -213,7 +236,7 @@ func (s *Server) Batch(name string) (Batch, bool) {
 }
 
 func (j *batchJob) snapshot() Batch {
-	return Batch{
+	b := Batch{
 		Name:        j.name,
 		Model:       j.model,
 		DisplayName: j.displayName,
@@ -225,6 +248,10 @@ func (j *batchJob) snapshot() Batch {
 		Body:        j.body,
 		Deleted:     j.deleted,
 	}
+	if j.vertex != nil {
+		b.InputURIs, b.OutputDir = slices.Clone(j.vertex.inputURIs), j.vertex.outputDir
+	}
+	return b
 }
 
 // BatchStats returns the counters of the Batch API and Files API calls.
@@ -326,8 +353,9 @@ func (s *Server) FinishBatch(name string, state genai.JobState, answered func(*B
 	}
 	var reqs []*BatchRequest
 	var h func(*BatchRequest) Reply
+	var extra []string
 	if err == nil {
-		reqs, h = j.reqs, j.handler
+		reqs, h, extra = j.reqs, j.handler, slices.Clone(j.extraLines)
 	}
 	s.bmu.Unlock()
 	if err != nil {
@@ -344,13 +372,24 @@ func (s *Server) FinishBatch(name string, state genai.JobState, answered func(*B
 		}
 	}
 
+	now := time.Now()
+	var outputDir string
+	if j.vertex != nil && len(results) > 0 {
+		if outputDir, err = s.writePredictions(j, results, extra, now); err != nil {
+			return err
+		}
+	}
+
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
 	if terminal(j.state) { // cancelled through the API meanwhile
 		return fmt.Errorf("geminitest: %s has ended (%s)", name, j.state)
 	}
-	j.finish(state, time.Now())
+	j.finish(state, now)
 	j.results = results
+	if j.vertex != nil {
+		j.vertex.outputDir = outputDir
+	}
 	if j.fileName != "" && len(results) > 0 {
 		f := s.newFile(s.freeFileName("batch", "results"), "", "application/jsonl", genai.FileSourceGenerated, resultsFile(j))
 		j.resultsFile = f.name
@@ -365,7 +404,8 @@ func (j *batchJob) finish(state genai.JobState, now time.Time) {
 // answerBatch computes the result of one request.
 func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batchResult {
 	if msg := unpaired(r.Contents); msg != "" {
-		return batchResult{req: r, err: &rpcStatus{Code: http.StatusBadRequest, Message: msg}}
+		bad := Reply{Status: http.StatusBadRequest, ErrorMessage: msg}
+		return batchResult{req: r, err: newStatus(bad.apiError())}
 	}
 	var reply Reply
 	switch {
@@ -379,8 +419,7 @@ func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batch
 		reply = Reply{Text: "ok: " + r.LastUserText()}
 	}
 	if reply.isError() {
-		e := reply.apiError()
-		return batchResult{req: r, err: &rpcStatus{Code: e.Code, Message: e.Message}}
+		return batchResult{req: r, err: newStatus(reply.apiError())}
 	}
 	return batchResult{req: r, resp: reply.responses(r.Request, false)[0]}
 }
@@ -457,6 +496,11 @@ type (
 	}
 )
 
+// jobFailed is the error of a job that FAILED: INTERNAL, with a typed detail.
+func jobFailed() *rpcStatus {
+	return newStatus(genai.APIError{Code: 13, Message: "Batch failed.", Status: "INTERNAL"})
+}
+
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // operation renders the job; s.bmu is held.
@@ -489,7 +533,7 @@ func (j *batchJob) operation() batchOperation {
 	op.Done = true
 	op.Metadata.EndTime = timestamp(j.ended)
 	if j.state == genai.JobStateFailed {
-		op.Error = &rpcStatus{Code: 13, Message: "Batch failed."} // INTERNAL
+		op.Error = jobFailed()
 	}
 	var out *batchOutput
 	switch {
@@ -535,8 +579,12 @@ func badRequest(w http.ResponseWriter, msg string) {
 	writeError(w, &Reply{Status: http.StatusBadRequest, ErrorMessage: msg})
 }
 
-// serveBatches answers the Batch API paths; it reports false for any other path.
+// serveBatches answers the Batch API paths (and Vertex AI's, vertex.go); it reports false for
+// any other path.
 func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
+	if s.serveVertexBatches(w, r) {
+		return true
+	}
 	if m := batchCreatePath.FindStringSubmatch(r.URL.Path); m != nil && r.Method == http.MethodPost {
 		if s.refuse(w, r, KindBatchGenerateContent) {
 			return true
@@ -756,7 +804,7 @@ func (s *Server) listBatches(w http.ResponseWriter, r *http.Request) {
 	defer s.bmu.Unlock()
 	var live []*batchJob
 	for _, name := range s.jobOrder {
-		if j := s.jobs[name]; !j.deleted {
+		if j := s.jobs[name]; !j.deleted && j.vertex == nil {
 			live = append(live, j)
 		}
 	}
