@@ -1,0 +1,159 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/api/iterator"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/alertchat/alertchat/pkg/batch/remote"
+	"github.com/alertchat/alertchat/pkg/geminitest"
+)
+
+// invalidArgument is how the fake fails a request: a 400 whose status carries a typed detail,
+// as the API's do.
+var invalidArgument = geminitest.Reply{Status: 400, ErrorMessage: "Request contains an invalid argument."}
+
+// TestFailedQuestion: a job in which questions failed with typed errors is collected on both
+// backends, inline and as a file, whether or not Vertex AI keeps the line's key and the
+// request's labels: the failed lines say why, the others are saved, and the job's files are
+// deleted once it is collected.
+func TestFailedQuestion(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		env    func(t *testing.T) *env
+		file   bool
+		failed func(key string) bool
+	}{
+		{"Gemini API inline", func(t *testing.T) *env { return newEnv(t) }, false, nil},
+		{"Gemini API file", func(t *testing.T) *env { return newEnv(t) }, true, nil},
+		{"Gemini API inline, every question failed", func(t *testing.T) *env { return newEnv(t) }, false, func(k string) bool { return strings.HasPrefix(k, "q") }},
+		{"Vertex AI", func(t *testing.T) *env { return newVertexEnv(t, geminitest.VertexBatches{}) }, true, nil},
+		{"Vertex AI keeping the key", func(t *testing.T) *env { return newVertexEnv(t, geminitest.VertexBatches{KeepKey: true}) }, true, nil},
+		{"Vertex AI dropping the labels", func(t *testing.T) *env { return newVertexEnv(t, geminitest.VertexBatches{DropLabels: true}) }, true, nil},
+		{"Vertex AI, every question failed", func(t *testing.T) *env { return newVertexEnv(t, geminitest.VertexBatches{DropLabels: true}) }, true, func(k string) bool { return strings.HasPrefix(k, "q") }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := tc.env(t)
+			failed := tc.failed
+			if failed == nil {
+				failed = func(k string) bool { return k == "q2" }
+			}
+			input := `{"id": "a", "alert_id": "alert-dns", "query": "who owns the domain?"}
+{"id": "b", "alert_id": "alert-scan", "query": "is the scan internal?"}
+{"id": "c", "alert_id": "alert-dns", "query": "who owns the domain?"}
+`
+			o := e.options()
+			o.NoWait = true
+			if tc.file {
+				o.InlineLimit = 1
+			}
+			first := e.run(t, t.Context(), input, o)
+			if first.err != nil || first.oc.Inlined == tc.file {
+				t.Fatalf("submit: %+v, %v", first.oc, first.err)
+			}
+			if err := e.srv.SetBatchHandler(first.oc.Job.ID, func(r *geminitest.BatchRequest) geminitest.Reply {
+				if failed(r.Key) {
+					return invalidArgument
+				}
+				return answerByKey(r)
+			}); err != nil {
+				t.Fatal(err)
+			}
+
+			r := e.run(t, t.Context(), input, e.options())
+			if r.err != nil || len(r.results) != 3 {
+				t.Fatalf("collect: %v, %d lines", r.err, len(r.results))
+			}
+			saved := 0
+			for i, l := range r.results {
+				key := fmt.Sprintf("q%d", i+1)
+				if l.Line != i+1 || l.ID == nil {
+					t.Fatalf("line %d: %+v", i+1, l)
+				}
+				if failed(key) {
+					if l.Error == nil || !strings.Contains(*l.Error, "Request contains an invalid argument.") || !strings.Contains(*l.Error, "400") ||
+						l.Answer != "" || l.HistoryID != "" || l.Title != "" {
+						t.Errorf("failed line %d: %+v", i+1, l)
+					}
+					continue
+				}
+				saved++
+				// Without keys and labels, the answers of identical requests (lines 1 and 3 ask
+				// the same of the same alert) may be given to either.
+				want, title := key, fmt.Sprintf("Title %d", i+1)
+				if tc.name == "Vertex AI dropping the labels" && strings.HasPrefix(l.Answer, "answer to q"+fmt.Sprint(3-i)+":") && i != 1 {
+					want, title = fmt.Sprintf("q%d", 3-i), fmt.Sprintf("Title %d", 3-i)
+				}
+				if l.Error != nil || !strings.HasPrefix(l.Answer, "answer to "+want+": ") || l.Title != title || l.HistoryID == "" {
+					t.Errorf("line %d: %+v (error %v)", i+1, l, l.Error)
+				}
+			}
+			if int(e.saves.Load()) != saved || r.oc.Summary.Failed != 3-saved || r.oc.CleanErr != nil {
+				t.Fatalf("%d saves, summary %+v, clean %v; want %d saved", e.saves.Load(), r.oc.Summary, r.oc.CleanErr, saved)
+			}
+
+			// The job's files are gone: the Files API's input, or the job's folder in the bucket.
+			rec, err := e.store.GetBatchJob(t.Context(), first.oc.Job.ID)
+			if err != nil || !rec.Collected {
+				t.Fatalf("record %+v, %v", rec, err)
+			}
+			switch {
+			case e.vertex:
+				if !strings.HasPrefix(rec.InputFile, "gs://"+"alertchat-test/team/batches/") {
+					t.Fatalf("recorded input %q", rec.InputFile)
+				}
+				if left := objects(t, e.bucket, "team/"); len(left) != 0 {
+					t.Fatalf("left in the bucket: %v", left)
+				}
+			case tc.file:
+				if _, ok := e.srv.FileData(rec.InputFile); ok || rec.InputFile == "" {
+					t.Fatalf("input file %q still there", rec.InputFile)
+				}
+			}
+
+			// Run again: the Gemini API's results are still there, the same lines come out;
+			// Vertex AI's were deleted, which the error says.
+			again := e.run(t, t.Context(), input, e.options())
+			if e.vertex {
+				if !errors.Is(again.err, remote.ErrCollected) || len(again.results) != 0 {
+					t.Fatalf("run again: %v, %d lines", again.err, len(again.results))
+				}
+				return
+			}
+			if again.err != nil || len(again.results) != 3 || int(e.saves.Load()) != saved {
+				t.Fatalf("run again: %v, %d lines, %d saves", again.err, len(again.results), e.saves.Load())
+			}
+			for i := range again.results {
+				if again.results[i].Answer != r.results[i].Answer || again.results[i].HistoryID != r.results[i].HistoryID {
+					t.Fatalf("line %d differs: %+v", i+1, again.results[i])
+				}
+			}
+		})
+	}
+}
+
+// objects lists the names of the bucket's objects under prefix.
+func objects(t *testing.T, b *storage.BucketHandle, prefix string) []string {
+	t.Helper()
+	var names []string
+	it := b.Objects(context.Background(), &storage.Query{Prefix: prefix})
+	for {
+		a, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return names
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, a.Name)
+	}
+}
