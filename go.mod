@@ -15,7 +15,6 @@ require (
 	github.com/m-mizutani/goerr/v2 v2.0.0
 	github.com/mattn/go-runewidth v0.0.17
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/rivo/uniseg v0.4.7
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/term v0.47.0
 	google.golang.org/api v0.307.0
@@ -74,6 +73,7 @@ require (
 	github.com/pkg/xattr v0.4.12 // indirect
 	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spiffe/go-spiffe/v2 v2.8.1 // indirect
