@@ -1,15 +1,18 @@
 package remote_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
-	"google.golang.org/api/iterator"
-
 	"cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/geminitest"
@@ -155,5 +158,50 @@ func objects(t *testing.T, b *storage.BucketHandle, prefix string) []string {
 			t.Fatal(err)
 		}
 		names = append(names, a.Name)
+	}
+}
+
+// uploadSpy looks into the temporary directory while the input is uploaded.
+type uploadSpy struct {
+	remote.Service
+	dir     string
+	entries []string
+	size    int64
+}
+
+func (u *uploadSpy) Upload(ctx context.Context, id string, r io.Reader, size int64) (*genai.BatchJobSource, error) {
+	des, err := os.ReadDir(u.dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, de := range des {
+		u.entries = append(u.entries, de.Name())
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	u.size = int64(len(data))
+	return u.Service.Upload(ctx, id, bytes.NewReader(data), size)
+}
+
+// TestInputFileHasNoName: the job's input file, the questions unredacted, has no name on disk
+// from the moment it is made, so a run killed at any point leaves nothing behind.
+func TestInputFileHasNoName(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := t.TempDir()
+	spy := &uploadSpy{Service: e.svc, dir: dir}
+	o := e.options()
+	o.NoWait, o.InlineLimit, o.TempDir, o.Service = true, 1, dir, spy
+	r := e.run(t, t.Context(), `{"alert_id": "alert-dns", "query": "my password is hunter2"}`, o)
+	if r.err != nil || r.oc.Inlined {
+		t.Fatalf("%v: %+v", r.err, r.oc)
+	}
+	if len(spy.entries) != 0 || spy.size == 0 {
+		t.Fatalf("while uploading %d bytes the temporary directory held %v", spy.size, spy.entries)
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 0 {
+		t.Fatalf("left behind: %v", des)
 	}
 }

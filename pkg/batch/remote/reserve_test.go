@@ -2,6 +2,8 @@ package remote_test
 
 import (
 	"context"
+	"database/sql"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
 // backend is what a remote batch needs of a store.
@@ -22,6 +25,7 @@ type backend interface {
 	remote.Store
 	store.HistorySaver
 	store.BatchJobs
+	ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error)
 }
 
 // backends are the stores a reservation test runs on: the local one and the cloud one
@@ -32,22 +36,28 @@ var backends = []struct {
 }{
 	{"local", func(t *testing.T, e *env) (backend, store.BatchJobs) { return e.store, e.store }},
 	{"cloud", func(t *testing.T, e *env) (backend, store.BatchJobs) {
-		c := testenv.CloudEnv(t)
-		s, err := cloud.New(cloud.Config{Firestore: c.Firestore, Bucket: c.BucketHandle(), Workspace: "default"})
+		s := cloudStore(t, e, testenv.CloudEnv(t))
+		return s, s
+	}},
+}
+
+// cloudStore is a cloud store on c holding the env's alerts.
+func cloudStore(t *testing.T, e *env, c *testenv.Cloud) *cloud.Store {
+	t.Helper()
+	s, err := cloud.New(cloud.Config{Firestore: c.Firestore, Bucket: c.BucketHandle(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []record.AlertID{"alert-dns", "alert-scan"} {
+		a, err := e.store.GetAlert(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, id := range []record.AlertID{"alert-dns", "alert-scan"} {
-			a, err := e.store.GetAlert(t.Context(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.PutAlert(t.Context(), a); err != nil {
-				t.Fatal(err)
-			}
+		if _, err := s.PutAlert(t.Context(), a); err != nil {
+			t.Fatal(err)
 		}
-		return s, s
-	}},
+	}
+	return s
 }
 
 // on makes o use st and jobs.
@@ -181,5 +191,66 @@ func TestReservationTakenOver(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCollectorDiedBetweenWrites: a collector that died between a new history's transcript
+// write and its metadata write leaves a transcript without metadata under the history's
+// derived ID; collecting again makes that history, once, on both stores.
+func TestCollectorDiedBetweenWrites(t *testing.T) {
+	t.Parallel()
+	for _, be := range []struct {
+		name string
+		open func(t *testing.T, e *env) (backend, func(id record.HistoryID))
+	}{
+		{"local", func(t *testing.T, e *env) (backend, func(record.HistoryID)) {
+			db, err := sql.Open("sqlite", filepath.Join(e.store.Dir(), local.DBFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			return e.store, func(id record.HistoryID) {
+				if _, err := db.Exec(`DELETE FROM histories WHERE id = ?`, string(id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"cloud", func(t *testing.T, e *env) (backend, func(record.HistoryID)) {
+			c := testenv.CloudEnv(t)
+			s := cloudStore(t, e, c)
+			return s, func(id record.HistoryID) {
+				if _, err := c.Firestore.Collection("histories").Doc(string(id)).Delete(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+	} {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			st, dropMeta := be.open(t, e)
+			input := `{"alert_id": "alert-dns", "query": "one"}` + "\n" + `{"alert_id": "alert-scan", "query": "two"}` + "\n"
+			o := on(e, e.options(), st, st)
+			first := e.run(t, t.Context(), input, o)
+			if first.err != nil || len(first.results) != 2 {
+				t.Fatalf("%v: %+v", first.err, first.results)
+			}
+			id := first.results[0].HistoryID
+			dropMeta(id) // as if the collector died before the metadata write
+			for round := range 2 {
+				r := e.run(t, t.Context(), input, on(e, e.options(), st, st))
+				if r.err != nil || len(r.results) != 2 || r.results[0].HistoryID != id || r.results[0].Error != nil {
+					t.Fatalf("collection %d: %v, %+v", round+2, r.err, r.results)
+				}
+				page, err := st.ListHistories(t.Context(), store.HistoryQuery{Limit: 10})
+				if err != nil || len(page.Histories) != 2 {
+					t.Fatalf("collection %d: %v, %d histories, want 2", round+2, err, len(page.Histories))
+				}
+			}
+			h, err := st.GetHistory(t.Context(), id)
+			if err != nil || len(h.Contents) != 2 || h.Title != "Title 1" {
+				t.Fatalf("history %s: %+v, %v", id, h, err)
+			}
+		})
 	}
 }
