@@ -75,6 +75,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	if !ok {
 		return goerr.New("this store cannot record batch jobs")
 	}
+	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
 	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
 	bar := startJobProgress(opts.IO)
@@ -101,9 +102,18 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 				}
 			})
 		},
-		FileOnly: svc.Client.ClientConfig().Backend == genai.BackendVertexAI,
+		OnWaiting: func(r *record.BatchReservation) {
+			bar.hide(func() {
+				fmt.Fprintf(opts.IO.ErrOut, "Another run is submitting the job of this input; waiting for its job (a run silent for %s is taken over).\n", remote.DefaultReservationTimeout)
+			})
+		},
+		FileOnly:  vertex,
+		KeyLabels: vertex,
 	})
 	bar.stop()
+	if oc != nil && oc.CleanErr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the questions and answers unredacted): %s\n", factory.Message(oc.CleanErr))
+	}
 	switch {
 	case errors.Is(err, remote.ErrInvalidInput):
 		return cmdutil.UsageErrorf("%s: %s", cmdutil.InputName(opts.File), factory.Message(err))

@@ -48,7 +48,7 @@ var ErrJobError = errors.New("the batch job failed this request")
 // direct call would have met: a question's line describes it as a local batch's would.
 type requestError struct{ api genai.APIError }
 
-func (e *requestError) Error() string   { return e.api.Error() }
+func (e *requestError) Error() string   { return ErrJobError.Error() + ": " + e.api.Error() }
 func (e *requestError) Unwrap() []error { return []error{ErrJobError, e.api} }
 
 func noResponse(why string) error { return goerr.Wrap(ErrJobError, why) }
