@@ -205,3 +205,32 @@ func TestInputFileHasNoName(t *testing.T) {
 		t.Fatalf("left behind: %v", des)
 	}
 }
+
+// TestUndecodableJobIsNotPrinted: when the SDK cannot decode a job (here a plain genai client
+// meets typed error details), the error says so without the job's questions and answers,
+// which the SDK puts in its error's text.
+func TestUndecodableJobIsNotPrinted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	plain, err := genai.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = &remote.Gemini{Client: plain}
+	o := e.options()
+	o.NoWait = true
+	r := e.run(t, t.Context(), `{"alert_id": "alert-dns", "query": "the secret is hunter2"}`+"\n"+`{"alert_id": "alert-dns", "query": "two"}`, o)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	_ = e.srv.SetBatchHandler(r.oc.Job.ID, func(r *geminitest.BatchRequest) geminitest.Reply {
+		if r.Key == "q2" {
+			return invalidArgument
+		}
+		return answerByKey(r)
+	})
+	r = e.run(t, t.Context(), `{"alert_id": "alert-dns", "query": "the secret is hunter2"}`+"\n"+`{"alert_id": "alert-dns", "query": "two"}`, e.options())
+	if r.err == nil || strings.Contains(r.err.Error(), "hunter2") || !strings.Contains(r.err.Error(), "could not be decoded: json: cannot unmarshal object") {
+		t.Fatalf("error %q", r.err)
+	}
+}

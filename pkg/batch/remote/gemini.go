@@ -52,7 +52,7 @@ func (g *Gemini) Create(ctx context.Context, model string, src *genai.BatchJobSo
 	}
 	job, err := g.Client.Batches.Create(ctx, model, src, cfg)
 	if err != nil {
-		return nil, goerr.Wrap(err, "Batch API create failed", goerr.V("model", model))
+		return nil, goerr.Wrap(sdkError(err), "Batch API create failed", goerr.V("model", model))
 	}
 	return job, nil
 }
@@ -61,7 +61,7 @@ func (g *Gemini) Create(ctx context.Context, model string, src *genai.BatchJobSo
 func (g *Gemini) Get(ctx context.Context, name string) (*genai.BatchJob, error) {
 	job, err := g.Client.Batches.Get(ctx, name, nil)
 	if err != nil {
-		return nil, goerr.Wrap(err, "Batch API get failed", goerr.V("job", name))
+		return nil, goerr.Wrap(sdkError(err), "Batch API get failed", goerr.V("job", name))
 	}
 	return job, nil
 }
@@ -69,9 +69,33 @@ func (g *Gemini) Get(ctx context.Context, name string) (*genai.BatchJob, error) 
 // Cancel implements Service.
 func (g *Gemini) Cancel(ctx context.Context, name string) error {
 	if err := g.Client.Batches.Cancel(ctx, name, nil); err != nil {
-		return goerr.Wrap(err, "Batch API cancel failed", goerr.V("job", name))
+		return goerr.Wrap(sdkError(err), "Batch API cancel failed", goerr.V("job", name))
 	}
 	return nil
+}
+
+// sdkError is err without the answer it failed to decode: go-genai puts the whole decoded
+// job in the text of such an error (mapToStruct), or the whole body after a newline
+// (deserializeUnaryResponse), and a job holds the questions and answers unredacted. Other
+// errors (API errors, network errors, which decide retries) are returned as they are.
+func sdkError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, "mapToStruct:")
+	nl := strings.IndexByte(msg, '\n')
+	if i < 0 && nl < 0 {
+		return err
+	}
+	why := ""
+	if j := strings.LastIndex(msg, ": json: "); j >= 0 && i >= 0 {
+		why = ": " + msg[j+len(": "):]
+	}
+	switch {
+	case i >= 0:
+		msg = msg[:i] + "the answer could not be decoded" + why
+	default:
+		msg = msg[:nl]
+	}
+	return errors.New(msg)
 }
 
 // uri is the gs:// URI of name under the batches folder.

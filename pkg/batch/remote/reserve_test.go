@@ -69,14 +69,19 @@ func on(e *env, o remote.Options, st backend, jobs store.BatchJobs) remote.Optio
 	return o
 }
 
-// blockingCreate holds every Create until release is closed.
+// blockingCreate holds every Create until release is closed. Should nothing ever wait (two
+// runs that both submit), a minute lets them go on, and the test fails on their two jobs
+// instead of hanging.
 type blockingCreate struct {
 	remote.Service
 	release chan struct{}
 }
 
 func (b blockingCreate) Create(ctx context.Context, model string, src *genai.BatchJobSource, name string) (*genai.BatchJob, error) {
-	<-b.release
+	select {
+	case <-b.release:
+	case <-time.After(time.Minute):
+	}
 	return b.Service.Create(ctx, model, src, name)
 }
 
