@@ -1,22 +1,17 @@
 package e2e_test
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"cloud.google.com/go/storage"
-	"google.golang.org/api/iterator"
 
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/geminitest"
@@ -102,6 +97,29 @@ func describe(msg string) string {
 	return msg
 }
 
+// localThenRemote answers input with a local batch, then with a remote one (submitted, moved
+// on to its end by the fake, collected), checks that their lines are the same (sameLines),
+// and returns the job.
+func localThenRemote(t *testing.T, c *cli, input string) geminitest.Batch {
+	t.Helper()
+	loc := c.run("", "batch", "-f", input, "--no-tools")
+	if loc.code != 1 {
+		t.Fatalf("local batch: exit %d, %s", loc.code, loc.stderr)
+	}
+	if r := c.run("", "batch", "-f", input, "--remote", "--no-wait"); r.code != 0 {
+		t.Fatalf("submit: exit %d, %s", r.code, r.stderr)
+	}
+	b := c.srv.Batches()[0]
+	c.srv.AdvanceBatches()
+	c.srv.AdvanceBatches()
+	rem := c.run("", "batch", "-f", input, "--remote")
+	if rem.code != 1 {
+		t.Fatalf("collect: exit %d, %s", rem.code, rem.stderr)
+	}
+	sameLines(t, parseBatch(t, loc.stdout), parseBatch(t, rem.stdout))
+	return b
+}
+
 // TestRemoteBatchFailedQuestionLikeLocal: a question the model refuses fails a remote batch's
 // line as it fails a local batch's, on the Gemini API with the requests inlined and as a file;
 // the other lines are the local batch's too. The Batch API reports the failure with typed
@@ -117,25 +135,10 @@ func TestRemoteBatchFailedQuestionLikeLocal(t *testing.T) {
 			t.Parallel()
 			c := newCLI(t, sameAnswerOptions()...)
 			alert := c.addAlert("guardduty.json")
-			input := failedInput(t, c, alert, file)
-			loc := c.run("", "batch", "-f", input, "--no-tools")
-			if loc.code != 1 {
-				t.Fatalf("local batch: exit %d, %s", loc.code, loc.stderr)
-			}
-			if r := c.run("", "batch", "-f", input, "--remote", "--no-wait"); r.code != 0 {
-				t.Fatalf("submit: exit %d, %s", r.code, r.stderr)
-			}
-			b := c.srv.Batches()[0]
+			b := localThenRemote(t, c, failedInput(t, c, alert, file))
 			if (b.FileName != "") != file {
 				t.Fatalf("job sent as a file: %v, want %v", b.FileName != "", file)
 			}
-			c.srv.AdvanceBatches()
-			c.srv.AdvanceBatches()
-			rem := c.run("", "batch", "-f", input, "--remote")
-			if rem.code != 1 {
-				t.Fatalf("collect: exit %d, %s", rem.code, rem.stderr)
-			}
-			sameLines(t, parseBatch(t, loc.stdout), parseBatch(t, rem.stdout))
 			if file {
 				if _, ok := c.srv.FileData(b.FileName); ok {
 					t.Fatalf("the uploaded input %s is still there after the collection", b.FileName)
@@ -190,45 +193,15 @@ func TestRemoteBatchVertexFailedQuestionLikeLocal(t *testing.T) {
 	c.env = append(c.env, "GOOGLE_GENAI_USE_VERTEXAI=true", "GOOGLE_CLOUD_PROJECT=proj", "GOOGLE_CLOUD_LOCATION=us-central1", vertexCredentials(t))
 	alert := c.addAlert("guardduty.json")
 	input := failedInput(t, c, alert, false)
-	loc := c.run("", "batch", "-f", input, "--no-tools")
-	if loc.code != 1 {
-		t.Fatalf("local batch: exit %d, %s", loc.code, loc.stderr)
-	}
-	if r := c.run("", "batch", "-f", input, "--remote", "--no-wait"); r.code != 0 {
-		t.Fatalf("submit: exit %d, %s", r.code, r.stderr)
-	}
-	b := c.srv.Batches()[0]
+	b := localThenRemote(t, c, input)
 	if len(b.InputURIs) != 1 || !strings.HasPrefix(b.InputURIs[0], "gs://"+cloud.Bucket+"/batches/") {
 		t.Fatalf("job %+v", b)
 	}
-	c.srv.AdvanceBatches()
-	c.srv.AdvanceBatches()
-	rem := c.run("", "batch", "-f", input, "--remote")
-	if rem.code != 1 {
-		t.Fatalf("collect: exit %d, %s", rem.code, rem.stderr)
-	}
-	sameLines(t, parseBatch(t, loc.stdout), parseBatch(t, rem.stdout))
-	if left := bucketObjects(t, cloud.BucketHandle(), "batches/"); len(left) != 0 {
+	if left := testenv.ObjectNames(t, cloud.BucketHandle(), "batches/"); len(left) != 0 {
 		t.Fatalf("left in the bucket after the collection: %v", left)
 	}
 	again := c.run("", "batch", "-f", input, "--remote")
 	if again.code != 1 || again.stdout != "" || !strings.Contains(again.stderr, "collected already") {
 		t.Fatalf("run again: exit %d, stdout %q, stderr %q", again.code, again.stdout, again.stderr)
-	}
-}
-
-func bucketObjects(t *testing.T, b *storage.BucketHandle, prefix string) []string {
-	t.Helper()
-	var names []string
-	it := b.Objects(context.Background(), &storage.Query{Prefix: prefix})
-	for {
-		a, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			return names
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, a.Name)
 	}
 }

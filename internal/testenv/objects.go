@@ -2,11 +2,14 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"io"
+	"testing"
 	"time"
 
 	"cloud.google.com/go/auth"
 	"cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
 )
 
 // GCSObjects reads and writes whole objects through a storage client: what the fake Gemini
@@ -45,4 +48,21 @@ type fixedToken struct{}
 
 func (fixedToken) Token(context.Context) (*auth.Token, error) {
 	return &auth.Token{Value: "test-token", Type: "Bearer", Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+// ObjectNames lists the names of the bucket's objects under prefix.
+func ObjectNames(t testing.TB, b *storage.BucketHandle, prefix string) []string {
+	t.Helper()
+	var names []string
+	it := b.Objects(context.Background(), &storage.Query{Prefix: prefix})
+	for {
+		a, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return names
+		}
+		if err != nil {
+			t.Fatalf("list %s: %v", prefix, err)
+		}
+		names = append(names, a.Name)
+	}
 }

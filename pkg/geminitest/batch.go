@@ -401,6 +401,14 @@ func (j *batchJob) finish(state genai.JobState, now time.Time) {
 	j.state, j.updated, j.ended = state, now, now
 }
 
+// cancel cancels the job through the API; s.bmu is held. Cancelling a job that has ended
+// changes nothing, as for any long-running operation.
+func (j *batchJob) cancel() {
+	if !terminal(j.state) {
+		j.finish(genai.JobStateCancelled, time.Now())
+	}
+}
+
 // answerBatch computes the result of one request.
 func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batchResult {
 	if msg := unpaired(r.Contents); msg != "" {
@@ -633,10 +641,7 @@ func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
 	case KindBatchGet:
 		writeJSON(w, http.StatusOK, j.operation())
 	case KindBatchCancel:
-		// Cancelling a job that has ended changes nothing, as for any long-running operation.
-		if !terminal(j.state) {
-			j.finish(genai.JobStateCancelled, time.Now())
-		}
+		j.cancel()
 		writeJSON(w, http.StatusOK, struct{}{})
 	case KindBatchDelete:
 		// Deleting forgets the job; it does not cancel it (the API's words), which
@@ -698,16 +703,6 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 		created:     now,
 		updated:     now,
 	}
-	newReq := func(i int, raw json.RawMessage) (*BatchRequest, string) {
-		req := &Request{Seq: int64(i + 1), Time: now, Kind: KindBatchGenerateContent, Model: model, Path: r.URL.Path, Header: j.header, Body: raw}
-		if err := req.decode(); err != nil {
-			return nil, "Invalid JSON payload received. " + err.Error()
-		}
-		if len(req.Contents) == 0 {
-			return nil, "contents is not specified"
-		}
-		return &BatchRequest{Index: i, Request: req}, ""
-	}
 
 	if fn := b.InputConfig.FileName; fn != "" {
 		s.bmu.Lock()
@@ -722,24 +717,22 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 			return
 		}
 		j.fileName = fn
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, len(data)+1)
-		for n := 1; sc.Scan(); n++ {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
+		msg := eachLine(data, func(n int, line []byte) string {
 			var l fileLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				badRequest(w, fmt.Sprintf("Invalid input file %s: line %d: %v", fn, n, err))
-				return
+			if err := json.Unmarshal(line, &l); err != nil {
+				return fmt.Sprintf("Invalid input file %s: line %d: %v", fn, n, err)
 			}
-			br, msg := newReq(len(j.reqs), l.Request)
+			br, msg := j.newRequest(l.Request, r.URL.Path)
 			if msg != "" {
-				badRequest(w, fmt.Sprintf("Invalid input file %s: line %d: %s", fn, n, msg))
-				return
+				return fmt.Sprintf("Invalid input file %s: line %d: %s", fn, n, msg)
 			}
 			br.Key = l.Key
 			j.reqs = append(j.reqs, br)
+			return ""
+		})
+		if msg != "" {
+			badRequest(w, msg)
+			return
 		}
 		if len(j.reqs) == 0 {
 			badRequest(w, "Invalid input file "+fn+": no requests")
@@ -752,7 +745,7 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 			return
 		}
 		for i, q := range rs {
-			br, msg := newReq(i, q.Request)
+			br, msg := j.newRequest(q.Request, r.URL.Path)
 			if msg != "" {
 				badRequest(w, fmt.Sprintf("* BatchGenerateContentRequest.batch.input_config.requests.requests[%d].request: %s", i, msg))
 				return
@@ -763,15 +756,52 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 		}
 	}
 
+	writeJSON(w, http.StatusOK, s.register(j, func(n int) string { return "batches/fakebatch" + strconv.Itoa(n) },
+		func() any { return j.operation() }))
+}
+
+// register names a new job from the server's next job number and keeps it; it returns the
+// job as render gives it, rendered under s.bmu.
+func (s *Server) register(j *batchJob, name func(n int) string, render func() any) any {
 	s.bmu.Lock()
 	s.nextJob++
-	j.name = "batches/fakebatch" + strconv.Itoa(s.nextJob)
+	j.name = name(s.nextJob)
 	s.jobs[j.name] = j
 	s.jobOrder = append(s.jobOrder, j.name)
-	op := j.operation()
+	out := render()
 	s.bmu.Unlock()
 	s.bcount.created.Add(1)
-	writeJSON(w, http.StatusOK, op)
+	return out
+}
+
+// newRequest decodes the next request of the job being created; a message says why it is
+// refused.
+func (j *batchJob) newRequest(raw json.RawMessage, path string) (*BatchRequest, string) {
+	i := len(j.reqs)
+	req := &Request{Seq: int64(i + 1), Time: j.created, Kind: KindBatchGenerateContent, Model: j.model, Path: path, Header: j.header, Body: raw}
+	if err := req.decode(); err != nil {
+		return nil, "Invalid JSON payload received. " + err.Error()
+	}
+	if len(req.Contents) == 0 {
+		return nil, "contents is not specified"
+	}
+	return &BatchRequest{Index: i, Request: req}, ""
+}
+
+// eachLine calls fn with each line of data that is not blank and its number from 1, until fn
+// returns a message, which it returns.
+func eachLine(data []byte, fn func(n int, line []byte) string) string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if msg := fn(n, sc.Bytes()); msg != "" {
+			return msg
+		}
+	}
+	return ""
 }
 
 // listBatches answers a page of jobs, in creation order. The page token is the index of

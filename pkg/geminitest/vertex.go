@@ -1,7 +1,6 @@
 package geminitest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -145,9 +144,7 @@ func (s *Server) serveVertexBatches(w http.ResponseWriter, r *http.Request) bool
 	case KindBatchGet:
 		writeJSON(w, http.StatusOK, j.vertexResource())
 	case KindBatchCancel:
-		if !terminal(j.state) {
-			j.finish(genai.JobStateCancelled, time.Now())
-		}
+		j.cancel()
 		writeJSON(w, http.StatusOK, struct{}{})
 	}
 	return true
@@ -221,44 +218,32 @@ func (s *Server) createVertexBatch(w http.ResponseWriter, r *http.Request, proje
 		return
 	}
 
-	s.bmu.Lock()
-	s.nextJob++
-	j.name = fmt.Sprintf("projects/%s/locations/%s/batchPredictionJobs/%d", project, location, 7000000000+s.nextJob)
-	s.jobs[j.name] = j
-	s.jobOrder = append(s.jobOrder, j.name)
-	res := j.vertexResource()
-	s.bmu.Unlock()
-	s.bcount.created.Add(1)
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, s.register(j, func(n int) string {
+		return fmt.Sprintf("projects/%s/locations/%s/batchPredictionJobs/%d", project, location, 7000000000+n)
+	}, func() any { return j.vertexResource() }))
 }
 
 // addVertexLines takes the requests of one input file; a message says why it is refused.
 func (j *batchJob) addVertexLines(uri string, data []byte, path string) string {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, len(data)+1)
-	for n := 1; sc.Scan(); n++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
+	return eachLine(data, func(n int, line []byte) string {
 		var l struct {
 			Key     any             `json:"key"`
 			Request json.RawMessage `json:"request"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || len(l.Request) == 0 {
+		if err := json.Unmarshal(line, &l); err != nil || len(l.Request) == 0 {
 			return fmt.Sprintf("Invalid input %s: line %d has no request", uri, n)
 		}
-		req := &Request{Seq: int64(len(j.reqs) + 1), Time: j.created, Kind: KindBatchGenerateContent, Model: j.model, Path: path, Header: j.header, Body: l.Request}
-		if err := req.decode(); err != nil || len(req.Contents) == 0 {
-			return fmt.Sprintf("Invalid input %s: line %d: the request has no contents", uri, n)
+		br, msg := j.newRequest(bytes.Clone(l.Request), path)
+		if msg != "" {
+			return fmt.Sprintf("Invalid input %s: line %d: %s", uri, n, msg)
 		}
-		br := &BatchRequest{Index: len(j.reqs), Request: req}
 		if k, ok := l.Key.(string); ok {
 			br.Key = k
 		}
 		j.reqs = append(j.reqs, br)
-		j.vertex.requests = append(j.vertex.requests, bytes.Clone(l.Request))
-	}
-	return ""
+		j.vertex.requests = append(j.vertex.requests, br.Body)
+		return ""
+	})
 }
 
 // The wire shape of a Vertex AI BatchPredictionJob.

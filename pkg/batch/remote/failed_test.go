@@ -10,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"cloud.google.com/go/storage"
-	"google.golang.org/api/iterator"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
@@ -114,7 +113,7 @@ func TestFailedQuestion(t *testing.T) {
 				if !strings.HasPrefix(rec.InputFile, "gs://"+"alertchat-test/team/batches/") {
 					t.Fatalf("recorded input %q", rec.InputFile)
 				}
-				if left := objects(t, e.bucket, "team/"); len(left) != 0 {
+				if left := testenv.ObjectNames(t, e.bucket, "team/"); len(left) != 0 {
 					t.Fatalf("left in the bucket: %v", left)
 				}
 			case tc.file:
@@ -141,23 +140,6 @@ func TestFailedQuestion(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// objects lists the names of the bucket's objects under prefix.
-func objects(t *testing.T, b *storage.BucketHandle, prefix string) []string {
-	t.Helper()
-	var names []string
-	it := b.Objects(context.Background(), &storage.Query{Prefix: prefix})
-	for {
-		a, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			return names
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, a.Name)
 	}
 }
 
