@@ -159,6 +159,9 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 			approval.Decision = record.ApprovalApproved
 		case tool.ApprovedAlways:
 			approval.Decision = record.ApprovalApprovedAlways
+		case tool.DeniedUnshown:
+			approval.Decision = record.ApprovalDenied
+			return tool.Error("denied: the call is too long to show the user for approval; nobody was asked"), approval
 		default:
 			approval.Decision = record.ApprovalDenied
 			return tool.Error("denied: the user did not allow this call"), approval
@@ -168,7 +171,16 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 	if args == nil {
 		args = map[string]any{}
 	}
-	return s.opts.Tools.Call(ctx, fc.Name, args), approval
+	if approval == nil {
+		return s.opts.Tools.Call(ctx, fc.Name, args), nil
+	}
+	// What the server asked the user during the call is recorded with the call's approval.
+	ctx, elicited := tool.WithElicitations(ctx)
+	res = s.opts.Tools.Call(ctx, fc.Name, args)
+	for _, e := range elicited() {
+		approval.Elicitations = append(approval.Elicitations, record.Elicitation{Action: e.Action, Fields: e.Fields, Asked: e.Asked})
+	}
+	return res, approval
 }
 
 // capResult cuts a result larger than MaxToolResult (as JSON) and says so.
