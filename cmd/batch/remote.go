@@ -99,10 +99,8 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 				bar.ios.Notice(fmt.Sprintf("Found batch job %s for this input (%s); --resubmit asks again.", oc.Job.ID, oc.Job.State))
 			}
 		},
-		OnWaiting: func(r *record.BatchReservation) {
-			bar.hide(func() {
-				fmt.Fprintf(opts.IO.ErrOut, "Another run is submitting the job of this input; waiting for its job (a run silent for %s is taken over).\n", remote.DefaultReservationTimeout)
-			})
+		OnWaiting: func(*record.BatchReservation) {
+			bar.ios.Notice(fmt.Sprintf("Another run is submitting the job of this input; waiting for its job (a run silent for %s is taken over).", remote.DefaultReservationTimeout))
 		},
 		FileOnly:  vertex,
 		KeyLabels: vertex,
