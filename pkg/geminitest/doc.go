@@ -123,7 +123,12 @@
 // answers come, in this order, from the job's handler (SetBatchHandler), WithBatchHandler,
 // WithHandler, or the default answer. Batch, Batches and BatchStats show what was
 // received; FailNext(KindBatchGet, n, Reply{Status: 429}) makes the next n polls fail;
-// AddBatchResultLines puts lines such as garbage into a results file.
+// AddBatchResultLines puts lines such as garbage into a results file. A failed request's error
+// carries typed details ({"@type": ...} objects), as the API's do.
+//
+// WithVertexBatches adds Vertex AI's batch prediction jobs (batchPredictionJobs), reading
+// their gs:// input and writing their predictions.jsonl through a Cloud Storage of the
+// test's (fake-gcs-server).
 //
 // # Load tests
 //

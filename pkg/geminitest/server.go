@@ -57,6 +57,7 @@ type Server struct {
 
 	// The Batch API and Files API: jobs, files and uploads, guarded by bmu.
 	batchHandler func(*BatchRequest) Reply // set by options
+	vertex       *VertexBatches            // set by WithVertexBatches (vertex.go)
 	bmu          sync.Mutex
 	jobs         map[string]*batchJob
 	jobOrder     []string

@@ -48,6 +48,8 @@ const (
 	historiesCollection = "histories"
 	alertsCollection    = "alerts"
 	batchJobsCollection = "batch_jobs"
+	// reservationsCollection holds the reservations of batch jobs being submitted.
+	reservationsCollection = "batch_reservations"
 )
 
 // Config wires a Store onto clients the caller owns: Close does not close them.
@@ -175,6 +177,9 @@ func (s *Store) Close() error {
 func (s *Store) histories() *firestore.CollectionRef { return s.fs.Collection(historiesCollection) }
 func (s *Store) alerts() *firestore.CollectionRef    { return s.fs.Collection(alertsCollection) }
 func (s *Store) batchJobs() *firestore.CollectionRef { return s.fs.Collection(batchJobsCollection) }
+func (s *Store) reservations() *firestore.CollectionRef {
+	return s.fs.Collection(reservationsCollection)
+}
 
 func isCode(err error, c codes.Code) bool { return status.Code(err) == c }
 
