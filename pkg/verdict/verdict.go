@@ -14,7 +14,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 	"github.com/alertchat/alertchat/pkg/transcript"
@@ -48,9 +48,12 @@ type Suggestion struct {
 // schema's shape, twice in a row.
 var ErrBadAnswer = errors.New("not the schema asked for")
 
-// maxOutputTokens leaves Gemini 3 room to think before it writes a short JSON object: thinking
-// counts against the output allowance.
-const maxOutputTokens = 8192
+// answerTokens is the allowance of the answer itself (a verdict and a conclusion of at most
+// maxConclusion bytes), thinking aside: modelcfg adds room for the model's thinking.
+const answerTokens = 1024
+
+// temperature is for models older than Gemini 3 only (modelcfg keeps Gemini 3's default).
+const temperature = 0.2
 
 // maxTranscriptBytes bounds the conversation sent: its most recent part, with the summary of
 // what came before when there is one.
@@ -88,11 +91,11 @@ func Schema() *genai.Schema {
 	}
 }
 
-// Request is the request Suggest sends for h about alert a (nil when it cannot be read):
-// structured output (application/json and Schema), a generous output allowance so that
-// thinking fits, and otherwise the model's own settings (Gemini 3: no temperature, no thinking
-// budget).
-func Request(a *record.Alert, h *record.History) ([]*genai.Content, *genai.GenerateContentConfig) {
+// Request is the request Suggest sends to model for h about alert a (nil when it cannot be
+// read): an auxiliary request as modelcfg builds it for that model (Gemini 3: its lowest
+// thinking level, no temperature, no thinking budget, an output cap with room for the
+// thinking) with structured output (application/json and Schema).
+func Request(model string, a *record.Alert, h *record.History) ([]*genai.Content, *genai.GenerateContentConfig) {
 	var b strings.Builder
 	if a != nil {
 		b.WriteString("Alert (JSON):\n")
@@ -101,12 +104,10 @@ func Request(a *record.Alert, h *record.History) ([]*genai.Content, *genai.Gener
 	}
 	b.WriteString("Conversation:\n")
 	b.WriteString(conversation(h))
-	cfg := &genai.GenerateContentConfig{
-		SystemInstruction: genai.NewContentFromText(instruction, ""),
-		ResponseMIMEType:  "application/json",
-		ResponseSchema:    Schema(),
-		MaxOutputTokens:   maxOutputTokens,
-	}
+	cfg := modelcfg.For(model).Auxiliary(answerTokens, temperature)
+	cfg.SystemInstruction = genai.NewContentFromText(instruction, "")
+	cfg.ResponseMIMEType = "application/json"
+	cfg.ResponseSchema = Schema()
 	return []*genai.Content{genai.NewContentFromText(b.String(), genai.RoleUser)}, cfg
 }
 
@@ -146,12 +147,18 @@ func conversation(h *record.History) string {
 
 // Suggest asks model for h's verdict and conclusion. An answer that is not the schema's shape
 // (not JSON, an unknown verdict, no conclusion, nothing at all) is asked for once more; a
-// second one is ErrBadAnswer. A failed request is returned as it is.
-func Suggest(ctx context.Context, gen llm.Generator, model string, a *record.Alert, h *record.History) (*Suggestion, error) {
-	contents, cfg := Request(a, h)
+// second one is ErrBadAnswer. An answer that thought its whole allowance away is asked once
+// more with room (modelcfg.Generate), and a second such one is ErrBadAnswer too. A failed
+// request is returned as it is.
+func Suggest(ctx context.Context, gen modelcfg.Generator, model string, a *record.Alert, h *record.History) (*Suggestion, error) {
+	contents, cfg := Request(model, a, h)
 	var why error
 	for range 2 {
-		resp, err := gen.GenerateContent(ctx, model, contents, cfg)
+		resp, err := modelcfg.Generate(ctx, gen, model, contents, cfg)
+		if errors.Is(err, modelcfg.ErrNoText) {
+			why = err
+			break // asked with room already: that was the one retry
+		}
 		if err != nil {
 			return nil, goerr.Wrap(err, "the verdict request failed", goerr.V("model", model))
 		}

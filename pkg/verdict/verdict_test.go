@@ -60,8 +60,10 @@ func TestSuggestRequest(t *testing.T) {
 	if r.Kind != geminitest.KindGenerateContent || r.Model != "gemini-3.8-flash" || gc == nil {
 		t.Fatalf("request %s %s, config %+v", r.Kind, r.Model, gc)
 	}
-	if gc.ResponseMIMEType != "application/json" || gc.Temperature != nil || gc.ThinkingConfig != nil || gc.MaxOutputTokens < 4096 {
-		t.Fatalf("generation config %+v", gc)
+	// gemini-3.8-flash: its lowest level (LOW), never a budget, room for that thinking.
+	if gc.ResponseMIMEType != "application/json" || gc.Temperature != nil || gc.ThinkingConfig == nil ||
+		gc.ThinkingConfig.ThinkingLevel != genai.ThinkingLevelLow || gc.ThinkingConfig.ThinkingBudget != nil || gc.MaxOutputTokens < 3000 {
+		t.Fatalf("generation config %+v, thinking %+v", gc, gc.ThinkingConfig)
 	}
 	sch := gc.ResponseSchema
 	if sch == nil || sch.Type != genai.TypeObject || !slices.Equal(sch.Required, []string{"verdict", "conclusion"}) {
@@ -143,7 +145,7 @@ func TestSuggestLongConversation(t *testing.T) {
 		h.Contents = append(h.Contents, genai.NewContentFromText(big+string(rune('a'+i)), genai.RoleUser))
 	}
 	h.Summary = &record.Summary{Text: "summary of the start", CoversCount: 4}
-	contents, _ := verdict.Request(a, h)
+	contents, _ := verdict.Request("gemini-3.8-flash", a, h)
 	text := contents[0].Parts[0].Text
 	if len(text) > 500<<10 || !strings.Contains(text, "summary of the start") || !strings.Contains(text, big+"j") || strings.Contains(text, big+"a") {
 		t.Fatalf("%d bytes; summary %v", len(text), strings.Contains(text, "summary of the start"))
