@@ -182,6 +182,11 @@ func checkAuth(s ServerConfig) error {
 	if s.Auth != "" && s.Command != "" {
 		return fmt.Errorf("auth is for HTTP servers (httpUrl or url), not a command")
 	}
+	if s.Auth == AuthOAuth && s.URL != "" {
+		// The SDK signs in on the streamable-HTTP transport only: an SSE server would never
+		// be signed in to, and every request refused.
+		return fmt.Errorf("auth \"oauth\" needs httpUrl (streamable HTTP): the SSE transport (url) cannot sign in")
+	}
 	if s.OAuth != nil && s.Auth != AuthOAuth {
 		return fmt.Errorf("an \"oauth\" block needs \"auth\": \"oauth\"")
 	}

@@ -1,12 +1,14 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -31,11 +33,21 @@ type authServer struct {
 	as  *httptest.Server
 	mcp *httptest.Server
 
-	// What the tests change: the metadata's lies, the scope a call needs.
-	issuer      string // "" = the server's own URL
-	resource    string // "" = the MCP server's own URL
-	alwaysDeny  bool   // 403 insufficient_scope to every token
-	accessTTL   int    // expires_in of issued tokens (seconds)
+	// What the tests change: the metadata's lies, the scope a call needs, where the
+	// authorization server is.
+	issuer     string // "" = the authorization server's own URL
+	resource   string // "" = the MCP server's own URL
+	alwaysDeny bool   // 403 insufficient_scope to every token
+	denyCalls  bool   // 403 insufficient_scope to every tools/call
+	// hideMeta: the challenge does not name the protected-resource metadata (it is found at
+	// the well-known URL); noPRM: there is none (the 2025-03-26 revision).
+	hideMeta, noPRM bool
+	// asOnMCP: the authorization server is the MCP server's origin, under /oauth, its metadata
+	// at the origin's root (as the TypeScript SDK serves a 2025-03-26 server's).
+	asOnMCP bool
+	// tokenURL replaces the token endpoint the metadata names.
+	tokenURL    string
+	accessTTL   int // expires_in of issued tokens (seconds)
 	registered  atomic.Int32
 	authorized  atomic.Int32
 	refreshed   atomic.Int32
@@ -52,25 +64,36 @@ func newAuthServer(t *testing.T) *authServer {
 	t.Cleanup(a.as.Close)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer() }, nil)
 	a.mcp = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+		if a.asOnMCP && (strings.HasPrefix(r.URL.Path, "/oauth/") || r.URL.Path == "/.well-known/oauth-authorization-server") {
+			a.serveASAt(w, r, a.mcp.URL, "/oauth")
+			return
+		}
+		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" && !a.noPRM {
 			res := a.resource
 			if res == "" {
 				res = a.mcp.URL + "/mcp"
 			}
-			writeJSON(w, map[string]any{"resource": res, "authorization_servers": []string{a.as.URL}, "scopes_supported": []string{"read"}})
+			as := a.as.URL
+			if a.asOnMCP {
+				as = a.mcp.URL
+			}
+			writeJSON(w, map[string]any{"resource": res, "authorization_servers": []string{as}, "scopes_supported": []string{"read"}})
 			return
 		}
 		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		a.mu.Lock()
 		ok := a.valid[tok]
 		a.mu.Unlock()
-		meta := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, a.mcp.URL)
+		meta := fmt.Sprintf(`, resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, a.mcp.URL)
+		if a.hideMeta || a.noPRM {
+			meta = ""
+		}
 		switch {
 		case !ok:
-			w.Header().Set("WWW-Authenticate", `Bearer scope="read", `+meta)
+			w.Header().Set("WWW-Authenticate", `Bearer scope="read"`+meta)
 			http.Error(w, "sign in", http.StatusUnauthorized)
-		case a.alwaysDeny:
-			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="admin", `+meta)
+		case a.alwaysDeny || a.denyCalls && isCall(r):
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="admin"`+meta)
 			http.Error(w, "more scope", http.StatusForbidden)
 		default:
 			h.ServeHTTP(w, r)
@@ -82,20 +105,41 @@ func newAuthServer(t *testing.T) *authServer {
 
 func (a *authServer) url() string { return a.mcp.URL + "/mcp" }
 
+// isCall reports whether r posts a tools/call (its body is kept for the handler).
+func isCall(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return strings.Contains(string(b), `"method":"tools/call"`)
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (a *authServer) serveAS(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
+func (a *authServer) serveAS(w http.ResponseWriter, r *http.Request) { a.serveASAt(w, r, a.as.URL, "") }
+
+// serveASAt serves the authorization server at base+prefix, its metadata at the root.
+func (a *authServer) serveASAt(w http.ResponseWriter, r *http.Request, base, prefix string) {
+	path := r.URL.Path
+	if path != "/.well-known/oauth-authorization-server" {
+		path = strings.TrimPrefix(path, prefix)
+	}
+	switch path {
 	case "/.well-known/oauth-authorization-server":
 		iss := a.issuer
 		if iss == "" {
-			iss = a.as.URL
+			iss = base + prefix
 		}
-		writeJSON(w, map[string]any{"issuer": iss, "authorization_endpoint": a.as.URL + "/authorize", "token_endpoint": a.as.URL + "/token",
-			"registration_endpoint": a.as.URL + "/register", "response_types_supported": []string{"code"},
+		tokenURL := a.tokenURL
+		if tokenURL == "" {
+			tokenURL = base + prefix + "/token"
+		}
+		writeJSON(w, map[string]any{"issuer": iss, "authorization_endpoint": base + prefix + "/authorize", "token_endpoint": tokenURL,
+			"registration_endpoint": base + prefix + "/register", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"}})
 	case "/register":
 		a.registered.Add(1)
@@ -265,18 +309,26 @@ func TestChatDoesNotSignIn(t *testing.T) {
 
 // A server that lies in its metadata (another issuer, another resource) or never has enough
 // scope is refused with one clear line, after a bounded number of sign-ins, and nothing is
-// stored.
+// stored. A server that refuses the token of the sign-in it asked for is told as such, once per
+// sign-in: calling again does not sign in again for the same want.
 func TestOAuthBadServers(t *testing.T) {
 	t.Parallel()
+	const refused = `MCP server siem refused the token of the sign-in just made (HTTP 403 insufficient_scope): it asks for scope "admin", which the authorization server did not grant; signing in again will not help`
 	for _, tc := range []struct {
 		name  string
 		setup func(a *authServer)
 		says  string
+		exact bool  // says is the whole message
 		max   int32 // authorization requests allowed
 	}{
-		{"issuer mismatch", func(a *authServer) { a.issuer = "https://idp.example" }, "does not match issuer", 0},
-		{"resource not its own", func(a *authServer) { a.resource = "https://other.example/mcp" }, "names another resource (https://other.example/mcp)", 0},
-		{"step-up loop", func(a *authServer) { a.alwaysDeny = true }, "Forbidden", 3},
+		{"issuer mismatch", func(a *authServer) { a.issuer = "https://idp.example" }, "does not match issuer", false, 0},
+		{"resource not its own", func(a *authServer) { a.resource = "https://other.example/mcp" },
+			"MCP server siem: its metadata names another resource (https://other.example/mcp), not the server's own URL; refusing to sign in", true, 0},
+		{"resource not its own, at the well-known URL", func(a *authServer) { a.resource, a.hideMeta = "https://other.example/mcp", true },
+			"MCP server siem: its metadata names another resource (https://other.example/mcp), not the server's own URL; refusing to sign in", true, 0},
+		{"step-up loop", func(a *authServer) { a.alwaysDeny = true }, refused, true, 1},
+		// One sign-in to connect, one step-up for the call; the second call signs in no more.
+		{"step-up loop on calls", func(a *authServer) { a.denyCalls = true }, refused, true, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -288,13 +340,15 @@ func TestOAuthBadServers(t *testing.T) {
 			c, err := mcp.Dial(ctx, "siem", mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth},
 				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
 			if err == nil {
-				_, err = c.Tools(ctx)
-				for i := 0; i < 5 && err != nil && strings.Contains(err.Error(), "Forbidden"); i++ {
-					_, err = c.Call(ctx, "echo", map[string]any{"text": "x"})
+				if _, err = c.Tools(ctx); err == nil {
+					// Called twice: the second call meets the same refusal without a sign-in.
+					for range 2 {
+						_, err = c.Call(ctx, "echo", map[string]any{"text": "x"})
+					}
 				}
 				_ = c.Close()
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") {
+			if err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") || tc.exact && err.Error() != tc.says {
 				t.Fatalf("error %v, want one line saying %q", err, tc.says)
 			}
 			if n := a.authorized.Load(); n > tc.max {
@@ -305,7 +359,61 @@ func TestOAuthBadServers(t *testing.T) {
 					t.Fatalf("stored %v", files)
 				}
 			}
-			t.Log(err)
+			if strings.Contains(err.Error(), "access-") {
+				t.Fatalf("a token in the error: %v", err)
+			}
+		})
+	}
+}
+
+// A server of the 2025-03-26 revision (no protected-resource metadata) whose authorization
+// server's metadata, at its origin's root, names an issuer with a path (the TypeScript SDK's
+// shape): signed in when the issuer and every endpoint are on the server's own origin. The same
+// document is refused when an endpoint is elsewhere, and when the server has protected-resource
+// metadata (then RFC 8414's issuer check holds as it is).
+func TestOAuthLegacyMetadata(t *testing.T) {
+	t.Parallel()
+	evil := newRecorder(t)
+	t.Cleanup(func() {
+		if got := evil.saw(); len(got) != 0 {
+			t.Errorf("another origin was sent %q", got)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		setup func(a *authServer)
+		err   string // "" = signed in
+	}{
+		{"issuer with a path", func(a *authServer) { a.asOnMCP, a.noPRM = true, true }, ""},
+		{"token endpoint on another origin", func(a *authServer) { a.asOnMCP, a.noPRM, a.tokenURL = true, true, evil.URL+"/token" }, "does not match issuer"},
+		{"protected-resource metadata present", func(a *authServer) { a.asOnMCP = true }, "does not match issuer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAuthServer(t)
+			tc.setup(a)
+			store, _ := fileStore(t)
+			var opened atomic.Int32
+			ctx := context.Background()
+			c, err := mcp.Dial(ctx, "old", mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth},
+				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
+			if err == nil {
+				_, err = c.Tools(ctx)
+				signedIn := c.SignedIn()
+				_ = c.Close()
+				if err == nil && !signedIn {
+					t.Fatal("listed without a sign-in")
+				}
+			}
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("not signed in: %v", err)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("error %v, want it to say %q", err, tc.err)
+			}
+			if tc.err == "" && (a.registered.Load() != 1 || a.resourceArg != a.url()) {
+				t.Fatalf("registered %d, resource %q", a.registered.Load(), a.resourceArg)
+			}
 		})
 	}
 }
@@ -438,3 +546,4 @@ func TestGoogleAuth(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
