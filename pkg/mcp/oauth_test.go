@@ -547,3 +547,27 @@ func TestGoogleAuth(t *testing.T) {
 	}
 }
 
+// A token store whose directory is relative (it would be the working directory's, a folder of
+// evidence others wrote) keeps nothing there and reads nothing from there.
+func TestTokenStoreRelativeDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("tokens", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &mcp.Tokens{Dir: "tokens"}
+	g := &mcp.Grant{Resource: "https://siem.example/mcp", ClientID: "c", TokenURL: "https://idp/token", Token: &oauth2.Token{AccessToken: "a1"}}
+	if err := s.Save(g); err == nil {
+		t.Fatal("saved into a relative directory")
+	}
+	if files, _ := os.ReadDir("tokens"); len(files) != 0 {
+		t.Fatalf("written into the working directory: %v", files)
+	}
+	// A grant planted there is not read.
+	abs, _ := filepath.Abs("tokens")
+	if err := (&mcp.Tokens{Dir: abs}).Save(g); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Load(g.Resource); got != nil || err != nil {
+		t.Fatalf("read %+v %v from the working directory", got, err)
+	}
+}
