@@ -8,16 +8,15 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/joho/godotenv"
-
 	"github.com/alertchat/alertchat/cmd"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 )
 
 func main() {
-	// .env in the working directory, when present, fills variables the environment lacks.
+	// .env in the working directory, when present, fills variables the environment lacks (not
+	// those honoured only from the environment: see cmdutil.LoadDotEnv).
 	if _, err := os.Stat(".env"); err == nil {
-		_ = godotenv.Load()
+		_ = cmdutil.LoadDotEnv(".env", os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
