@@ -209,7 +209,7 @@ func (d *Deps) options(signIn bool, elicitor mcp.Elicitor) mcp.Options {
 	}
 	o := mcp.Options{
 		Environ: os.Environ(), HTTPTransport: d.HTTPTransport, Elicitor: elicitor,
-		Warn: func(line string) { fmt.Fprintln(d.IO.ErrOut, "Warning: "+cmdutil.OneLine(line)) },
+		Warn: func(line string) { d.IO.Notice("Warning: " + cmdutil.OneLine(line)) },
 		Auth: mcp.AuthOptions{Tokens: d.Tokens},
 	}
 	if signIn {
