@@ -366,7 +366,7 @@ func (h *oauthHandler) codeHandler(legacy bool) (*auth.AuthorizationCodeHandler,
 		c.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.cfg.ClientMetadataURL}
 	}
 	if h.cfg.ClientID != "" {
-		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: h.cfg.ClientID}
+		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: h.cfg.ClientID, Issuer: h.cfg.Issuer}
 		if h.cfg.ClientSecret != "" {
 			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: h.cfg.ClientSecret}
 		}

@@ -51,6 +51,7 @@ type authServer struct {
 	registered  atomic.Int32
 	authorized  atomic.Int32
 	refreshed   atomic.Int32
+	secretSeen  atomic.Bool // a client secret reached the token endpoint
 	mu          sync.Mutex
 	valid       map[string]bool
 	challenge   string
@@ -154,6 +155,9 @@ func (a *authServer) serveASAt(w http.ResponseWriter, r *http.Request, base, pre
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+q.Get("state"), http.StatusFound)
 	case "/token":
 		_ = r.ParseForm()
+		if _, secret, ok := r.BasicAuth(); ok && secret != "" || r.Form.Get("client_secret") != "" {
+			a.secretSeen.Store(true)
+		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		switch r.Form.Get("grant_type") {
@@ -569,5 +573,45 @@ func TestTokenStoreRelativeDir(t *testing.T) {
 	}
 	if got, err := s.Load(g.Resource); got != nil || err != nil {
 		t.Fatalf("read %+v %v from the working directory", got, err)
+	}
+}
+
+// A pre-registered client pinned to its authorization server ("oauth": {"issuer"}): a server
+// that names another authorization server is refused before the client or its secret is sent;
+// the one it belongs to gets them.
+func TestOAuthPreregisteredIssuer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		issuer func(a *authServer) string
+		err    string
+	}{
+		{"another authorization server", func(*authServer) string { return "https://idp.example" }, "does not match pre-registered credentials issuer"},
+		{"its own", func(a *authServer) string { return a.as.URL }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAuthServer(t)
+			store, _ := fileStore(t)
+			var opened atomic.Int32
+			cfg := mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth, OAuth: &mcp.OAuthConfig{ClientID: "pre", ClientSecret: "s3cret", Issuer: tc.issuer(a)}}
+			c, err := mcp.Dial(context.Background(), "siem", cfg,
+				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
+			if err == nil {
+				_ = c.Close()
+			}
+			if tc.err == "" {
+				if err != nil || !a.secretSeen.Load() {
+					t.Fatalf("not signed in with the client: %v (secret sent: %v)", err, a.secretSeen.Load())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("error %v, want it to say %q", err, tc.err)
+			}
+			if a.secretSeen.Load() || a.authorized.Load() != 0 || opened.Load() != 0 {
+				t.Fatalf("secret sent %v, authorization requests %d, browser opened %d", a.secretSeen.Load(), a.authorized.Load(), opened.Load())
+			}
+		})
 	}
 }
