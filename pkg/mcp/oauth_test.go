@@ -204,6 +204,23 @@ func fileStore(t *testing.T) (*mcp.Tokens, string) {
 	return &mcp.Tokens{Dir: dir}, dir
 }
 
+// signingIn is a sign-in's surroundings: a token store in files under dir, and a browser that
+// approves at once and counts how often it was opened.
+type signingIn struct {
+	dir    string
+	opened atomic.Int32
+}
+
+// dialSigningIn reaches the server of cfg as 'mcp login' does, signing in where it asks.
+func dialSigningIn(t *testing.T, cfg mcp.ServerConfig) (*mcp.Client, *signingIn, error) {
+	t.Helper()
+	store, dir := fileStore(t)
+	s := &signingIn{dir: dir}
+	c, err := mcp.Dial(context.Background(), "siem", cfg,
+		mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&s.opened), Wait: 20 * time.Second}}})
+	return c, s, err
+}
+
 // 'mcp login' against an OAuth test server: discovery, registration, PKCE, the resource
 // indicator, the token kept in a 0600 file; a chat then uses the stored token without signing
 // in, and refreshes it when it is due, keeping the new one.
@@ -338,11 +355,8 @@ func TestOAuthBadServers(t *testing.T) {
 			t.Parallel()
 			a := newAuthServer(t)
 			tc.setup(a)
-			store, dir := fileStore(t)
-			var opened atomic.Int32
 			ctx := context.Background()
-			c, err := mcp.Dial(ctx, "siem", mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth},
-				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
+			c, run, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth})
 			if err == nil {
 				if _, err = c.Tools(ctx); err == nil {
 					// Called twice: the second call meets the same refusal without a sign-in.
@@ -359,7 +373,7 @@ func TestOAuthBadServers(t *testing.T) {
 				t.Fatalf("%d authorization requests, at most %d", n, tc.max)
 			}
 			if tc.max == 0 {
-				if files, _ := os.ReadDir(dir); len(files) != 0 {
+				if files, _ := os.ReadDir(run.dir); len(files) != 0 {
 					t.Fatalf("stored %v", files)
 				}
 			}
@@ -396,13 +410,9 @@ func TestOAuthLegacyMetadata(t *testing.T) {
 			t.Parallel()
 			a := newAuthServer(t)
 			tc.setup(a)
-			store, _ := fileStore(t)
-			var opened atomic.Int32
-			ctx := context.Background()
-			c, err := mcp.Dial(ctx, "old", mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth},
-				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
+			c, _, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth})
 			if err == nil {
-				_, err = c.Tools(ctx)
+				_, err = c.Tools(context.Background())
 				signedIn := c.SignedIn()
 				_ = c.Close()
 				if err == nil && !signedIn {
@@ -592,11 +602,8 @@ func TestOAuthPreregisteredIssuer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a := newAuthServer(t)
-			store, _ := fileStore(t)
-			var opened atomic.Int32
-			cfg := mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth, OAuth: &mcp.OAuthConfig{ClientID: "pre", ClientSecret: "s3cret", Issuer: tc.issuer(a)}}
-			c, err := mcp.Dial(context.Background(), "siem", cfg,
-				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
+			c, run, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth,
+				OAuth: &mcp.OAuthConfig{ClientID: "pre", ClientSecret: "s3cret", Issuer: tc.issuer(a)}})
 			if err == nil {
 				_ = c.Close()
 			}
@@ -609,8 +616,8 @@ func TestOAuthPreregisteredIssuer(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "s3cret") {
 				t.Fatalf("error %v, want it to say %q", err, tc.err)
 			}
-			if a.secretSeen.Load() || a.authorized.Load() != 0 || opened.Load() != 0 {
-				t.Fatalf("secret sent %v, authorization requests %d, browser opened %d", a.secretSeen.Load(), a.authorized.Load(), opened.Load())
+			if a.secretSeen.Load() || a.authorized.Load() != 0 || run.opened.Load() != 0 {
+				t.Fatalf("secret sent %v, authorization requests %d, browser opened %d", a.secretSeen.Load(), a.authorized.Load(), run.opened.Load())
 			}
 		})
 	}
