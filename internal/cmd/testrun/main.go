@@ -249,26 +249,37 @@ func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	var rep *report
 	var reported chan struct{}
+	var events *os.File // the read end of the events' pipe
 	if summarise {
-		out, err := cmd.StdoutPipe()
+		// A pipe of our own, not cmd.StdoutPipe: Wait would close that one before the last
+		// events are read.
+		r, w, err := os.Pipe()
 		if err != nil {
-			logf("%v", err)
+			logf("pipe: %v", err)
 			return exitRunner
 		}
+		defer func() { _ = r.Close() }()
+		cmd.Stdout, events = w, r
 		rep, reported = newReport(os.Stdout), make(chan struct{})
-		go func() {
-			defer close(reported)
-			rep.copyJSON(out)
-		}()
 	}
 	cmd.Env = append(os.Environ(),
 		"FIRESTORE_EMULATOR_HOST="+emu.host,
 		"ALERTCHAT_TEST_REQUIRE_EMULATOR=1",
 	)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	if events != nil {
+		_ = cmd.Stdout.(*os.File).Close() // the command holds its own copy of the write end
+	}
+	if err != nil {
 		logf("start %s: %v", command[0], err)
 		return exitRunner
+	}
+	if events != nil {
+		go func() {
+			defer close(reported)
+			rep.copyJSON(events)
+		}()
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -289,7 +300,14 @@ func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
 			emuDone = nil // report once; the tests will fail on their own
 		case err := <-waited:
 			if rep != nil {
-				<-reported
+				// A process the tests left behind may hold the pipe open: read what is
+				// written, but do not wait for it forever.
+				select {
+				case <-reported:
+				case <-time.After(10 * time.Second):
+					_ = events.Close()
+					<-reported
+				}
 				rep.finish()
 			}
 			return exitStatus(err)

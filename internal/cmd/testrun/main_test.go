@@ -126,3 +126,21 @@ func TestReport(t *testing.T) {
 		t.Error("withJSON changed go vet")
 	}
 }
+
+// A `go test` command runs through the events' pipe and its exit status is the command's.
+func TestRunCommandGoTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	for _, c := range []struct {
+		fail string
+		want int
+	}{{"0", 0}, {"1", 1}} {
+		t.Setenv("TESTRUN_SAMPLE_FAIL", c.fail)
+		emu := &emulator{host: "127.0.0.1:1", done: make(chan struct{})}
+		got := runCommand([]string{"go", "test", "-count=1", "./testdata/sample"}, emu, make(chan os.Signal))
+		if got != c.want {
+			t.Errorf("TESTRUN_SAMPLE_FAIL=%s: exit status %d, want %d", c.fail, got, c.want)
+		}
+	}
+}
