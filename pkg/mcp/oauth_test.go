@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -620,5 +621,42 @@ func TestOAuthPreregisteredIssuer(t *testing.T) {
 				t.Fatalf("secret sent %v, authorization requests %d, browser opened %d", a.secretSeen.Load(), a.authorized.Load(), run.opened.Load())
 			}
 		})
+	}
+}
+
+// In a chat, a call the stored sign-in has too little access for is answered {"error": ...}
+// with the command that signs in, said once on the terminal, and nothing signs in or retries.
+func TestChatCallNeedingMoreAccess(t *testing.T) {
+	t.Parallel()
+	a := newAuthServer(t)
+	a.denyCalls = true
+	cfg := mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth}
+	c, run, err := dialSigningIn(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+	var mu sync.Mutex
+	var warnings []string
+	m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{"siem": cfg}}, mcp.Options{
+		Auth: mcp.AuthOptions{Tokens: &mcp.Tokens{Dir: run.dir}}, Warn: func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() }})
+	defer m.Close()
+	reg := registry(t, m.Tools(context.Background(), 20*time.Second))
+	const says = "MCP server siem needs a sign-in with more access: run 'alertchat mcp login siem'"
+	for range 2 {
+		if res := reg.Call(context.Background(), "mcp_siem_echo", map[string]any{"text": "x"}); res["error"] != says {
+			t.Fatalf("answered %v, want the error %q", res, says)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	said := 0
+	for _, w := range warnings {
+		if strings.Contains(w, "sign-in") {
+			said++
+		}
+	}
+	if said != 1 || !slices.Contains(warnings, says) || a.authorized.Load() != 1 || run.opened.Load() != 1 {
+		t.Fatalf("warnings %q, authorization requests %d, browser opened %d", warnings, a.authorized.Load(), run.opened.Load())
 	}
 }
