@@ -15,6 +15,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ergochat/readline"
@@ -61,11 +62,16 @@ type Editor struct {
 	HistoryErr func(error)
 }
 
+// starting serialises readline.NewFromConfig, which sets readline's package-level resize
+// handler without a lock: editors started at once (tests run several chats) would race on it.
+var starting sync.Mutex
+
 // New starts an editor. Close it when done.
 func New(cfg Config) (*Editor, error) {
 	// Placeholders of big pastes differ from run to run, as input history keeps them.
 	pr := NewPasteReader(cfg.Stdin, strconv.FormatInt(time.Now().UnixMilli()%(36*36*36), 36)+"-")
 	pr.InlineBytes, pr.InlineLines = cfg.InlinePasteBytes, cfg.InlinePasteLines
+	starting.Lock()
 	rl, err := readline.NewFromConfig(&readline.Config{
 		Prompt:                 "> ",
 		HistoryLimit:           cfg.HistoryLimit,
@@ -76,6 +82,7 @@ func New(cfg Config) (*Editor, error) {
 		Stdout:                 cfg.Stdout,
 		Stderr:                 cfg.Stderr,
 	})
+	starting.Unlock()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to start the line editor")
 	}

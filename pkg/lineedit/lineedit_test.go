@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -166,4 +167,25 @@ func TestReadLineAsksForPasteOnTerminalOnly(t *testing.T) {
 			t.Fatalf("not a terminal: paste mode asked for: %q", s)
 		}
 	}
+}
+
+// Editors started at once (the chat's tests run several interactive chats in parallel) do not
+// race on readline's package-level resize handler (go test -race).
+func TestNewAtOnce(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			e, err := lineedit.New(lineedit.Config{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = e.Close()
+		}()
+	}
+	wg.Wait()
 }
