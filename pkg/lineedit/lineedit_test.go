@@ -167,3 +167,59 @@ func TestReadLineAsksForPasteOnTerminalOnly(t *testing.T) {
 		}
 	}
 }
+
+// memHistory is a lasting history in memory.
+type memHistory struct{ entries, added []string }
+
+func (h *memHistory) Entries() []string { return h.entries }
+func (h *memHistory) Add(q string) error {
+	h.added = append(h.added, q)
+	return nil
+}
+
+func TestQuestionsGoToTheLastingHistoryWhole(t *testing.T) {
+	h := &memHistory{}
+	var out bytes.Buffer
+	in := "one\n\"\"\"\n-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n\"\"\"\nfirst \\\nsecond\n\x1b[200~p1\r\np2\x1b[201~\n\"\"\"\nabandoned\n\x03"
+	e, err := lineedit.New(lineedit.Config{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &out, History: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	for {
+		if _, err := e.ReadQuestion(); err != nil {
+			break
+		}
+	}
+	want := []string{"one", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", "first \nsecond", "p1\np2"}
+	if strings.Join(h.added, "|") != strings.Join(want, "|") {
+		t.Fatalf("lasting history got %q, want %q", h.added, want)
+	}
+}
+
+func TestAQuestionOfSeveralLinesIsRecalledWhole(t *testing.T) {
+	big := strings.TrimSuffix(strings.Repeat("a long log line\n", 40), "\n")
+	h := &memHistory{entries: []string{"older", big, "why\nthis?"}}
+	// Up recalls the last question, Up Up the one before (a big one, behind a placeholder)
+	e, _ := newEditorWith(t, "\x1b[A\n\x1b[A\x1b[A\n", h)
+	for _, want := range []string{"why\nthis?", big} {
+		q, err := e.ReadQuestion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q != want {
+			t.Fatalf("recalled %q, want %q", q, want)
+		}
+	}
+}
+
+func newEditorWith(t *testing.T, in string, h lineedit.History) (*lineedit.Editor, *bytes.Buffer) {
+	t.Helper()
+	var out bytes.Buffer
+	e, err := lineedit.New(lineedit.Config{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &out, History: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e, &out
+}

@@ -1,0 +1,105 @@
+package e2e_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alertchat/alertchat/internal/eventually"
+	"github.com/alertchat/alertchat/pkg/geminitest"
+)
+
+// pemKey is a private key as an analyst pastes or types it: only the whole block is
+// recognisable, its body lines alone are not.
+var pemKey = []string{
+	"-----BEGIN RSA PRIVATE KEY-----",
+	"MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi6Z8b2xPQ3Qy5oW0XxNf7Kcs2w",
+	"q6Mb9oyRZtB1pMzL4k3W9Kx4V0i2DzNw8rR0yCq3ZlH2bQy7m5vA1c9uT2LsYw8b",
+	"-----END RSA PRIVATE KEY-----",
+}
+
+// TestInputHistoryKeepsAQuestionWhole: a private key typed in a """ block, and one pasted, reach
+// the input history only redacted (the body lines included), and the next session recalls the
+// question whole.
+func TestInputHistoryKeepsAQuestionWhole(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Key triage"}
+		}
+		return geminitest.Reply{Chunks: []string{"Noted ", "question ", "end"}}
+	}))
+	alertID := c.addAlert("guardduty.json")
+
+	term := startTerminal(t, c, 120, "chat", "-a", alertID)
+	term.waitFor("/help for commands")
+	term.typeLine(`"""`)
+	for _, l := range pemKey {
+		term.typeLine(l)
+	}
+	term.typeLine(`"""`)
+	term.waitFor("Noted question end")
+	term.write("whose key is this? \x1b[200~" + strings.Join(pemKey, "\r") + "\x1b[201~\r")
+	eventually.True(t, 20*time.Second, "the pasted question to be asked", func() bool {
+		for _, r := range c.answerRequests() {
+			if r.LastUserText() == "whose key is this? "+strings.Join(pemKey, "\n") {
+				return true
+			}
+		}
+		return false
+	}, func() string {
+		var qs []string
+		for _, r := range c.answerRequests() {
+			qs = append(qs, r.LastUserText())
+		}
+		return fmt.Sprintf("questions asked %q; screen:\n%s", qs, term.scr.text())
+	})
+	term.typeLine("/exit")
+	term.wait()
+
+	path := filepath.Join(c.dataDir, "data", "input_history")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range pemKey {
+		if strings.Contains(string(data), l) {
+			t.Errorf("input_history holds the key's line %q raw:\n%s", l, data)
+		}
+	}
+	if strings.Count(string(data), "[REDACTED_SECRET_") != 2 {
+		t.Errorf("input_history should hold the two keys as tokens:\n%s", data)
+	}
+
+	// the next session recalls a question whole (as stored: redacted)
+	term = startTerminal(t, c, 120, "chat", "-a", alertID, "--continue")
+	term.waitFor("/help for commands")
+	// the prompt is up (the line editor has its cursor report) before the arrow key is sent
+	eventually.True(t, 20*time.Second, "the prompt", func() bool { return strings.HasSuffix(term.scr.text(), ">") }, term.scr.text)
+	term.write("\x1b[A\x1b[A\r") // the last entry is /exit; the one before, the pasted question
+	var recalled string
+	eventually.True(t, 20*time.Second, "the recalled question to be asked", func() bool {
+		for _, r := range c.answerRequests() {
+			if q := r.LastUserText(); strings.HasPrefix(q, "whose key is this? [REDACTED_SECRET_") {
+				recalled = q
+				return true
+			}
+		}
+		return false
+	}, func() string {
+		term.scr.mu.Lock()
+		defer term.scr.mu.Unlock()
+		h, _ := os.ReadFile(path)
+		return fmt.Sprintf("history file %q; screen %q", h, term.scr.buf.String())
+	})
+	if strings.Contains(recalled, "\n") || strings.Contains(recalled, "MIIE") {
+		t.Errorf("recalled question %q", recalled)
+	}
+	term.waitFor("Noted question end")
+	eventually.True(t, 20*time.Second, "the prompt", func() bool { return strings.HasSuffix(term.scr.text(), ">") }, term.scr.text)
+	term.typeLine("/exit")
+	term.wait()
+}
