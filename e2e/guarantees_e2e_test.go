@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genai"
+
 	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/redact"
 )
 
 // pemKey is a private key as an analyst pastes or types it: only the whole block is
@@ -102,4 +106,45 @@ func TestInputHistoryKeepsAQuestionWhole(t *testing.T) {
 	eventually.True(t, 20*time.Second, "the prompt", func() bool { return strings.HasSuffix(term.scr.text(), ">") }, term.scr.text)
 	term.typeLine("/exit")
 	term.wait()
+}
+
+// TestMCPResultKeysAreRedacted: an MCP server's structured content keyed by address is stored
+// with its keys redacted, and a branch nested deeper than the walk goes is replaced, not
+// written as it came.
+func TestMCPResultKeysAreRedacted(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, callsThenAnswer(&genai.FunctionCall{Name: "mcp_intel_indicators", Args: map[string]any{}}))
+	alertID := c.addAlert("guardduty.json")
+	cfg := mcpConfigWith(t, map[string]any{"trust": true})
+	r := c.run("", "chat", "-o", "json", "-a", alertID, "-q", "what do the indicators say?", "--mcp-config", cfg)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out toolChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	h := c.history(out.HistoryID)
+	var resp map[string]any
+	for _, content := range h.Contents {
+		for _, p := range content.Parts {
+			if p.FunctionResponse != nil {
+				resp = p.FunctionResponse.Response
+			}
+		}
+	}
+	if resp == nil {
+		t.Fatalf("no function response stored: %+v", h.Contents)
+	}
+	b, _ := json.Marshal(resp)
+	stored := string(b)
+	for _, raw := range []string{"203.0.113.99", "mallory@example.org", "soc@example.net", "deep.owner@example.net", "10.66.77.88"} {
+		if strings.Contains(stored, raw) {
+			t.Errorf("%s stored raw: %s", raw, stored)
+		}
+	}
+	if !ipToken.MatchString(stored) || !emailToken.MatchString(stored) || !strings.Contains(stored, redact.TooDeep) {
+		t.Errorf("stored result %s", stored)
+	}
+	scanForRaw(t, filepath.Join(c.dataDir, "data"), []string{"203.0.113.99", "mallory@example.org", "deep.owner@example.net"})
 }

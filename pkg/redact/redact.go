@@ -97,6 +97,17 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 	if !any {
 		return s, false
 	}
+	if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(s) {
+		// the whole text is one value (an address as a map key or a field): its replacement
+		// is the result
+		if rep, ok := r.repl(s, ms[0].typ); ok {
+			if counts != nil {
+				counts[allTypes[ms[0].typ]]++
+			}
+			return rep, true
+		}
+		return s, false
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	prev := 0
