@@ -148,3 +148,42 @@ func TestMCPResultKeysAreRedacted(t *testing.T) {
 	}
 	scanForRaw(t, filepath.Join(c.dataDir, "data"), []string{"203.0.113.99", "mallory@example.org", "deep.owner@example.net"})
 }
+
+// TestAlertSecretsAreRedactedInHistories: the alert's indicators are written as they are in a
+// history, but a secret or a key the alert holds is not.
+func TestAlertSecretsAreRedactedInHistories(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Leaked credentials"}
+		}
+		return geminitest.Reply{Text: "Rotate Wint3r-Is-C0ming-42 and ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I now; 192.0.2.44 is the source."}
+	}))
+	alert := filepath.Join(t.TempDir(), "leak.json")
+	if err := os.WriteFile(alert, []byte(`{"title":"Secret in a public repository","source_ip":"192.0.2.44","committer":"dev@example.com",`+
+		`"match":"db_password = \"Wint3r-Is-C0ming-42\"","token":"ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	alertID := strings.TrimSpace(c.mustRun("", "alert", "add", "-f", alert))
+	r := c.run("", "chat", "-o", "json", "-a", alertID, "-q",
+		"dev@example.com pushed password Wint3r-Is-C0ming-42 and token ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I from 192.0.2.44; what now?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out chatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	h := c.history(out.HistoryID)
+	b, _ := json.Marshal(h.Contents)
+	stored := string(b) + h.Title
+	for _, kept := range []string{"192.0.2.44", "dev@example.com"} {
+		if !strings.Contains(stored, kept) {
+			t.Errorf("the alert's indicator %s not kept: %s", kept, stored)
+		}
+	}
+	scanForRaw(t, filepath.Join(c.dataDir, "data", "histories"), []string{"Wint3r-Is-C0ming-42", "ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I"})
+	if strings.Contains(stored, "Wint3r-Is-C0ming-42") || strings.Contains(stored, "ghp_9z8Y") {
+		t.Errorf("a secret of the alert stored raw: %s", stored)
+	}
+}
