@@ -187,3 +187,23 @@ func TestAlertSecretsAreRedactedInHistories(t *testing.T) {
 		t.Errorf("a secret of the alert stored raw: %s", stored)
 	}
 }
+
+// TestGeneratedTitleIsTerminalSafe: a title the model writes with bidirectional overrides and
+// escape sequences is stored and listed without them.
+func TestGeneratedTitleIsTerminalSafe(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Invoice \u202efdp.exe\u202c sent \x1b]0;owned\x07by mail"}
+		}
+		return geminitest.Reply{Text: "An answer."}
+	}))
+	alertID := c.addAlert("guardduty.json")
+	c.mustRun("", "chat", "-a", alertID, "-q", "what is this attachment?")
+	for _, args := range [][]string{{"history", "list"}, {"history", "list", "-o", "json"}} {
+		out := c.mustRun("", args...)
+		if strings.ContainsAny(out, "\u202e\u202c\x1b\x07") || !strings.Contains(out, "Invoice fdp.exe sent by mail") {
+			t.Errorf("%v: %q", args, out)
+		}
+	}
+}
