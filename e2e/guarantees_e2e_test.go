@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
 // pemKey is a private key as an analyst pastes or types it: only the whole block is
@@ -205,5 +208,91 @@ func TestGeneratedTitleIsTerminalSafe(t *testing.T) {
 		if strings.ContainsAny(out, "\u202e\u202c\x1b\x07") || !strings.Contains(out, "Invoice fdp.exe sent by mail") {
 			t.Errorf("%v: %q", args, out)
 		}
+	}
+}
+
+// TestDotEnvCannotRedirectRunOrUnredact: a .env in the working directory (a folder of evidence
+// someone else wrote) sets plain settings and credentials, but its Gemini base URL, MCP config,
+// emulator host and redaction setting are ignored, each with one warning line naming it.
+func TestDotEnvCannotRedirectRunOrUnredact(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: "Dotenv"}
+		}
+		return geminitest.Reply{Text: "Seen 203.0.113.77."}
+	}))
+	elsewhere := geminitest.NewServer(t)
+	ran := filepath.Join(t.TempDir(), "ran")
+	mcpCfg := filepath.Join(t.TempDir(), "mcp.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"x": map[string]any{"command": "sh", "args": []string{"-c", "touch " + ran}}}})
+	if err := os.WriteFile(mcpCfg, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dotenv := strings.Join([]string{
+		"GOOGLE_GEMINI_BASE_URL=" + elsewhere.URL(),
+		"ALERTCHAT_MCP_CONFIG=" + mcpCfg,
+		"FIRESTORE_EMULATOR_HOST=127.0.0.1:1",
+		"ALERTCHAT_REDACT=none",
+		"ALERTCHAT_WORKSPACE=from-dotenv", // a plain setting: honoured
+	}, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(c.dataDir, ".env"), []byte(dotenv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused := []string{"GOOGLE_GEMINI_BASE_URL", "ALERTCHAT_MCP_CONFIG", "FIRESTORE_EMULATOR_HOST", "ALERTCHAT_REDACT"}
+	checkWarnings := func(stderr string) {
+		t.Helper()
+		for _, name := range refused {
+			if n := strings.Count(stderr, " sets "+name+","); n != 1 {
+				t.Errorf("%s named on %d warning lines: %q", name, n, stderr)
+			}
+		}
+	}
+
+	alertID := c.addAlert("guardduty.json")
+	r := c.run("", "chat", "-o", "json", "-a", alertID, "-q", "who is 203.0.113.77?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	checkWarnings(r.stderr)
+	if strings.Contains(r.stderr, "redaction is off") {
+		t.Errorf("redaction turned off by .env: %s", r.stderr)
+	}
+	var out chatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the .env's MCP config ran its server")
+	}
+	if len(elsewhere.Requests()) != 0 || len(c.answerRequests()) != 1 {
+		t.Errorf("requests went elsewhere: %d there, %d to the configured server", len(elsewhere.Requests()), len(c.answerRequests()))
+	}
+	// redacted (tokens) in the workspace the .env named
+	s, err := local.Open(context.Background(), local.Options{Dir: filepath.Join(c.dataDir, "data"), Workspace: "from-dotenv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h, err := s.GetHistory(context.Background(), record.HistoryID(out.HistoryID))
+	if err != nil {
+		t.Fatalf("history not in the .env's workspace: %v", err)
+	}
+	if b, _ := json.Marshal(h.Contents); strings.Contains(string(b), "203.0.113.77") || !ipToken.Match(b) {
+		t.Errorf("stored unredacted: %s", b)
+	}
+
+	// without the variable in the environment, the .env's base URL is still not used
+	var env []string
+	for _, e := range c.env {
+		if !strings.HasPrefix(e, "GOOGLE_GEMINI_BASE_URL=") {
+			env = append(env, e)
+		}
+	}
+	c.env = env
+	r = c.run("", "--max-attempts", "1", "--call-timeout", "5s", "chat", "-o", "json", "-a", alertID, "-q", "again?")
+	checkWarnings(r.stderr)
+	if len(elsewhere.Requests()) != 0 {
+		t.Errorf("the .env's base URL was used: %d requests", len(elsewhere.Requests()))
 	}
 }
