@@ -19,6 +19,16 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
+// titled answers a title request with title and every question with answer.
+func titled(title, answer string) geminitest.Option {
+	return geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.Kind == geminitest.KindGenerateContent {
+			return geminitest.Reply{Text: title}
+		}
+		return geminitest.Reply{Text: answer}
+	})
+}
+
 // pemKey is a private key as an analyst pastes or types it: only the whole block is
 // recognisable, its body lines alone are not.
 var pemKey = []string{
@@ -119,14 +129,7 @@ func TestMCPResultKeysAreRedacted(t *testing.T) {
 	c := newCLI(t, callsThenAnswer(&genai.FunctionCall{Name: "mcp_intel_indicators", Args: map[string]any{}}))
 	alertID := c.addAlert("guardduty.json")
 	cfg := mcpConfigWith(t, map[string]any{"trust": true})
-	r := c.run("", "chat", "-o", "json", "-a", alertID, "-q", "what do the indicators say?", "--mcp-config", cfg)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var out toolChatOut
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatal(err)
-	}
+	out := c.askJSON("", "-a", alertID, "-q", "what do the indicators say?", "--mcp-config", cfg)
 	h := c.history(out.HistoryID)
 	var resp map[string]any
 	for _, content := range h.Contents {
@@ -156,27 +159,15 @@ func TestMCPResultKeysAreRedacted(t *testing.T) {
 // history, but a secret or a key the alert holds is not.
 func TestAlertSecretsAreRedactedInHistories(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
-		if r.Kind == geminitest.KindGenerateContent {
-			return geminitest.Reply{Text: "Leaked credentials"}
-		}
-		return geminitest.Reply{Text: "Rotate Wint3r-Is-C0ming-42 and ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I now; 192.0.2.44 is the source."}
-	}))
+	c := newCLI(t, titled("Leaked credentials", "Rotate Wint3r-Is-C0ming-42 and ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I now; 192.0.2.44 is the source."))
 	alert := filepath.Join(t.TempDir(), "leak.json")
 	if err := os.WriteFile(alert, []byte(`{"title":"Secret in a public repository","source_ip":"192.0.2.44","committer":"dev@example.com",`+
 		`"match":"db_password = \"Wint3r-Is-C0ming-42\"","token":"ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	alertID := strings.TrimSpace(c.mustRun("", "alert", "add", "-f", alert))
-	r := c.run("", "chat", "-o", "json", "-a", alertID, "-q",
+	out := c.askJSON("", "-a", alertID, "-q",
 		"dev@example.com pushed password Wint3r-Is-C0ming-42 and token ghp_9z8Y7x6W5v4U3t2S1r0Q9p8O7n6M5l4K3j2I from 192.0.2.44; what now?")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var out chatOut
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatal(err)
-	}
 	h := c.history(out.HistoryID)
 	b, _ := json.Marshal(h.Contents)
 	stored := string(b) + h.Title
@@ -195,12 +186,7 @@ func TestAlertSecretsAreRedactedInHistories(t *testing.T) {
 // escape sequences is stored and listed without them.
 func TestGeneratedTitleIsTerminalSafe(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
-		if r.Kind == geminitest.KindGenerateContent {
-			return geminitest.Reply{Text: "Invoice \u202efdp.exe\u202c sent \x1b]0;owned\x07by mail"}
-		}
-		return geminitest.Reply{Text: "An answer."}
-	}))
+	c := newCLI(t, titled("Invoice \u202efdp.exe\u202c sent \x1b]0;owned\x07by mail", "An answer."))
 	alertID := c.addAlert("guardduty.json")
 	c.mustRun("", "chat", "-a", alertID, "-q", "what is this attachment?")
 	for _, args := range [][]string{{"history", "list"}, {"history", "list", "-o", "json"}} {
@@ -216,12 +202,7 @@ func TestGeneratedTitleIsTerminalSafe(t *testing.T) {
 // emulator host and redaction setting are ignored, each with one warning line naming it.
 func TestDotEnvCannotRedirectRunOrUnredact(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
-		if r.Kind == geminitest.KindGenerateContent {
-			return geminitest.Reply{Text: "Dotenv"}
-		}
-		return geminitest.Reply{Text: "Seen 203.0.113.77."}
-	}))
+	c := newCLI(t, titled("Dotenv", "Seen 203.0.113.77."))
 	elsewhere := geminitest.NewServer(t)
 	ran := filepath.Join(t.TempDir(), "ran")
 	mcpCfg := filepath.Join(t.TempDir(), "mcp.json")

@@ -1,17 +1,16 @@
 package redact
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/internal/eventually"
+	"github.com/alertchat/alertchat/internal/syncbuf"
 )
 
 func factoryWith(ios *cmdutil.IOStreams, redactTypes string) *cmdutil.Factory {
@@ -100,30 +99,12 @@ func TestRedactCommandDeps(t *testing.T) {
 	}
 }
 
-// syncBuffer is a buffer written by one goroutine and read by another.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRunStreams: redacted text comes out while the input is still open, so memory does not
 // hold the whole input; what comes out is redacted.
 func TestRunStreams(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	ios := &cmdutil.IOStreams{In: pr, Out: out, ErrOut: io.Discard}
 	done := make(chan error, 1)
 	go func() { done <- run(&Options{IO: ios, Config: factoryWith(ios, "all").Config}) }()

@@ -20,13 +20,20 @@ func keyed(t *testing.T) inputhist.Redactor {
 	return redacthist.Engine(redact.New(redact.AllTypes()...).WithTokens(tk))
 }
 
-func TestAddRedactsBeforeWriting(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "input_history")
-	f, err := inputhist.Open(path, keyed(t), 0)
+// open opens the history file at path with the keyed redactor, keeping limit questions.
+func open(t *testing.T, path string, limit int) *inputhist.File {
+	t.Helper()
+	f, err := inputhist.Open(path, keyed(t), limit)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+func TestAddRedactsBeforeWriting(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "input_history")
+	f := open(t, path, 0)
 	if err := f.Add("Is 203.0.113.7 malicious?\ncontact evil@example.com\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +48,7 @@ func TestAddRedactsBeforeWriting(t *testing.T) {
 		t.Fatalf("mode %v", st.Mode())
 	}
 	// the next session is seeded with the redacted lines
-	g, err := inputhist.Open(path, keyed(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := open(t, path, 0)
 	if l := g.Entries(); len(l) != 1 || !strings.HasPrefix(l[0], "Is [REDACTED_IP_") || !strings.Contains(l[0], "\ncontact [REDACTED_EMAIL_") {
 		t.Fatalf("entries %q", l)
 	}
@@ -60,10 +64,7 @@ func TestOpenRedactsAnOldRawFileAndBounds(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := inputhist.Open(path, keyed(t), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := open(t, path, 10)
 	data, _ := os.ReadFile(path)
 	if strings.Contains(string(data), "hunter2") || strings.Contains(string(data), "198.51.100.23") || len(f.Entries()) != 10 {
 		t.Fatalf("old file not redacted: %q", data)
@@ -98,10 +99,7 @@ func TestAddRedactsAQuestionWhole(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "input_history")
-			f, err := inputhist.Open(path, keyed(t), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := open(t, path, 0)
 			if err := f.Add(tc.question); err != nil {
 				t.Fatal(err)
 			}
@@ -120,10 +118,7 @@ func TestAddRedactsAQuestionWhole(t *testing.T) {
 			if strings.Contains(string(data), "BEGIN RSA") || !strings.Contains(string(data), "[REDACTED_SECRET_") {
 				t.Fatalf("file holds %q", data)
 			}
-			g, err := inputhist.Open(path, keyed(t), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := open(t, path, 0)
 			if e := g.Entries(); len(e) != 2 || !strings.Contains(e[0], "[REDACTED_SECRET_") || !strings.HasPrefix(e[1], "and [REDACTED_IP_") {
 				t.Fatalf("entries %q", e)
 			}
@@ -140,10 +135,7 @@ func TestOpenRedactsAKeyOverTheLinesOfAnOldFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := inputhist.Open(path, keyed(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := open(t, path, 0)
 	data, _ := os.ReadFile(path)
 	if strings.Contains(string(data), "MIIEpAIBAAKCAQEA") || strings.Contains(string(data), "Zq1N5nQ8cV3kH2xJ") {
 		t.Fatalf("old file keeps the key: %q", data)
@@ -157,10 +149,7 @@ func TestOpenRedactsAKeyOverTheLinesOfAnOldFile(t *testing.T) {
 func TestEntriesRoundTripLineBreaksAndBackslashes(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "input_history")
-	f, err := inputhist.Open(path, keyed(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := open(t, path, 0)
 	questions := []string{`C:\new\tools \n stays`, "two\nlines", "ends with a backslash \\", "tab\tand\rreturn"}
 	for _, q := range questions {
 		if err := f.Add(q); err != nil {
@@ -171,10 +160,7 @@ func TestEntriesRoundTripLineBreaksAndBackslashes(t *testing.T) {
 	if n := strings.Count(string(data), "\n"); n != len(questions)+1 {
 		t.Fatalf("%d lines for %d questions: %q", n, len(questions), data)
 	}
-	g, err := inputhist.Open(path, keyed(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := open(t, path, 0)
 	if got := g.Entries(); strings.Join(got, "|") != strings.Join(questions, "|") {
 		t.Fatalf("entries %q, want %q", got, questions)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -205,19 +206,21 @@ func (st *stream) cutAt(s string, done, target int) int {
 // crossing returns the index of the match of ms (sorted, disjoint) that holds position cut
 // strictly inside, or -1.
 func crossing(ms []match, cut int) int {
-	lo, hi := 0, len(ms)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if ms[mid].end <= cut {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(ms) && ms[lo].start < cut && ms[lo].end > cut {
-		return lo
+	if k := endingAfter(ms, cut); k < len(ms) && ms[k].start < cut {
+		return k
 	}
 	return -1
+}
+
+// endingAfter is the index of the first match of ms (sorted, disjoint) that ends after pos.
+func endingAfter(ms []match, pos int) int {
+	k, _ := slices.BinarySearchFunc(ms, pos, func(m match, pos int) int {
+		if m.end <= pos {
+			return -1
+		}
+		return 1
+	})
+	return k
 }
 
 // emit writes s[done:cut] with the matches in it replaced; the forced match (index, or -1)
@@ -235,18 +238,8 @@ func (st *stream) emit(s string, ms []match, done, cut, forced int) error {
 		}
 		return nil
 	}
-	// the first match that ends after done
-	lo, hi := 0, len(ms)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if ms[mid].end <= done {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
 	carry := st.carry
-	for k := lo; k < len(ms) && ms[k].start < cut; k++ {
+	for k := endingAfter(ms, done); k < len(ms) && ms[k].start < cut; k++ {
 		m := ms[k]
 		if m.typ == tKeep || !st.r.on[m.typ] {
 			continue
