@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +34,8 @@ func (a *scriptedApprover) Approve(_ context.Context, c tool.Call) (tool.Decisio
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, c.Name)
-	return a.answers[c.Name], true
+	d := a.answers[c.Name]
+	return d, d != tool.DeniedUnshown // a call too long to show is denied without asking
 }
 
 // Each MCP call's decision is written with the history, pointing at the call in the
@@ -51,6 +53,12 @@ func TestToolApprovalsSaved(t *testing.T) {
 			[]record.ToolApproval{
 				{Tool: "mcp_intel_lookup", Server: "intel", Decision: "approved", Asked: true, Content: 1, Call: 0, CallID: "c1"},
 				{Tool: "mcp_intel_env", Server: "intel", Decision: "denied", Asked: true, Content: 1, Call: 2},
+				{Tool: "mcp_siem_query", Server: "siem", Decision: "trusted", Content: 1, Call: 3},
+			}, []string{"echo", "echo", "error", "echo"}},
+		{"too long to show", &scriptedApprover{answers: map[string]tool.Decision{"mcp_intel_lookup": tool.ApprovedOnce, "mcp_intel_env": tool.DeniedUnshown}},
+			[]record.ToolApproval{
+				{Tool: "mcp_intel_lookup", Server: "intel", Decision: "approved", Asked: true, Content: 1, Call: 0, CallID: "c1"},
+				{Tool: "mcp_intel_env", Server: "intel", Decision: "denied", Asked: false, Content: 1, Call: 2},
 				{Tool: "mcp_siem_query", Server: "siem", Decision: "trusted", Content: 1, Call: 3},
 			}, []string{"echo", "echo", "error", "echo"}},
 		{"nobody to ask", nil,
@@ -98,7 +106,7 @@ func TestToolApprovalsSaved(t *testing.T) {
 					t.Errorf("approval %d has no time", i)
 				}
 				g.At = w.At
-				if g != w {
+				if !reflect.DeepEqual(g, w) {
 					t.Errorf("approval %d = %+v, want %+v", i, g, w)
 				}
 				fc := stored.Contents[g.Content].Parts[g.Call].FunctionCall
@@ -114,6 +122,9 @@ func TestToolApprovalsSaved(t *testing.T) {
 				}
 				if key == "error" && !strings.HasPrefix(r["error"].(string), "denied: ") {
 					t.Errorf("response %d = %v", i, r)
+				}
+				if tc.name == "too long to show" && key == "error" && !strings.Contains(r["error"].(string), "too long to show") {
+					t.Errorf("response %d = %v: the denial must say why", i, r)
 				}
 			}
 			if tc.approver != nil && strings.Join(tc.approver.asked, " ") != "mcp_intel_lookup mcp_intel_env" &&
