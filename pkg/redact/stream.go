@@ -19,17 +19,17 @@ import (
 // 4 KB, a rescan looks at most 8 KB around a cluster), except the private-key block, which
 // runs from its BEGIN line to its END line however far that is.
 //
-// A window is the text from a left context (up to streamLeft bytes already written, from a
-// line start where there is one) to as much new text as streamWindow holds. It is scanned
-// whole; what is written is its part up to a cut, chosen at least streamRight bytes before
-// the window's end (at a line break, else a space, else a character boundary) and never
-// inside a match: a match across the cut moves the cut to the match's start. The next window
-// begins with the left context before the cut. So every value decided in a window has at
-// least streamLeft bytes before it and streamRight bytes after it in view, as in the whole
-// text.
+// A window is the text from a left context (up to sz.left bytes already written, from a line
+// start where there is one) to as much new text as sz.window holds (see defaultStreamSizes).
+// It is scanned whole; what is written is its part up to a cut, chosen at least sz.right
+// bytes before the window's end (at a line break, else a space, else a character boundary)
+// and never inside a match: a match across the cut moves the cut to the match's start. The
+// next window begins with the left context before the cut. So every value decided in a
+// window has at least sz.left bytes before it and sz.right bytes after it in view, as in the
+// whole text.
 //
 // A match that begins at the start of what is to be written and runs past the cut (a long
-// private key whose END line is not in view yet) makes the window grow, up to streamMax; past
+// private key whose END line is not in view yet) makes the window grow, up to sz.max; past
 // that, its placeholder is written for it, and the next window's left context is the match's
 // own beginning (the BEGIN line and what follows), so the same match is found again from its
 // start and its rest is dropped, not written: one placeholder for the whole key, as String
@@ -48,7 +48,7 @@ type streamSizes struct {
 var defaultStreamSizes = streamSizes{window: 512 << 10, left: 16 << 10, right: 16 << 10, max: 16 << 20}
 
 // Copy reads src to its end and writes it to dst redacted, as String would write the whole
-// text, holding a bounded window of it in memory (about 1 MB; a single value, a private key,
+// text, holding a bounded window of it in memory (about 512 KB; a single value, a private key,
 // can make it grow to 16 MB). It returns the replacements per type, and the first read or
 // write error.
 func (r *Redactor) Copy(dst io.Writer, src io.Reader) (Counts, error) {
