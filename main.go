@@ -13,11 +13,9 @@ import (
 )
 
 func main() {
-	// .env in the working directory, when present, fills variables the environment lacks (not
-	// those honoured only from the environment: see cmdutil.LoadDotEnv).
-	if _, err := os.Stat(".env"); err == nil {
-		_ = cmdutil.LoadDotEnv(".env", os.Stderr)
-	}
+	// .env in the working directory, when present, fills variables the environment lacks,
+	// never those that run a program or send data elsewhere (cmd/dotenv.go).
+	cmd.LoadDotEnv(".env", os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(cmd.Run(ctx, os.Args, cmdutil.SystemIO()))

@@ -471,7 +471,7 @@ func TestDotEnvCannotNameMCPServers(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q: the .env named the servers", r.code, r.stdout, r.stderr)
 	}
 	for _, k := range []string{"ALERTCHAT_MCP_CONFIG", "XDG_CONFIG_HOME", "BROWSER", "ALERTCHAT_MCP_TOKEN_STORE"} {
-		if strings.Count(r.stderr, "Warning: "+k+" in .env is ignored") != 1 {
+		if strings.Count(r.stderr, "Warning: .env sets "+k+",") != 1 {
 			t.Errorf("no warning for %s: %q", k, r.stderr)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // CallOptions are "mcp call".
@@ -170,6 +171,9 @@ func callRun(ctx context.Context, o *CallOptions) error {
 		if text == "" && res.StructuredContent != nil {
 			b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
 			text = string(b)
+		}
+		if o.IO.StdoutTTY {
+			text = termsafe.String(text) // the server's text, shown on a terminal
 		}
 		fmt.Fprintln(o.IO.Out, text)
 	}

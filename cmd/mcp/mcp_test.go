@@ -117,6 +117,22 @@ func TestVerbs(t *testing.T) {
 	}
 }
 
+// mcp call shows a server's text terminal-safe on a terminal, and as sent elsewhere.
+func TestCallTextIsTerminalSafe(t *testing.T) {
+	t.Parallel()
+	url := openServer(t) + "/mcp"
+	for _, tty := range []bool{true, false} {
+		d, out, _ := testDeps(t, "")
+		d.IO.StdoutTTY = tty
+		if err := callRun(context.Background(), &CallOptions{Deps: d, Server: url, Tool: "echo", Args: `{"q": "invoice\u202efdp.exe"}`, Output: "text"}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), "\u202e") == tty || !strings.Contains(out.String(), "fdp.exe") {
+			t.Errorf("terminal %v: %q", tty, out.String())
+		}
+	}
+}
+
 // login and logout of a server that does not sign in with OAuth say how it gets credentials;
 // logout of a URL never signed in to says so.
 func TestLoginLogoutMessages(t *testing.T) {
