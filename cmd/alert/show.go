@@ -12,6 +12,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // ShowOptions are "alert show"'s.
@@ -63,7 +64,12 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 		}
 		return cmdutil.PrintJSON(ios.Out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data, investigationsJSON: invs[a.ID]})
 	}
-	if _, err := ios.Out.Write(a.Data); err != nil {
+	data := a.Data
+	if ios.StdoutTTY {
+		// JSON may hold bidirectional overrides as they are: a terminal is shown the text safe
+		data = []byte(termsafe.String(string(data)))
+	}
+	if _, err := ios.Out.Write(data); err != nil {
 		return goerr.Wrap(err, "failed to write alert")
 	}
 	fmt.Fprintln(ios.Out)
