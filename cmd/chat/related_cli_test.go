@@ -17,10 +17,8 @@ import (
 // The next analyst meets the indicator: a chat on a new alert that shares an address with an
 // alert investigated before shows, on a terminal, how those investigations ended; an
 // interactive chat offers the same to the model, and one-shot chats never wait for it.
-//
-// Not parallel: it opens an interactive chat's line editor, and readline v0.1.3 sets a global
-// when one is made (a data race between two made at once).
 func TestRelatedInvestigationsCarryVerdicts(t *testing.T) {
+	t.Parallel()
 	srv := geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
 		if r.Kind == geminitest.KindGenerateContent {
 			return geminitest.Reply{Text: "Port probe triage"}
