@@ -143,7 +143,8 @@ func TestScreenOneShotApproval(t *testing.T) {
 
 // In the interactive chat: the same question reads cleanly, and the answer after the tool
 // round is drawn once. Ctrl-C at a question cancels the turn: no other call of that content is
-// asked or run, each is answered "cancelled", the turn is saved, and the chat goes on.
+// asked or run, each is answered "cancelled", the turn is saved with a reply marked cut short
+// after the responses, and the chat goes on.
 func TestScreenInteractiveApprovalCtrlC(t *testing.T) {
 	t.Parallel()
 	const answer = "Both indicators belong to a scanning service."
@@ -202,7 +203,11 @@ func TestScreenInteractiveApprovalCtrlC(t *testing.T) {
 		t.Fatalf("no resume hint:\n%s", p.Dump())
 	}
 	h := c.history(m[1])
-	last := h.Contents[len(h.Contents)-1]
+	if cut := h.Contents[len(h.Contents)-1]; cut.Role != "model" || len(cut.Parts) != 1 || cut.Parts[0].Text != session.PartialMarker {
+		b, _ := json.Marshal(cut)
+		t.Fatalf("the cancelled turn does not end with a reply marked cut short: %s", b)
+	}
+	last := h.Contents[len(h.Contents)-2]
 	if len(last.Parts) != 2 {
 		b, _ := json.Marshal(last)
 		t.Fatalf("the cancelled turn does not end with its two calls' responses: %s", b)

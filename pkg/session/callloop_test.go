@@ -42,8 +42,9 @@ func (g cancelAfterCall) GenerateContentStream(ctx context.Context, model string
 }
 
 // A stream that breaks (or is cancelled) right after a function-call chunk: the call is
-// answered "interrupted" without running, the turn ends at that content boundary and is
-// saved, and the conversation goes on (the fake refuses an unanswered call as the API does).
+// answered "interrupted" without running, the turn ends at that content boundary with a reply
+// marked cut short and is saved, and the conversation goes on (the fake refuses an unanswered
+// call as the API does).
 func TestBrokenStreamAfterCallAnswersIt(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"stream error", "ctrl-c"} {
@@ -77,8 +78,11 @@ func TestBrokenStreamAfterCallAnswersIt(t *testing.T) {
 				t.Fatal("a call of a broken answer ran")
 			}
 			stored, gerr := e.store.GetHistory(context.Background(), s.History().ID)
-			if gerr != nil || len(stored.Contents) != 3 {
-				t.Fatalf("stored %v: %s", gerr, mustJSON(t, stored))
+			if gerr != nil || len(stored.Contents) != 4 {
+				t.Fatalf("stored %v: %s", gerr, mustJSON(t, stored.Contents))
+			}
+			if last := stored.Contents[3]; last.Role != genai.RoleModel || last.Parts[0].Text != session.PartialMarker {
+				t.Fatalf("the reply is not marked cut short: %s", mustJSON(t, last))
 			}
 			fr := stored.Contents[2].Parts[0].FunctionResponse
 			if msg, _ := fr.Response["error"].(string); fr.ID != "c1" || fr.Name != "echo" || !strings.HasPrefix(msg, "interrupted") {
