@@ -209,6 +209,9 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	defer servers.close()
+	// A question typed here exists nowhere else: a turn that ends without an answer, whatever
+	// ended it, is saved with its reply marked cut short.
+	sessOpts.KeepUnanswered = true
 	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, mcp: servers, tools: sessOpts.Tools}
 	sessOpts.Approver = newApprover(opts.IO, conv.readApproval, conv.interruptTurn)
 	servers.askWith(conv.readApproval)
