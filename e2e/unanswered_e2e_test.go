@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -11,32 +10,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/session"
 )
-
-// storedTurns is `history show ID -o json` as "role: text" lines (the stored transcript as the
-// next command reads it).
-func (c *cli) storedTurns(t *testing.T, id string) (title string, turns []string) {
-	t.Helper()
-	var h struct {
-		Title    string `json:"title"`
-		Contents []struct {
-			Role  string `json:"role"`
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"contents"`
-	}
-	if err := json.Unmarshal([]byte(c.mustRun("", "history", "show", id, "-o", "json")), &h); err != nil {
-		t.Fatal(err)
-	}
-	for _, content := range h.Contents {
-		var b strings.Builder
-		for _, p := range content.Parts {
-			b.WriteString(p.Text)
-		}
-		turns = append(turns, content.Role+": "+b.String())
-	}
-	return h.Title, turns
-}
 
 // Ctrl-C in a one-shot on a terminal before the first byte of the answer (the model holds its
 // reply, and the title's): the question is saved, its reply marked cut short, under its
@@ -68,9 +41,9 @@ func TestScreenOneShotCtrlCBeforeFirstByte(t *testing.T) {
 		if m == nil || m[1] != m[2] {
 			t.Fatalf("no resume hint:\n%s", p.Dump())
 		}
-		title, turns := c.storedTurns(t, m[1])
-		if strings.Join(turns, "|") != strings.Join(want(question), "|") || title != firstLine {
-			t.Fatalf("stored %q under %q", turns, title)
+		h := c.show(m[1])
+		if strings.Join(h.turns(), "|") != strings.Join(want(question), "|") || h.Title != firstLine {
+			t.Fatalf("stored %q under %q", h.turns(), h.Title)
 		}
 		if p.CursorHidden() {
 			t.Fatal("the cursor is left hidden")
@@ -79,32 +52,20 @@ func TestScreenOneShotCtrlCBeforeFirstByte(t *testing.T) {
 	t.Run("json", func(t *testing.T) {
 		question := firstLine + "\nAnd from which address? (json)"
 		p := c.startScreen(t, 200, "chat", "-o", "json", "-a", alertID, "-q", question)
-		waitRequest(t, c.srv, question)
-		p.Type(t, "\x03")
-		if code := p.Wait(t, 30*time.Second); code != 130 {
-			t.Fatalf("exit %d, want 130:\n%s", code, p.Dump())
-		}
-		text := p.Text()
-		start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
-		if start < 0 || end < start {
-			t.Fatalf("no JSON object printed:\n%s", p.Dump())
-		}
 		var got struct {
 			HistoryID string  `json:"history_id"`
 			Title     string  `json:"title"`
 			Error     *string `json:"error"`
 			Complete  bool    `json:"complete"`
 		}
-		if err := json.Unmarshal([]byte(text[start:end+1]), &got); err != nil {
-			t.Fatalf("%v:\n%s", err, p.Dump())
-		}
+		interruptJSON(t, c, p, question, &got)
 		if got.Error == nil || !strings.HasPrefix(*got.Error, "interrupted before Gemini answered: the question was saved") ||
 			got.Complete || len(got.HistoryID) != 36 || got.Title != firstLine {
 			t.Fatalf("object %+v", got)
 		}
-		title, turns := c.storedTurns(t, got.HistoryID)
-		if strings.Join(turns, "|") != strings.Join(want(question), "|") || title != firstLine {
-			t.Fatalf("stored %q under %q", turns, title)
+		h := c.show(got.HistoryID)
+		if strings.Join(h.turns(), "|") != strings.Join(want(question), "|") || h.Title != firstLine {
+			t.Fatalf("stored %q under %q", h.turns(), h.Title)
 		}
 	})
 }
@@ -143,9 +104,9 @@ func TestScreenInteractiveCtrlCBeforeFirstByteThenRetry(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no resume hint:\n%s", p.Dump())
 	}
-	title, turns := c.storedTurns(t, m[1])
+	h := c.show(m[1])
 	want := []string{"user: Who ran the binary?", "model: " + session.PartialMarker, "user: Who ran the binary?", "model: An operator ran it from the console."}
-	if strings.Join(turns, "|") != strings.Join(want, "|") || title != "Who ran the binary?" {
-		t.Fatalf("stored %q under %q", turns, title)
+	if strings.Join(h.turns(), "|") != strings.Join(want, "|") || h.Title != "Who ran the binary?" {
+		t.Fatalf("stored %q under %q", h.turns(), h.Title)
 	}
 }
