@@ -11,6 +11,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // ShowOptions are "alert show"'s.
@@ -58,7 +59,12 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 	if opts.Output == "json" {
 		return cmdutil.PrintJSON(ios.Out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data})
 	}
-	if _, err := ios.Out.Write(a.Data); err != nil {
+	data := a.Data
+	if ios.StdoutTTY {
+		// JSON may hold bidirectional overrides as they are: a terminal is shown the text safe
+		data = []byte(termsafe.String(string(data)))
+	}
+	if _, err := ios.Out.Write(data); err != nil {
 		return goerr.Wrap(err, "failed to write alert")
 	}
 	fmt.Fprintln(ios.Out)

@@ -409,6 +409,9 @@ func TestTitleFunctions(t *testing.T) {
 		{strings.Repeat("あ", 70), ""}, // 140 columns: a paragraph, not a title
 		{strings.Repeat("あ", 40), strings.Repeat("あ", 29) + "…"},
 		{"Suspicious Outbound Connections From Production Database Server To Unknown Hosts", "Suspicious Outbound Connections From Production Database…"},
+		// bidirectional overrides and escape sequences from the model are never kept
+		{"Login from \u202eeulav\u202c and \u2066x\u2069", "Login from eulav and x"},
+		{"\x1b]0;owned\x07Phishing \x1b[31mreport\x1b[0m", "Phishing report"},
 	} {
 		if got := session.CleanGeneratedTitle(tc.in); got != tc.want {
 			t.Errorf("CleanGeneratedTitle(%q) = %q, want %q", tc.in, got, tc.want)

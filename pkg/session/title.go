@@ -91,14 +91,16 @@ func CleanGeneratedTitle(raw string) string {
 	}
 	line = strings.Map(func(r rune) rune {
 		switch {
-		case isEmoji(r), unicode.IsControl(r):
+		case isEmoji(r):
 			return -1
 		case strings.ContainsRune("\"'`“”‘’「」『』*#", r):
 			return -1
 		}
 		return r
 	}, line)
-	line = strings.Join(strings.Fields(line), " ")
+	// the same terminal-safe cleaning as every other title (controls, escape sequences,
+	// bidirectional overrides)
+	line = termsafe.Line(line)
 	line = strings.TrimRightFunc(line, func(r rune) bool {
 		return unicode.IsPunct(r) && !strings.ContainsRune(")]）", r) || unicode.IsSpace(r)
 	})
