@@ -17,8 +17,9 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// droppingListener accepts connections and closes them at once: a network that fails.
-func droppingListener(t *testing.T) string {
+// resettingListener takes each request's first bytes and resets the connection: a network
+// that fails.
+func resettingListener(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -31,6 +32,10 @@ func droppingListener(t *testing.T) string {
 			if err != nil {
 				return
 			}
+			// Once the request is on its way (the connection is not idle), a reset: closing
+			// at once could look to the client like an idle connection the server let go.
+			_, _ = c.Read(make([]byte, 1))
+			_ = c.(*net.TCPConn).SetLinger(0)
 			_ = c.Close()
 		}
 	}()
@@ -68,7 +73,7 @@ func TestUnansweredQuestionKept(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// answer is the fake's reply to the question; cancel ends the turn (Ctrl-C). A nil
-		// answer is a network that drops every connection.
+		// answer is a network that resets every connection.
 		answer func(cancel context.CancelFunc) geminitest.Reply
 		is     func(error) bool
 		// batchKeeps: something arrived (thoughts), so even a batch keeps the turn.
@@ -105,7 +110,7 @@ func TestUnansweredQuestionKept(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				good := newEnv(t) // answers the conversation's next question
-				base := droppingListener(t)
+				base := resettingListener(t)
 				if tc.answer != nil {
 					failing := geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
 						if r.Kind == geminitest.KindGenerateContent {
