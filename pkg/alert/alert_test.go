@@ -57,6 +57,9 @@ func TestParseShapes(t *testing.T) {
 			[]string{"line 1", "line 3", "line 4"}, []string{`{"title": "one"}`, `{"title": "two"}`, `{"title": "three"}`}},
 		{"concatenated pretty values", "{\n \"title\": \"one\"\n}\n{\n \"title\": \"two\"\n}\n", []string{"one", "two"}, []string{"line 1", "line 4"},
 			[]string{"{\n \"title\": \"one\"\n}", "{\n \"title\": \"two\"\n}"}},
+		{"mixed list: one alert", `[{"title": "a"}, "x"]`, []string{"a"}, []string{"line 1"}, nil},
+		{"nested list: one alert", `[[{"title": "a"}]]`, []string{"a"}, []string{"line 1"}, nil},
+		{"numbers: one alert", `[1, 2]`, []string{""}, []string{"line 1"}, nil},
 		{"byte order mark", "\xef\xbb\xbf{\"title\": \"x\"}", []string{"x"}, []string{"line 1"}, []string{`{"title": "x"}`}},
 		{"braces inside strings", `{"title": "a } ] \" {"}` + "\n" + `{"title": "b"}`, []string{`a } ] " {`, "b"}, []string{"line 1", "line 2"},
 			[]string{`{"title": "a } ] \" {"}`, `{"title": "b"}`}},
@@ -109,12 +112,11 @@ func TestParseInvalid(t *testing.T) {
 		{"empty list", `[]`, "line 1: the list is empty"},
 		{"empty security hub event", `{"detail-type": "Security Hub Findings - Imported", "detail": {"findings": []}}`, "line 1, detail.findings: the list is empty"},
 		{"aws element not an object", "{\"Findings\": [\n{\"Title\": \"a\"},\n42]}", "line 3, Findings[1]: not a JSON object"},
-		{"list element not an object", `[{"a": 1}, "x"]`, "line 1, [1]: not a JSON object"},
-		{"nested list", `[[{"a": 1}]]`, "line 1, [0]: not a JSON object"},
-		{"missing comma", "[{\"a\": 1}\n{\"a\": 2}]", "line 2: not valid JSON: expected ','"},
+		{"missing comma", "[{\"a\": 1}\n{\"a\": 2}]", "line 1: not valid JSON"},
 		{"unterminated list", "[{\"a\": 1},\n", "line 1: unexpected end of input inside a list"},
 		{"too large", `{"a": "` + strings.Repeat("x", alert.MaxSize) + `"}`, "line 1: value is larger than the limit"},
 		{"too large element", `[{"a": "` + strings.Repeat("x", alert.MaxSize) + `"}]`, "line 1, [0]: value is larger than the limit"},
+		{"streamed list element not an object", `[{"a": "` + strings.Repeat("x", alert.MaxSize-20) + `"}, {"b": 1}, "x"]`, "line 1, [2]: not a JSON object"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

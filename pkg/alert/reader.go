@@ -54,7 +54,12 @@ func (p Place) in(path string) Place {
 // input is at fault (a read error is returned as it is). Nothing is deduplicated here.
 func Read(in io.Reader, maxSize int) iter.Seq2[Finding, error] {
 	return func(yield func(Finding, error) bool) {
-		r := &reader{br: bufio.NewReaderSize(in, 64<<10), line: 1, max: maxSize, yield: yield}
+		// The buffer holds a whole value of maxSize, to tell a list that fits from one to stream.
+		size := maxSize + 1
+		if l, ok := in.(interface{ Len() int }); ok && l.Len()+1 < size {
+			size = l.Len() + 1
+		}
+		r := &reader{br: bufio.NewReaderSize(in, max(size, 4096)), line: 1, max: maxSize, yield: yield}
 		if err := r.run(); err != nil && !errors.Is(err, errStopped) {
 			yield(Finding{}, err)
 		}
@@ -113,7 +118,8 @@ func (r *reader) run() error {
 		at := Place{Line: r.line}
 		before := r.count
 		switch {
-		case c == '[':
+		case c == '[' && !r.fits():
+			// Too large to be one alert: a list of findings, read an element at a time.
 			_, _ = r.br.ReadByte()
 			err = r.array(at, "", r.element)
 		case c == '{' && r.peekFindings():
@@ -160,7 +166,7 @@ func (r *reader) value(at Place) ([]byte, error) {
 	r.buf = r.buf[:0]
 	first, err := r.br.Peek(1)
 	if err != nil {
-		return nil, invalid(at, "unexpected end of input")
+		return nil, invalid(at, "not valid JSON: unexpected end of input")
 	}
 	var st scanState
 	switch first[0] {
@@ -179,7 +185,7 @@ func (r *reader) value(at Place) ([]byte, error) {
 				return r.buf, nil
 			}
 			if errors.Is(err, io.EOF) {
-				return nil, invalid(at, "unexpected end of input inside a JSON value")
+				return nil, invalid(at, "not valid JSON: unexpected end of input")
 			}
 			return nil, err
 		}
@@ -287,6 +293,13 @@ func (r *reader) array(at Place, path string, fn func([]byte, Place) error) erro
 	return nil
 }
 
+// fits says whether the next value ends within maxSize bytes.
+func (r *reader) fits() bool {
+	b, _ := r.br.Peek(r.max)
+	var st scanState
+	return st.scan(b) >= 0
+}
+
 func (r *reader) peekFindings() bool {
 	b, _ := r.br.Peek(256)
 	return findingsFirst.Match(b)
@@ -366,15 +379,21 @@ func (r *reader) document(raw []byte, at Place) error {
 	case map[string]any:
 		return r.object(raw, x, at)
 	case []any:
+		if len(x) == 0 {
+			return invalid(at, "the list is empty: no findings to add")
+		}
+		for _, el := range x {
+			if _, ok := el.(map[string]any); !ok {
+				// Not a list of findings: one alert, as any JSON is.
+				return r.emit(raw, x, facts{title: Title(x)}, at)
+			}
+		}
 		var raws []json.RawMessage
 		if err := json.Unmarshal(raw, &raws); err != nil {
 			return invalid(at, "not valid JSON: %v", err)
 		}
-		if len(raws) == 0 {
-			return invalid(at, "the list is empty: no findings to add")
-		}
 		for i, el := range raws {
-			if err := r.elementOf(el, x[i], at.in(fmt.Sprintf("[%d]", i))); err != nil {
+			if err := r.object(el, x[i].(map[string]any), at.in(fmt.Sprintf("[%d]", i))); err != nil {
 				return err
 			}
 		}
@@ -397,10 +416,6 @@ func (r *reader) element(raw []byte, at Place) error {
 	if err != nil {
 		return err
 	}
-	return r.elementOf(raw, v, at)
-}
-
-func (r *reader) elementOf(raw []byte, v any, at Place) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return invalid(at, "not a JSON object (%s)", preview(raw))
@@ -498,7 +513,7 @@ func (r *reader) list(raw []byte, path []string, items []any, at Place) error {
 // emit yields one finding: identified by the canonical JSON of the finding itself, stored as
 // the part of the input that holds it (data, which may be its envelope: an SCC notification,
 // an EventBridge event).
-func (r *reader) emit(data []byte, finding map[string]any, f facts, at Place) error {
+func (r *reader) emit(data []byte, finding any, f facts, at Place) error {
 	canonical, err := canonicalJSON(finding)
 	if err != nil {
 		return invalid(at, "cannot read the finding: %v", err)
