@@ -83,6 +83,15 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		return err
 	}
 	defer s.Close()
+	readers := make([]io.Reader, len(inputs))
+	for i, in := range inputs {
+		readers[i] = in
+	}
+	return addTo(ctx, opts, s, readers)
+}
+
+// addTo adds the findings of inputs (opts.Files names them) to s.
+func addTo(ctx context.Context, opts *AddOptions, s store.Alerts, inputs []io.Reader) error {
 	maxSize := alert.MaxSize
 	if sz, ok := store.Find[store.AlertSizer](s); ok {
 		maxSize = min(maxSize, sz.MaxAlertSize())

@@ -137,12 +137,13 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
 		}
 		pctx, cancel := context.WithTimeout(ctx, left)
 		resp, err := p.Pull(pctx, &pubsubpb.PullRequest{Subscription: opts.Subscription, MaxMessages: int32(n)})
+		idle := errors.Is(pctx.Err(), context.DeadlineExceeded)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if pctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded {
+			if idle || status.Code(err) == codes.DeadlineExceeded {
 				break // nothing arrived for --wait
 			}
 			return pullError(err, opts.Subscription)

@@ -1,6 +1,7 @@
-// Package emulator finds the Firestore emulator and the java that runs it, for the test runner
-// (internal/cmd/testrun) and the tests that start an emulator of their own (internal/testenv):
-// one finder, so both look in the same places and say the same thing when it is missing.
+// Package emulator finds the Firestore emulator and the java that runs it, and the Pub/Sub
+// emulator, for the test runner (internal/cmd/testrun) and the tests that start an emulator of
+// their own (internal/testenv): one finder, so both look in the same places and say the same
+// thing when it is missing.
 package emulator
 
 import (
@@ -39,11 +40,47 @@ func FindJava() (string, error) {
 // FindJar finds the Firestore emulator jar: $FIRESTORE_EMULATOR_JAR, else under the Google
 // Cloud SDK's usual roots and the one of gcloud on PATH.
 func FindJar() (string, error) {
-	if p := os.Getenv("FIRESTORE_EMULATOR_JAR"); p != "" {
+	p, roots, err := findInSDK("FIRESTORE_EMULATOR_JAR", JarRel)
+	if err != nil {
+		return "", err
+	}
+	if p == "" {
+		return "", fmt.Errorf("Firestore emulator jar not found (looked for %s under %s): %s",
+			JarRel, strings.Join(roots, ", "), InstallHint)
+	}
+	return p, nil
+}
+
+const (
+	// PubSubRel is where the Pub/Sub emulator's start script is under the SDK's root.
+	PubSubRel = "platform/pubsub-emulator/bin/cloud-pubsub-emulator"
+	// PubSubHint says how to get it.
+	PubSubHint = "install it with `apt-get install google-cloud-cli-pubsub-emulator openjdk-17-jre-headless` " +
+		"(or `gcloud components install pubsub-emulator`), or point PUBSUB_EMULATOR_BIN at its start script"
+)
+
+// FindPubSub finds the Pub/Sub emulator's start script (it runs java itself):
+// $PUBSUB_EMULATOR_BIN, else under the Google Cloud SDK's roots as FindJar looks.
+func FindPubSub() (string, error) {
+	p, roots, err := findInSDK("PUBSUB_EMULATOR_BIN", PubSubRel)
+	if err != nil {
+		return "", err
+	}
+	if p == "" {
+		return "", fmt.Errorf("Pub/Sub emulator not found (looked for %s under %s): %s",
+			PubSubRel, strings.Join(roots, ", "), PubSubHint)
+	}
+	return p, nil
+}
+
+// findInSDK returns $env when set, else rel under the first SDK root holding it ("" when none
+// does, with the roots looked in).
+func findInSDK(env, rel string) (string, []string, error) {
+	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("FIRESTORE_EMULATOR_JAR=%s: %v", p, err)
+			return "", nil, fmt.Errorf("%s=%s: %v", env, p, err)
 		}
-		return p, nil
+		return p, nil, nil
 	}
 	var roots []string
 	if r := os.Getenv("CLOUDSDK_ROOT_DIR"); r != "" {
@@ -60,11 +97,10 @@ func FindJar() (string, error) {
 		}
 	}
 	for _, r := range roots {
-		p := filepath.Join(r, JarRel)
+		p := filepath.Join(r, rel)
 		if _, err := os.Stat(p); err == nil {
-			return p, nil
+			return p, roots, nil
 		}
 	}
-	return "", fmt.Errorf("Firestore emulator jar not found (looked for %s under %s): %s",
-		JarRel, strings.Join(roots, ", "), InstallHint)
+	return "", roots, nil
 }

@@ -1,0 +1,57 @@
+package alert
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/pkg/alert/stage"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/local"
+)
+
+// Findings beyond the stage's memory wait on disk: two inputs, each with a repeat, are stored
+// in order, each once, and the staging file is gone afterwards.
+func TestAddSpilledStage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := local.Open(ctx, local.Options{Dir: t.TempDir(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var a, b strings.Builder
+	for i := range 1200 {
+		fmt.Fprintf(&a, `{"rule":"r%d","priority":"Warning","output":"o","time":"2025-06-09T10:31:08Z"}`+"\n", i%1000)
+		fmt.Fprintf(&b, `{"title":"t%d"}`+"\n", i%700)
+	}
+	tmp := t.TempDir()
+	ios, out, errOut := cmdutil.TestIO("", false)
+	opts := &AddOptions{IO: ios, Files: []string{"a.ndjson", "b.ndjson"}, Stage: stage.Options{Memory: 64 << 10, Dir: tmp}}
+	if err := addTo(ctx, opts, s, []io.Reader{strings.NewReader(a.String()), strings.NewReader(b.String())}); err != nil {
+		t.Fatal(err)
+	}
+	ids := strings.Fields(out.String())
+	if len(ids) != 1700 {
+		t.Fatalf("%d IDs printed, want 1700", len(ids))
+	}
+	if !strings.Contains(errOut.String(), "a.ndjson: 200 findings are the same") || !strings.Contains(errOut.String(), "b.ndjson: 500 findings are the same") {
+		t.Fatalf("stderr %q", errOut.String())
+	}
+	first, err := s.GetAlert(ctx, record.AlertID(ids[0]))
+	if err != nil || !strings.Contains(string(first.Data), `"r0"`) || first.Source != "falco" || first.Severity != "medium" {
+		t.Fatalf("first alert %+v %v", first, err)
+	}
+	page, err := s.ListAlerts(ctx, store.AlertQuery{Limit: 1})
+	if err != nil || string(page.Alerts[0].ID) != ids[len(ids)-1] {
+		t.Fatalf("newest alert %+v, want the last printed %s", page.Alerts, ids[len(ids)-1])
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("staging left %v", left)
+	}
+}
