@@ -54,7 +54,7 @@ func NewCmdAdd(f *factory.Factory, runF func(context.Context, *AddOptions) error
 }
 
 // putBatch is how many alerts one store request takes.
-const putBatch = 500
+const putBatch = 5000
 
 // addRun reads every input to its end before storing anything, so a bad finding anywhere
 // stores nothing (exit 2); each input's findings wait in a stage (pkg/alert/stage) that keeps

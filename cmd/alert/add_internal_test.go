@@ -55,3 +55,28 @@ func TestAddSpilledStage(t *testing.T) {
 		t.Fatalf("staging left %v", left)
 	}
 }
+
+// BenchmarkAddNDJSON adds 20,000 NDJSON Suricata alerts to a new local store in process (the
+// binary's own measurement, RSS included, is e2e's BenchmarkAlertAddNDJSON).
+func BenchmarkAddNDJSON(b *testing.B) {
+	ctx := context.Background()
+	var in strings.Builder
+	const n = 20_000
+	for i := range n {
+		fmt.Fprintf(&in, `{"timestamp":"2025-06-09T10:23:45.%06d+0000","flow_id":%d,"event_type":"alert","src_ip":"10.0.%d.%d","dest_ip":"198.51.100.%d","proto":"TCP","alert":{"signature_id":%d,"signature":"ET POLICY sample signature %d","category":"Potentially Bad Traffic","severity":%d},"payload_printable":"%s"}`+"\n",
+			i, i, i>>8&255, i&255, i%250, i%5000, i%5000, 1+i%3, strings.Repeat("x", 300))
+	}
+	for b.Loop() {
+		s, err := local.Open(ctx, local.Options{Dir: b.TempDir(), Workspace: "default"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ios, _, _ := cmdutil.TestIO("", false)
+		opts := &AddOptions{IO: ios, Files: []string{"-"}}
+		if err := addTo(ctx, opts, s, []io.Reader{strings.NewReader(in.String())}); err != nil {
+			b.Fatal(err)
+		}
+		_ = s.Close()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "alerts/s")
+}

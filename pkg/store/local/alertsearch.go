@@ -93,8 +93,9 @@ func createAlertIndex(ctx context.Context, tx *sql.Tx) error {
 	if err := errorsJoin(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
+	stmts := newTxStmts(ctx, tx)
 	for _, a := range all {
-		if err := indexAlert(ctx, tx, a.ws, record.AlertID(a.id), a.title, a.data); err != nil {
+		if err := indexAlert(stmts, a.ws, record.AlertID(a.id), a.title, a.data); err != nil {
 			return err
 		}
 	}
@@ -108,9 +109,32 @@ func errorsJoin(a, b error) error {
 	return b
 }
 
+// txStmts runs the statements of a transaction that writes many alerts, each prepared once.
+type txStmts struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func newTxStmts(ctx context.Context, tx *sql.Tx) *txStmts {
+	return &txStmts{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
+}
+
+func (t *txStmts) exec(query string, args ...any) (sql.Result, error) {
+	st, ok := t.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.tx.PrepareContext(t.ctx, query); err != nil {
+			return nil, err
+		}
+		t.stmts[query] = st
+	}
+	return st.ExecContext(t.ctx, args...)
+}
+
 // indexAlert adds an alert's row to the index.
-func indexAlert(ctx context.Context, tx *sql.Tx, workspace string, id record.AlertID, title string, data []byte) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO alert_rows (workspace, alert_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, workspace, string(id))
+func indexAlert(t *txStmts, workspace string, id record.AlertID, title string, data []byte) error {
+	res, err := t.exec(`INSERT INTO alert_rows (workspace, alert_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, workspace, string(id))
 	if err != nil {
 		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
 	}
@@ -123,7 +147,7 @@ func indexAlert(ctx context.Context, tx *sql.Tx, workspace string, id record.Ale
 	}
 	// CJK runs go in as their bigrams, as in the history index.
 	body := index.Segmented(index.AlertText("", data))
-	if _, err := tx.ExecContext(ctx, `INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, index.Segmented(title), body); err != nil {
+	if _, err := t.exec(`INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, index.Segmented(title), body); err != nil {
 		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
 	}
 	return nil

@@ -477,8 +477,9 @@ func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) 
 	}
 	defer func() { _ = tx.Rollback() }()
 	n := 0
+	stmts := newTxStmts(ctx, tx)
 	for _, a := range as {
-		created, err := putAlert(ctx, tx, s.workspace, a)
+		created, err := putAlert(stmts, s.workspace, a)
 		if err != nil {
 			return 0, err
 		}
@@ -492,7 +493,7 @@ func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) 
 	return n, nil
 }
 
-func putAlert(ctx context.Context, tx *sql.Tx, workspace string, a *record.Alert) (bool, error) {
+func putAlert(t *txStmts, workspace string, a *record.Alert) (bool, error) {
 	created := a.CreatedAt
 	if created.IsZero() {
 		created = store.Now()
@@ -501,7 +502,7 @@ func putAlert(ctx context.Context, tx *sql.Tx, workspace string, a *record.Alert
 	if !a.Time.IsZero() {
 		when = micros(a.Time)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO alerts (workspace, id, title, data, created_at, severity, source, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	res, err := t.exec(`INSERT INTO alerts (workspace, id, title, data, created_at, severity, source, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		workspace, string(a.ID), a.Title, []byte(a.Data), micros(created), a.Severity, a.Source, when)
 	if err != nil {
 		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
@@ -510,7 +511,7 @@ func putAlert(ctx context.Context, tx *sql.Tx, workspace string, a *record.Alert
 		return false, nil
 	}
 	// Indexed by the same transaction: a stored alert is always found.
-	if err := indexAlert(ctx, tx, workspace, a.ID, a.Title, a.Data); err != nil {
+	if err := indexAlert(t, workspace, a.ID, a.Title, a.Data); err != nil {
 		return false, err
 	}
 	return true, nil
