@@ -197,6 +197,18 @@ func eveLine(i, size int) string {
 	return head + strings.Repeat("x", pad) + `"}` + "\n"
 }
 
+// feedEve writes n eveLines of size bytes.
+func feedEve(n, size int) func(io.Writer) error {
+	return func(w io.Writer) error {
+		for i := range n {
+			if _, err := io.WriteString(w, eveLine(i, size)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // BenchmarkAlertAddNDJSON adds 100,000 Suricata alerts (about 600 bytes each, one a line) to
 // the local store with a binary built without the race detector, fed through stdin. It reports
 // the rate and the process's peak RSS (VmHWM).
@@ -206,16 +218,7 @@ func BenchmarkAlertAddNDJSON(b *testing.B) {
 	bin := buildPlain(b)
 	const n = 100_000
 	for b.Loop() {
-		c := newCLI(b)
-		feed := func(w io.Writer) error {
-			for i := range n {
-				if _, err := io.WriteString(w, eveLine(i, 600)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		m := runMeasured(b, c, bin, feed, "alert", "add", "-f", "-")
+		m := runMeasured(b, newCLI(b), bin, feedEve(n, 600), "alert", "add", "-f", "-")
 		if m.lines != n {
 			b.Fatalf("%d IDs printed, want %d", m.lines, n)
 		}
@@ -238,16 +241,7 @@ func BenchmarkAlertAddStreamRSS(b *testing.B) {
 	bin := buildPlain(b)
 	n := mb << 10 // 1 KB a line
 	for b.Loop() {
-		c := newCLI(b)
-		feed := func(w io.Writer) error {
-			for i := range n {
-				if _, err := io.WriteString(w, eveLine(i, 1024)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		m := runMeasured(b, c, bin, feed, "alert", "add", "-f", "-")
+		m := runMeasured(b, newCLI(b), bin, feedEve(n, 1024), "alert", "add", "-f", "-")
 		if m.lines != n {
 			b.Fatalf("%d IDs printed, want %d", m.lines, n)
 		}

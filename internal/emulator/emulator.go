@@ -40,15 +40,7 @@ func FindJava() (string, error) {
 // FindJar finds the Firestore emulator jar: $FIRESTORE_EMULATOR_JAR, else under the Google
 // Cloud SDK's usual roots and the one of gcloud on PATH.
 func FindJar() (string, error) {
-	p, roots, err := findInSDK("FIRESTORE_EMULATOR_JAR", JarRel)
-	if err != nil {
-		return "", err
-	}
-	if p == "" {
-		return "", fmt.Errorf("Firestore emulator jar not found (looked for %s under %s): %s",
-			JarRel, strings.Join(roots, ", "), InstallHint)
-	}
-	return p, nil
+	return findInSDK("FIRESTORE_EMULATOR_JAR", JarRel, "Firestore emulator jar", InstallHint)
 }
 
 const (
@@ -62,25 +54,17 @@ const (
 // FindPubSub finds the Pub/Sub emulator's start script (it runs java itself):
 // $PUBSUB_EMULATOR_BIN, else under the Google Cloud SDK's roots as FindJar looks.
 func FindPubSub() (string, error) {
-	p, roots, err := findInSDK("PUBSUB_EMULATOR_BIN", PubSubRel)
-	if err != nil {
-		return "", err
-	}
-	if p == "" {
-		return "", fmt.Errorf("Pub/Sub emulator not found (looked for %s under %s): %s",
-			PubSubRel, strings.Join(roots, ", "), PubSubHint)
-	}
-	return p, nil
+	return findInSDK("PUBSUB_EMULATOR_BIN", PubSubRel, "Pub/Sub emulator", PubSubHint)
 }
 
-// findInSDK returns $env when set, else rel under the first SDK root holding it ("" when none
-// does, with the roots looked in).
-func findInSDK(env, rel string) (string, []string, error) {
+// findInSDK returns $env when set, else rel under the first SDK root holding it; what and hint
+// say what is missing and how to get it.
+func findInSDK(env, rel, what, hint string) (string, error) {
 	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", nil, fmt.Errorf("%s=%s: %v", env, p, err)
+			return "", fmt.Errorf("%s=%s: %v", env, p, err)
 		}
-		return p, nil, nil
+		return p, nil
 	}
 	var roots []string
 	if r := os.Getenv("CLOUDSDK_ROOT_DIR"); r != "" {
@@ -99,8 +83,8 @@ func findInSDK(env, rel string) (string, []string, error) {
 	for _, r := range roots {
 		p := filepath.Join(r, rel)
 		if _, err := os.Stat(p); err == nil {
-			return p, roots, nil
+			return p, nil
 		}
 	}
-	return "", roots, nil
+	return "", fmt.Errorf("%s not found (looked for %s under %s): %s", what, rel, strings.Join(roots, ", "), hint)
 }

@@ -101,7 +101,7 @@ func TestParseInvalid(t *testing.T) {
 		{"spaces only", "   \n", "empty"},
 		{"string", `"hello"`, "line 1: not a JSON object or array"},
 		{"number", `42`, "line 1: not a JSON object or array"},
-		{"broken", `{"a": `, "line 1: unexpected end of input"},
+		{"broken", `{"a": `, "line 1: not valid JSON: unexpected end of input"},
 		{"trailing garbage", `{"a": 1} xyz`, "line 1: not JSON"},
 		{"binary", "{\"a\": \"\xff\xfe\"}", "line 1: not UTF-8"},
 		{"not json", `hello world`, "line 1: not JSON"},

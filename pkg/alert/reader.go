@@ -410,28 +410,33 @@ func preview(raw []byte) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// element is an element of a top-level list: a finding or an envelope.
-func (r *reader) element(raw []byte, at Place) error {
+// decodeObject checks and decodes an element that must be an object.
+func decodeObject(raw []byte, at Place) (map[string]any, error) {
 	v, err := decode(raw, at)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return invalid(at, "not a JSON object (%s)", preview(raw))
+		return nil, invalid(at, "not a JSON object (%s)", preview(raw))
+	}
+	return m, nil
+}
+
+// element is an element of a top-level list: a finding or an envelope.
+func (r *reader) element(raw []byte, at Place) error {
+	m, err := decodeObject(raw, at)
+	if err != nil {
+		return err
 	}
 	return r.object(raw, m, at)
 }
 
 // leafElement is an element of an AWS Findings list: a finding.
 func (r *reader) leafElement(raw []byte, at Place) error {
-	v, err := decode(raw, at)
+	m, err := decodeObject(raw, at)
 	if err != nil {
 		return err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return invalid(at, "not a JSON object (%s)", preview(raw))
 	}
 	return r.emit(raw, m, describe(m), at)
 }
