@@ -113,7 +113,7 @@ func TestParseInvalid(t *testing.T) {
 		{"empty security hub event", `{"detail-type": "Security Hub Findings - Imported", "detail": {"findings": []}}`, "line 1, detail.findings: the list is empty"},
 		{"aws element not an object", "{\"Findings\": [\n{\"Title\": \"a\"},\n42]}", "line 3, Findings[1]: not a JSON object"},
 		{"missing comma", "[{\"a\": 1}\n{\"a\": 2}]", "line 1: not valid JSON"},
-		{"unterminated list", "[{\"a\": 1},\n", "line 1: unexpected end of input inside a list"},
+		{"unterminated list", "[{\"a\": 1},\n", "line 1: not valid JSON: unexpected end of input"},
 		{"too large", `{"a": "` + strings.Repeat("x", alert.MaxSize) + `"}`, "line 1: value is larger than the limit"},
 		{"too large element", `[{"a": "` + strings.Repeat("x", alert.MaxSize) + `"}]`, "line 1, [0]: value is larger than the limit"},
 		{"streamed list element not an object", `[{"a": "` + strings.Repeat("x", alert.MaxSize-20) + `"}, {"b": 1}, "x"]`, "line 1, [2]: not a JSON object"},
@@ -374,4 +374,70 @@ func TestSampleFacts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A list longer than the size limit is read an element at a time, each element still within
+// the limit, with its line; its faults are found where they are.
+func TestReadStreamedList(t *testing.T) {
+	t.Parallel()
+	read := func(in string) ([]alert.Finding, error) {
+		var out []alert.Finding
+		for f, err := range alert.Read(strings.NewReader(in), 40) {
+			if err != nil {
+				return out, err
+			}
+			out = append(out, f)
+		}
+		return out, nil
+	}
+	list := "[\n {\"title\": \"one\"},\n {\"title\": \"two\"},\n {\"title\": \"three\"}\n]\n{\"title\": \"after\"}\n"
+	fs, err := read(list)
+	if err != nil || len(fs) != 4 {
+		t.Fatalf("%d findings, %v", len(fs), err)
+	}
+	for i, want := range []string{"line 2, [0]", "line 3, [1]", "line 4, [2]", "line 6"} {
+		if fs[i].Place.String() != want {
+			t.Errorf("finding %d at %s, want %s", i, fs[i].Place, want)
+		}
+	}
+	envelope := "{\"Findings\": [\n {\"Title\": \"one\"},\n {\"Title\": \"two\"},\n {\"Title\": \"three\"}\n], \"NextToken\": \"x\"}"
+	if fs, err := read(envelope); err != nil || len(fs) != 3 || fs[2].Place.String() != "line 4, Findings[2]" || fs[2].Alert.Title != "three" {
+		t.Fatalf("streamed envelope: %v %v", fs, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"[\n {\"title\": \"one\"},\n {\"title\": \"two\"},\n {\"title\": \"three\"},\n", "unexpected end of input inside a list"},
+		{"[\n {\"title\": \"one\"},\n {\"title\": \"two\"}\n {\"title\": \"x\"}]", "line 4: not valid JSON: expected ','"},
+		{"[\n {\"title\": \"one\"},\n {\"title\": \"two\"},\n 7]", "line 4, [2]: not a JSON object"},
+		{"[\n {\"title\": \"one\"},\n {\"title\": \"a long title that does not fit\"}]", "line 3, [1]: value is larger than the limit of 40 bytes"},
+		{"{\"Findings\": [\n {\"Title\": \"one\"},\n {\"Title\": \"two\"}], \"NextToken\": }", "not valid JSON"},
+		{"{\"Findings\": [], \"a\": \"" + strings.Repeat("x", 50) + "\"}", "the Findings list is empty"},
+	} {
+		if _, err := read(tc.in); !errors.Is(err, alert.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// FuzzReadStreamed reads with a small size limit, so that lists and envelopes take the
+// element-at-a-time path: never a panic, faults are ErrInvalid, and what is stored reads back
+// as the same finding.
+func FuzzReadStreamed(f *testing.F) {
+	for _, s := range []string{"[{\"a\": 1}, {\"b\": 2}, {\"c\": 3}, {\"d\": 4}]", "{\"Findings\": [{\"a\": 1}, {\"b\": 2}, {\"c\": 3}], \"N\": 1}",
+		"[{\"a\": 1}, {\"b\": 2}, 3, {\"c\": \"]\"}]", "{\"Findings\": [{\"a\": 1}, {\"b\": 2}, {\"c\": 3}], \"N\": }", "[\n{}\n,\n{}\n,\n{\"x\":\"\\\"]\"}\n]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for x, err := range alert.Read(strings.NewReader(string(data)), 24) {
+			if err != nil {
+				if !errors.Is(err, alert.ErrInvalid) {
+					t.Fatalf("error is not ErrInvalid: %v", err)
+				}
+				return
+			}
+			again, err := alert.Parse(x.Alert.Data)
+			if err != nil || again[0].Alert.ID != x.Alert.ID {
+				t.Fatalf("re-reading the stored alert %q changed it: %v", x.Alert.Data, err)
+			}
+		}
+	})
 }

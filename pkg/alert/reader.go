@@ -54,12 +54,11 @@ func (p Place) in(path string) Place {
 // input is at fault (a read error is returned as it is). Nothing is deduplicated here.
 func Read(in io.Reader, maxSize int) iter.Seq2[Finding, error] {
 	return func(yield func(Finding, error) bool) {
-		// The buffer holds a whole value of maxSize, to tell a list that fits from one to stream.
-		size := maxSize + 1
+		size := 64 << 10
 		if l, ok := in.(interface{ Len() int }); ok && l.Len()+1 < size {
 			size = l.Len() + 1
 		}
-		r := &reader{br: bufio.NewReaderSize(in, max(size, 4096)), line: 1, max: maxSize, yield: yield}
+		r := &reader{br: bufio.NewReaderSize(in, max(size, 512)), line: 1, max: maxSize, yield: yield}
 		if err := r.run(); err != nil && !errors.Is(err, errStopped) {
 			yield(Finding{}, err)
 		}
@@ -88,6 +87,8 @@ type reader struct {
 	buf   []byte
 	yield func(Finding, error) bool
 	count int // findings yielded
+	// tooLarge is set when value stopped at the size limit.
+	tooLarge bool
 }
 
 func invalid(p Place, format string, args ...any) error {
@@ -118,10 +119,16 @@ func (r *reader) run() error {
 		at := Place{Line: r.line}
 		before := r.count
 		switch {
-		case c == '[' && !r.fits():
-			// Too large to be one alert: a list of findings, read an element at a time.
-			_, _ = r.br.ReadByte()
-			err = r.array(at, "", r.element)
+		case c == '[':
+			var raw []byte
+			if raw, err = r.value(at); r.tooLarge {
+				// Too large to be one alert: a list of findings, read again an element at a time.
+				r.rewind(at)
+				_, _ = r.br.ReadByte()
+				err = r.array(at, "", r.element)
+			} else if err == nil {
+				err = r.document(raw, at)
+			}
 		case c == '{' && r.peekFindings():
 			err = r.findingsEnvelope(at)
 		default:
@@ -198,6 +205,7 @@ func (r *reader) value(at Place) ([]byte, error) {
 			n = len(chunk)
 		}
 		if len(r.buf)+n > r.max {
+			r.tooLarge = true // what was read is in r.buf, for rewind
 			return nil, invalid(at, "value is larger than the limit of %d bytes", r.max)
 		}
 		r.buf = append(r.buf, chunk[:n]...)
@@ -293,11 +301,10 @@ func (r *reader) array(at Place, path string, fn func([]byte, Place) error) erro
 	return nil
 }
 
-// fits says whether the next value ends within maxSize bytes.
-func (r *reader) fits() bool {
-	b, _ := r.br.Peek(r.max)
-	var st scanState
-	return st.scan(b) >= 0
+// rewind makes what value read of the value at at unread again.
+func (r *reader) rewind(at Place) {
+	r.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(r.buf)), r.br), 64<<10)
+	r.line, r.tooLarge = at.Line, false
 }
 
 func (r *reader) peekFindings() bool {
