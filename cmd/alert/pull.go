@@ -81,11 +81,13 @@ func NewCmdPull(f *factory.Factory, runF func(context.Context, *PullOptions) err
 	}
 }
 
-var subscriptionName = regexp.MustCompile(`^projects/([a-z][a-z0-9.:-]{1,62})/subscriptions/([A-Za-z][A-Za-z0-9._~+%-]{2,254})$`)
+// subscriptionName is Pub/Sub's form of a subscription's name (lengths are checked apart: a
+// bounded repeat compiles into a large program).
+var subscriptionName = regexp.MustCompile(`^projects/([a-z][a-z0-9.:-]+)/subscriptions/([A-Za-z][A-Za-z0-9._~+%-]+)$`)
 
 func subscriptionProject(name string) (string, error) {
 	m := subscriptionName.FindStringSubmatch(name)
-	if m == nil {
+	if m == nil || len(m[1]) > 63 || len(m[2]) < 3 || len(m[2]) > 255 {
 		return "", cmdutil.UsageErrorf("invalid --subscription %q: want projects/PROJECT/subscriptions/NAME", name)
 	}
 	return m[1], nil
