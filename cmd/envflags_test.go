@@ -45,8 +45,8 @@ func TestEnvVarsOnlyForGlobalFlagsAndChatDefaults(t *testing.T) {
 			t.Errorf("global --%s: variables %v, want [%s]", name, keys, want)
 		}
 	}
-	var walk func(c *cli.Command)
-	walk = func(c *cli.Command) {
+	var walk func(parent string, c *cli.Command)
+	walk = func(parent string, c *cli.Command) {
 		for _, f := range c.Flags {
 			name := f.Names()[0]
 			keys := envKeys(f)
@@ -55,15 +55,20 @@ func TestEnvVarsOnlyForGlobalFlagsAndChatDefaults(t *testing.T) {
 				if len(keys) != 1 {
 					t.Errorf("chat --%s: variables %v, want one", name, keys)
 				}
+			case parent == "mcp" && name == "mcp-config":
+				// The contract: the mcp verbs read the same MCP config as chat.
+				if len(keys) != 1 || keys[0] != "ALERTCHAT_MCP_CONFIG" {
+					t.Errorf("%s --mcp-config: variables %v, want [ALERTCHAT_MCP_CONFIG]", c.FullName(), keys)
+				}
 			case len(keys) != 0:
 				t.Errorf("%s --%s has variables %v: only global flags and chat's defaults may", c.FullName(), name, keys)
 			}
 		}
 		for _, sub := range c.Commands {
-			walk(sub)
+			walk(c.Name, sub)
 		}
 	}
 	for _, c := range root.Commands {
-		walk(c)
+		walk("", c)
 	}
 }

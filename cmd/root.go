@@ -1,6 +1,6 @@
 // Package cmd is alertchat's command line. The root command parses the global flags into one
 // cmdutil.Config and builds one factory.Factory; each command lives in a package of its own
-// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact), copies from the factory what it
+// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact, cmd/mcp), copies from the factory what it
 // needs into its options, and does its work in a plain function that tests call with fakes.
 package cmd
 
@@ -21,6 +21,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
+	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/cmd/redact"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -56,6 +57,8 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 	}
 	root, cfg := newRoot(ios, o)
 	err := root.Run(ctx, args)
+	// Whatever a command left on the status line goes, and the cursor is shown again.
+	ios.StopProgressIndicator()
 	if err == nil {
 		return cmdutil.ExitOK
 	}
@@ -154,6 +157,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 			history.NewCmdHistory(f),
 			redact.NewCmdRedact(f.Factory, nil),
 			batch.NewCmdBatch(f, nil),
+			mcpcmd.NewCmdMCP(f.Factory, o.Getenv),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {

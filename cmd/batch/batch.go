@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -194,17 +193,16 @@ func lineRanges(lines []int, max int) string {
 	return strings.Join(parts, ", ")
 }
 
-// progressBar redraws one line on stderr, for a person: done/total, failures, retries, rate
-// and ETA. It is silent unless stderr is a terminal.
+// progressBar keeps the status line on stderr showing, for a person, done/total, failures,
+// retries, rate and ETA; the last state stays on the screen. Nothing is drawn unless stderr is
+// a terminal.
 type progressBar struct {
-	w       io.Writer
-	total   int
+	ios     *cmdutil.IOStreams
 	start   time.Time
 	retries *atomic.Int64
 
-	mu    sync.Mutex
-	p     batch.Progress
-	drawn int // width of the last line drawn
+	mu sync.Mutex
+	p  batch.Progress
 
 	quit chan struct{}
 	done chan struct{}
@@ -217,7 +215,7 @@ func startProgressBar(ios *cmdutil.IOStreams, total int, retries *atomic.Int64) 
 	if !ios.StderrTTY {
 		return nil
 	}
-	b := &progressBar{w: ios.ErrOut, total: total, start: time.Now(), retries: retries,
+	b := &progressBar{ios: ios, start: time.Now(), retries: retries,
 		p: batch.Progress{Total: total}, quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
@@ -226,7 +224,7 @@ func startProgressBar(ios *cmdutil.IOStreams, total int, retries *atomic.Int64) 
 		for {
 			select {
 			case <-t.C:
-				b.draw()
+				b.ios.ShowProgressLine(b.line())
 			case <-b.quit:
 				return
 			}
@@ -250,24 +248,14 @@ func (b *progressBar) stop() {
 	}
 	close(b.quit)
 	<-b.done
-	b.draw()
-	fmt.Fprintln(b.w)
+	b.ios.StopProgressIndicator()
+	b.ios.Notice(b.line())
 }
 
-func (b *progressBar) draw() {
+func (b *progressBar) line() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.drawn = redraw(b.w, progressLine(b.p, b.retries.Load(), time.Since(b.start)), b.drawn)
-}
-
-// redraw writes line over the one drawn before (drawn columns wide) and returns its width.
-func redraw(w io.Writer, line string, drawn int) int {
-	pad := ""
-	if n := len(line); n < drawn {
-		pad = strings.Repeat(" ", drawn-n)
-	}
-	fmt.Fprint(w, "\r"+line+pad)
-	return len(line)
+	return progressLine(b.p, b.retries.Load(), time.Since(b.start))
 }
 
 // progressLine is the text of the bar.

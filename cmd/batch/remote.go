@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -89,17 +88,15 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		OnState:       bar.update,
 		OnRecorded: func(oc *remote.Outcome) {
 			// Said at once: a wait of hours may be cut short, and the job is what remains.
-			bar.hide(func() {
-				if oc.Submitted {
-					how := "as a file"
-					if oc.Inlined {
-						how = "inline"
-					}
-					fmt.Fprintf(opts.IO.ErrOut, "Submitted batch job %s: %d questions, sent %s.\n", oc.Job.ID, oc.Job.Requests, how)
-				} else {
-					fmt.Fprintf(opts.IO.ErrOut, "Found batch job %s for this input (%s); --resubmit asks again.\n", oc.Job.ID, oc.Job.State)
+			if oc.Submitted {
+				how := "as a file"
+				if oc.Inlined {
+					how = "inline"
 				}
-			})
+				bar.ios.Notice(fmt.Sprintf("Submitted batch job %s: %d questions, sent %s.", oc.Job.ID, oc.Job.Requests, how))
+			} else {
+				bar.ios.Notice(fmt.Sprintf("Found batch job %s for this input (%s); --resubmit asks again.", oc.Job.ID, oc.Job.State))
+			}
 		},
 		FileOnly: svc.Client.ClientConfig().Backend == genai.BackendVertexAI,
 	})
@@ -125,53 +122,30 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	return batchOutcome(opts.IO, oc.Summary, nil)
 }
 
-// jobProgress redraws one line on stderr while a job is waited for: its state, questions and
-// elapsed time. It is silent unless stderr is a terminal.
+// jobProgress keeps the status line on stderr showing a waited-for job: its state, questions
+// and elapsed time; the last state stays on the screen. Nothing is drawn unless stderr is a
+// terminal.
 type jobProgress struct {
-	w     io.Writer
-	mu    sync.Mutex
-	drawn int
+	ios  *cmdutil.IOStreams
+	mu   sync.Mutex
+	last string
 }
 
-func startJobProgress(ios *cmdutil.IOStreams) *jobProgress {
-	if !ios.StderrTTY {
-		return nil
-	}
-	return &jobProgress{w: ios.ErrOut}
-}
+func startJobProgress(ios *cmdutil.IOStreams) *jobProgress { return &jobProgress{ios: ios} }
 
 func (p *jobProgress) update(j *record.BatchJob, elapsed time.Duration) {
-	if p == nil {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.drawn = redraw(p.w, jobLine(j, elapsed), p.drawn)
-}
-
-// hide runs say (which writes lines of its own) with the progress line out of the way.
-func (p *jobProgress) hide(say func()) {
-	if p == nil {
-		say()
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.drawn > 0 {
-		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.drawn)+"\r")
-		p.drawn = 0
-	}
-	say()
+	p.last = jobLine(j, elapsed)
+	p.ios.ShowProgressLine(p.last)
 }
 
 func (p *jobProgress) stop() {
-	if p == nil {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.drawn > 0 {
-		fmt.Fprintln(p.w)
+	p.ios.StopProgressIndicator()
+	if p.last != "" && p.ios.StderrTTY {
+		p.ios.Notice(p.last)
 	}
 }
 

@@ -194,6 +194,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	defer servers.close()
 	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, mcp: servers, tools: sessOpts.Tools}
 	sessOpts.Approver = newApprover(opts.IO, conv.readApproval)
+	servers.askWith(conv.readApproval)
 	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/lineedit"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
-	"github.com/alertchat/alertchat/pkg/spinner"
+	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 	"github.com/alertchat/alertchat/pkg/transcript"
@@ -182,10 +182,9 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	}()
 
 	aw := newAnswerWriter(c.ios, c.opts.Raw)
-	spin := cmdutil.StartSpinner(c.ios, spinner.AskingGemini)
-	aw.beforeFirstWrite = spin.Stop
-	turn, err := c.sess.SendTurn(turnCtx, question, savingHooks(turnCtx, c.ios, aw, &spin))
-	spin.Stop()
+	c.ios.StartProgressIndicatorWithLabel(statusline.AskingGemini)
+	turn, err := c.sess.SendTurn(turnCtx, question, savingHooks(turnCtx, c.ios, aw))
+	c.ios.StopProgressIndicator()
 	if errors.Is(err, context.Canceled) {
 		aw.Interrupt()
 	} else {
@@ -356,10 +355,14 @@ func (c *interactiveChat) offerMove(ctx context.Context, j *samechat.Judgement, 
 	if match == nil {
 		return
 	}
-	fmt.Fprintln(c.ios.ErrOut, samechat.Describe(match, store.Now()))
-	c.rl.SetPrompt("Ask it again there, with that conversation's context? [y/N] ")
-	line, err := c.rl.ReadLine()
-	c.rl.SetPrompt("> ")
+	var line string
+	err := c.ios.Prompt(func() (err error) {
+		fmt.Fprintln(c.ios.ErrOut, samechat.Describe(match, store.Now()))
+		c.rl.SetPrompt("Ask it again there, with that conversation's context? [y/N] ")
+		defer c.rl.SetPrompt("> ")
+		line, err = c.rl.ReadLine()
+		return err
+	})
 	if err != nil || !samechat.Yes(line) {
 		return
 	}
@@ -392,9 +395,11 @@ func (c *interactiveChat) compress(ctx context.Context) {
 	out := c.ios.ErrOut
 	cctx, done := c.cancellable(ctx)
 	defer done()
-	spin := cmdutil.StartSpinner(c.ios, spinner.Summarising)
-	covers, err := c.sess.Compact(cctx)
-	spin.Stop()
+	var covers int
+	err := c.ios.RunWithProgress(statusline.Summarising, func() (err error) {
+		covers, err = c.sess.Compact(cctx)
+		return err
+	})
 	n := len(c.sess.History().Contents)
 	switch {
 	case errors.Is(err, session.ErrNothingToCompact):

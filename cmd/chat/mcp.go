@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -15,7 +14,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -23,24 +24,7 @@ import (
 const mcpWait = 5 * time.Second
 
 // mcpConfigPath is --mcp-config, else $XDG_CONFIG_HOME/alertchat/mcp.json when it exists.
-func mcpConfigPath(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	p := filepath.Join(dir, "alertchat", "mcp.json")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
+func mcpConfigPath(flag string) string { return mcpcmd.ConfigPath(flag, os.Getenv) }
 
 // mcpTools are the configured servers of a chat: started in the background when the chat
 // starts, their tools added to the chat's registry before a question: the first one waits for
@@ -54,6 +38,12 @@ type mcpTools struct {
 
 	mu     sync.Mutex
 	waited bool
+
+	// ask reads a line the user types for a server's request for input (nil: nobody can be
+	// asked, and requests are declined); askMu keeps one form on the terminal at a time.
+	askMu sync.Mutex
+	ask   func(prompt string) (string, error)
+	ios   *cmdutil.IOStreams
 }
 
 // mcpHooks replace, in tests, the servers' transports and the first question's wait; started
@@ -79,8 +69,10 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 	}
 	warn := func(line string) { fmt.Fprintln(ios.ErrOut, "Warning: "+cmdutil.OneLine(line)) }
 	note := func(line string) { fmt.Fprintln(ios.ErrOut, cmdutil.OneLine(line)) }
-	o := mcp.Options{Environ: os.Environ(), Warn: warn}
-	m := &mcpTools{reg: reg, warn: warn, note: note, wait: mcpWait}
+	m := &mcpTools{reg: reg, warn: warn, note: note, wait: mcpWait, ios: ios}
+	// Signed-in servers use their stored tokens; a chat never signs in itself (it says which
+	// command does), and asks what a server asks for where a person can answer.
+	o := mcp.Options{Environ: os.Environ(), Warn: warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress}
 	if hooks != nil {
 		o.Transports = hooks.transports
 		if hooks.wait > 0 {
@@ -111,6 +103,16 @@ func (m *mcpTools) ready(ctx context.Context) {
 	} else {
 		ts = m.mgr.NewTools()
 	}
+	// A server whose tool list changed has it read again before the question.
+	for server, changed := range m.mgr.Changed(ctx, m.wait) {
+		m.reg.RemoveServer(server)
+		for _, t := range changed {
+			if err := m.reg.Add(t); err != nil {
+				m.warn(err.Error() + "; the second is left out")
+			}
+		}
+		m.note(fmt.Sprintf("MCP server %s changed its tools; the new list is offered from now on.", server))
+	}
 	var servers []string
 	for _, t := range ts {
 		if err := m.reg.Add(t); err != nil {
@@ -126,6 +128,44 @@ func (m *mcpTools) ready(ctx context.Context) {
 			m.note(fmt.Sprintf("MCP server %s is ready; its tools are offered from now on.", s))
 		}
 	}
+}
+
+// askWith lets the servers' requests for input be asked with readLine (the approval's reader).
+func (m *mcpTools) askWith(readLine func(string) (string, error)) {
+	if m != nil && m.ios.CanPrompt() && m.ios.StdoutTTY {
+		m.ask = readLine
+	}
+}
+
+// Elicit implements mcp.Elicitor: a form on the terminal, or declined where nobody can be asked.
+func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitAnswer, error) {
+	if m.ask == nil {
+		return mcp.ElicitAnswer{Action: "decline"}, nil
+	}
+	m.askMu.Lock()
+	defer m.askMu.Unlock()
+	var a mcp.ElicitAnswer
+	// The status line is taken away while the form is up, as for an approval.
+	err := m.ios.Prompt(func() (err error) {
+		a, err = (&mcp.Form{Out: m.ios.ErrOut, ReadLine: m.ask}).Elicit(ctx, r)
+		return err
+	})
+	return a, err
+}
+
+// progress names the call a server reports progress of on the status line.
+func (m *mcpTools) progress(p mcp.Progress) {
+	label := statusline.Running(mcp.ToolName(p.Server, p.Tool))
+	switch {
+	case p.Total > 0:
+		label += fmt.Sprintf(" (%g/%g)", p.Progress, p.Total)
+	case p.Progress > 0:
+		label += fmt.Sprintf(" (%g)", p.Progress)
+	}
+	if p.Message != "" {
+		label += " " + p.Message
+	}
+	m.ios.StartProgressIndicatorWithLabel(cmdutil.OneLine(label))
 }
 
 func (m *mcpTools) close() {
@@ -165,7 +205,11 @@ func (a *approver) Approve(ctx context.Context, c tool.Call) (tool.Decision, boo
 	}
 	args, _ := json.Marshal(c.Args)
 	prompt := cmdutil.OneLine(fmt.Sprintf("Run %s of MCP server %s with %s? [y] once, [a] always in this session, [N] no", c.Name, c.Origin.Server, clipArgs(string(args)))) + " "
-	line, err := a.readLine(prompt)
+	var line string
+	err := a.ios.Prompt(func() (err error) {
+		line, err = a.readLine(prompt)
+		return err
+	})
 	if err != nil {
 		return tool.Denied, true
 	}

@@ -3,10 +3,10 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -15,7 +15,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
-	"github.com/alertchat/alertchat/pkg/spinner"
+	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -84,63 +84,55 @@ func (c *conversation) oneShot(ctx context.Context, sess *session.Session, quest
 func (c *conversation) answer(ctx context.Context, sess *session.Session, question string) (*session.Turn, error) {
 	c.mcp.ready(ctx)
 	ios := c.opts.IO
-	var aw *answerWriter
-	onText := func(string) {}
-	spin := cmdutil.StartSpinner(ios, spinner.AskingGemini)
-	if c.opts.Output != "json" {
-		aw = newAnswerWriter(ios, c.opts.Raw)
-		aw.beforeFirstWrite = spin.Stop
-		onText = aw.Write
+	ios.StartProgressIndicatorWithLabel(statusline.AskingGemini)
+	defer ios.StopProgressIndicator()
+	if c.opts.Output == "json" {
+		return sess.SendTurn(ctx, question, toolHooks(ios))
 	}
-	hooks := toolHooks(ios, &spin)
-	hooks.OnText = onText
-	if aw != nil {
-		hooks = savingHooks(ctx, ios, aw, &spin)
-	}
-	turn, err := sess.SendTurn(ctx, question, hooks)
-	spin.Stop()
-	if aw != nil {
+	aw := newAnswerWriter(ios, c.opts.Raw)
+	turn, err := sess.SendTurn(ctx, question, savingHooks(ctx, ios, aw))
+	if errors.Is(err, context.Canceled) {
+		aw.Interrupt()
+	} else {
 		aw.Close()
 	}
 	return turn, err
 }
 
 // savingHooks stream the answer into aw and, once it is complete, end it and say on stderr
-// that the turn is being saved (spin is the spinner to stop after). An answer cut short by
-// Ctrl-C is left for the caller to end.
-func savingHooks(ctx context.Context, ios *cmdutil.IOStreams, aw *answerWriter, spin **spinner.Spinner) session.TurnHooks {
-	hooks := toolHooks(ios, spin)
+// that the turn is being saved. An answer cut short by Ctrl-C is left for the caller to end.
+func savingHooks(ctx context.Context, ios *cmdutil.IOStreams, aw *answerWriter) session.TurnHooks {
+	hooks := toolHooks(ios)
 	hooks.OnText = aw.Write
+	if show := hooks.OnToolCall; show != nil {
+		hooks.OnToolCall = func(name string, args map[string]any) {
+			aw.settle() // text the model wrote before its calls ends above their lines
+			show(name, args)
+		}
+	}
 	hooks.OnSaving = func() {
 		if ctx.Err() != nil {
 			return
 		}
 		aw.Close()
-		(*spin).Stop()
-		*spin = cmdutil.StartSpinner(ios, spinner.Saving)
+		ios.StartProgressIndicatorWithLabel(statusline.Saving)
 	}
 	return hooks
 }
 
-// toolHooks show the model's calls on a terminal: one line per call on stderr, and the spinner
-// naming the tool it waits for, then Gemini again once the calls are answered.
-func toolHooks(ios *cmdutil.IOStreams, spin **spinner.Spinner) session.TurnHooks {
+// toolHooks show the model's calls on a terminal: one line per call on stderr, above the
+// status line, which names the tool waited for, then Gemini again once the calls are answered.
+func toolHooks(ios *cmdutil.IOStreams) session.TurnHooks {
 	if !ios.StderrTTY {
 		return session.TurnHooks{}
 	}
-	var mu sync.Mutex
 	return session.TurnHooks{
 		OnToolCall: func(name string, args map[string]any) {
-			mu.Lock()
-			defer mu.Unlock()
-			(*spin).Stop()
-			fmt.Fprintln(ios.ErrOut, toolLine(name, args))
-			*spin = cmdutil.StartSpinner(ios, "running "+cmdutil.OneLine(name))
+			ios.Notice(toolLine(name, args))
+			ios.StartProgressIndicatorWithLabel(statusline.Running(cmdutil.OneLine(name)))
 		},
 		OnToolsDone: func() {
-			mu.Lock()
-			defer mu.Unlock()
-			(*spin).Set(spinner.AskingGemini)
+			ios.StartProgressIndicatorWithLabel(statusline.AskingGemini)
 		},
 	}
 }
@@ -177,11 +169,15 @@ func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *se
 		return nil
 	}
 	ios := c.opts.IO
-	fmt.Fprintf(ios.ErrOut, "%s Ask it again there, with that conversation's context? [y/N] ", samechat.Describe(match, store.Now()))
-	line, err := c.stdin().ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(ios.ErrOut)
-	}
+	var line string
+	_ = ios.Prompt(func() error {
+		fmt.Fprintf(ios.ErrOut, "%s Ask it again there, with that conversation's context? [y/N] ", samechat.Describe(match, store.Now()))
+		var err error
+		if line, err = c.stdin().ReadString('\n'); err != nil && line == "" {
+			fmt.Fprintln(ios.ErrOut)
+		}
+		return nil
+	})
 	if !samechat.Yes(line) {
 		return nil
 	}

@@ -18,33 +18,48 @@ type answerWriter struct {
 	endsNL bool
 	// done: the answer was ended (Close and Interrupt may both be called).
 	done bool
-	// beforeFirstWrite runs once before anything is printed (it stops the spinner).
-	beforeFirstWrite func()
+	// stop takes the status line away. It runs before every piece of the answer, not only the
+	// first: after a round of tool calls the indicator is back, and the answer goes on below it.
+	stop func()
 }
 
 func newAnswerWriter(ios *cmdutil.IOStreams, raw bool) *answerWriter {
-	aw := &answerWriter{w: ios.Out}
+	aw := &answerWriter{w: ios.Out, stop: ios.StopProgressIndicator}
 	if raw || !ios.Pretty() {
 		return aw
 	}
 	if r, err := cmdutil.NewMarkdownRenderer(ios); err == nil {
 		aw.md = r.Stream(ios.Out)
-		aw.md.OnFirstWrite = func() {
-			if aw.beforeFirstWrite != nil {
-				aw.beforeFirstWrite()
-			}
-		}
 	}
 	return aw
 }
 
 // Write takes the next piece of the answer.
 func (a *answerWriter) Write(chunk string) {
+	if chunk == "" {
+		return
+	}
+	a.stop()
 	if a.md != nil {
 		a.md.Write(chunk)
 		return
 	}
 	a.emit(termsafe.String(chunk))
+}
+
+// settle ends the text shown so far at a line boundary, the answer going on later: the model
+// wrote text before a round of tool calls, whose lines come next.
+func (a *answerWriter) settle() {
+	if a.done {
+		return
+	}
+	if a.md != nil {
+		_ = a.md.Close()
+		return
+	}
+	if a.wrote && !a.endsNL {
+		a.emit("\n")
+	}
 }
 
 // Close prints what is left and ends the answer with a newline.
@@ -79,9 +94,6 @@ func (a *answerWriter) Interrupt() {
 func (a *answerWriter) emit(s string) {
 	if s == "" {
 		return
-	}
-	if !a.wrote && a.beforeFirstWrite != nil {
-		a.beforeFirstWrite()
 	}
 	_, _ = io.WriteString(a.w, s)
 	a.wrote = true

@@ -15,14 +15,15 @@ func TestAnswerWriter(t *testing.T) {
 		var out bytes.Buffer
 		aw := newAnswerWriter(&cmdutil.IOStreams{Out: &out}, false)
 		stopped := 0
-		aw.beforeFirstWrite = func() { stopped++ }
+		aw.stop = func() { stopped++ }
 		aw.Write("Hello \x1b[2J")
 		if out.String() != "Hello " || stopped != 1 {
 			t.Fatalf("first chunk: %q, spinner stopped %d times", out.String(), stopped)
 		}
+		aw.settle() // a round of tool calls: the line is ended
 		aw.Write("world")
 		aw.Close()
-		if out.String() != "Hello world\n" || stopped != 1 {
+		if out.String() != "Hello \nworld\n" || stopped != 2 {
 			t.Fatalf("got %q", out.String())
 		}
 	})
@@ -31,14 +32,14 @@ func TestAnswerWriter(t *testing.T) {
 		var out bytes.Buffer
 		aw := newAnswerWriter(&cmdutil.IOStreams{Out: &out, StdoutTTY: true, TermWidth: 80}, false)
 		stopped := 0
-		aw.beforeFirstWrite = func() { stopped++ }
+		aw.stop = func() { stopped++ }
 		aw.Write("## Title\n\nSome **bold**")
 		if !strings.Contains(out.String(), "Title") || strings.Contains(out.String(), "## ") || !strings.Contains(out.String(), "Some **bold**") || stopped != 1 {
 			t.Fatalf("heading not rendered or the open paragraph not shown: %q", out.String())
 		}
 		aw.Write(" text")
 		aw.Close()
-		if !strings.HasSuffix(out.String(), "\n") || !strings.Contains(out.String(), "bold") || stopped != 1 {
+		if !strings.HasSuffix(out.String(), "\n") || !strings.Contains(out.String(), "bold") || stopped != 2 {
 			t.Fatalf("markdown not rendered: %q", out.String())
 		}
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
-	"github.com/alertchat/alertchat/pkg/spinner"
+	"github.com/alertchat/alertchat/pkg/statusline"
 )
 
 // judgeCacheFile is the same-conversation verdict cache, under the data directory.
@@ -82,7 +82,8 @@ func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
 		Title:      c.opts.Title,
 		Notify:     func(msg string) { fmt.Fprintln(ios.ErrOut, msg) },
 		Busy: func() func() {
-			return cmdutil.StartSpinner(ios, spinner.CheckingEarlier).Stop
+			ios.StartProgressIndicatorWithLabel(statusline.CheckingEarlier)
+			return ios.StopProgressIndicator
 		},
 		Logger: c.opts.Logger(),
 	}

@@ -2,8 +2,11 @@ package cmdutil
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/alertchat/alertchat/internal/termtest"
 )
 
 func TestConfirmDelete(t *testing.T) {
@@ -37,25 +40,45 @@ func TestConfirmDelete(t *testing.T) {
 	}
 }
 
-// TestSpinnerOnlyForAPerson: no spinner when stdout is not a terminal or NO_COLOR is set.
+// TestSpinnerOnlyForAPerson: the indicator is drawn on a terminal, and not when stdout is not
+// a terminal or NO_COLOR is set; a progress line needs stderr to be a terminal only.
 func TestSpinnerOnlyForAPerson(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name              string
-		stdout, stderr    bool
-		noColor, wantDraw bool
+		name                   string
+		stdout, stderr         bool
+		noColor                bool
+		wantSpin, wantProgress bool
 	}{
-		{"terminal", true, true, false, true},
-		{"stdout piped", false, true, false, false},
-		{"stderr piped", true, false, false, false},
-		{"NO_COLOR", true, true, true, false},
+		{"terminal", true, true, false, true, true},
+		{"stdout piped", false, true, false, false, true},
+		{"stderr piped", true, false, false, false, false},
+		{"NO_COLOR", true, true, true, false, true},
 	} {
-		ios, _, stderr := TestIO("", true)
-		ios.StdoutTTY, ios.StderrTTY, ios.NoColor = tc.stdout, tc.stderr, tc.noColor
-		sp := StartSpinner(ios, "asking Gemini…")
-		sp.Stop()
-		if drew := strings.Contains(stderr.String(), "asking Gemini"); drew != tc.wantDraw {
-			t.Errorf("%s: drew %v, want %v (%q)", tc.name, drew, tc.wantDraw, stderr.String())
+		term := termtest.Open(t, 80, 5)
+		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: term.TTY,
+			StdinTTY: true, StdoutTTY: tc.stdout, StderrTTY: tc.stderr, NoColor: tc.noColor}
+		err := ios.RunWithProgress("asking Gemini…", func() error {
+			if tc.wantSpin {
+				term.WaitText(t, "asking Gemini…")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ios.ShowProgressLine("3/5 done")
+		term.Flush(t)
+		if got := term.Visible(); tc.wantProgress != (got == "3/5 done") {
+			t.Errorf("%s: screen %q, want the progress line %v", tc.name, got, tc.wantProgress)
+		}
+		ios.StopProgressIndicator()
+		term.Flush(t)
+		if drew := strings.Contains(term.Raw(), "asking Gemini"); drew != tc.wantSpin {
+			t.Errorf("%s: drew %v, want %v (%q)", tc.name, drew, tc.wantSpin, term.Raw())
+		}
+		if term.Visible() != "" || term.CursorHidden() {
+			t.Errorf("%s: after Stop:\n%s", tc.name, term.Dump())
 		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
-
-	"github.com/alertchat/alertchat/pkg/spinner"
 )
 
 // ConfirmDelete asks before a destructive step. With yes it goes ahead; where it cannot ask
@@ -23,8 +21,12 @@ func ConfirmDelete(ios *IOStreams, yes bool, question string) (bool, error) {
 	if !ios.CanPrompt() {
 		return false, UsageErrorf("refusing to delete without confirmation: not a terminal, so nothing can be asked; add -y to delete")
 	}
-	fmt.Fprintf(ios.ErrOut, "%s [y/N] ", question)
-	line, err := bufio.NewReader(ios.In).ReadString('\n')
+	var line string
+	err := ios.Prompt(func() (err error) {
+		fmt.Fprintf(ios.ErrOut, "%s [y/N] ", question)
+		line, err = bufio.NewReader(ios.In).ReadString('\n')
+		return err
+	})
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, goerr.Wrap(err, "failed to read the answer")
 	}
@@ -37,11 +39,4 @@ func ConfirmDelete(ios *IOStreams, yes bool, question string) (bool, error) {
 	}
 	fmt.Fprintln(ios.ErrOut, "Aborted.")
 	return false, nil
-}
-
-// StartSpinner shows on stderr, for a person only, what the command waits for: label is one
-// of pkg/spinner's labels. As the contract says, there is none when stdout is not a terminal
-// (the output is for a program) or NO_COLOR is set. The result is safe to stop twice.
-func StartSpinner(ios *IOStreams, label string) *spinner.Spinner {
-	return spinner.Start(ios.ErrOut, ios.StdoutTTY && ios.StderrTTY && !ios.NoColor, label, spinner.Width(ios.TermWidth))
 }

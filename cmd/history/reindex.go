@@ -59,14 +59,15 @@ func reindexRun(ctx context.Context, opts *ReindexOptions, s store.Store) error 
 	if err != nil {
 		return err
 	}
+	last := ""
 	progress := func(done, total int) {
-		if ios.StderrTTY {
-			fmt.Fprintf(ios.ErrOut, "\rIndexing histories: %d/%d", done, total)
-		}
+		last = fmt.Sprintf("Indexing histories: %d/%d", done, total)
+		ios.ShowProgressLine(last)
 	}
 	n, err := search.Reindex(ctx, s, emb, progress)
+	ios.StopProgressIndicator()
 	if ios.StderrTTY && n > 0 {
-		fmt.Fprintln(ios.ErrOut)
+		ios.Notice(last) // the count reached stays on the screen
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -86,6 +86,9 @@ func showRendered(ctx context.Context, opts *ShowOptions, h *record.History) err
 		return err
 	}
 	ios := opts.IO
-	return pager.Show(ctx, pager.Options{Out: ios.Out, ErrOut: ios.ErrOut, TTY: ios.StdoutTTY,
-		Width: ios.TermWidth, Height: ios.TermHeight, Command: opts.Pager}, r.Render(md.String()))
+	// The pager takes the terminal as a prompt does: the status line stays away meanwhile.
+	return ios.Prompt(func() error {
+		return pager.Show(ctx, pager.Options{Out: ios.Out, ErrOut: ios.ErrOut, TTY: ios.StdoutTTY,
+			Width: ios.TermWidth, Height: ios.TermHeight, Command: opts.Pager}, r.Render(md.String()))
+	})
 }

@@ -25,7 +25,7 @@ type rule struct {
 
 var rules = []rule{
 	{"pkg/...", []string{"cmd/...", "internal/clitest"}, nil, "the library never reaches up into the command line"},
-	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/spinner", "pkg/format"}, "what every command shares stays light: no store, no model"},
+	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/statusline", "pkg/format"}, "what every command shares stays light: no store, no model"},
 	{"cmd/redact", []string{"cmd/factory", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
 	{"cmd/alert", []string{"cmd/chat", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
 	{"cmd/chat", []string{"cmd/alert", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
@@ -38,6 +38,7 @@ var rules = []rule{
 	{"pkg/convo", []string{"pkg/..."}, nil, "token estimates are a leaf"},
 	{"pkg/format", []string{"pkg/..."}, nil, "formatting is a leaf"},
 	{"pkg/termsafe", []string{"pkg/..."}, nil, "terminal safety is a leaf"},
+	{"pkg/statusline", []string{"pkg/..."}, []string{"pkg/format"}, "the status line draws text, nothing more"},
 	{"pkg/llm", []string{"pkg/..."}, []string{"pkg/retry"}, "model calls depend on nothing of ours"},
 	{"pkg/retry", []string{"pkg/..."}, nil, "backoff and the network verdict are a leaf both retrying callers share"},
 	{"pkg/store/...", []string{"pkg/session", "pkg/search/...", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript"}, nil, "storage never depends on what uses it"},

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -39,6 +40,47 @@ type ServerConfig struct {
 	Trust        bool     `json:"trust,omitempty"`
 	IncludeTools []string `json:"includeTools,omitempty"`
 	ExcludeTools []string `json:"excludeTools,omitempty"`
+	// Auth is how an HTTP server is signed in to: "oauth" (the MCP authorization
+	// specification, tokens from 'alertchat mcp login'), "google" (Application Default
+	// Credentials), or "" (none, or what headers carry).
+	Auth  string       `json:"auth,omitempty"`
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
+}
+
+// OAuthConfig is a pre-registered OAuth client, for authorization servers that do not
+// register clients themselves, and the scopes to ask for besides those the server names.
+type OAuthConfig struct {
+	ClientID     string   `json:"clientId,omitempty"`
+	ClientSecret string   `json:"clientSecret,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// ClientMetadataURL is an https URL where this client's metadata document is published
+	// (an OAuth client ID metadata document); used as the client ID by servers that take one.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+}
+
+// Auth kinds (ServerConfig.Auth).
+const (
+	AuthOAuth  = "oauth"
+	AuthGoogle = "google"
+)
+
+// Endpoint is the URL of an HTTP server (streamable HTTP or SSE), "" for a stdio server.
+func (c ServerConfig) Endpoint() string {
+	if c.HTTPURL != "" {
+		return c.HTTPURL
+	}
+	return c.URL
+}
+
+// Transport names the server's transport: stdio, http or sse.
+func (c ServerConfig) Transport() string {
+	switch {
+	case c.Command != "":
+		return "stdio"
+	case c.HTTPURL != "":
+		return "http"
+	}
+	return "sse"
 }
 
 // DefaultTimeout bounds a call when the server's config says nothing.
@@ -107,6 +149,9 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 		if s.Timeout < 0 {
 			return nil, fmt.Errorf("server %q: timeout must be positive milliseconds", n)
 		}
+		if err := checkAuth(s); err != nil {
+			return nil, fmt.Errorf("server %q: %w", n, err)
+		}
 		expand := func(v string) string { return os.Expand(v, getenv) }
 		for i, a := range s.Args {
 			s.Args[i] = expand(a)
@@ -117,9 +162,51 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 		for k, v := range s.Headers {
 			s.Headers[k] = expand(v)
 		}
+		if s.OAuth != nil {
+			// A client secret is a secret: like headers, it may come from the environment.
+			s.OAuth.ClientSecret = expand(s.OAuth.ClientSecret)
+		}
 		c.Servers[n] = s
 	}
 	return &c, nil
+}
+
+// checkAuth checks a server's auth settings: a known kind, on an HTTP server, an "oauth"
+// block only with "auth": "oauth", and no Authorization header besides.
+func checkAuth(s ServerConfig) error {
+	switch s.Auth {
+	case "", AuthOAuth, AuthGoogle:
+	default:
+		return fmt.Errorf("unknown auth %q: use \"oauth\" or \"google\"", s.Auth)
+	}
+	if s.Auth != "" && s.Command != "" {
+		return fmt.Errorf("auth is for HTTP servers (httpUrl or url), not a command")
+	}
+	if s.OAuth != nil && s.Auth != AuthOAuth {
+		return fmt.Errorf("an \"oauth\" block needs \"auth\": \"oauth\"")
+	}
+	if s.Auth != "" {
+		for k := range s.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				return fmt.Errorf("auth %q and an Authorization header: give one", s.Auth)
+			}
+		}
+	}
+	if o := s.OAuth; o != nil && o.ClientMetadataURL != "" {
+		u, err := url.Parse(o.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+			return fmt.Errorf("oauth.clientMetadataUrl must be an https URL with a path")
+		}
+	}
+	if o := s.OAuth; o != nil && o.ClientSecret != "" && o.ClientID == "" {
+		return fmt.Errorf("oauth.clientSecret without oauth.clientId")
+	}
+	if u := s.Endpoint(); u != "" {
+		if _, err := originOf(u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Load reads and parses the config file at path.

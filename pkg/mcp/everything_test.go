@@ -113,7 +113,12 @@ func TestEverythingServer(t *testing.T) {
 	// What the server publishes, listed with the SDK directly.
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Env = mcp.ServerEnv(os.Environ(), nil)
-	direct, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	// Like alertchat, it takes elicitation requests: the server publishes more tools to such clients.
+	direct, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		},
+	}).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -24,6 +25,14 @@ type Options struct {
 	StartTimeout time.Duration
 	// Transports replace the config's transport of the named servers (tests).
 	Transports map[string]sdk.Transport
+	// HTTPTransport carries HTTP servers' requests (default http.DefaultTransport).
+	HTTPTransport http.RoundTripper
+	// Auth is how servers of "auth" are signed in to.
+	Auth AuthOptions
+	// Elicitor asks the user what a server asks for during a call; nil declines every request.
+	Elicitor Elicitor
+	// OnProgress is told of a call's progress notifications.
+	OnProgress func(Progress)
 }
 
 // Manager starts the configured servers in the background and holds their tools.
@@ -81,9 +90,13 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 		delete(m.pending, name)
 		m.mu.Unlock()
 	}()
-	s, err := connect(sctx, name, cfg, m.o.Environ, m.o.Transports[name])
+	s, err := connect(sctx, name, cfg, m.o, m.o.Transports[name])
 	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
 		err = fmt.Errorf("no answer to initialize within %s", m.o.StartTimeout)
+	}
+	if e, ok := errSignInRequired(err); ok {
+		m.o.Warn(e.Error() + "; its tools are left out")
+		return
 	}
 	if err != nil {
 		m.o.Warn(fmt.Sprintf("MCP server %s did not start and is left out: %s", name, oneLine(err.Error())))
@@ -93,6 +106,11 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 		m.o.Warn(fmt.Sprintf("MCP server %s stopped; its tools now answer \"server stopped\"", name))
 	})
 	ts, skipped, err := s.tools(sctx)
+	if e, ok := errSignInRequired(err); ok {
+		_ = s.close()
+		m.o.Warn(e.Error() + "; its tools are left out")
+		return
+	}
 	if err != nil {
 		_ = s.close()
 		m.o.Warn(fmt.Sprintf("MCP server %s did not list its tools and is left out: %s", name, oneLine(err.Error())))
@@ -138,6 +156,40 @@ func (m *Manager) NewTools() []tool.Tool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.take()
+}
+
+// Changed returns, for each ready server that said its tool list changed since the last call,
+// its tools as listed now (a server whose list cannot be read now has none). It waits for the
+// servers' answers at most wait.
+func (m *Manager) Changed(ctx context.Context, wait time.Duration) map[string][]tool.Tool {
+	m.mu.Lock()
+	var changed []*server
+	for _, s := range m.servers {
+		if m.given[s.name] && s.changed.Swap(false) && !s.stopped.Load() {
+			changed = append(changed, s)
+		}
+	}
+	m.mu.Unlock()
+	if len(changed) == 0 {
+		return nil
+	}
+	out := map[string][]tool.Tool{}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for _, s := range changed {
+		ts, skipped, err := s.tools(ctx)
+		if err != nil {
+			m.o.Warn(fmt.Sprintf("MCP server %s changed its tools and did not list them: %s", s.name, oneLine(err.Error())))
+		}
+		for _, sk := range skipped {
+			m.o.Warn(fmt.Sprintf("MCP server %s: tool %s is left out: Gemini cannot take its input schema", s.name, sk))
+		}
+		out[s.name] = ts
+		m.mu.Lock()
+		m.tools[s.name] = ts
+		m.mu.Unlock()
+	}
+	return out
 }
 
 // Started is closed once every server has started or failed to.

@@ -34,23 +34,47 @@ type server struct {
 	onStop   func(name string)
 	stopOnce sync.Once
 	mu       sync.Mutex // guards onStop
+	// oauth is the sign-in of a server of "auth": "oauth", nil otherwise.
+	oauth *oauthHandler
+	// calls are the calls in flight, to which the server's requests to the user belong.
+	calls calls
+	// changed is set when the server says its tool list changed.
+	changed atomic.Bool
+	// o are the options it was started with.
+	o Options
+	// warnedSignIn: the sign-in it needs mid-session was reported once.
+	warnedSignIn atomic.Bool
 }
 
 // connect starts or reaches the server and initialises the session. transport overrides the
 // config's (tests).
-func connect(ctx context.Context, name string, cfg ServerConfig, environ []string, transport sdk.Transport) (*server, error) {
+func connect(ctx context.Context, name string, cfg ServerConfig, o Options, transport sdk.Transport) (*server, error) {
+	s := &server{name: name, cfg: cfg, ended: make(chan struct{}), o: o}
 	if transport == nil {
 		var err error
-		if transport, err = transportOf(cfg, environ); err != nil {
+		if transport, err = s.transport(ctx); err != nil {
 			return nil, err
 		}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "alertchat", Version: "1"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "alertchat", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: s.elicit,
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			s.progress(r.Params)
+		},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.changed.Store(true) },
+	})
+	client.AddReceivingMiddleware(s.screenElicitation)
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
+		if s.oauth != nil {
+			s.oauth.close()
+		}
+		if e, ok := errSignInRequired(err); ok {
+			return nil, e
+		}
 		return nil, err
 	}
-	s := &server{name: name, cfg: cfg, session: session, ended: make(chan struct{})}
+	s.session = session
 	// A server that exits or drops the connection is noticed when it happens, not at the
 	// next call: it is reported once, and its tools answer "server stopped".
 	go func() {
@@ -63,42 +87,43 @@ func connect(ctx context.Context, name string, cfg ServerConfig, environ []strin
 	return s, nil
 }
 
-func transportOf(cfg ServerConfig, environ []string) (sdk.Transport, error) {
-	switch {
-	case cfg.Command != "":
+// transport is the config's transport; an HTTP server's client reaches its origin only, with
+// its headers and the token of its "auth".
+func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
+	cfg := s.cfg
+	if cfg.Command != "" {
 		cmd := exec.Command(cfg.Command, cfg.Args...)
-		cmd.Env = ServerEnv(environ, cfg.Env)
+		cmd.Env = ServerEnv(s.o.Environ, cfg.Env)
 		cmd.Dir = cfg.Cwd
 		// Its own process group, killed with alertchat even on SIGKILL (Linux): no orphan.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
-	case cfg.HTTPURL != "":
-		return &sdk.StreamableClientTransport{Endpoint: cfg.HTTPURL, HTTPClient: headerClient(cfg.Headers), MaxRetries: -1, DisableStandaloneSSE: true}, nil
-	case cfg.URL != "":
-		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: headerClient(cfg.Headers)}, nil
 	}
-	return nil, errors.New("no transport")
-}
-
-// headerClient sends the configured headers with every request.
-func headerClient(h map[string]string) *http.Client {
-	if len(h) == 0 {
-		return &http.Client{}
+	endpoint := cfg.Endpoint()
+	if endpoint == "" {
+		return nil, errors.New("no transport")
 	}
-	return &http.Client{Transport: headerRoundTripper{h, http.DefaultTransport}}
-}
-
-type headerRoundTripper struct {
-	h    map[string]string
-	next http.RoundTripper
-}
-
-func (t headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.h {
-		r.Header.Set(k, v)
+	var base http.RoundTripper = s.o.HTTPTransport
+	if cfg.Auth == AuthGoogle {
+		rt, err := googleTransport(ctx, s.name, endpoint, cfg.OAuth, s.o.Auth, base)
+		if err != nil {
+			return nil, err
+		}
+		base = rt
 	}
-	return t.next.RoundTrip(r)
+	client, err := originClient(endpoint, cfg.Headers, base)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.URL != "" {
+		return &sdk.SSEClientTransport{Endpoint: endpoint, HTTPClient: client}, nil
+	}
+	t := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client}
+	if cfg.Auth == AuthOAuth {
+		s.oauth = newOAuthHandler(s.name, endpoint, cfg.OAuth, s.o.Auth)
+		t.OAuthHandler = s.oauth
+	}
+	return t, nil
 }
 
 // tools lists the server's tools as tool.Tools; a tool whose schema cannot be declared is
@@ -192,7 +217,18 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 	}
 	cctx, cancel := context.WithTimeout(ctx, t.srv.cfg.CallTimeout())
 	defer cancel()
-	res, err := t.srv.session.CallTool(cctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	call, done := t.srv.calls.start(cctx, t.remote)
+	defer done()
+	params := &sdk.CallToolParams{Name: t.remote, Arguments: args}
+	params.SetProgressToken(call.token)
+	res, err := t.srv.session.CallTool(cctx, params)
+	if e, ok := errSignInRequired(err); ok {
+		// Said once on the terminal; the model reads it in every call's answer.
+		if !t.srv.warnedSignIn.Swap(true) {
+			t.srv.warn(e.Error())
+		}
+		return tool.Error(e.Error())
+	}
 	switch {
 	case ctx.Err() != nil:
 		return tool.Error("cancelled")
@@ -271,5 +307,8 @@ func resultText(res *sdk.CallToolResult) string {
 func (s *server) close() error {
 	s.closing.Store(true)
 	s.stopped.Store(true)
+	if s.oauth != nil {
+		s.oauth.close()
+	}
 	return s.session.Close()
 }

@@ -110,6 +110,19 @@ type ToolApproval struct {
 	Content int    `json:"content"`
 	Call    int    `json:"call"`
 	CallID  string `json:"call_id,omitempty"`
+	// Elicitations are the server's requests for input during the call and what became of
+	// them; what the user typed is not kept.
+	Elicitations []Elicitation `json:"elicitations,omitempty"`
+}
+
+// Elicitation is an MCP server's request for input during a call (elicitation/create).
+type Elicitation struct {
+	// Action is accept, decline or cancel.
+	Action string `json:"action"`
+	// Fields are the names of the fields asked for.
+	Fields []string `json:"fields,omitempty"`
+	// Asked is set when the user was asked on the terminal.
+	Asked bool `json:"asked"`
 }
 
 // Tool approval decisions (ToolApproval.Decision).

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -98,7 +99,7 @@ func TestToolApprovalsSaved(t *testing.T) {
 					t.Errorf("approval %d has no time", i)
 				}
 				g.At = w.At
-				if g != w {
+				if !reflect.DeepEqual(g, w) {
 					t.Errorf("approval %d = %+v, want %+v", i, g, w)
 				}
 				fc := stored.Contents[g.Content].Parts[g.Call].FunctionCall

@@ -168,7 +168,16 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 	if args == nil {
 		args = map[string]any{}
 	}
-	return s.opts.Tools.Call(ctx, fc.Name, args), approval
+	if approval == nil {
+		return s.opts.Tools.Call(ctx, fc.Name, args), nil
+	}
+	// What the server asked the user during the call is recorded with the call's approval.
+	ctx, elicited := tool.WithElicitations(ctx)
+	res = s.opts.Tools.Call(ctx, fc.Name, args)
+	for _, e := range elicited() {
+		approval.Elicitations = append(approval.Elicitations, record.Elicitation{Action: e.Action, Fields: e.Fields, Asked: e.Asked})
+	}
+	return res, approval
 }
 
 // capResult cuts a result larger than MaxToolResult (as JSON) and says so.

@@ -42,6 +42,17 @@ func (r *Registry) Add(t Tool) error {
 	return nil
 }
 
+// RemoveServer removes the tools of the MCP server named server (its tool list changed).
+func (r *Registry) RemoveServer(server string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for n, t := range r.tools {
+		if OriginOf(t).Server == server {
+			delete(r.tools, n)
+		}
+	}
+}
+
 func describe(t Tool) string {
 	if o := OriginOf(t); o.Server != "" {
 		return "server " + o.Server

@@ -165,6 +165,32 @@ func approvalNote(a record.ToolApproval) string {
 	return a.Decision
 }
 
+// elicitationNote says what the server asked the user during the call, "" when nothing.
+func elicitationNote(es []record.Elicitation) string {
+	var b strings.Builder
+	for _, e := range es {
+		what := "the server asked for input"
+		if len(e.Fields) > 0 {
+			what = "the server asked for " + strings.Join(e.Fields, ", ")
+		}
+		how := e.Action
+		switch {
+		case e.Action == "accept" && e.Asked:
+			how = "the user answered"
+		case e.Action == "accept":
+			how = "its defaults were sent"
+		case e.Action == "decline" && !e.Asked:
+			how = "declined: nobody could be asked"
+		case e.Action == "decline":
+			how = "the user declined"
+		case e.Action == "cancel":
+			how = "cancelled"
+		}
+		fmt.Fprintf(&b, "; %s: %s", what, how)
+	}
+	return b.String()
+}
+
 // approvalNotes are the notes of h's approvals by content and call index.
 func approvalNotes(h *record.History) map[[2]int]string {
 	if len(h.ToolApprovals) == 0 {
@@ -172,7 +198,7 @@ func approvalNotes(h *record.History) map[[2]int]string {
 	}
 	m := make(map[[2]int]string, len(h.ToolApprovals))
 	for _, a := range h.ToolApprovals {
-		m[[2]int{a.Content, a.Call}] = approvalNote(a)
+		m[[2]int{a.Content, a.Call}] = approvalNote(a) + elicitationNote(a.Elicitations)
 	}
 	return m
 }

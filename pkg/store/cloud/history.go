@@ -56,6 +56,8 @@ type approvalDoc struct {
 	Content  int64     `firestore:"content"`
 	Call     int64     `firestore:"call"`
 	CallID   string    `firestore:"call_id"`
+	// Elicitations are record.Elicitation, as they are (JSON-shaped).
+	Elicitations []record.Elicitation `firestore:"elicitations,omitempty"`
 }
 
 func newApprovalDocs(as []record.ToolApproval) []approvalDoc {
@@ -65,7 +67,7 @@ func newApprovalDocs(as []record.ToolApproval) []approvalDoc {
 	out := make([]approvalDoc, len(as))
 	for i, a := range as {
 		out[i] = approvalDoc{Tool: a.Tool, Server: a.Server, Decision: a.Decision, Asked: a.Asked,
-			At: normTime(a.At), Content: int64(a.Content), Call: int64(a.Call), CallID: a.CallID}
+			At: normTime(a.At), Content: int64(a.Content), Call: int64(a.Call), CallID: a.CallID, Elicitations: a.Elicitations}
 	}
 	return out
 }
@@ -77,7 +79,7 @@ func approvals(ds []approvalDoc) []record.ToolApproval {
 	out := make([]record.ToolApproval, len(ds))
 	for i, d := range ds {
 		out[i] = record.ToolApproval{Tool: d.Tool, Server: d.Server, Decision: d.Decision, Asked: d.Asked,
-			At: d.At.UTC(), Content: int(d.Content), Call: int(d.Call), CallID: d.CallID}
+			At: d.At.UTC(), Content: int(d.Content), Call: int(d.Call), CallID: d.CallID, Elicitations: d.Elicitations}
 	}
 	return out
 }

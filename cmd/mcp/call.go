@@ -1,0 +1,159 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/mcp"
+)
+
+// CallOptions are "mcp call".
+type CallOptions struct {
+	*Deps
+	Server string
+	Tool   string
+	// Args is the tool's arguments as a JSON object ("-": read from stdin).
+	Args   string
+	Output string
+	// Elicit is what a server's request for input gets: ask (on a terminal; declined
+	// elsewhere), accept-defaults or decline.
+	Elicit string
+}
+
+// NewCmdCall is "alertchat mcp call SERVER|URL TOOL [JSON]". An explicit call is the user's
+// consent: it does not ask for approval.
+func NewCmdCall(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *CallOptions) error) *cli.Command {
+	opts := &CallOptions{Deps: d}
+	return &cli.Command{
+		Name:      "call",
+		Usage:     "call a server's tool (the call is your consent: no approval is asked)",
+		ArgsUsage: "SERVER|URL TOOL [JSON arguments, or - for stdin]",
+		Flags: []cli.Flag{cfgFlag,
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, or json (the result as the server sent it)", Destination: &opts.Output},
+			&cli.StringFlag{Name: "elicit", Value: "ask", Usage: "when the server asks for input: ask (on a terminal; declined elsewhere), accept-defaults or decline", Destination: &opts.Elicit},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			args := c.Args().Slice()
+			if len(args) < 2 || len(args) > 3 {
+				return cmdutil.UsageErrorf("alertchat mcp call SERVER|URL TOOL [JSON]")
+			}
+			opts.Server, opts.Tool = args[0], args[1]
+			if len(args) == 3 {
+				opts.Args = args[2]
+			}
+			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {
+				return err
+			}
+			switch opts.Elicit {
+			case "ask", "accept-defaults", "decline":
+			default:
+				return cmdutil.UsageErrorf("invalid --elicit %q: use ask, accept-defaults or decline", opts.Elicit)
+			}
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return callRun(ctx, opts)
+		},
+	}
+}
+
+func (o *CallOptions) arguments() (map[string]any, error) {
+	raw := o.Args
+	if raw == "-" {
+		b, err := io.ReadAll(io.LimitReader(o.IO.In, 1<<20))
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to read the arguments from stdin")
+		}
+		raw = string(b)
+	}
+	if strings.TrimSpace(raw) == "" {
+		return map[string]any{}, nil
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
+		return nil, cmdutil.UsageErrorf("the arguments must be one JSON object, like '{\"query\": \"203.0.113.7\"}'")
+	}
+	return args, nil
+}
+
+// elicitor is what answers the server's requests for input.
+func (o *CallOptions) elicitor() mcp.Elicitor {
+	switch {
+	case o.Elicit == "accept-defaults":
+		return mcp.AcceptDefaults{}
+	case o.Elicit == "ask" && o.IO.CanPrompt():
+		in := bufio.NewReader(o.IO.In)
+		return &mcp.Form{Out: o.IO.ErrOut, ReadLine: func(prompt string) (string, error) {
+			fmt.Fprint(o.IO.ErrOut, prompt)
+			return in.ReadString('\n')
+		}}
+	}
+	return nil
+}
+
+func callRun(ctx context.Context, o *CallOptions) error {
+	args, err := o.arguments()
+	if err != nil {
+		return err
+	}
+	t, err := o.resolve(o.Server)
+	if err != nil {
+		return err
+	}
+	opts := o.options(o.canSignIn(), o.elicitor())
+	if o.IO.StderrTTY {
+		opts.OnProgress = func(p mcp.Progress) {
+			line := fmt.Sprintf("%s: %g", p.Tool, p.Progress)
+			if p.Total > 0 {
+				line += fmt.Sprintf("/%g", p.Total)
+			}
+			if p.Message != "" {
+				line += " " + p.Message
+			}
+			fmt.Fprintln(o.IO.ErrOut, cmdutil.OneLine(line))
+		}
+	}
+	// The tool is looked up first: an unknown one is "not found", and a server that signs in
+	// per operation is signed in to for listing before the call asks for more.
+	c, tools, err := o.listTools(ctx, t, opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	found := false
+	for _, tl := range tools {
+		found = found || tl.Name == o.Tool
+	}
+	if !found {
+		return factory.NotFoundf("MCP server %s has no tool %q (see 'alertchat mcp tools %s')", t.label, o.Tool, t.label)
+	}
+	res, err := c.Call(ctx, o.Tool, args)
+	if err != nil {
+		return err
+	}
+	if o.Output == "json" {
+		if err := cmdutil.PrintJSON(o.IO.Out, res); err != nil {
+			return err
+		}
+	} else if !res.IsError {
+		text := mcp.ResultText(res)
+		if text == "" && res.StructuredContent != nil {
+			b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
+			text = string(b)
+		}
+		fmt.Fprintln(o.IO.Out, text)
+	}
+	if res.IsError {
+		return fmt.Errorf("the tool %s answered an error: %s", o.Tool, cmdutil.OneLine(mcp.ResultText(res)))
+	}
+	return nil
+}

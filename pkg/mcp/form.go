@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
+)
+
+// Form asks a server's elicitation on the terminal: the server's message, then one line per
+// field with its type and default; Enter takes the default (or leaves an optional field out).
+// Everything the server wrote is shown terminal-safe. It reads only what the user types.
+type Form struct {
+	// Out is where the form is written (the terminal's stderr).
+	Out io.Writer
+	// ReadLine reads one line the user typed after prompt.
+	ReadLine func(prompt string) (string, error)
+}
+
+// maxTries bounds the answers to one field that do not fit it.
+const maxTries = 3
+
+// Elicit implements Elicitor.
+func (f *Form) Elicit(ctx context.Context, r ElicitRequest) (ElicitAnswer, error) {
+	who := "MCP server " + termsafe.Line(r.Server)
+	if r.Tool != "" {
+		who += " (during " + termsafe.Line(r.Tool) + ")"
+	}
+	fmt.Fprintf(f.Out, "%s asks for input:\n  %s\n", who, strings.ReplaceAll(termsafe.String(r.Message), "\n", "\n  "))
+	fmt.Fprintf(f.Out, "It receives what you type here. Never type a password or a key a server did not need to ask for.\n")
+	line, err := f.ReadLine("Answer? [y] fill in, [N] decline, [c] cancel the call ")
+	if err != nil || ctx.Err() != nil {
+		return ElicitAnswer{Action: "cancel", Asked: true}, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+	case "c", "cancel":
+		return ElicitAnswer{Action: "cancel", Asked: true}, nil
+	default:
+		return ElicitAnswer{Action: "decline", Asked: true}, nil
+	}
+	content := map[string]any{}
+	for _, fd := range r.Fields {
+		v, ok, err := f.field(ctx, fd)
+		if err != nil {
+			return ElicitAnswer{Action: "cancel", Asked: true}, nil
+		}
+		if ok {
+			content[fd.Name] = v
+		}
+	}
+	return ElicitAnswer{Action: "accept", Content: content, Asked: true}, nil
+}
+
+// field asks one field; ok is false for an optional field left empty without a default.
+func (f *Form) field(ctx context.Context, fd Field) (v any, ok bool, err error) {
+	label := fd.Name
+	if fd.Title != "" {
+		label = fd.Title + " (" + fd.Name + ")"
+	}
+	if fd.Description != "" {
+		label += ": " + fd.Description
+	}
+	kind := fd.Type
+	if fd.Type == "boolean" {
+		kind = "y/n"
+	}
+	if len(fd.Enum) > 0 {
+		var opts []string
+		for i, e := range fd.Enum {
+			name := e
+			if i < len(fd.EnumNames) && fd.EnumNames[i] != "" {
+				name = fd.EnumNames[i] + " = " + e
+			}
+			opts = append(opts, fmt.Sprintf("%d) %s", i+1, name))
+		}
+		kind = strings.Join(opts, ", ")
+	}
+	if fd.Required {
+		kind += ", required"
+	}
+	prompt := termsafe.Line(label) + " [" + termsafe.Line(kind) + "]"
+	if fd.Default != nil {
+		prompt += fmt.Sprintf(" (default %s)", termsafe.Line(fmt.Sprint(fd.Default)))
+	}
+	for try := 0; try < maxTries; try++ {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		line, err := f.ReadLine(prompt + ": ")
+		if err != nil {
+			return nil, false, err
+		}
+		in := strings.TrimSpace(line)
+		if in == "" {
+			if fd.Default != nil {
+				return fd.Default, true, nil
+			}
+			if !fd.Required {
+				return nil, false, nil
+			}
+			fmt.Fprintln(f.Out, "  This field is required.")
+			continue
+		}
+		v, err := ParseFieldValue(fd, in)
+		if err != nil {
+			fmt.Fprintf(f.Out, "  %s\n", termsafe.Line(err.Error()))
+			continue
+		}
+		return v, true, nil
+	}
+	return nil, false, fmt.Errorf("no fitting answer")
+}

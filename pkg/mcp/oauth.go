@@ -1,0 +1,436 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+)
+
+// Sign-in to a server of "auth": "oauth", on the Go SDK's authorization-code handler (the MCP
+// authorization specification: protected-resource and authorization-server metadata discovery,
+// PKCE, client ID metadata documents, dynamic client registration or a pre-registered client,
+// scope selection and step-up, the resource indicator). What is ours: tokens kept between runs
+// (TokenStore) and refreshed when due, the browser and its loopback redirect, a bound on
+// repeated sign-ins, and a chat that never signs in itself but says which command does.
+
+// maxSignIns bounds the sign-ins one connection runs: a server that keeps asking for more
+// access than any sign-in gives it is given up on, not looped on.
+const maxSignIns = 3
+
+// SignIn lets a command run the browser flow. Without it (a chat), a server that asks for
+// sign-in is reported with the command that signs in.
+type SignIn struct {
+	// Open shows the user the authorization URL: it opens a browser, or prints the URL.
+	Open func(ctx context.Context, authURL string) error
+	// Wait bounds the wait for the browser's redirect (default 5 minutes).
+	Wait time.Duration
+}
+
+// AuthOptions are how servers of "auth" are signed in to.
+type AuthOptions struct {
+	// Tokens keeps OAuth grants between runs; nil keeps none.
+	Tokens TokenStore
+	// SignIn, when set, runs the browser flow where a server asks for sign-in.
+	SignIn *SignIn
+	// Google returns the token source of a server of "auth": "google": an ID token for
+	// audience, or, when audience is "", an access token of scopes (default GoogleTokenSource).
+	Google func(ctx context.Context, audience string, scopes []string) (oauth2.TokenSource, error)
+	// HTTPClient reaches authorization servers (default: a client with a 30 s timeout).
+	HTTPClient *http.Client
+}
+
+// SignInRequiredError is a server that asks for a sign-in nobody can do here.
+type SignInRequiredError struct {
+	// Server is the server's name, or its URL when it was given as one.
+	Server string
+	// StepUp: the server wants more access than the stored sign-in has.
+	StepUp bool
+	// Refused: a token was sent and refused (expired, revoked).
+	Refused bool
+}
+
+func (e *SignInRequiredError) Error() string {
+	what := "needs sign-in"
+	switch {
+	case e.StepUp:
+		what = "needs a sign-in with more access"
+	case e.Refused:
+		what = "refused the stored sign-in"
+	}
+	return fmt.Sprintf("MCP server %s %s: run 'alertchat mcp login %s'", e.Server, what, e.Server)
+}
+
+// oauthHandler is the auth.OAuthHandler of one server's transport.
+type oauthHandler struct {
+	label    string // the server's name, or its URL
+	resource string // the server's URL
+	cfg      OAuthConfig
+	opts     AuthOptions
+
+	mu     sync.Mutex // guards ts, loaded
+	ts     oauth2.TokenSource
+	loaded bool
+
+	signMu   sync.Mutex // one sign-in at a time; guards the fields below
+	attempts int
+	code     *auth.AuthorizationCodeHandler
+	redirect *loopback
+	// signedIn is set once a sign-in completed in this connection.
+	signedIn bool
+}
+
+func newOAuthHandler(label, resource string, cfg *OAuthConfig, o AuthOptions) *oauthHandler {
+	h := &oauthHandler{label: label, resource: resource, opts: o}
+	if cfg != nil {
+		h.cfg = *cfg
+	}
+	if h.opts.HTTPClient == nil {
+		h.opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	return h
+}
+
+// TokenSource implements auth.OAuthHandler: the stored grant's, loaded once, refreshed when due.
+func (h *oauthHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.loaded {
+		h.loaded = true
+		if h.opts.Tokens != nil {
+			g, err := h.opts.Tokens.Load(h.resource)
+			if err != nil {
+				return nil, fmt.Errorf("MCP server %s: %w", h.label, err)
+			}
+			if g != nil {
+				h.ts = h.saving(g.config(), g.Token)
+			}
+		}
+	}
+	if h.ts == nil {
+		return nil, nil
+	}
+	return h.ts, nil
+}
+
+// signedInNow reports whether a sign-in completed in this connection.
+func (h *oauthHandler) signedInNow() bool {
+	h.signMu.Lock()
+	defer h.signMu.Unlock()
+	return h.signedIn
+}
+
+// hasGrant reports whether a stored grant was found (or made) for the server.
+func (h *oauthHandler) hasGrant() bool {
+	ts, _ := h.TokenSource(context.Background())
+	return ts != nil
+}
+
+// Authorize implements auth.OAuthHandler: a 401, or a 403 for want of scope, runs the sign-in
+// where one can be run and says which command signs in where it cannot.
+func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	body := resp.Body
+	defer body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<16))
+	resp.Body = io.NopCloser(strings.NewReader(""))
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
+		// Forbidden for another reason: no sign-in changes that; the request fails as it is.
+		return nil
+	}
+	h.signMu.Lock()
+	defer h.signMu.Unlock()
+	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+	if cur := h.current(); cur != "" && cur != sent {
+		// Another request signed in meanwhile: retry with its token.
+		return nil
+	}
+	if h.opts.SignIn == nil {
+		return &SignInRequiredError{Server: h.label, StepUp: resp.StatusCode == http.StatusForbidden, Refused: sent != "" && resp.StatusCode == http.StatusUnauthorized}
+	}
+	h.attempts++
+	if h.attempts > maxSignIns {
+		return fmt.Errorf("MCP server %s still refuses after %d sign-ins; giving up", h.label, maxSignIns)
+	}
+	if err := h.checkResourceMetadata(ctx, challenges); err != nil {
+		return err
+	}
+	code, err := h.codeHandler()
+	if err != nil {
+		return err
+	}
+	if err := code.Authorize(ctx, req, resp); err != nil {
+		return fmt.Errorf("signing in to MCP server %s: %s", h.label, oneLine(err.Error()))
+	}
+	ts, err := code.TokenSource(ctx)
+	if err != nil || ts == nil {
+		return fmt.Errorf("signing in to MCP server %s: no token", h.label)
+	}
+	h.mu.Lock()
+	h.ts, h.loaded = ts, true
+	h.mu.Unlock()
+	h.signedIn = true
+	return nil
+}
+
+// current is the access token in use, "" when there is none or it cannot be had.
+func (h *oauthHandler) current() string {
+	h.mu.Lock()
+	ts := h.ts
+	h.mu.Unlock()
+	if ts == nil {
+		return ""
+	}
+	t, err := ts.Token()
+	if err != nil || t == nil {
+		return ""
+	}
+	return t.AccessToken
+}
+
+// checkResourceMetadata refuses a server whose protected-resource metadata (named in its
+// challenge) is about another resource than the server's own URL: a server that sends its
+// users to sign in for someone else's resource is lying, and its tokens would be the other's.
+func (h *oauthHandler) checkResourceMetadata(ctx context.Context, challenges []oauthex.Challenge) error {
+	u := challengeParam(challenges, "resource_metadata")
+	if u == "" {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("MCP server %s names an invalid resource metadata URL", h.label)
+	}
+	resp, err := h.opts.HTTPClient.Do(req)
+	if err != nil {
+		return nil // unreachable: the handler's own discovery reports it
+	}
+	defer resp.Body.Close()
+	var prm struct {
+		Resource string `json:"resource"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil || prm.Resource == "" {
+		return nil
+	}
+	if ResourceKey(prm.Resource) != ResourceKey(h.resource) {
+		return fmt.Errorf("MCP server %s: its metadata names another resource (%s), not the server's own URL; refusing to sign in", h.label, oneLine(clip(prm.Resource, 120)))
+	}
+	return nil
+}
+
+func challengeParam(cs []oauthex.Challenge, name string) string {
+	for _, c := range cs {
+		if v := c.Params[name]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// codeHandler is the SDK's authorization-code handler, made at the first sign-in with the
+// loopback redirect it needs; it stays for the connection, so a step-up asks for the scopes
+// granted before and the new ones together.
+func (h *oauthHandler) codeHandler() (*auth.AuthorizationCodeHandler, error) {
+	if h.code != nil {
+		return h.code, nil
+	}
+	lb, err := listenLoopback()
+	if err != nil {
+		return nil, fmt.Errorf("signing in to MCP server %s: %w", h.label, err)
+	}
+	c := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              lb.url,
+		AuthorizationCodeFetcher: h.fetcher(lb),
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs: []string{lb.url}, ClientName: "alertchat",
+			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		}},
+		RequestRefreshToken: true,
+		Client:              h.opts.HTTPClient,
+		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			if err := h.save(cfg, tok); err != nil {
+				return nil, err
+			}
+			return h.saving(cfg, tok), nil
+		},
+	}
+	if h.cfg.ClientMetadataURL != "" {
+		c.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.cfg.ClientMetadataURL}
+	}
+	if h.cfg.ClientID != "" {
+		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: h.cfg.ClientID}
+		if h.cfg.ClientSecret != "" {
+			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: h.cfg.ClientSecret}
+		}
+	}
+	if extra := h.cfg.Scopes; len(extra) > 0 {
+		c.ScopeFilter = func(discovered []string) []string {
+			out := slices.Clone(discovered)
+			for _, s := range extra {
+				if !slices.Contains(out, s) {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+	}
+	code, err := auth.NewAuthorizationCodeHandler(c)
+	if err != nil {
+		lb.close()
+		return nil, fmt.Errorf("signing in to MCP server %s: %w", h.label, err)
+	}
+	h.code, h.redirect = code, lb
+	return code, nil
+}
+
+// fetcher opens the authorization URL and waits for the browser's redirect to the loopback.
+func (h *oauthHandler) fetcher(lb *loopback) auth.AuthorizationCodeFetcher {
+	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+		lb.drain()
+		if err := h.opts.SignIn.Open(ctx, args.URL); err != nil {
+			return nil, fmt.Errorf("opening the sign-in page: %w", err)
+		}
+		wait := h.opts.SignIn.Wait
+		if wait <= 0 {
+			wait = 5 * time.Minute
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case r := <-lb.results:
+			if r.err != "" {
+				return nil, fmt.Errorf("the authorization server refused: %s", r.err)
+			}
+			return &auth.AuthorizationResult{Code: r.code, State: r.state, Iss: r.iss}, nil
+		case <-t.C:
+			return nil, fmt.Errorf("no sign-in within %s", wait)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// save keeps the grant a sign-in made.
+func (h *oauthHandler) save(cfg *oauth2.Config, tok *oauth2.Token) error {
+	if h.opts.Tokens == nil {
+		return nil
+	}
+	g := &Grant{Resource: h.resource, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthURL: cfg.Endpoint.AuthURL,
+		TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle), Scopes: cfg.Scopes, Token: tok}
+	if err := h.opts.Tokens.Save(g); err != nil {
+		return fmt.Errorf("keeping the sign-in of MCP server %s: %w", h.label, err)
+	}
+	return nil
+}
+
+// saving is cfg's token source from tok, refreshed when due (oauth2's), each new token kept.
+func (h *oauthHandler) saving(cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
+	// The refresh outlives any one request: a background context carrying the client.
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.opts.HTTPClient)
+	return &savingTokenSource{base: cfg.TokenSource(ctx, tok), last: tok.AccessToken, save: func(t *oauth2.Token) { _ = h.save(cfg, t) }}
+}
+
+// savingTokenSource keeps each token its base source refreshes.
+type savingTokenSource struct {
+	base oauth2.TokenSource
+	mu   sync.Mutex
+	last string
+	save func(*oauth2.Token)
+}
+
+func (s *savingTokenSource) Token() (*oauth2.Token, error) {
+	t, err := s.base.Token()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.AccessToken != s.last {
+		s.last = t.AccessToken
+		s.save(t)
+	}
+	return t, nil
+}
+
+func (h *oauthHandler) close() {
+	h.signMu.Lock()
+	defer h.signMu.Unlock()
+	if h.redirect != nil {
+		h.redirect.close()
+		h.redirect = nil
+	}
+}
+
+// loopback receives the authorization server's redirect on 127.0.0.1, a random port.
+type loopback struct {
+	url     string
+	srv     *http.Server
+	results chan redirectResult
+}
+
+type redirectResult struct{ code, state, iss, err string }
+
+func listenLoopback() (*loopback, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening for the sign-in redirect: %w", err)
+	}
+	lb := &loopback{url: "http://" + ln.Addr().String() + "/callback", results: make(chan redirectResult, 1)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		res := redirectResult{code: q.Get("code"), state: q.Get("state"), iss: q.Get("iss")}
+		msg := "Signed in. You can close this window and go back to alertchat."
+		if e := q.Get("error"); e != "" || res.code == "" {
+			if e == "" {
+				e = "no authorization code"
+			}
+			res.err = oneLine(clip(e+" "+q.Get("error_description"), 200))
+			msg = "Sign-in failed: " + res.err
+		}
+		select {
+		case lb.results <- res:
+		default: // a result is already waiting; the fetcher checks the state of the one it takes
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>alertchat</title><p>%s</p>\n", html.EscapeString(msg))
+	})
+	lb.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = lb.srv.Serve(ln) }()
+	return lb, nil
+}
+
+// drain drops a result left from an earlier flow.
+func (lb *loopback) drain() {
+	select {
+	case <-lb.results:
+	default:
+	}
+}
+
+func (lb *loopback) close() { _ = lb.srv.Close() }
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
+}
+
+// errSignInRequired reports whether err is (or wraps) a sign-in nobody can do here.
+func errSignInRequired(err error) (*SignInRequiredError, bool) {
+	var e *SignInRequiredError
+	ok := errors.As(err, &e)
+	return e, ok
+}
