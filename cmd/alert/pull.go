@@ -150,6 +150,16 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
 			}
 			return pullError(err, opts.Subscription)
 		}
+		if len(resp.GetReceivedMessages()) == 0 {
+			// Pub/Sub holds a pull open until a message comes; a server that answers at once
+			// with nothing is asked again a moment later, not in a tight loop.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(min(200*time.Millisecond, left)):
+			}
+			continue
+		}
 		batch, acks, fresh := readMessages(opts.IO.ErrOut, resp.GetReceivedMessages(), refused, maxSize)
 		if len(batch) > 0 || fresh {
 			idleSince = time.Now()
