@@ -5,8 +5,12 @@ package chat
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 
+	"github.com/ergochat/readline"
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
@@ -163,6 +167,16 @@ func chatRun(ctx context.Context, opts *Options) error {
 }
 
 func run(ctx context.Context, opts *Options, interactive bool, question string, out *oneShotJSON) error {
+	if !interactive {
+		// Ctrl-C cancels a one-shot's turn rather than killing the process: what arrived is
+		// saved at a content boundary, -o json still prints its object, the terminal is
+		// restored, and the exit status is 130. (An interactive chat handles it per answer.)
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+		// A second Ctrl-C, while the turn is being saved, ends the process at once.
+		go func() { <-ctx.Done(); stop() }()
+	}
 	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
@@ -193,7 +207,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	}
 	defer servers.close()
 	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, mcp: servers, tools: sessOpts.Tools}
-	sessOpts.Approver = newApprover(opts.IO, conv.readApproval)
+	sessOpts.Approver = newApprover(opts.IO, conv.readApproval, conv.interruptTurn)
 	servers.askWith(conv.readApproval)
 	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
 	sess, err := newSession(h)
@@ -225,25 +239,75 @@ type conversation struct {
 	// lineReader, in an interactive chat, asks the approval questions through the line
 	// editor; nil reads stdin.
 	lineReader func(prompt string) (string, error)
-	in         *bufio.Reader
+	in         *lineFeed
+	// interrupt, when set, cancels the turn in flight (Ctrl-C at an approval question).
+	interrupt func()
 }
 
-// stdin is the one buffered reader of stdin the one-shot questions (approvals, the judge's
-// offer) share, so that no answer typed ahead is lost between them.
-func (c *conversation) stdin() *bufio.Reader {
+// stdin is the one reader of stdin the one-shot questions (approvals, the judge's offer)
+// share, so that no answer typed ahead is lost between them.
+func (c *conversation) stdin() *lineFeed {
 	if c.in == nil {
-		c.in = bufio.NewReader(c.opts.IO.In)
+		c.in = &lineFeed{r: bufio.NewReader(c.opts.IO.In)}
 	}
 	return c.in
 }
 
-// readApproval reads the answer to an approval question from the terminal.
-func (c *conversation) readApproval(prompt string) (string, error) {
+// readApproval reads the answer to an approval question from the terminal. Ctrl-C is
+// errInterrupted: at the line editor's prompt it is a key; in a one-shot it cancels ctx.
+func (c *conversation) readApproval(ctx context.Context, prompt string) (string, error) {
 	if c.lineReader != nil {
-		return c.lineReader(prompt)
+		line, err := c.lineReader(prompt)
+		if errors.Is(err, readline.ErrInterrupt) {
+			return "", errInterrupted
+		}
+		return line, err
 	}
 	fmt.Fprint(c.opts.IO.ErrOut, prompt)
-	return c.stdin().ReadString('\n')
+	line, err := c.stdin().next(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintln(c.opts.IO.ErrOut) // the question's line is left for the notices after it
+		return "", errInterrupted
+	}
+	return line, err
+}
+
+// interruptTurn cancels the turn in flight, as Ctrl-C during an answer does.
+func (c *conversation) interruptTurn() {
+	if c.interrupt != nil {
+		c.interrupt()
+	}
+}
+
+// lineFeed reads stdin a line at a time for questions that may be given up (the turn was
+// cancelled while waiting): a read given up is kept, and the next question takes its line.
+type lineFeed struct {
+	r       *bufio.Reader
+	pending chan lineRead
+}
+
+type lineRead struct {
+	line string
+	err  error
+}
+
+// next returns the next line, or ctx's error when ctx ends first.
+func (f *lineFeed) next(ctx context.Context) (string, error) {
+	if f.pending == nil {
+		ch := make(chan lineRead, 1)
+		f.pending = ch
+		go func() {
+			line, err := f.r.ReadString('\n')
+			ch <- lineRead{line, err}
+		}()
+	}
+	select {
+	case got := <-f.pending:
+		f.pending = nil
+		return got.line, got.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // openConversation finds the alert and, when resuming, the history.

@@ -57,6 +57,17 @@ type interactiveChat struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the answer in flight
+
+	// stored: sess's history exists in the store or the spool (it was resumed, or a turn was
+	// saved), so a resume hint leads somewhere. unsaved: a turn's save failed and no later
+	// save has succeeded.
+	stored, unsaved bool
+}
+
+// switchTo makes sess the conversation.
+func (c *interactiveChat) switchTo(sess *session.Session) {
+	c.sess = sess
+	c.stored, c.unsaved = len(sess.History().Contents) > 0, false
 }
 
 func runInteractive(ctx context.Context, conv *conversation, sess *session.Session) error {
@@ -77,7 +88,8 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	defer ed.Close()
 	ed.HistoryErr = func(err error) { conv.opts.Logger().Debug("cannot write the input history", "error", err) }
 
-	c := &interactiveChat{conversation: conv, ios: ios, sess: sess, ed: ed, rl: ed.Readline()}
+	c := &interactiveChat{conversation: conv, ios: ios, ed: ed, rl: ed.Readline()}
+	c.switchTo(sess)
 	// Approval questions are asked through the line editor, which owns the terminal.
 	conv.lineReader = func(prompt string) (string, error) {
 		c.rl.SetPrompt(prompt)
@@ -85,6 +97,9 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 		return c.rl.ReadLine()
 	}
 	c.same = conv.resolver(sess)
+	// Ctrl-C at an approval question is a key the line editor reads: it cancels the turn as
+	// Ctrl-C during the answer does.
+	conv.interrupt = c.interrupt
 
 	// Ctrl-C while an answer streams (the terminal is not in raw mode then) cancels that answer
 	// only; the session goes on.
@@ -93,17 +108,13 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	defer signal.Stop(sigs)
 	go func() {
 		for range sigs {
-			c.mu.Lock()
-			if c.cancel != nil {
-				c.cancel()
-			}
-			c.mu.Unlock()
+			c.interrupt()
 		}
 	}()
 
 	c.banner()
 	c.printLines(c.relatedLines(ctx, c.sess)())
-	defer c.farewell()
+	defer c.farewell(ctx)
 	// SIGTERM or SIGHUP (the run's context) ends the chat even at the prompt: closing the editor
 	// ends the read, so the deferred clean-up (MCP servers, the terminal) runs.
 	stopped := make(chan struct{})
@@ -155,9 +166,29 @@ func (c *interactiveChat) banner() {
 	fmt.Fprintln(c.ios.ErrOut, "Ask about the alert. /help for commands, /exit or Ctrl-D to leave.")
 }
 
-func (c *interactiveChat) farewell() {
+// farewell leaves the conversation: a turn whose save failed is saved once more, and the
+// resume hint is printed only for a history that is stored (or spooled).
+func (c *interactiveChat) farewell(ctx context.Context) {
 	h := c.sess.History()
-	if len(h.Contents) == 0 {
+	if c.unsaved {
+		if err := c.sess.Save(ctx); err != nil {
+			fmt.Fprintf(c.ios.ErrOut, "\nError: the last turns of this conversation could not be saved: %s\n", factory.Message(err))
+			if c.stored {
+				fmt.Fprintf(c.ios.ErrOut, "History %s holds the conversation up to its last saved turn.\n", h.ID)
+			} else {
+				fmt.Fprintln(c.ios.ErrOut, "Nothing of it is stored.")
+			}
+		} else {
+			c.stored, c.unsaved = true, false
+			h = c.sess.History()
+			if c.sess.Pending() {
+				fmt.Fprintf(c.ios.ErrOut, "\nThe last turns were kept locally (in the spool of the data directory); they are uploaded by the next command that reaches the store, or by 'alertchat history sync'.\n")
+			} else {
+				fmt.Fprintln(c.ios.ErrOut, "\nThe last turns are saved now.")
+			}
+		}
+	}
+	if !c.stored {
 		return
 	}
 	fmt.Fprintf(c.ios.ErrOut, "\nResume with: alertchat chat -a %s --history %s\n", h.AlertID, h.ID)
@@ -208,8 +239,12 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	default:
 		c.pending = ""
 	}
-	if turn != nil && turn.SaveErr != nil {
-		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn.\n", factory.Message(turn.SaveErr))
+	switch {
+	case turn != nil && turn.SaveErr != nil:
+		c.unsaved = true
+		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn, or when you leave.\n", factory.Message(turn.SaveErr))
+	case turn != nil:
+		c.stored, c.unsaved = true, false
 	}
 	factory.ReportSave(c.ios.ErrOut, turn, c.sess.History())
 	if judging != nil && err == nil {
@@ -245,8 +280,9 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 			printError(out, err)
 			break
 		}
-		c.farewell()
-		c.sess, c.pending, c.same = sess, "", nil
+		c.farewell(ctx)
+		c.switchTo(sess)
+		c.pending, c.same = "", nil
 		fmt.Fprintln(out, "New conversation about the same alert.")
 	case "/tools":
 		c.mcp.ready(ctx) // the servers' tools too, once they are up
@@ -341,7 +377,9 @@ func (c *interactiveChat) startSame(ctx context.Context, question string) *samec
 	}
 	jctx, done := c.cancellable(ctx)
 	defer done()
-	c.sess = r.Resolve(jctx, c.sess, question, nil)
+	if next := r.Resolve(jctx, c.sess, question, nil); next != c.sess {
+		c.switchTo(next)
+	}
 	return nil
 }
 
@@ -371,9 +409,18 @@ func (c *interactiveChat) offerMove(ctx context.Context, j *samechat.Judgement, 
 		printError(c.ios.ErrOut, err)
 		return
 	}
-	c.farewell()
-	c.sess = next
+	c.farewell(ctx)
+	c.switchTo(next)
 	c.ask(ctx, question)
+}
+
+// interrupt cancels what Ctrl-C cancels now: the answer in flight, or a judgement.
+func (c *interactiveChat) interrupt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
 }
 
 // cancellable returns a context that Ctrl-C cancels, until done is called.

@@ -173,7 +173,7 @@ func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *se
 	_ = ios.Prompt(func() error {
 		fmt.Fprintf(ios.ErrOut, "%s Ask it again there, with that conversation's context? [y/N] ", samechat.Describe(match, store.Now()))
 		var err error
-		if line, err = c.stdin().ReadString('\n'); err != nil && line == "" {
+		if line, err = c.stdin().next(ctx); err != nil && line == "" {
 			fmt.Fprintln(ios.ErrOut)
 		}
 		return nil
@@ -197,6 +197,10 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 	h := sess.History()
 	var failure error
 	switch {
+	case errors.Is(err, context.Canceled) && turn != nil:
+		failure = goerr.Wrap(err, "interrupted: what had arrived was saved")
+	case errors.Is(err, context.Canceled):
+		failure = goerr.Wrap(err, "interrupted before Gemini answered: nothing of this question was saved")
 	case err != nil:
 		failure = factory.DescribeModelError(err) // a partial answer was printed and saved
 	case turn.SaveErr != nil:

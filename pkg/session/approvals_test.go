@@ -34,7 +34,8 @@ func (a *scriptedApprover) Approve(_ context.Context, c tool.Call) (tool.Decisio
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, c.Name)
-	return a.answers[c.Name], true
+	d := a.answers[c.Name]
+	return d, d != tool.DeniedUnshown // a call too long to show is denied without asking
 }
 
 // Each MCP call's decision is written with the history, pointing at the call in the
@@ -52,6 +53,12 @@ func TestToolApprovalsSaved(t *testing.T) {
 			[]record.ToolApproval{
 				{Tool: "mcp_intel_lookup", Server: "intel", Decision: "approved", Asked: true, Content: 1, Call: 0, CallID: "c1"},
 				{Tool: "mcp_intel_env", Server: "intel", Decision: "denied", Asked: true, Content: 1, Call: 2},
+				{Tool: "mcp_siem_query", Server: "siem", Decision: "trusted", Content: 1, Call: 3},
+			}, []string{"echo", "echo", "error", "echo"}},
+		{"too long to show", &scriptedApprover{answers: map[string]tool.Decision{"mcp_intel_lookup": tool.ApprovedOnce, "mcp_intel_env": tool.DeniedUnshown}},
+			[]record.ToolApproval{
+				{Tool: "mcp_intel_lookup", Server: "intel", Decision: "approved", Asked: true, Content: 1, Call: 0, CallID: "c1"},
+				{Tool: "mcp_intel_env", Server: "intel", Decision: "denied", Asked: false, Content: 1, Call: 2},
 				{Tool: "mcp_siem_query", Server: "siem", Decision: "trusted", Content: 1, Call: 3},
 			}, []string{"echo", "echo", "error", "echo"}},
 		{"nobody to ask", nil,
@@ -115,6 +122,9 @@ func TestToolApprovalsSaved(t *testing.T) {
 				}
 				if key == "error" && !strings.HasPrefix(r["error"].(string), "denied: ") {
 					t.Errorf("response %d = %v", i, r)
+				}
+				if tc.name == "too long to show" && key == "error" && !strings.Contains(r["error"].(string), "too long to show") {
+					t.Errorf("response %d = %v: the denial must say why", i, r)
 				}
 			}
 			if tc.approver != nil && strings.Join(tc.approver.asked, " ") != "mcp_intel_lookup mcp_intel_env" &&

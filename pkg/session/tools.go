@@ -159,6 +159,9 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 			approval.Decision = record.ApprovalApproved
 		case tool.ApprovedAlways:
 			approval.Decision = record.ApprovalApprovedAlways
+		case tool.DeniedUnshown:
+			approval.Decision = record.ApprovalDenied
+			return tool.Error("denied: the call is too long to show the user for approval; nobody was asked"), approval
 		default:
 			approval.Decision = record.ApprovalDenied
 			return tool.Error("denied: the user did not allow this call"), approval

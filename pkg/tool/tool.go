@@ -69,6 +69,9 @@ const (
 	ApprovedAlways Decision = "approved_always"
 	// Denied: the user said no, or nobody could be asked.
 	Denied Decision = "denied"
+	// DeniedUnshown: the call was too long to show the user whole, so it was denied without
+	// asking (what is approved is what is shown).
+	DeniedUnshown Decision = "denied_unshown"
 )
 
 // Approver asks the user whether a call may run. It is only ever implemented on the terminal

@@ -11,6 +11,11 @@
 // ALERTCHAT_TEST_REQUIRE_EMULATOR=1 set, streaming its output. SIGINT and SIGTERM are forwarded
 // to the command; the emulators are always stopped.
 //
+// A `go test` command runs with -json, and its output is shown as plain `go test` shows it,
+// ending with what failed (each failed test, each package that did not build, each test
+// binary that exited abnormally, with the tests it was running) and a line of counts: a red
+// run says why in its last lines.
+//
 // Exit status: the command's own (128+N when it was killed by signal N), or 125 when the
 // runner itself failed (java or an emulator missing, an emulator not starting, the command
 // not startable).
@@ -324,17 +329,43 @@ func readLog(path string) string {
 // runCommand runs the test command in its own process group, forwarding SIGINT and SIGTERM to
 // the group (a second signal kills it), and returns its exit status.
 func runCommand(command []string, emus []*emulator, sigs <-chan os.Signal) int {
+	command, summarise := withJSON(command)
 	cmd := exec.CommandContext(context.Background(), command[0], command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	var rep *report
+	var reported chan struct{}
+	var events *os.File // the read end of the events' pipe
+	if summarise {
+		// A pipe of our own, not cmd.StdoutPipe: Wait would close that one before the last
+		// events are read.
+		r, w, err := os.Pipe()
+		if err != nil {
+			logf("pipe: %v", err)
+			return exitRunner
+		}
+		defer func() { _ = r.Close() }()
+		cmd.Stdout, events = w, r
+		rep, reported = newReport(os.Stdout), make(chan struct{})
+	}
 	cmd.Env = append(os.Environ(),
 		"FIRESTORE_EMULATOR_HOST="+emus[0].host,
 		"PUBSUB_EMULATOR_HOST="+emus[1].host,
 		"ALERTCHAT_TEST_REQUIRE_EMULATOR=1",
 	)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	if events != nil {
+		_ = cmd.Stdout.(*os.File).Close() // the command holds its own copy of the write end
+	}
+	if err != nil {
 		logf("start %s: %v", command[0], err)
 		return exitRunner
+	}
+	if events != nil {
+		go func() {
+			defer close(reported)
+			rep.copyJSON(events)
+		}()
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -359,9 +390,34 @@ func runCommand(command []string, emus []*emulator, sigs <-chan os.Signal) int {
 		case e := <-exited:
 			logf("the %s exited while the tests were running", e.name) // the tests will fail on their own
 		case err := <-waited:
+			if rep != nil {
+				// A process the tests left behind may hold the pipe open: read what is
+				// written, but do not wait for it forever.
+				select {
+				case <-reported:
+				case <-time.After(10 * time.Second):
+					_ = events.Close()
+					<-reported
+				}
+				rep.finish()
+			}
 			return exitStatus(err)
 		}
 	}
+}
+
+// withJSON turns `go test ...` into `go test -json ...`, whose events the report summarises;
+// any other command, or one asking for -json itself, runs as given.
+func withJSON(command []string) ([]string, bool) {
+	if len(command) < 2 || filepath.Base(command[0]) != "go" || command[1] != "test" {
+		return command, false
+	}
+	for _, a := range command[2:] {
+		if a == "-json" || a == "--json" || a == "-json=true" {
+			return command, false
+		}
+	}
+	return append([]string{command[0], "test", "-json"}, command[2:]...), true
 }
 
 func exitStatus(err error) int {
