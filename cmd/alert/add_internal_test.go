@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/alert/stage"
@@ -79,4 +80,24 @@ func BenchmarkAddNDJSON(b *testing.B) {
 		_ = s.Close()
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "alerts/s")
+}
+
+func TestNextBatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		size, n int
+		took    time.Duration
+		want    int
+	}{
+		{1000, 1000, 300 * time.Millisecond, 2000},
+		{maxBatch, maxBatch, time.Millisecond, maxBatch},
+		{1000, 400, 300 * time.Millisecond, 1000}, // a short last batch says nothing
+		{4000, 4000, 1500 * time.Millisecond, 4000},
+		{4000, 4000, 3 * time.Second, 2000},
+		{minBatch, minBatch, 10 * time.Second, minBatch},
+	} {
+		if got := nextBatch(tc.size, tc.n, tc.took); got != tc.want {
+			t.Errorf("nextBatch(%d, %d, %s) = %d, want %d", tc.size, tc.n, tc.took, got, tc.want)
+		}
+	}
 }
