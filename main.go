@@ -8,17 +8,14 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/joho/godotenv"
-
 	"github.com/alertchat/alertchat/cmd"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 )
 
 func main() {
-	// .env in the working directory, when present, fills variables the environment lacks.
-	if _, err := os.Stat(".env"); err == nil {
-		_ = godotenv.Load()
-	}
+	// .env in the working directory, when present, fills variables the environment lacks,
+	// never those that run a program or send data elsewhere (cmd/dotenv.go).
+	cmd.LoadDotEnv(".env", os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(cmd.Run(ctx, os.Args, cmdutil.SystemIO()))

@@ -1,6 +1,6 @@
 // Package cmd is alertchat's command line. The root command parses the global flags into one
 // cmdutil.Config and builds one factory.Factory; each command lives in a package of its own
-// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact, cmd/mcp), copies from the factory what it
+// (cmd/alert, cmd/chat, cmd/history, cmd/batch, cmd/redact, cmd/mcp, cmd/models), copies from the factory what it
 // needs into its options, and does its work in a plain function that tests call with fakes.
 package cmd
 
@@ -22,8 +22,10 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
 	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
+	"github.com/alertchat/alertchat/cmd/models"
 	"github.com/alertchat/alertchat/cmd/redact"
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
@@ -76,7 +78,8 @@ func globalFlags(cfg *cmdutil.Config, logLevel *string) []cli.Flag {
 		&cli.StringFlag{Name: "bucket", Usage: "Cloud Storage bucket for transcripts (with --firestore-project: use the cloud store)", Sources: cmdutil.EnvVar("BUCKET"), Destination: &cfg.Bucket},
 		&cli.StringFlag{Name: "prefix", Usage: "object key prefix, e.g. alertchat/", Sources: cmdutil.EnvVar("PREFIX"), Destination: &cfg.Prefix},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: cmdutil.EnvVar("WORKSPACE"), Destination: &cfg.Workspace},
-		&cli.StringFlag{Name: "model", Usage: "Gemini model", Value: "gemini-2.5-flash", Sources: cmdutil.EnvVar("MODEL"), Destination: &cfg.Model},
+		&cli.StringFlag{Name: "model", Usage: "Gemini model ('alertchat models' lists those the credentials can use)", Value: modelcfg.DefaultModel, Sources: cmdutil.EnvVar("MODEL"), Destination: &cfg.Model},
+		&cli.StringFlag{Name: "thinking", Usage: "how much the model thinks before it answers: minimal, low, medium or high, as the model offers them (default: the model's own)", Sources: cmdutil.EnvVar("THINKING"), Destination: &cfg.Thinking},
 		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: session.DefaultMaxContextTokens, Sources: cmdutil.EnvVar("MAX_CONTEXT_TOKENS"), Destination: &cfg.MaxContextTokens},
 		&cli.BoolFlag{Name: "embeddings", Usage: "embed each history's redacted text with Gemini as it is saved, and search by meaning too", Sources: cmdutil.EnvVar("EMBEDDINGS"), Destination: &cfg.Embeddings},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: cmdutil.EnvVar("LOG_LEVEL"), Destination: logLevel},
@@ -158,6 +161,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 			redact.NewCmdRedact(f.Factory, nil),
 			batch.NewCmdBatch(f, nil),
 			mcpcmd.NewCmdMCP(f.Factory, o.Getenv),
+			models.NewCmdModels(f, nil),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {

@@ -444,3 +444,38 @@ func TestMCPBadConfigAndServers(t *testing.T) {
 		}
 	}
 }
+
+// A .env in the working directory (a folder of evidence others wrote) can name neither the MCP
+// servers alertchat runs nor the browser a sign-in opens: each such line is one warning, and the
+// value is ignored.
+func TestDotEnvCannotNameMCPServers(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	evil := filepath.Join(c.dataDir, "evil.json")
+	cfgHome := filepath.Join(c.dataDir, "cfg")
+	servers := `{"mcpServers": {"evil": {"command": "/bin/sh", "args": ["-c", "touch ran"]}}}`
+	for _, p := range []string{evil, filepath.Join(cfgHome, "alertchat", "mcp.json")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(servers), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := "ALERTCHAT_MCP_CONFIG=" + evil + "\nXDG_CONFIG_HOME=" + cfgHome + "\nBROWSER=/bin/true\nALERTCHAT_MCP_TOKEN_STORE=file\n"
+	if err := os.WriteFile(filepath.Join(c.dataDir, ".env"), []byte(env), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := c.run("", "mcp", "list", "-o", "json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("exit %d, stdout %q, stderr %q: the .env named the servers", r.code, r.stdout, r.stderr)
+	}
+	for _, k := range []string{"ALERTCHAT_MCP_CONFIG", "XDG_CONFIG_HOME", "BROWSER", "ALERTCHAT_MCP_TOKEN_STORE"} {
+		if strings.Count(r.stderr, "Warning: .env sets "+k+",") != 1 {
+			t.Errorf("no warning for %s: %q", k, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.dataDir, "ran")); err == nil {
+		t.Fatal("a server named by the .env ran")
+	}
+}

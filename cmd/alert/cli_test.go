@@ -165,6 +165,24 @@ func TestAlertListTTY(t *testing.T) {
 	}
 }
 
+// TestAlertShowIsTerminalSafe: JSON may hold bidirectional overrides as they are; a terminal
+// is shown the alert without them, a pipe gets the alert as stored.
+func TestAlertShowIsTerminalSafe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	added, _, _ := clitest.Run(t, dir, "{\"Title\": \"invoice\u202efdp.exe\"}", "alert", "add", "-f", "-")
+	id := strings.TrimSpace(added)
+	for _, tty := range []bool{true, false} {
+		out, errOut, code := clitest.RunWith(t, dir, "", tty, cmd.RunOptions{}, "alert", "show", id)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if strings.Contains(out, "\u202e") == tty || !strings.Contains(out, "fdp.exe") {
+			t.Errorf("terminal %v: %q", tty, out)
+		}
+	}
+}
+
 // TestAlertAddSeveralFiles: "alert add -f a b c" (what a shell glob gives) prints one ID a
 // line, in order; one bad file stores nothing at all.
 func TestAlertAddSeveralFiles(t *testing.T) {

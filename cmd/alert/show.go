@@ -10,6 +10,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // ShowOptions are "alert show"'s.
@@ -57,7 +58,12 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 	if opts.Output == "json" {
 		return cmdutil.PrintJSON(ios.Out, newAlertJSON(a))
 	}
-	if _, err := ios.Out.Write(a.Data); err != nil {
+	data := a.Data
+	if ios.StdoutTTY {
+		// JSON may hold bidirectional overrides as they are: a terminal is shown the text safe
+		data = []byte(termsafe.String(string(data)))
+	}
+	if _, err := ios.Out.Write(data); err != nil {
 		return goerr.Wrap(err, "failed to write alert")
 	}
 	fmt.Fprintln(ios.Out)

@@ -48,7 +48,7 @@ func NewCmdBatch(f *factory.Factory, runF func(context.Context, *Options) error)
 		Usage: "ask many one-shot questions from a JSONL file; one JSON line per question on stdout, in input order",
 		UsageText: "alertchat batch -f questions.jsonl [--concurrency N] [--rpm N] > answers.jsonl\n" +
 			`input lines:  {"alert_id": "...", "query": "...", "history_id": "...", "id": "..."}` + "\n" +
-			`output lines: {"id", "line", "alert_id", "history_id", "title", "answer", "usage": {"input_tokens", "output_tokens"}, "error"}`,
+			`output lines: {"id", "line", "alert_id", "history_id", "title", "answer", "usage": {"input_tokens", "output_tokens", "thought_tokens"}, "error"}`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of questions, - for stdin (required)", Destination: &opts.File},
 			&cli.IntFlag{Name: "concurrency", Usage: "questions asked at once", Value: 4, Destination: &opts.Concurrency},
@@ -87,6 +87,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageErrorf("invalid --concurrency %d: at least 1", opts.Concurrency)
 	case opts.Tools.Check() != nil:
 		return opts.Tools.Check()
+	case factory.CheckThinking(cfg) != nil:
+		return factory.CheckThinking(cfg)
 	case opts.RPM < 0:
 		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
 	case opts.Remote.Check() != nil:

@@ -74,6 +74,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	if !ok {
 		return goerr.New("this store cannot record batch jobs")
 	}
+	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
 	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
 	bar := startJobProgress(opts.IO)
@@ -98,9 +99,16 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 				bar.ios.Notice(fmt.Sprintf("Found batch job %s for this input (%s); --resubmit asks again.", oc.Job.ID, oc.Job.State))
 			}
 		},
-		FileOnly: svc.Client.ClientConfig().Backend == genai.BackendVertexAI,
+		OnWaiting: func(*record.BatchReservation) {
+			bar.ios.Notice(fmt.Sprintf("Another run is submitting the job of this input; waiting for its job (a run silent for %s is taken over).", remote.DefaultReservationTimeout))
+		},
+		FileOnly:  vertex,
+		KeyLabels: vertex,
 	})
 	bar.stop()
+	if oc != nil && oc.CleanErr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the questions and answers unredacted): %s\n", factory.Message(oc.CleanErr))
+	}
 	switch {
 	case errors.Is(err, remote.ErrInvalidInput):
 		return cmdutil.UsageErrorf("%s: %s", cmdutil.InputName(opts.File), factory.Message(err))

@@ -114,6 +114,9 @@ func (o *Options) validate() error {
 	if err := o.Tools.Check(); err != nil {
 		return err
 	}
+	if err := factory.CheckThinking(o.Config()); err != nil {
+		return err
+	}
 	switch {
 	case o.AlertID != "" && o.File != "":
 		return cmdutil.UsageErrorf("use -a ALERT_ID or -f FILE, not both")

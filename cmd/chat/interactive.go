@@ -233,6 +233,11 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	case err != nil && turn == nil:
 		c.pending = question
 		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is kept: /retry sends it again)\n", factory.Message(factory.DescribeModelError(err)))
+	case err != nil && turn.Answer == "" && len(turn.ToolCalls) == 0:
+		// No answer at all (an unavailable model, an answer that was all thought): the question
+		// is saved in the conversation, and /retry asks it again.
+		c.pending = question
+		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is saved in the conversation; /retry sends it again)\n", factory.Message(factory.DescribeModelError(err)))
 	case err != nil:
 		c.pending = ""
 		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(the partial answer was kept)\n", factory.Message(factory.DescribeModelError(err)))
@@ -289,8 +294,8 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 		listTools(c.ios, c.tools)
 	case "/usage":
 		h := c.sess.History()
-		fmt.Fprintf(out, "Tokens: %d in, %d out (%d total) over %d messages.\n",
-			h.Usage.InputTokens, h.Usage.OutputTokens, h.Usage.InputTokens+h.Usage.OutputTokens, h.MessageCount)
+		fmt.Fprintf(out, "Tokens: %d in, %d out, %d thinking (%d total) over %d messages.\n",
+			h.Usage.InputTokens, h.Usage.OutputTokens, h.Usage.ThoughtTokens, h.Usage.Total(), h.MessageCount)
 	case "/compress":
 		c.compress(ctx)
 	case "/retry":

@@ -72,12 +72,10 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 	if len(cfg.Servers) == 0 {
 		return nil, nil
 	}
-	warn := func(line string) { fmt.Fprintln(ios.ErrOut, "Warning: "+cmdutil.OneLine(line)) }
-	note := func(line string) { fmt.Fprintln(ios.ErrOut, cmdutil.OneLine(line)) }
-	m := &mcpTools{reg: reg, warn: warn, note: note, wait: mcpWait, ios: ios}
+	m := newMCPTools(ios, reg)
 	// Signed-in servers use their stored tokens; a chat never signs in itself (it says which
 	// command does), and asks what a server asks for where a person can answer.
-	o := mcp.Options{Environ: os.Environ(), Warn: warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress}
+	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress}
 	if hooks != nil {
 		o.Transports = hooks.transports
 		if hooks.wait > 0 {
@@ -89,6 +87,16 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 		hooks.started(m.mgr)
 	}
 	return m, nil
+}
+
+// newMCPTools are the MCP tools of a chat on reg. What the servers make it say (a server that
+// stopped, one ready late, one that asked for what is not shown) comes at any moment: it goes
+// above the status line, never through it, and waits while a question is being asked.
+func newMCPTools(ios *cmdutil.IOStreams, reg *tool.Registry) *mcpTools {
+	return &mcpTools{reg: reg, ios: ios, wait: mcpWait,
+		warn: func(line string) { ios.Notice("Warning: " + cmdutil.OneLine(line)) },
+		note: func(line string) { ios.Notice(cmdutil.OneLine(line)) },
+	}
 }
 
 // ready adds the tools of the servers that are ready and not added yet: the first call waits
@@ -149,13 +157,7 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 	}
 	m.askMu.Lock()
 	defer m.askMu.Unlock()
-	var a mcp.ElicitAnswer
-	// The status line is taken away while the form is up, as for an approval.
-	err := m.ios.Prompt(func() (err error) {
-		a, err = (&mcp.Form{Out: m.ios.ErrOut, ReadLine: func(p string) (string, error) { return m.ask(ctx, p) }}).Elicit(ctx, r)
-		return err
-	})
-	return a, err
+	return mcpcmd.AskForm(ctx, m.ios, func(p string) (string, error) { return m.ask(ctx, p) }, r)
 }
 
 // progress names the call a server reports progress of on the status line.

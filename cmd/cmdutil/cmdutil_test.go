@@ -84,3 +84,19 @@ func TestSpinnerOnlyForAPerson(t *testing.T) {
 }
 
 // on with plain placeholders and says so; it never stops and never writes a raw value.
+
+func TestCleanCellIsTerminalSafe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"plain title", "plain title"},
+		{"two\nlines\tand tab", "two lines and tab"},
+		{"invoice\u202efdp.exe", "invoicefdp.exe"},
+		{"\u2067isolate\u2069 \u200fmark", "isolate mark"},
+		{"\x1b]0;owned\x07title \x1b[31mred\x1b[0m", "title red"},
+		{"line\u2028sep", "linesep"},
+	} {
+		if got := CleanCell(tc.in); got != tc.want {
+			t.Errorf("CleanCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -18,7 +18,9 @@ type Config struct {
 	Prefix            string
 	Workspace         string
 	Model             string
-	Verbose           bool
+	// Thinking is --thinking: the main answers' thinking level ("": the model's own).
+	Thinking string
+	Verbose  bool
 	// Redact is --redact: all, none, or a list of types.
 	Redact string
 	// TokenKeyFile, when set, holds the operator's token key instead of the workspace's own.

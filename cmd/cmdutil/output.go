@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
@@ -158,17 +157,15 @@ func cellWidth(c string) int {
 	return format.Width(c)
 }
 
-// CleanCell keeps a cell on one line and free of control characters.
+// CleanCell keeps a cell on one line and terminal-safe (termsafe: no control characters,
+// escape sequences or bidirectional overrides).
 func CleanCell(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
+	return termsafe.String(strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
-		case unicode.IsControl(r):
-			return -1
 		}
 		return r
-	}, s)
+	}, s))
 }
 
 // ReadInput reads a file, or stdin for "-", refusing more than max bytes.

@@ -21,14 +21,15 @@ func newBatchService(ctx context.Context, getenv func(string) string, cfg cmduti
 	if gc.Backend == genai.BackendVertexAI && !cfg.Cloud() {
 		return nil, cmdutil.UsageErrorf("a remote batch on Vertex AI reads and writes its files in Cloud Storage: set --firestore-project and --bucket (ALERTCHAT_FIRESTORE_PROJECT, ALERTCHAT_BUCKET) for the cloud store")
 	}
-	client, err := genai.NewClient(ctx, gc)
+	// The batch client reads jobs whose requests failed with typed errors (see remote.NewClient).
+	client, err := remote.NewClient(ctx, gc)
 	if err != nil {
-		// The configuration holds the API key: never print it.
-		return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
+		return nil, err
 	}
 	g := &remote.Gemini{Client: client}
 	if gc.Backend == genai.BackendVertexAI {
-		sc, err := storage.NewClient(ctx)
+		// JSON reads, as the cloud store's: the emulators serve no other.
+		sc, err := storage.NewClient(ctx, storage.WithJSONReads())
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to create the Cloud Storage client", goerr.V("bucket", cfg.Bucket))
 		}

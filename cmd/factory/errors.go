@@ -13,6 +13,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // NotFoundf returns a "not found" error (exit 3) whose message is the formatted text alone.
@@ -45,7 +46,8 @@ func Message(err error) string {
 	for _, s := range sentinels {
 		msg = strings.TrimSuffix(msg, ": "+s.Error())
 	}
-	return msg
+	// a message can carry what a server answered or a file held: shown terminal-safe
+	return termsafe.String(msg)
 }
 
 // PrintError writes err for a person: "Error: " and its message, then (verbose) its values
@@ -62,7 +64,7 @@ func PrintError(w io.Writer, err error, verbose bool) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(w, "  %s: %v\n", k, values[k])
+		fmt.Fprintf(w, "  %s: %s\n", k, termsafe.String(fmt.Sprint(values[k])))
 	}
 	if ge := goerr.Unwrap(err); ge != nil {
 		fmt.Fprintf(w, "%+v\n", ge)

@@ -19,6 +19,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
@@ -52,6 +53,8 @@ type Factory struct {
 	Embedder func(ctx context.Context) (search.Embedder, error)
 	// Batches returns the Gemini Batch API (batch --remote).
 	Batches func(ctx context.Context) (*remote.Gemini, error)
+	// Models returns the Gemini model list of the configured credentials (alertchat models).
+	Models func(ctx context.Context) (modelcfg.Lister, error)
 }
 
 // SessionDeps are what a command that starts sessions (chat, batch) takes from the factory.
@@ -120,13 +123,9 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 		if !cfg.Embeddings {
 			return nil, nil
 		}
-		gc, err := GeminiConfig(getenv)
+		client, err := geminiClient(ctx, getenv)
 		if err != nil {
 			return nil, err
-		}
-		client, err := genai.NewClient(ctx, gc)
-		if err != nil {
-			return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
 		}
 		return &search.GeminiEmbedder{Models: client.Models}, nil
 	}
@@ -139,6 +138,13 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 	}
 	f.Batches = func(ctx context.Context) (*remote.Gemini, error) {
 		return newBatchService(ctx, getenv, *cfg)
+	}
+	f.Models = func(ctx context.Context) (modelcfg.Lister, error) {
+		client, err := geminiClient(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return client.Models, nil
 	}
 	return f
 }
@@ -226,14 +232,33 @@ func WarnIfRedactionOff(w io.Writer, types string) {
 	}
 }
 
-// NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
-func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+// geminiClient makes a Gemini client from the SDK's standard variables.
+func geminiClient(ctx context.Context, getenv func(string) string) (*genai.Client, error) {
+	gc, err := GeminiConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return newGeminiClient(ctx, gc)
+}
+
+func newGeminiClient(ctx context.Context, gc *genai.ClientConfig) (*genai.Client, error) {
 	client, err := genai.NewClient(ctx, gc)
 	if err != nil {
 		// The configuration holds the API key: never print it.
 		return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
 	}
-	return llm.New(client.Models, llm.Options{
+	return client, nil
+}
+
+// NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
+func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+	client, err := newGeminiClient(ctx, gc)
+	if err != nil {
+		return nil, err
+	}
+	// A request for a model that is not served names the models that can be used instead
+	// (the list read once, on the first such refusal); 404s are never retried.
+	return llm.New(modelcfg.NewExplainer(client.Models, client.Models), llm.Options{
 		MaxAttempts: rc.MaxAttempts,
 		MaxWait:     rc.MaxWait,
 		CallTimeout: rc.CallTimeout,
@@ -252,14 +277,25 @@ func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig,
 // session redacts its own writes, keeping its alert's values), the workspace's keyed
 // redaction, the spool and the context budget.
 func SessionOptions(cfg cmdutil.Config, m llm.Generator, st *Store, logger *slog.Logger, titles bool) session.Options {
+	// --thinking was checked (CheckThinking) before anything started.
+	level, _ := modelcfg.For(cfg.Model).ParseLevel(cfg.Thinking)
 	o := session.Options{
-		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Titles: titles,
+		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Thinking: level, Titles: titles,
 		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,
 	}
 	if sp := st.Spool(); sp != nil {
 		o.Spool = sp
 	}
 	return o
+}
+
+// CheckThinking refuses a --thinking level the model does not offer (or a word that is no
+// level) as a usage error naming the levels it offers.
+func CheckThinking(cfg cmdutil.Config) error {
+	if _, err := modelcfg.For(cfg.Model).ParseLevel(cfg.Thinking); err != nil {
+		return cmdutil.UsageErrorf("invalid --thinking: %v", err)
+	}
+	return nil
 }
 
 // ReportFlush tells the user, on stderr, what a spool flush did; verbose (history sync) also

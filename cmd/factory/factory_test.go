@@ -67,6 +67,8 @@ func TestMessageSaysItOnce(t *testing.T) {
 		{AlertNotFound("nope"), `no alert "nope"`},
 		{goerr.Wrap(store.ErrInvalid, "bad cursor"), "bad cursor"},
 		{goerr.Wrap(errors.New("connection refused"), "failed to list"), "failed to list: connection refused"},
+		// what a server answered is shown terminal-safe
+		{goerr.Wrap(errors.New("bad \x1b]0;title\x07request \u202egnp.exe\x1b[2J"), "failed"), "failed: bad request gnp.exe"},
 	}
 	for _, tc := range tests {
 		if got := Message(tc.err); got != tc.want {

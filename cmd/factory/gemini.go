@@ -11,6 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/session"
 )
 
@@ -45,9 +46,15 @@ func GeminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
 // DescribeModelError turns the SDK's errors into messages a user can act on.
 func DescribeModelError(err error) error {
 	var apiErr genai.APIError
+	var unavailable *modelcfg.UnavailableError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
+	case errors.As(err, &unavailable):
+		return &described{msg: unavailableLine(unavailable), err: err}
+	case errors.Is(err, session.ErrEmptyAnswer):
+		return &described{msg: "Gemini gave no answer, even when asked a second time (it thought, and wrote nothing); " +
+			"the question is saved in the conversation: ask again, or rephrase it", err: err}
 	case errors.Is(err, session.ErrContextTooLong):
 		return goerr.Wrap(err, "the request is too long for Gemini even with the earlier conversation summarised: lower --max-context-tokens, or start a new conversation")
 	case errors.Is(err, session.ErrBlocked):
@@ -74,6 +81,28 @@ func DescribeModelError(err error) error {
 	}
 	return goerr.Wrap(err, "Gemini request failed")
 }
+
+// unavailableLine is the one line that says a model cannot be used and what can be instead.
+func unavailableLine(e *modelcfg.UnavailableError) string {
+	msg := fmt.Sprintf("Gemini model %q is not available (it is retired, or these credentials cannot use it)", e.Model)
+	switch {
+	case len(e.Alternatives) > 0:
+		msg += "; use one of: " + strings.Join(e.Alternatives, ", ") + " (--model or ALERTCHAT_MODEL; 'alertchat models' lists them all)"
+	default:
+		msg += "; set --model or ALERTCHAT_MODEL to one that 'alertchat models' lists"
+	}
+	return msg
+}
+
+// described is an error whose message is a sentence of its own: its cause is kept for
+// errors.Is and As, and for -v, not repeated in the message.
+type described struct {
+	msg string
+	err error
+}
+
+func (d *described) Error() string { return d.msg }
+func (d *described) Unwrap() error { return d.err }
 
 // triedNote says how many tries a failed call made, when it was more than one.
 func triedNote(err error) string {

@@ -144,7 +144,7 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS").Fit(ios.TermWidth, "TITLE")
 	now := time.Now()
 	for _, h := range hs {
-		tokens := h.Usage.InputTokens + h.Usage.OutputTokens
+		tokens := h.Usage.Total()
 		if ios.StdoutTTY {
 			t.Row(format.ShortID(string(h.ID))+pendingMark(pending[h.ID]), h.Title, format.ShortID(string(h.AlertID)), format.RelativeTime(now, h.UpdatedAt),
 				strconv.Itoa(h.MessageCount), format.CompactCount(tokens))

@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // CallOptions are "mcp call".
@@ -92,12 +93,33 @@ func (o *CallOptions) elicitor() mcp.Elicitor {
 		return mcp.AcceptDefaults{}
 	case o.Elicit == "ask" && o.IO.CanPrompt():
 		in := bufio.NewReader(o.IO.In)
-		return &mcp.Form{Out: o.IO.ErrOut, ReadLine: func(prompt string) (string, error) {
+		return formOn{ios: o.IO, readLine: func(prompt string) (string, error) {
 			fmt.Fprint(o.IO.ErrOut, prompt)
 			return in.ReadString('\n')
 		}}
 	}
 	return nil
+}
+
+// formOn asks a server's forms on the terminal of ios, reading the answers with readLine.
+type formOn struct {
+	ios      *cmdutil.IOStreams
+	readLine func(prompt string) (string, error)
+}
+
+func (f formOn) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitAnswer, error) {
+	return AskForm(ctx, f.ios, f.readLine, r)
+}
+
+// AskForm asks a server's form (an elicitation) on the terminal of ios with the status line
+// taken away, as for any question: nothing is drawn over it, notices wait until it is answered,
+// and no other question is asked meanwhile.
+func AskForm(ctx context.Context, ios *cmdutil.IOStreams, readLine func(prompt string) (string, error), r mcp.ElicitRequest) (a mcp.ElicitAnswer, err error) {
+	err = ios.Prompt(func() (err error) {
+		a, err = (&mcp.Form{Out: ios.ErrOut, ReadLine: readLine}).Elicit(ctx, r)
+		return err
+	})
+	return a, err
 }
 
 func callRun(ctx context.Context, o *CallOptions) error {
@@ -119,7 +141,7 @@ func callRun(ctx context.Context, o *CallOptions) error {
 			if p.Message != "" {
 				line += " " + p.Message
 			}
-			fmt.Fprintln(o.IO.ErrOut, cmdutil.OneLine(line))
+			o.IO.Notice(cmdutil.OneLine(line))
 		}
 	}
 	// The tool is looked up first: an unknown one is "not found", and a server that signs in
@@ -149,6 +171,9 @@ func callRun(ctx context.Context, o *CallOptions) error {
 		if text == "" && res.StructuredContent != nil {
 			b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
 			text = string(b)
+		}
+		if o.IO.StdoutTTY {
+			text = termsafe.String(text) // the server's text, shown on a terminal
 		}
 		fmt.Fprintln(o.IO.Out, text)
 	}

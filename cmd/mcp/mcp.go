@@ -66,20 +66,30 @@ func ConfigPath(flag string, getenv func(string) string) string {
 	if flag != "" {
 		return flag
 	}
-	p := filepath.Join(configDir(getenv), "mcp.json")
+	dir := configDir(getenv)
+	if dir == "" {
+		return ""
+	}
+	p := filepath.Join(dir, "mcp.json")
 	if _, err := os.Stat(p); err != nil {
 		return ""
 	}
 	return p
 }
 
-// configDir is $XDG_CONFIG_HOME/alertchat, else ~/.config/alertchat.
+// configDir is $XDG_CONFIG_HOME/alertchat, else ~/.config/alertchat; "" when neither is an
+// absolute path. A relative one would be the working directory's: a folder of evidence others
+// wrote must neither name the MCP servers alertchat runs nor receive its sign-ins (the XDG
+// specification ignores relative paths too).
 func configDir(getenv func(string) string) string {
 	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" {
+	if !filepath.IsAbs(dir) {
 		home := getenv("HOME")
 		if home == "" {
 			home, _ = os.UserHomeDir()
+		}
+		if !filepath.IsAbs(home) {
+			return ""
 		}
 		dir = filepath.Join(home, ".config")
 	}
@@ -87,10 +97,14 @@ func configDir(getenv func(string) string) string {
 }
 
 // TokenStore is where sign-ins are kept: the system keyring, with a 0600 file per server under
-// the config directory where there is none. ALERTCHAT_MCP_TOKEN_STORE=file keeps them in the
-// files only (machines whose keyring should not be used, and the tests).
+// the config directory where there is none (no file where there is no config directory).
+// ALERTCHAT_MCP_TOKEN_STORE=file keeps them in the files only (machines whose keyring should not
+// be used, and the tests).
 func TokenStore(getenv func(string) string) mcp.TokenStore {
-	t := &mcp.Tokens{Dir: filepath.Join(configDir(getenv), "mcp-tokens")}
+	t := &mcp.Tokens{}
+	if dir := configDir(getenv); dir != "" {
+		t.Dir = filepath.Join(dir, "mcp-tokens")
+	}
 	if getenv("ALERTCHAT_MCP_TOKEN_STORE") != "file" {
 		t.Keyring = mcp.SystemKeyring()
 	}
@@ -195,7 +209,7 @@ func (d *Deps) options(signIn bool, elicitor mcp.Elicitor) mcp.Options {
 	}
 	o := mcp.Options{
 		Environ: os.Environ(), HTTPTransport: d.HTTPTransport, Elicitor: elicitor,
-		Warn: func(line string) { fmt.Fprintln(d.IO.ErrOut, "Warning: "+cmdutil.OneLine(line)) },
+		Warn: func(line string) { d.IO.Notice("Warning: " + cmdutil.OneLine(line)) },
 		Auth: mcp.AuthOptions{Tokens: d.Tokens},
 	}
 	if signIn {

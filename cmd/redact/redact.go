@@ -3,9 +3,9 @@
 package redact
 
 import (
+	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -44,7 +44,7 @@ func NewCmdRedact(f *cmdutil.Factory, runF func(context.Context, *Options) error
 	}
 }
 
-// run redacts stdin to stdout with the types of --redact.
+// run redacts stdin to stdout with the types of --redact, as it streams.
 func run(opts *Options) error {
 	types, err := redact.ParseTypes(opts.Config().Redact)
 	if err != nil {
@@ -57,13 +57,14 @@ func run(opts *Options) error {
 		}
 		return nil
 	}
-	data, err := io.ReadAll(ios.In)
-	if err != nil {
-		return goerr.Wrap(err, "failed to read stdin")
+	// streamed: memory stays bounded however long the input is
+	w := bufio.NewWriterSize(ios.Out, 64<<10)
+	counts, err := r.Copy(w, ios.In)
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = goerr.Wrap(ferr, "failed to write the redacted text")
 	}
-	out, counts := r.String(string(data))
-	if _, err := io.WriteString(ios.Out, out); err != nil {
-		return goerr.Wrap(err, "failed to write stdout")
+	if err != nil {
+		return err
 	}
 	if ios.StderrTTY && len(counts) > 0 {
 		var parts []string

@@ -2,11 +2,15 @@ package redact
 
 import (
 	"context"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/eventually"
+	"github.com/alertchat/alertchat/internal/syncbuf"
 )
 
 func factoryWith(ios *cmdutil.IOStreams, redactTypes string) *cmdutil.Factory {
@@ -92,5 +96,34 @@ func TestRedactCommandDeps(t *testing.T) {
 				t.Errorf("cmd/redact depends on %s", heavy)
 			}
 		}
+	}
+}
+
+// TestRunStreams: redacted text comes out while the input is still open, so memory does not
+// hold the whole input; what comes out is redacted.
+func TestRunStreams(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	out := &syncbuf.Buffer{}
+	ios := &cmdutil.IOStreams{In: pr, Out: out, ErrOut: io.Discard}
+	done := make(chan error, 1)
+	go func() { done <- run(&Options{IO: ios, Config: factoryWith(ios, "all").Config}) }()
+	line := "2025-11-26T10:00:00Z sshd: Failed password for deploy from 203.0.113.7 port 22; mail jane@example.com\n"
+	go func() {
+		// 4 MB, then the input stays open until the output has started
+		for range (4 << 20) / len(line) {
+			if _, err := io.WriteString(pw, line); err != nil {
+				return
+			}
+		}
+	}()
+	eventually.True(t, 60*time.Second, "redacted output before the input ends", func() bool { return len(out.String()) > 1<<20 }, nil)
+	_ = pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.Contains(got, "203.0.113.7") || strings.Contains(got, "jane@") || !strings.Contains(got, "from [REDACTED_IP] port 22; mail [REDACTED_EMAIL]\n") {
+		t.Fatalf("output %.300q", got)
 	}
 }

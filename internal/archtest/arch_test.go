@@ -31,6 +31,8 @@ var rules = []rule{
 	{"cmd/chat", []string{"cmd/alert", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
 	{"cmd/history", []string{"cmd/alert", "cmd/chat", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
 	{"cmd/batch", []string{"cmd/alert", "cmd/chat", "cmd/history", "cmd/redact"}, nil, "no command imports another"},
+	{"cmd/models", []string{"cmd/alert", "cmd/chat", "cmd/history", "cmd/batch", "cmd/redact", "cmd/mcp"}, nil, "no command imports another"},
+	{"pkg/modelcfg", []string{"pkg/..."}, nil, "what each model takes is a leaf every request builder asks"},
 	{"pkg/record", []string{"pkg/..."}, nil, "the records are a leaf"},
 	{"pkg/redact", []string{"pkg/..."}, nil, "the redaction engine is a leaf"},
 	{"pkg/store/index", []string{"pkg/..."}, nil, "index primitives are a leaf both stores and search build on"},

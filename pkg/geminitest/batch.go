@@ -81,6 +81,10 @@ type Batch struct {
 	Body   []byte
 	// Deleted reports whether the job was deleted through the API.
 	Deleted bool
+	// InputURIs and OutputDir are a Vertex AI job's gs:// input and, once it has ended with
+	// answers, the directory of its predictions.
+	InputURIs []string
+	OutputDir string
 }
 
 // BatchStats counts the Batch API and Files API calls received, failed ones included,
@@ -110,6 +114,7 @@ type batchJob struct {
 	results                  []batchResult // in output order
 	resultsFile              string
 	deleted                  bool
+	vertex                   *vertexJob // a Vertex AI batch prediction job (vertex.go)
 }
 
 type batchResult struct {
@@ -118,11 +123,27 @@ type batchResult struct {
 	err  *rpcStatus
 }
 
-// rpcStatus is google.rpc.Status without details: genai.JobError, which the SDK parses a
-// per-request error into, holds details as strings, and the API's details are objects.
+// rpcStatus is google.rpc.Status as the API sends it in a job's output: typed details are
+// objects with an "@type". genai.JobError (v1.77.0), which the SDK parses a per-request error
+// into, holds details as strings, so Batches.Get fails on such a job exactly as it does on the
+// real service's.
 type rpcStatus struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int              `json:"code"`
+	Message string           `json:"message"`
+	Details []map[string]any `json:"details,omitempty"`
+}
+
+// debugInfoType is the type of the detail the API attaches to a failed request.
+const debugInfoType = "type.googleapis.com/google.rpc.DebugInfo"
+
+// newStatus is the status of a failed request or job: the reply's details (retry info,
+// ErrorDetails) or, without any, a DebugInfo detail, as the API attaches one.
+func newStatus(e genai.APIError) *rpcStatus {
+	st := &rpcStatus{Code: e.Code, Message: e.Message, Details: e.Details}
+	if len(st.Details) == 0 {
+		st.Details = []map[string]any{{"@type": debugInfoType, "detail": "[ORIGINAL ERROR] generic::" + strings.ToLower(e.Status) + ": " + e.Message}}
+	}
+	return st
 }
 
 func terminal(s genai.JobState) bool {
@@ -143,8 +164,10 @@ func batchState(s genai.JobState) string {
 // handler of their own (see SetBatchHandler). Without one, the handler set by WithHandler
 // answers them (with Request.Kind KindBatchGenerateContent), else the default answer,
 // "ok: " and the last user text. Queued replies are not used for batches. A Reply with a
-// Status is a failed request, reported with its code and message in the job's output;
-// Latency, Chunks, Hang and error details do not apply. It is called concurrently, and
+// Status is a failed request, reported in the job's output as a google.rpc.Status with its
+// code, message and typed details (its RetryDelay and ErrorDetails, else a DebugInfo), which
+// go-genai v1.77.0's Batches.Get cannot decode, as with the real service; Latency, Chunks and
+// Hang do not apply. It is called concurrently, and
 // must not call the methods that move jobs.
 func WithBatchHandler(h func(*BatchRequest) Reply) Option {
 	return func(s *Server) { s.batchHandler = h }
@@ -173,7 +196,7 @@ func (s *Server) AddBatchResultLines(name string, lines ...string) error {
 	if err != nil {
 		return err
 	}
-	if j.fileName == "" {
+	if j.fileName == "" && j.vertex == nil {
 		return fmt.Errorf("geminitest: %s has inlined requests, no results file", name)
 	}
 	j.extraLines = append(j.extraLines, lines...)
@@ -213,7 +236,7 @@ func (s *Server) Batch(name string) (Batch, bool) {
 }
 
 func (j *batchJob) snapshot() Batch {
-	return Batch{
+	b := Batch{
 		Name:        j.name,
 		Model:       j.model,
 		DisplayName: j.displayName,
@@ -225,6 +248,10 @@ func (j *batchJob) snapshot() Batch {
 		Body:        j.body,
 		Deleted:     j.deleted,
 	}
+	if j.vertex != nil {
+		b.InputURIs, b.OutputDir = slices.Clone(j.vertex.inputURIs), j.vertex.outputDir
+	}
+	return b
 }
 
 // BatchStats returns the counters of the Batch API and Files API calls.
@@ -326,8 +353,9 @@ func (s *Server) FinishBatch(name string, state genai.JobState, answered func(*B
 	}
 	var reqs []*BatchRequest
 	var h func(*BatchRequest) Reply
+	var extra []string
 	if err == nil {
-		reqs, h = j.reqs, j.handler
+		reqs, h, extra = j.reqs, j.handler, slices.Clone(j.extraLines)
 	}
 	s.bmu.Unlock()
 	if err != nil {
@@ -344,13 +372,24 @@ func (s *Server) FinishBatch(name string, state genai.JobState, answered func(*B
 		}
 	}
 
+	now := time.Now()
+	var outputDir string
+	if j.vertex != nil && len(results) > 0 {
+		if outputDir, err = s.writePredictions(j, results, extra, now); err != nil {
+			return err
+		}
+	}
+
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
 	if terminal(j.state) { // cancelled through the API meanwhile
 		return fmt.Errorf("geminitest: %s has ended (%s)", name, j.state)
 	}
-	j.finish(state, time.Now())
+	j.finish(state, now)
 	j.results = results
+	if j.vertex != nil {
+		j.vertex.outputDir = outputDir
+	}
 	if j.fileName != "" && len(results) > 0 {
 		f := s.newFile(s.freeFileName("batch", "results"), "", "application/jsonl", genai.FileSourceGenerated, resultsFile(j))
 		j.resultsFile = f.name
@@ -362,10 +401,19 @@ func (j *batchJob) finish(state genai.JobState, now time.Time) {
 	j.state, j.updated, j.ended = state, now, now
 }
 
+// cancel cancels the job through the API; s.bmu is held. Cancelling a job that has ended
+// changes nothing, as for any long-running operation.
+func (j *batchJob) cancel() {
+	if !terminal(j.state) {
+		j.finish(genai.JobStateCancelled, time.Now())
+	}
+}
+
 // answerBatch computes the result of one request.
 func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batchResult {
 	if msg := unpaired(r.Contents); msg != "" {
-		return batchResult{req: r, err: &rpcStatus{Code: http.StatusBadRequest, Message: msg}}
+		bad := Reply{Status: http.StatusBadRequest, ErrorMessage: msg}
+		return batchResult{req: r, err: newStatus(bad.apiError())}
 	}
 	var reply Reply
 	switch {
@@ -379,8 +427,7 @@ func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batch
 		reply = Reply{Text: "ok: " + r.LastUserText()}
 	}
 	if reply.isError() {
-		e := reply.apiError()
-		return batchResult{req: r, err: &rpcStatus{Code: e.Code, Message: e.Message}}
+		return batchResult{req: r, err: newStatus(reply.apiError())}
 	}
 	return batchResult{req: r, resp: reply.responses(r.Request, false)[0]}
 }
@@ -457,6 +504,11 @@ type (
 	}
 )
 
+// jobFailed is the error of a job that FAILED: INTERNAL, with a typed detail.
+func jobFailed() *rpcStatus {
+	return newStatus(genai.APIError{Code: 13, Message: "Batch failed.", Status: "INTERNAL"})
+}
+
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // operation renders the job; s.bmu is held.
@@ -489,7 +541,7 @@ func (j *batchJob) operation() batchOperation {
 	op.Done = true
 	op.Metadata.EndTime = timestamp(j.ended)
 	if j.state == genai.JobStateFailed {
-		op.Error = &rpcStatus{Code: 13, Message: "Batch failed."} // INTERNAL
+		op.Error = jobFailed()
 	}
 	var out *batchOutput
 	switch {
@@ -535,8 +587,12 @@ func badRequest(w http.ResponseWriter, msg string) {
 	writeError(w, &Reply{Status: http.StatusBadRequest, ErrorMessage: msg})
 }
 
-// serveBatches answers the Batch API paths; it reports false for any other path.
+// serveBatches answers the Batch API paths (and Vertex AI's, vertex.go); it reports false for
+// any other path.
 func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
+	if s.serveVertexBatches(w, r) {
+		return true
+	}
 	if m := batchCreatePath.FindStringSubmatch(r.URL.Path); m != nil && r.Method == http.MethodPost {
 		if s.refuse(w, r, KindBatchGenerateContent) {
 			return true
@@ -585,10 +641,7 @@ func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
 	case KindBatchGet:
 		writeJSON(w, http.StatusOK, j.operation())
 	case KindBatchCancel:
-		// Cancelling a job that has ended changes nothing, as for any long-running operation.
-		if !terminal(j.state) {
-			j.finish(genai.JobStateCancelled, time.Now())
-		}
+		j.cancel()
 		writeJSON(w, http.StatusOK, struct{}{})
 	case KindBatchDelete:
 		// Deleting forgets the job; it does not cancel it (the API's words), which
@@ -650,16 +703,6 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 		created:     now,
 		updated:     now,
 	}
-	newReq := func(i int, raw json.RawMessage) (*BatchRequest, string) {
-		req := &Request{Seq: int64(i + 1), Time: now, Kind: KindBatchGenerateContent, Model: model, Path: r.URL.Path, Header: j.header, Body: raw}
-		if err := req.decode(); err != nil {
-			return nil, "Invalid JSON payload received. " + err.Error()
-		}
-		if len(req.Contents) == 0 {
-			return nil, "contents is not specified"
-		}
-		return &BatchRequest{Index: i, Request: req}, ""
-	}
 
 	if fn := b.InputConfig.FileName; fn != "" {
 		s.bmu.Lock()
@@ -674,24 +717,22 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 			return
 		}
 		j.fileName = fn
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, len(data)+1)
-		for n := 1; sc.Scan(); n++ {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
+		msg := eachLine(data, func(n int, line []byte) string {
 			var l fileLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				badRequest(w, fmt.Sprintf("Invalid input file %s: line %d: %v", fn, n, err))
-				return
+			if err := json.Unmarshal(line, &l); err != nil {
+				return fmt.Sprintf("Invalid input file %s: line %d: %v", fn, n, err)
 			}
-			br, msg := newReq(len(j.reqs), l.Request)
+			br, msg := j.newRequest(l.Request, r.URL.Path)
 			if msg != "" {
-				badRequest(w, fmt.Sprintf("Invalid input file %s: line %d: %s", fn, n, msg))
-				return
+				return fmt.Sprintf("Invalid input file %s: line %d: %s", fn, n, msg)
 			}
 			br.Key = l.Key
 			j.reqs = append(j.reqs, br)
+			return ""
+		})
+		if msg != "" {
+			badRequest(w, msg)
+			return
 		}
 		if len(j.reqs) == 0 {
 			badRequest(w, "Invalid input file "+fn+": no requests")
@@ -704,7 +745,7 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 			return
 		}
 		for i, q := range rs {
-			br, msg := newReq(i, q.Request)
+			br, msg := j.newRequest(q.Request, r.URL.Path)
 			if msg != "" {
 				badRequest(w, fmt.Sprintf("* BatchGenerateContentRequest.batch.input_config.requests.requests[%d].request: %s", i, msg))
 				return
@@ -715,15 +756,52 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 		}
 	}
 
+	writeJSON(w, http.StatusOK, s.register(j, func(n int) string { return "batches/fakebatch" + strconv.Itoa(n) },
+		func() any { return j.operation() }))
+}
+
+// register names a new job from the server's next job number and keeps it; it returns the
+// job as render gives it, rendered under s.bmu.
+func (s *Server) register(j *batchJob, name func(n int) string, render func() any) any {
 	s.bmu.Lock()
 	s.nextJob++
-	j.name = "batches/fakebatch" + strconv.Itoa(s.nextJob)
+	j.name = name(s.nextJob)
 	s.jobs[j.name] = j
 	s.jobOrder = append(s.jobOrder, j.name)
-	op := j.operation()
+	out := render()
 	s.bmu.Unlock()
 	s.bcount.created.Add(1)
-	writeJSON(w, http.StatusOK, op)
+	return out
+}
+
+// newRequest decodes the next request of the job being created; a message says why it is
+// refused.
+func (j *batchJob) newRequest(raw json.RawMessage, path string) (*BatchRequest, string) {
+	i := len(j.reqs)
+	req := &Request{Seq: int64(i + 1), Time: j.created, Kind: KindBatchGenerateContent, Model: j.model, Path: path, Header: j.header, Body: raw}
+	if err := req.decode(); err != nil {
+		return nil, "Invalid JSON payload received. " + err.Error()
+	}
+	if len(req.Contents) == 0 {
+		return nil, "contents is not specified"
+	}
+	return &BatchRequest{Index: i, Request: req}, ""
+}
+
+// eachLine calls fn with each line of data that is not blank and its number from 1, until fn
+// returns a message, which it returns.
+func eachLine(data []byte, fn func(n int, line []byte) string) string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if msg := fn(n, sc.Bytes()); msg != "" {
+			return msg
+		}
+	}
+	return ""
 }
 
 // listBatches answers a page of jobs, in creation order. The page token is the index of
@@ -756,7 +834,7 @@ func (s *Server) listBatches(w http.ResponseWriter, r *http.Request) {
 	defer s.bmu.Unlock()
 	var live []*batchJob
 	for _, name := range s.jobOrder {
-		if j := s.jobs[name]; !j.deleted {
+		if j := s.jobs[name]; !j.deleted && j.vertex == nil {
 			live = append(live, j)
 		}
 	}

@@ -14,7 +14,7 @@
 //		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
 //	})
 //	...
-//	resp, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("Hi"), nil)
+//	resp, err := client.Models.GenerateContent(ctx, "gemini-3.8-flash", genai.Text("Hi"), nil)
 //	// resp.Text() == "Hello from the fake."
 //	// srv.Requests()[0].LastUserText() == "Hi"
 //
@@ -36,8 +36,22 @@
 // DefaultEmbeddingDims), and counted by EmbedRequests; they are not recorded in
 // Requests, nor subject to faults or queued replies.
 //
-// It also serves the Batch API and the Files API (see "Batch jobs" below). Anything
-// else gets a 404 with a Google-style error body.
+// It also serves the model list (GET /v1beta/models?pageSize=&pageToken=, paged as the API
+// pages it, retired models left out, and GET /v1beta/models/{model}: Models.List, All and
+// Get; see ModelInfo, DefaultModels, WithModels), the Batch API and the Files API (see "Batch
+// jobs" below). Anything else gets a 404 with a Google-style error body.
+//
+// # Gemini 3
+//
+// WithGemini3 makes the server answer as the Gemini API serves Gemini 3 models: a retired or
+// unknown model is a 404 NOT_FOUND with the API's message; thinkingLevel is checked against
+// the model's levels and refused beside thinkingBudget; every answer thinks and the thinking
+// counts against maxOutputTokens (a tight cap ends MAX_TOKENS with no text) and is reported as
+// thoughtsTokenCount; calls get 8-character ids, the first a thought signature, each streamed
+// in an event of its own, and every answer ends with a signed empty text part; a request
+// whose current turn's calls lack their signature, whose responses lack their call's id, or
+// that holds an empty part is a 400. See WithGemini3 for the details, and WithThinkingTokens
+// and WithThinkingTime for how much and how long the model thinks.
 //
 // # Choosing a reply
 //
@@ -97,7 +111,7 @@
 //		}
 //		return geminitest.Reply{Text: "answer to " + r.Key}
 //	}))
-//	job, err := client.Batches.Create(ctx, "gemini-2.5-flash", &genai.BatchJobSource{InlinedRequests: reqs},
+//	job, err := client.Batches.Create(ctx, "gemini-3.8-flash", &genai.BatchJobSource{InlinedRequests: reqs},
 //		&genai.CreateBatchJobConfig{DisplayName: "alerts"})
 //	srv.AdvanceBatches() // PENDING to RUNNING
 //	srv.AdvanceBatches() // RUNNING to SUCCEEDED: every request answered
@@ -109,7 +123,12 @@
 // answers come, in this order, from the job's handler (SetBatchHandler), WithBatchHandler,
 // WithHandler, or the default answer. Batch, Batches and BatchStats show what was
 // received; FailNext(KindBatchGet, n, Reply{Status: 429}) makes the next n polls fail;
-// AddBatchResultLines puts lines such as garbage into a results file.
+// AddBatchResultLines puts lines such as garbage into a results file. A failed request's error
+// carries typed details ({"@type": ...} objects), as the API's do.
+//
+// WithVertexBatches adds Vertex AI's batch prediction jobs (batchPredictionJobs), reading
+// their gs:// input and writing their predictions.jsonl through a Cloud Storage of the
+// test's (fake-gcs-server).
 //
 // # Load tests
 //

@@ -31,13 +31,13 @@ func ExampleNewServer() {
 		log.Fatal(err)
 	}
 
-	resp, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("Summarize the alert."), nil)
+	resp, err := client.Models.GenerateContent(ctx, "gemini-3.8-flash", genai.Text("Summarize the alert."), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(resp.Text())
 
-	_, err = client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("Again."), nil)
+	_, err = client.Models.GenerateContent(ctx, "gemini-3.8-flash", genai.Text("Again."), nil)
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.Code, apiErr.Status, apiErr.Details[0]["retryDelay"])
@@ -49,8 +49,36 @@ func ExampleNewServer() {
 	// Output:
 	// Disk usage is at 91%.
 	// 429 RESOURCE_EXHAUSTED 2s
-	// generateContent gemini-2.5-flash Summarize the alert.
-	// generateContent gemini-2.5-flash Again.
+	// generateContent gemini-3.8-flash Summarize the alert.
+	// generateContent gemini-3.8-flash Again.
+}
+
+func ExampleWithGemini3() {
+	srv := geminitest.NewServer(nil, geminitest.WithGemini3())
+	defer srv.Close()
+	srv.Enqueue(geminitest.Reply{Text: "Drop Point DNS Query"}, geminitest.Reply{Text: "Drop Point DNS Query"})
+	ctx := context.Background()
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// A retired model answers 404.
+	_, err = client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("Title?"), nil)
+	var apiErr genai.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.Code, apiErr.Status)
+	}
+	// Thinking counts against the output cap: 64 tokens at LOW leave no room for the text.
+	low := &genai.ThinkingConfig{ThinkingLevel: genai.ThinkingLevelLow}
+	resp, _ := client.Models.GenerateContent(ctx, "gemini-3.8-flash", genai.Text("Title?"), &genai.GenerateContentConfig{MaxOutputTokens: 64, ThinkingConfig: low})
+	fmt.Printf("%s %q\n", resp.Candidates[0].FinishReason, resp.Text())
+	resp, _ = client.Models.GenerateContent(ctx, "gemini-3.8-flash", genai.Text("Title?"), &genai.GenerateContentConfig{MaxOutputTokens: 64 + 2048, ThinkingConfig: low})
+	fmt.Printf("%s %q thoughts=%d\n", resp.Candidates[0].FinishReason, resp.Text(), resp.UsageMetadata.ThoughtsTokenCount)
+	// Output:
+	// 404 NOT_FOUND
+	// MAX_TOKENS ""
+	// STOP "Drop Point DNS Query" thoughts=160
 }
 
 func ExampleWithFaults() {

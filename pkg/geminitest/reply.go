@@ -35,6 +35,9 @@ type Reply struct {
 	// BlockReason, when set, answers with promptFeedback.blockReason and no
 	// candidates, as the API does for a blocked prompt (e.g. "SAFETY").
 	BlockReason genai.BlockedReason
+	// ThoughtTokens, in Gemini 3 mode (WithGemini3), is what the answer spends thinking
+	// instead of what its level spends (ThinkingTokens); it counts against maxOutputTokens.
+	ThoughtTokens int32
 
 	// Latency is the wait before the first byte; when zero, the server's
 	// default from WithLatency applies.
@@ -64,6 +67,10 @@ type Reply struct {
 	// gives up (context deadline, cancellation) or the server is closed. For a
 	// stream with content, the content is sent first and then the stream stalls.
 	Hang bool
+
+	// trailing is a last part of the content (Gemini 3 mode's signed empty text part),
+	// streamed as an event of its own.
+	trailing *genai.Part
 }
 
 func (r *Reply) isError() bool { return r.Status != 0 && r.Status != http.StatusOK }
@@ -215,6 +222,9 @@ func (r *Reply) responses(req *Request, stream bool) []*genai.GenerateContentRes
 		for _, c := range r.textChunks() {
 			groups = append(groups, []*genai.Part{{Text: c}})
 		}
+		if r.trailing != nil {
+			groups = append(groups, []*genai.Part{r.trailing})
+		}
 		if len(groups) == 0 {
 			groups = append(groups, nil)
 		}
@@ -222,6 +232,9 @@ func (r *Reply) responses(req *Request, stream bool) []*genai.GenerateContentRes
 		parts := append([]*genai.Part(nil), r.Parts...)
 		if t := r.text(); t != "" {
 			parts = append(parts, &genai.Part{Text: t})
+		}
+		if r.trailing != nil {
+			parts = append(parts, r.trailing)
 		}
 		groups = append(groups, parts)
 	}

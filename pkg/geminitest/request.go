@@ -32,9 +32,9 @@ type Request struct {
 	// Kind is KindGenerateContent, KindStreamGenerateContent or KindCountTokens.
 	Kind string
 	// Model is the model name from the path, without the "models/" prefix
-	// (e.g. "gemini-2.5-flash"); tuned models keep their "tunedModels/" prefix.
+	// (e.g. "gemini-3.8-flash"); tuned models keep their "tunedModels/" prefix.
 	Model string
-	// Path is the URL path, e.g. "/v1beta/models/gemini-2.5-flash:generateContent".
+	// Path is the URL path, e.g. "/v1beta/models/gemini-3.8-flash:generateContent".
 	Path string
 	// Header holds the request headers; the SDK sends the API key in
 	// x-goog-api-key.

@@ -28,6 +28,16 @@ type Server struct {
 	chunkDelay time.Duration
 	noRecord   bool
 
+	// Gemini 3 mode (WithGemini3) and the model list (models.go), set by options.
+	g3        bool
+	models    []ModelInfo
+	modelPage int
+	thinking  map[genai.ThinkingLevel]int32
+	thinkTime time.Duration
+	// sigs are the thought signatures the server sent (Gemini 3 mode), guarded by mu.
+	sigs       map[string]bool
+	modelLists atomic.Int64
+
 	ctx    context.Context // canceled by Close; parent of every request context
 	cancel context.CancelFunc
 
@@ -47,6 +57,7 @@ type Server struct {
 
 	// The Batch API and Files API: jobs, files and uploads, guarded by bmu.
 	batchHandler func(*BatchRequest) Reply // set by options
+	vertex       *VertexBatches            // set by WithVertexBatches (vertex.go)
 	bmu          sync.Mutex
 	jobs         map[string]*batchJob
 	jobOrder     []string
@@ -107,6 +118,9 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 		jobs:     map[string]*batchJob{},
 		files:    map[string]*storedFile{},
 		uploads:  map[string]*pendingUpload{},
+		models:   DefaultModels(),
+		sigs:     map[string]bool{},
+		thinking: ThinkingTokens(),
 	}
 	for _, o := range opts {
 		o(s)
@@ -186,7 +200,7 @@ func (s *Server) Stats() Stats {
 var modelPath = regexp.MustCompile(`^/(?:v1|v1beta|v1alpha|v1beta1)/(?:.*/)?(models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent|countTokens)$`)
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.serveBatches(w, r) || s.serveFiles(w, r) {
+	if s.serveBatches(w, r) || s.serveFiles(w, r) || s.serveModels(w, r) {
 		return
 	}
 	if e := embedPath.FindStringSubmatch(r.URL.Path); e != nil && r.Method == http.MethodPost {
@@ -234,15 +248,30 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	var reply Reply
+	var g3Err *Reply
+	if s.g3 && decodeErr == nil {
+		g3Err = s.g3Check(req)
+	}
 	switch {
 	case decodeErr != nil:
 		reply = Reply{Status: http.StatusBadRequest, ErrorMessage: "Invalid JSON payload received. " + decodeErr.Error()}
+	case g3Err != nil && g3Err.Status == http.StatusNotFound:
+		reply = *g3Err
 	case req.Kind != KindCountTokens && len(req.Contents) == 0:
 		reply = Reply{Status: http.StatusBadRequest, ErrorMessage: "* GenerateContentRequest.contents: contents is not specified"}
 	case req.Kind != KindCountTokens && unpaired(req.Contents) != "":
 		reply = Reply{Status: http.StatusBadRequest, ErrorMessage: unpaired(req.Contents)}
+	case g3Err != nil:
+		reply = *g3Err
 	default:
 		reply = s.pick(req)
+	}
+	if s.g3 && req.Kind != KindCountTokens && !reply.isError() && reply.BlockReason == "" {
+		think := s.g3Shape(req, &reply)
+		if reply.Latency == 0 {
+			reply.Latency = s.latency
+		}
+		reply.Latency += think
 	}
 	s.serve(r.Context(), w, req, &reply)
 }

@@ -15,6 +15,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ergochat/readline"
@@ -31,8 +32,9 @@ type Config struct {
 	// Terminal is whether Stdin and Stdout are a terminal; bracketed paste is asked for only then.
 	Terminal bool
 	// History keeps input history between runs (nil keeps none): the editor starts with its
-	// lines and gives it every line read. What it writes is its own affair (the chat's redacts
-	// before writing); within the run the raw lines stay in memory. HistoryLimit entries.
+	// entries and gives it every question read, whole (ReadQuestion). What it writes is its own
+	// affair (the chat's redacts each question whole before writing); within the run the raw
+	// lines stay in memory. HistoryLimit entries.
 	History      History
 	HistoryLimit int
 	// OnInterrupt runs when Ctrl-C is pressed at an empty prompt (to say how to leave).
@@ -42,10 +44,10 @@ type Config struct {
 	InlinePasteBytes, InlinePasteLines int
 }
 
-// History is a lasting input history.
+// History is a lasting input history: one entry a question, line breaks included.
 type History interface {
-	Lines() []string
-	Add(line string) error
+	Entries() []string
+	Add(question string) error
 }
 
 // Editor reads lines and questions. A process has one at a time (readline keeps the
@@ -61,11 +63,16 @@ type Editor struct {
 	HistoryErr func(error)
 }
 
+// starting serialises readline.NewFromConfig, which sets readline's package-level resize
+// handler without a lock: editors started at once (tests run several chats) would race on it.
+var starting sync.Mutex
+
 // New starts an editor. Close it when done.
 func New(cfg Config) (*Editor, error) {
 	// Placeholders of big pastes differ from run to run, as input history keeps them.
 	pr := NewPasteReader(cfg.Stdin, strconv.FormatInt(time.Now().UnixMilli()%(36*36*36), 36)+"-")
 	pr.InlineBytes, pr.InlineLines = cfg.InlinePasteBytes, cfg.InlinePasteLines
+	starting.Lock()
 	rl, err := readline.NewFromConfig(&readline.Config{
 		Prompt:                 "> ",
 		HistoryLimit:           cfg.HistoryLimit,
@@ -76,12 +83,15 @@ func New(cfg Config) (*Editor, error) {
 		Stdout:                 cfg.Stdout,
 		Stderr:                 cfg.Stderr,
 	})
+	starting.Unlock()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to start the line editor")
 	}
 	if cfg.History != nil {
-		for _, line := range cfg.History.Lines() {
-			_ = rl.SaveToHistory(line)
+		// a question of several lines is recalled as one line to edit, as a paste of it would
+		// stand there (its breaks as PasteNewline, a big one as a placeholder)
+		for _, q := range cfg.History.Entries() {
+			_ = rl.SaveToHistory(pr.Line(q))
 		}
 	}
 	return &Editor{rl: rl, pr: pr, out: cfg.Stdout, terminal: cfg.Terminal, onInterrupt: cfg.OnInterrupt, history: cfg.History}, nil
@@ -103,22 +113,36 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 		defer func() { _, _ = io.WriteString(e.out, DisablePaste) }()
 	}
 	line, err := e.rl.ReadLine()
-	decoded := e.pr.Decode(line)
 	if err == nil && strings.TrimSpace(line) != "" {
 		_ = e.rl.SaveToHistory(line) // as edited: a recalled paste stays one line
-		if e.history != nil {
-			if herr := e.history.Add(decoded); herr != nil && e.HistoryErr != nil {
-				e.HistoryErr(herr)
-			}
-		}
 	}
-	return decoded, err
+	return e.pr.Decode(line), err
+}
+
+// remember gives a question read to the lasting history, whole: redaction there sees what a
+// line alone does not (a private key typed over the lines of a """ block).
+func (e *Editor) remember(q string) {
+	if e.history == nil || strings.TrimSpace(q) == "" {
+		return
+	}
+	if err := e.history.Add(q); err != nil && e.HistoryErr != nil {
+		e.HistoryErr(err)
+	}
 }
 
 // ReadQuestion reads one question: a line (a paste included), a line continued by a trailing
 // backslash, or the lines between two lines of just """. Ctrl-C clears the line (and abandons
 // a continued question or a """ block, returning ""); Ctrl-D at an empty prompt returns io.EOF.
+// The question read goes to the lasting history whole.
 func (e *Editor) ReadQuestion() (string, error) {
+	q, err := e.readQuestion()
+	if err == nil {
+		e.remember(q)
+	}
+	return q, err
+}
+
+func (e *Editor) readQuestion() (string, error) {
 	line, err := e.ReadLine("> ")
 	for errors.Is(err, ErrInterrupt) {
 		if line == "" && e.onInterrupt != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -102,8 +103,15 @@ func TestPasteLimits(t *testing.T) {
 // newEditor is an editor reading in from a pipe (readline's non-terminal mode).
 func newEditor(t *testing.T, in string, onInterrupt func()) (*lineedit.Editor, *bytes.Buffer) {
 	t.Helper()
+	return newEditorWith(t, lineedit.Config{Stdin: strings.NewReader(in), OnInterrupt: onInterrupt})
+}
+
+// newEditorWith is newEditor with a config (its output set here).
+func newEditorWith(t *testing.T, cfg lineedit.Config) (*lineedit.Editor, *bytes.Buffer) {
+	t.Helper()
 	var out bytes.Buffer
-	e, err := lineedit.New(lineedit.Config{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &out, OnInterrupt: onInterrupt})
+	cfg.Stdout, cfg.Stderr = &out, &out
+	e, err := lineedit.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +172,67 @@ func TestReadLineAsksForPasteOnTerminalOnly(t *testing.T) {
 		}
 		if !terminal && (on >= 0 || off >= 0) {
 			t.Fatalf("not a terminal: paste mode asked for: %q", s)
+		}
+	}
+}
+
+// Editors started at once (the chat's tests run several interactive chats in parallel) do not
+// race on readline's package-level resize handler (go test -race).
+func TestNewAtOnce(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			e, err := lineedit.New(lineedit.Config{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = e.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+// memHistory is a lasting history in memory.
+type memHistory struct{ entries, added []string }
+
+func (h *memHistory) Entries() []string { return h.entries }
+func (h *memHistory) Add(q string) error {
+	h.added = append(h.added, q)
+	return nil
+}
+
+func TestQuestionsGoToTheLastingHistoryWhole(t *testing.T) {
+	h := &memHistory{}
+	in := "one\n\"\"\"\n-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n\"\"\"\nfirst \\\nsecond\n\x1b[200~p1\r\np2\x1b[201~\n\"\"\"\nabandoned\n\x03"
+	e, _ := newEditorWith(t, lineedit.Config{Stdin: strings.NewReader(in), History: h})
+	for {
+		if _, err := e.ReadQuestion(); err != nil {
+			break
+		}
+	}
+	want := []string{"one", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", "first \nsecond", "p1\np2"}
+	if strings.Join(h.added, "|") != strings.Join(want, "|") {
+		t.Fatalf("lasting history got %q, want %q", h.added, want)
+	}
+}
+
+func TestAQuestionOfSeveralLinesIsRecalledWhole(t *testing.T) {
+	big := strings.TrimSuffix(strings.Repeat("a long log line\n", 40), "\n")
+	h := &memHistory{entries: []string{"older", big, "why\nthis?"}}
+	// Up recalls the last question, Up Up the one before (a big one, behind a placeholder)
+	e, _ := newEditorWith(t, lineedit.Config{Stdin: strings.NewReader("\x1b[A\n\x1b[A\x1b[A\n"), History: h})
+	for _, want := range []string{"why\nthis?", big} {
+		q, err := e.ReadQuestion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q != want {
+			t.Fatalf("recalled %q, want %q", q, want)
 		}
 	}
 }

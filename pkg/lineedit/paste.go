@@ -164,6 +164,12 @@ func (p *PasteReader) deliver() {
 	if text == "" {
 		return
 	}
+	p.out = append(p.out, p.Line(text)...)
+}
+
+// Line is text as it stands in the line to edit, as a paste of it would: its line breaks as
+// PasteNewline, or, when big, a placeholder that Decode gives back as text.
+func (p *PasteReader) Line(text string) string {
 	maxBytes, maxLines := p.InlineBytes, p.InlineLines
 	if maxBytes <= 0 {
 		maxBytes = DefaultInlineBytes
@@ -173,15 +179,14 @@ func (p *PasteReader) deliver() {
 	}
 	lines := strings.Count(text, "\n") + 1
 	if len(text) <= maxBytes && lines <= maxLines {
-		p.out = append(p.out, strings.ReplaceAll(text, "\n", string(PasteNewline))...)
-		return
+		return strings.ReplaceAll(text, "\n", string(PasteNewline))
 	}
 	p.mu.Lock()
 	p.counts++
 	placeholder := fmt.Sprintf("[pasted text #%s%d: %d lines, %s]", p.nonce, p.counts, lines, size(len(text)))
 	p.held = append(p.held, heldPaste{placeholder: placeholder, text: text})
 	p.mu.Unlock()
-	p.out = append(p.out, placeholder...)
+	return placeholder
 }
 
 func size(n int) string {

@@ -19,8 +19,8 @@ type Client struct {
 func Dial(ctx context.Context, label string, cfg ServerConfig, o Options) (*Client, error) {
 	s, err := connect(ctx, label, cfg, o, o.Transports[label])
 	if err != nil {
-		if _, ok := errSignInRequired(err); ok {
-			return nil, err
+		if e, ok := authError(err); ok {
+			return nil, e
 		}
 		return nil, fmt.Errorf("MCP server %s: %s", label, oneLine(err.Error()))
 	}
@@ -33,8 +33,8 @@ func (c *Client) Tools(ctx context.Context) ([]*sdk.Tool, error) {
 	var out []*sdk.Tool
 	for t, err := range c.s.session.Tools(ctx, nil) {
 		if err != nil {
-			if _, ok := errSignInRequired(err); ok {
-				return nil, err
+			if e, ok := authError(err); ok {
+				return nil, e
 			}
 			return nil, fmt.Errorf("MCP server %s did not list its tools: %s", c.s.name, oneLine(err.Error()))
 		}
@@ -54,8 +54,8 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any) (*s
 	params.SetProgressToken(call.token)
 	res, err := c.s.session.CallTool(ctx, params)
 	if err != nil {
-		if _, ok := errSignInRequired(err); ok {
-			return nil, err
+		if e, ok := authError(err); ok {
+			return nil, e
 		}
 		return nil, fmt.Errorf("MCP server %s: calling %s: %s", c.s.name, name, oneLine(err.Error()))
 	}

@@ -56,6 +56,10 @@ type OAuthConfig struct {
 	// ClientMetadataURL is an https URL where this client's metadata document is published
 	// (an OAuth client ID metadata document); used as the client ID by servers that take one.
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Issuer is the authorization server the pre-registered client belongs to (its issuer
+	// URL). The MCP server names the authorization server to sign in with; when Issuer is set,
+	// one that names another is refused before the client ID or secret is sent anywhere.
+	Issuer string `json:"issuer,omitempty"`
 }
 
 // Auth kinds (ServerConfig.Auth).
@@ -182,6 +186,11 @@ func checkAuth(s ServerConfig) error {
 	if s.Auth != "" && s.Command != "" {
 		return fmt.Errorf("auth is for HTTP servers (httpUrl or url), not a command")
 	}
+	if s.Auth == AuthOAuth && s.URL != "" {
+		// The SDK signs in on the streamable-HTTP transport only: an SSE server would never
+		// be signed in to, and every request refused.
+		return fmt.Errorf("auth \"oauth\" needs httpUrl (streamable HTTP): the SSE transport (url) cannot sign in")
+	}
 	if s.OAuth != nil && s.Auth != AuthOAuth {
 		return fmt.Errorf("an \"oauth\" block needs \"auth\": \"oauth\"")
 	}
@@ -200,6 +209,14 @@ func checkAuth(s ServerConfig) error {
 	}
 	if o := s.OAuth; o != nil && o.ClientSecret != "" && o.ClientID == "" {
 		return fmt.Errorf("oauth.clientSecret without oauth.clientId")
+	}
+	if o := s.OAuth; o != nil && o.Issuer != "" {
+		if o.ClientID == "" {
+			return fmt.Errorf("oauth.issuer without oauth.clientId: it names the authorization server of the pre-registered client")
+		}
+		if !httpsOrLoopback(o.Issuer) {
+			return fmt.Errorf("oauth.issuer must be an https URL")
+		}
 	}
 	if u := s.Endpoint(); u != "" {
 		if _, err := originOf(u); err != nil {

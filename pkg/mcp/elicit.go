@@ -325,8 +325,15 @@ func (s *server) screenElicitation(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// elicit asks the user what the server asks, or declines where nobody can be asked.
-func (s *server) elicit(ctx context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+// elicit asks the user what the server asks, or declines where nobody can be asked. Only a call
+// in flight may ask: a request at any other time (the user typing the next question, say) is
+// declined with one line, never shown, so nothing typed for something else can answer it.
+func (s *server) elicit(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	call := s.calls.latest()
+	if call == nil {
+		s.warn(fmt.Sprintf("MCP server %s asked for input outside a call and was declined", s.name))
+		return &sdk.ElicitResult{Action: "decline"}, nil
+	}
 	fields, _ := elicitationFields(r.Params.RequestedSchema)
 	names := make([]string, len(fields))
 	for i, f := range fields {
@@ -337,12 +344,8 @@ func (s *server) elicit(ctx context.Context, r *sdk.ElicitRequest) (*sdk.ElicitR
 		s.record(e)
 		return &sdk.ElicitResult{Action: "decline"}, nil
 	}
-	req := ElicitRequest{Server: s.name, Message: r.Params.Message, Fields: fields}
-	if f := s.calls.latest(); f != nil {
-		req.Tool = f.tool
-		ctx = f.ctx
-	}
-	a, err := s.o.Elicitor.Elicit(ctx, req)
+	req := ElicitRequest{Server: s.name, Tool: call.tool, Message: r.Params.Message, Fields: fields}
+	a, err := s.o.Elicitor.Elicit(call.ctx, req)
 	if err != nil || (a.Action != "accept" && a.Action != "decline" && a.Action != "cancel") {
 		a = ElicitAnswer{Action: "cancel", Asked: a.Asked}
 	}

@@ -19,6 +19,13 @@ import (
 // a flat form, "link" a request to open a URL.
 func elicitingServer(t *testing.T) sdk.Transport {
 	t.Helper()
+	ct, _ := elicitingServerSession(t)
+	return ct
+}
+
+// elicitingServerSession is elicitingServer and the server's side of its session.
+func elicitingServerSession(t *testing.T) (sdk.Transport, *sdk.ServerSession) {
+	t.Helper()
 	// A server of the 2025-11-25 revision, which sends elicitation/create during a call (later
 	// revisions embed the request in the call's result instead).
 	s := sdk.NewServer(&sdk.Implementation{Name: "asks", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
@@ -54,7 +61,7 @@ func elicitingServer(t *testing.T) sdk.Transport {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	return ct
+	return ct, ss
 }
 
 type scriptedElicitor struct {
@@ -128,6 +135,36 @@ func TestElicitation(t *testing.T) {
 				t.Fatalf("warnings %q, want %q", warnings, tc.warn)
 			}
 		})
+	}
+}
+
+// A server that asks for input when no call of its is in flight (the user may be typing the
+// next question) is declined with one line, and the user is never asked.
+func TestElicitationOutsideACall(t *testing.T) {
+	t.Parallel()
+	ct, ss := elicitingServerSession(t)
+	var mu sync.Mutex
+	var warnings []string
+	el := &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept", Asked: true, Content: map[string]any{"ticket": "typed for something else"}}}
+	m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{"asks": {Command: "unused"}}}, mcp.Options{
+		Transports: map[string]sdk.Transport{"asks": ct}, Elicitor: el,
+		Warn: func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() },
+	})
+	defer m.Close()
+	if len(m.Tools(context.Background(), 10*time.Second)) == 0 {
+		t.Fatal("the server did not start")
+	}
+	res, err := ss.Elicit(context.Background(), &sdk.ElicitParams{Message: "Which case?", RequestedSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"ticket": map[string]any{"type": "string"}}}})
+	if err != nil || res.Action != "decline" || res.Content != nil {
+		t.Fatalf("result %+v, %v; want declined", res, err)
+	}
+	el.mu.Lock()
+	defer el.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(el.seen) != 0 || len(warnings) != 1 || warnings[0] != "MCP server asks asked for input outside a call and was declined" {
+		t.Fatalf("asked %+v, warnings %q", el.seen, warnings)
 	}
 }
 

@@ -94,7 +94,7 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
 		err = fmt.Errorf("no answer to initialize within %s", m.o.StartTimeout)
 	}
-	if e, ok := errSignInRequired(err); ok {
+	if e, ok := authError(err); ok {
 		m.o.Warn(e.Error() + "; its tools are left out")
 		return
 	}
@@ -106,7 +106,7 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 		m.o.Warn(fmt.Sprintf("MCP server %s stopped; its tools now answer \"server stopped\"", name))
 	})
 	ts, skipped, err := s.tools(sctx)
-	if e, ok := errSignInRequired(err); ok {
+	if e, ok := authError(err); ok {
 		_ = s.close()
 		m.o.Warn(e.Error() + "; its tools are left out")
 		return

@@ -97,6 +97,9 @@ func TestParse(t *testing.T) {
 		{"no transport", `{"mcpServers": {"a": {}}}`, "exactly one"},
 		{"bad name", `{"mcpServers": {"a b": {"command": "x"}}}`, "server name"},
 		{"two values", `{"mcpServers": {}} {}`, "more than one"},
+		{"oauth on SSE", `{"mcpServers": {"a": {"url": "https://h/sse", "auth": "oauth"}}}`, "the SSE transport (url) cannot sign in"},
+		{"issuer without client", `{"mcpServers": {"a": {"httpUrl": "https://h/mcp", "auth": "oauth", "oauth": {"issuer": "https://idp"}}}}`, "oauth.issuer without oauth.clientId"},
+		{"issuer not https", `{"mcpServers": {"a": {"httpUrl": "https://h/mcp", "auth": "oauth", "oauth": {"clientId": "c", "issuer": "http://idp.example"}}}}`, "oauth.issuer must be an https URL"},
 	} {
 		if _, err := mcp.Parse([]byte(bad.json), getenv); err == nil || !strings.Contains(err.Error(), bad.says) {
 			t.Errorf("%s: %v, want it to say %q", bad.name, err, bad.says)

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -73,6 +72,28 @@ func (e *SignInRequiredError) Error() string {
 	return fmt.Sprintf("MCP server %s %s: run 'alertchat mcp login %s'", e.Server, what, e.Server)
 }
 
+// AccessRefusedError is a server that refused the token of a sign-in just made for the very
+// request it had asked the sign-in for: another sign-in would end the same way.
+type AccessRefusedError struct {
+	Server string
+	// Status is the HTTP status of the refusal (401 or 403); Code its WWW-Authenticate error
+	// (invalid_token, insufficient_scope), Scope the scope it asked for, "" when none.
+	Status      int
+	Code, Scope string
+}
+
+func (e *AccessRefusedError) Error() string {
+	what := fmt.Sprintf("HTTP %d", e.Status)
+	if e.Code != "" {
+		what += " " + e.Code
+	}
+	msg := fmt.Sprintf("MCP server %s refused the token of the sign-in just made (%s)", e.Server, what)
+	if e.Scope != "" {
+		msg += fmt.Sprintf(": it asks for scope %q, which the authorization server did not grant; signing in again will not help", e.Scope)
+	}
+	return msg
+}
+
 // oauthHandler is the auth.OAuthHandler of one server's transport.
 type oauthHandler struct {
 	label    string // the server's name, or its URL
@@ -80,9 +101,13 @@ type oauthHandler struct {
 	cfg      OAuthConfig
 	opts     AuthOptions
 
-	mu     sync.Mutex // guards ts, loaded
+	mu     sync.Mutex // guards ts, loaded, fresh
 	ts     oauth2.TokenSource
 	loaded bool
+	// fresh is the access token a sign-in just gave, until a request carrying it is answered;
+	// refused is how the server refused such a token, nil when it did not.
+	fresh   string
+	refused *AccessRefusedError
 
 	signMu   sync.Mutex // one sign-in at a time; guards the fields below
 	attempts int
@@ -138,9 +163,24 @@ func (h *oauthHandler) hasGrant() bool {
 	return ts != nil
 }
 
+// signInFailed is a sign-in that could not be made: its message is one line that names the
+// server, said as it is.
+type signInFailed struct{ err error }
+
+func (e *signInFailed) Error() string { return oneLine(e.err.Error()) }
+func (e *signInFailed) Unwrap() error { return e.err }
+
 // Authorize implements auth.OAuthHandler: a 401, or a 403 for want of scope, runs the sign-in
 // where one can be run and says which command signs in where it cannot.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	err := h.authorize(ctx, req, resp)
+	if _, ok := authError(err); err != nil && !ok {
+		err = &signInFailed{err}
+	}
+	return err
+}
+
+func (h *oauthHandler) authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	body := resp.Body
 	defer body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<16))
@@ -160,14 +200,19 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	if h.opts.SignIn == nil {
 		return &SignInRequiredError{Server: h.label, StepUp: resp.StatusCode == http.StatusForbidden, Refused: sent != "" && resp.StatusCode == http.StatusUnauthorized}
 	}
+	if r := h.refusal(); r != nil && *r == *refusalOf(h.label, resp.StatusCode, challenges) {
+		// The server wants what a sign-in just made was refused: another would be refused too.
+		return r
+	}
 	h.attempts++
 	if h.attempts > maxSignIns {
 		return fmt.Errorf("MCP server %s still refuses after %d sign-ins; giving up", h.label, maxSignIns)
 	}
-	if err := h.checkResourceMetadata(ctx, challenges); err != nil {
+	prm, err := h.resourceMetadata(ctx, challenges, req.URL.String())
+	if err != nil {
 		return err
 	}
-	code, err := h.codeHandler()
+	code, err := h.codeHandler(!prm)
 	if err != nil {
 		return err
 	}
@@ -178,8 +223,12 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	if err != nil || ts == nil {
 		return fmt.Errorf("signing in to MCP server %s: no token", h.label)
 	}
+	tok, err := ts.Token()
+	if err != nil || tok == nil {
+		return fmt.Errorf("signing in to MCP server %s: no token", h.label)
+	}
 	h.mu.Lock()
-	h.ts, h.loaded = ts, true
+	h.ts, h.loaded, h.fresh = ts, true, tok.AccessToken
 	h.mu.Unlock()
 	h.signedIn = true
 	return nil
@@ -200,34 +249,72 @@ func (h *oauthHandler) current() string {
 	return t.AccessToken
 }
 
-// checkResourceMetadata refuses a server whose protected-resource metadata (named in its
-// challenge) is about another resource than the server's own URL: a server that sends its
-// users to sign in for someone else's resource is lying, and its tokens would be the other's.
-func (h *oauthHandler) checkResourceMetadata(ctx context.Context, challenges []oauthex.Challenge) error {
-	u := challengeParam(challenges, "resource_metadata")
-	if u == "" {
-		return nil
+// watch is the transport of the server's requests: the first answer to a request carrying
+// the token a sign-in just gave is that sign-in's verdict. The SDK sends the request again once
+// after a sign-in and reports a second refusal as its bare status ("Forbidden"); here it becomes
+// an AccessRefusedError that says what the server wants.
+func (h *oauthHandler) watch(next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return fmt.Errorf("MCP server %s names an invalid resource metadata URL", h.label)
-	}
-	resp, err := h.opts.HTTPClient.Do(req)
-	if err != nil {
-		return nil // unreachable: the handler's own discovery reports it
-	}
-	defer resp.Body.Close()
-	var prm struct {
-		Resource string `json:"resource"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil || prm.Resource == "" {
-		return nil
-	}
-	if ResourceKey(prm.Resource) != ResourceKey(h.resource) {
-		return fmt.Errorf("MCP server %s: its metadata names another resource (%s), not the server's own URL; refusing to sign in", h.label, oneLine(clip(prm.Resource, 120)))
-	}
-	return nil
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(r)
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if err != nil || r.Method != http.MethodPost || tok == "" || !h.takeFresh(tok) ||
+			(resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+			return resp, err
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		_ = resp.Body.Close()
+		challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		e := refusalOf(h.label, resp.StatusCode, challenges)
+		h.mu.Lock()
+		h.refused = e
+		h.mu.Unlock()
+		return nil, e
+	})
 }
+
+// refusalOf is a refusal as it is told: the server's error code and scope, cleaned.
+func refusalOf(label string, status int, challenges []oauthex.Challenge) *AccessRefusedError {
+	return &AccessRefusedError{Server: label, Status: status,
+		Code: challengeCode(challengeParam(challenges, "error")), Scope: oneLine(clip(challengeParam(challenges, "scope"), 120))}
+}
+
+// refusal is how the server refused the token of the last sign-in, nil when it did not.
+func (h *oauthHandler) refusal() *AccessRefusedError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refused
+}
+
+// takeFresh reports whether tok is the token a sign-in just gave, and forgets it.
+func (h *oauthHandler) takeFresh(tok string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fresh == "" || h.fresh != tok {
+		return false
+	}
+	h.fresh = ""
+	return true
+}
+
+// challengeCode is an OAuth error code as a server sent it, kept only when it looks like one.
+func challengeCode(s string) string {
+	if len(s) > 64 {
+		return ""
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return ""
+		}
+	}
+	return s
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func challengeParam(cs []oauthex.Challenge, name string) string {
 	for _, c := range cs {
@@ -240,10 +327,20 @@ func challengeParam(cs []oauthex.Challenge, name string) string {
 
 // codeHandler is the SDK's authorization-code handler, made at the first sign-in with the
 // loopback redirect it needs; it stays for the connection, so a step-up asks for the scopes
-// granted before and the new ones together.
-func (h *oauthHandler) codeHandler() (*auth.AuthorizationCodeHandler, error) {
+// granted before and the new ones together. legacy: the server publishes no protected-resource
+// metadata (the 2025-03-26 revision), and the metadata at its origin's root is read as that
+// revision means it (legacyMetadata).
+func (h *oauthHandler) codeHandler(legacy bool) (*auth.AuthorizationCodeHandler, error) {
 	if h.code != nil {
 		return h.code, nil
+	}
+	client := h.opts.HTTPClient
+	if legacy {
+		rt, err := newLegacyMetadata(h.resource, client.Transport)
+		if err != nil {
+			return nil, fmt.Errorf("signing in to MCP server %s: %w", h.label, err)
+		}
+		client = &http.Client{Transport: rt, Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	}
 	lb, err := listenLoopback()
 	if err != nil {
@@ -257,7 +354,7 @@ func (h *oauthHandler) codeHandler() (*auth.AuthorizationCodeHandler, error) {
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
 		}},
 		RequestRefreshToken: true,
-		Client:              h.opts.HTTPClient,
+		Client:              client,
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			if err := h.save(cfg, tok); err != nil {
 				return nil, err
@@ -269,7 +366,7 @@ func (h *oauthHandler) codeHandler() (*auth.AuthorizationCodeHandler, error) {
 		c.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: h.cfg.ClientMetadataURL}
 	}
 	if h.cfg.ClientID != "" {
-		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: h.cfg.ClientID}
+		c.PreregisteredClient = &oauthex.ClientCredentials{ClientID: h.cfg.ClientID, Issuer: h.cfg.Issuer}
 		if h.cfg.ClientSecret != "" {
 			c.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: h.cfg.ClientSecret}
 		}
@@ -433,4 +530,21 @@ func errSignInRequired(err error) (*SignInRequiredError, bool) {
 	var e *SignInRequiredError
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// authError is the sign-in error err is or wraps (a sign-in nobody can do here, a token refused
+// right after its sign-in): its own one line, without the transport's wording around it.
+func authError(err error) (error, bool) {
+	if e, ok := errSignInRequired(err); ok {
+		return e, true
+	}
+	var r *AccessRefusedError
+	if errors.As(err, &r) {
+		return r, true
+	}
+	var f *signInFailed
+	if errors.As(err, &f) {
+		return f, true
+	}
+	return nil, false
 }

@@ -1,16 +1,19 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,14 +34,25 @@ type authServer struct {
 	as  *httptest.Server
 	mcp *httptest.Server
 
-	// What the tests change: the metadata's lies, the scope a call needs.
-	issuer      string // "" = the server's own URL
-	resource    string // "" = the MCP server's own URL
-	alwaysDeny  bool   // 403 insufficient_scope to every token
-	accessTTL   int    // expires_in of issued tokens (seconds)
+	// What the tests change: the metadata's lies, the scope a call needs, where the
+	// authorization server is.
+	issuer     string // "" = the authorization server's own URL
+	resource   string // "" = the MCP server's own URL
+	alwaysDeny bool   // 403 insufficient_scope to every token
+	denyCalls  bool   // 403 insufficient_scope to every tools/call
+	// hideMeta: the challenge does not name the protected-resource metadata (it is found at
+	// the well-known URL); noPRM: there is none (the 2025-03-26 revision).
+	hideMeta, noPRM bool
+	// asOnMCP: the authorization server is the MCP server's origin, under /oauth, its metadata
+	// at the origin's root (as the TypeScript SDK serves a 2025-03-26 server's).
+	asOnMCP bool
+	// tokenURL replaces the token endpoint the metadata names.
+	tokenURL    string
+	accessTTL   int // expires_in of issued tokens (seconds)
 	registered  atomic.Int32
 	authorized  atomic.Int32
 	refreshed   atomic.Int32
+	secretSeen  atomic.Bool // a client secret reached the token endpoint
 	mu          sync.Mutex
 	valid       map[string]bool
 	challenge   string
@@ -52,25 +66,36 @@ func newAuthServer(t *testing.T) *authServer {
 	t.Cleanup(a.as.Close)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer() }, nil)
 	a.mcp = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+		if a.asOnMCP && (strings.HasPrefix(r.URL.Path, "/oauth/") || r.URL.Path == "/.well-known/oauth-authorization-server") {
+			a.serveASAt(w, r, a.mcp.URL, "/oauth")
+			return
+		}
+		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" && !a.noPRM {
 			res := a.resource
 			if res == "" {
 				res = a.mcp.URL + "/mcp"
 			}
-			writeJSON(w, map[string]any{"resource": res, "authorization_servers": []string{a.as.URL}, "scopes_supported": []string{"read"}})
+			as := a.as.URL
+			if a.asOnMCP {
+				as = a.mcp.URL
+			}
+			writeJSON(w, map[string]any{"resource": res, "authorization_servers": []string{as}, "scopes_supported": []string{"read"}})
 			return
 		}
 		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		a.mu.Lock()
 		ok := a.valid[tok]
 		a.mu.Unlock()
-		meta := fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, a.mcp.URL)
+		meta := fmt.Sprintf(`, resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, a.mcp.URL)
+		if a.hideMeta || a.noPRM {
+			meta = ""
+		}
 		switch {
 		case !ok:
-			w.Header().Set("WWW-Authenticate", `Bearer scope="read", `+meta)
+			w.Header().Set("WWW-Authenticate", `Bearer scope="read"`+meta)
 			http.Error(w, "sign in", http.StatusUnauthorized)
-		case a.alwaysDeny:
-			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="admin", `+meta)
+		case a.alwaysDeny || a.denyCalls && isCall(r):
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="admin"`+meta)
 			http.Error(w, "more scope", http.StatusForbidden)
 		default:
 			h.ServeHTTP(w, r)
@@ -82,20 +107,41 @@ func newAuthServer(t *testing.T) *authServer {
 
 func (a *authServer) url() string { return a.mcp.URL + "/mcp" }
 
+// isCall reports whether r posts a tools/call (its body is kept for the handler).
+func isCall(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return strings.Contains(string(b), `"method":"tools/call"`)
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (a *authServer) serveAS(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
+func (a *authServer) serveAS(w http.ResponseWriter, r *http.Request) { a.serveASAt(w, r, a.as.URL, "") }
+
+// serveASAt serves the authorization server at base+prefix, its metadata at the root.
+func (a *authServer) serveASAt(w http.ResponseWriter, r *http.Request, base, prefix string) {
+	path := r.URL.Path
+	if path != "/.well-known/oauth-authorization-server" {
+		path = strings.TrimPrefix(path, prefix)
+	}
+	switch path {
 	case "/.well-known/oauth-authorization-server":
 		iss := a.issuer
 		if iss == "" {
-			iss = a.as.URL
+			iss = base + prefix
 		}
-		writeJSON(w, map[string]any{"issuer": iss, "authorization_endpoint": a.as.URL + "/authorize", "token_endpoint": a.as.URL + "/token",
-			"registration_endpoint": a.as.URL + "/register", "response_types_supported": []string{"code"},
+		tokenURL := a.tokenURL
+		if tokenURL == "" {
+			tokenURL = base + prefix + "/token"
+		}
+		writeJSON(w, map[string]any{"issuer": iss, "authorization_endpoint": base + prefix + "/authorize", "token_endpoint": tokenURL,
+			"registration_endpoint": base + prefix + "/register", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"}})
 	case "/register":
 		a.registered.Add(1)
@@ -110,6 +156,9 @@ func (a *authServer) serveAS(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+q.Get("state"), http.StatusFound)
 	case "/token":
 		_ = r.ParseForm()
+		if _, secret, ok := r.BasicAuth(); ok && secret != "" || r.Form.Get("client_secret") != "" {
+			a.secretSeen.Store(true)
+		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		switch r.Form.Get("grant_type") {
@@ -154,6 +203,23 @@ func browser(opened *atomic.Int32) func(ctx context.Context, u string) error {
 func fileStore(t *testing.T) (*mcp.Tokens, string) {
 	dir := filepath.Join(t.TempDir(), "tokens")
 	return &mcp.Tokens{Dir: dir}, dir
+}
+
+// signingIn is a sign-in's surroundings: a token store in files under dir, and a browser that
+// approves at once and counts how often it was opened.
+type signingIn struct {
+	dir    string
+	opened atomic.Int32
+}
+
+// dialSigningIn reaches the server of cfg as 'mcp login' does, signing in where it asks.
+func dialSigningIn(t *testing.T, cfg mcp.ServerConfig) (*mcp.Client, *signingIn, error) {
+	t.Helper()
+	store, dir := fileStore(t)
+	s := &signingIn{dir: dir}
+	c, err := mcp.Dial(context.Background(), "siem", cfg,
+		mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&s.opened), Wait: 20 * time.Second}}})
+	return c, s, err
 }
 
 // 'mcp login' against an OAuth test server: discovery, registration, PKCE, the resource
@@ -265,47 +331,104 @@ func TestChatDoesNotSignIn(t *testing.T) {
 
 // A server that lies in its metadata (another issuer, another resource) or never has enough
 // scope is refused with one clear line, after a bounded number of sign-ins, and nothing is
-// stored.
+// stored. A server that refuses the token of the sign-in it asked for is told as such, once per
+// sign-in: calling again does not sign in again for the same want.
 func TestOAuthBadServers(t *testing.T) {
 	t.Parallel()
+	const refused = `MCP server siem refused the token of the sign-in just made (HTTP 403 insufficient_scope): it asks for scope "admin", which the authorization server did not grant; signing in again will not help`
 	for _, tc := range []struct {
 		name  string
 		setup func(a *authServer)
 		says  string
+		exact bool  // says is the whole message
 		max   int32 // authorization requests allowed
 	}{
-		{"issuer mismatch", func(a *authServer) { a.issuer = "https://idp.example" }, "does not match issuer", 0},
-		{"resource not its own", func(a *authServer) { a.resource = "https://other.example/mcp" }, "names another resource (https://other.example/mcp)", 0},
-		{"step-up loop", func(a *authServer) { a.alwaysDeny = true }, "Forbidden", 3},
+		{"issuer mismatch", func(a *authServer) { a.issuer = "https://idp.example" }, "does not match issuer", false, 0},
+		{"resource not its own", func(a *authServer) { a.resource = "https://other.example/mcp" },
+			"MCP server siem: its metadata names another resource (https://other.example/mcp), not the server's own URL; refusing to sign in", true, 0},
+		{"resource not its own, at the well-known URL", func(a *authServer) { a.resource, a.hideMeta = "https://other.example/mcp", true },
+			"MCP server siem: its metadata names another resource (https://other.example/mcp), not the server's own URL; refusing to sign in", true, 0},
+		{"step-up loop", func(a *authServer) { a.alwaysDeny = true }, refused, true, 1},
+		// One sign-in to connect, one step-up for the call; the second call signs in no more.
+		{"step-up loop on calls", func(a *authServer) { a.denyCalls = true }, refused, true, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a := newAuthServer(t)
 			tc.setup(a)
-			store, dir := fileStore(t)
-			var opened atomic.Int32
 			ctx := context.Background()
-			c, err := mcp.Dial(ctx, "siem", mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth},
-				mcp.Options{Auth: mcp.AuthOptions{Tokens: store, SignIn: &mcp.SignIn{Open: browser(&opened), Wait: 20 * time.Second}}})
+			c, run, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth})
 			if err == nil {
-				_, err = c.Tools(ctx)
-				for i := 0; i < 5 && err != nil && strings.Contains(err.Error(), "Forbidden"); i++ {
-					_, err = c.Call(ctx, "echo", map[string]any{"text": "x"})
+				if _, err = c.Tools(ctx); err == nil {
+					// Called twice: the second call meets the same refusal without a sign-in.
+					for range 2 {
+						_, err = c.Call(ctx, "echo", map[string]any{"text": "x"})
+					}
 				}
 				_ = c.Close()
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") {
+			if err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") || tc.exact && err.Error() != tc.says {
 				t.Fatalf("error %v, want one line saying %q", err, tc.says)
 			}
 			if n := a.authorized.Load(); n > tc.max {
 				t.Fatalf("%d authorization requests, at most %d", n, tc.max)
 			}
 			if tc.max == 0 {
-				if files, _ := os.ReadDir(dir); len(files) != 0 {
+				if files, _ := os.ReadDir(run.dir); len(files) != 0 {
 					t.Fatalf("stored %v", files)
 				}
 			}
-			t.Log(err)
+			if strings.Contains(err.Error(), "access-") {
+				t.Fatalf("a token in the error: %v", err)
+			}
+		})
+	}
+}
+
+// A server of the 2025-03-26 revision (no protected-resource metadata) whose authorization
+// server's metadata, at its origin's root, names an issuer with a path (the TypeScript SDK's
+// shape): signed in when the issuer and every endpoint are on the server's own origin. The same
+// document is refused when an endpoint is elsewhere, and when the server has protected-resource
+// metadata (then RFC 8414's issuer check holds as it is).
+func TestOAuthLegacyMetadata(t *testing.T) {
+	t.Parallel()
+	evil := newRecorder(t)
+	t.Cleanup(func() {
+		if got := evil.saw(); len(got) != 0 {
+			t.Errorf("another origin was sent %q", got)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		setup func(a *authServer)
+		err   string // "" = signed in
+	}{
+		{"issuer with a path", func(a *authServer) { a.asOnMCP, a.noPRM = true, true }, ""},
+		{"token endpoint on another origin", func(a *authServer) { a.asOnMCP, a.noPRM, a.tokenURL = true, true, evil.URL+"/token" }, "does not match issuer"},
+		{"protected-resource metadata present", func(a *authServer) { a.asOnMCP = true }, "does not match issuer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAuthServer(t)
+			tc.setup(a)
+			c, _, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth})
+			if err == nil {
+				_, err = c.Tools(context.Background())
+				signedIn := c.SignedIn()
+				_ = c.Close()
+				if err == nil && !signedIn {
+					t.Fatal("listed without a sign-in")
+				}
+			}
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("not signed in: %v", err)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("error %v, want it to say %q", err, tc.err)
+			}
+			if tc.err == "" && (a.registered.Load() != 1 || a.resourceArg != a.url()) {
+				t.Fatalf("registered %d, resource %q", a.registered.Load(), a.resourceArg)
+			}
 		})
 	}
 }
@@ -436,5 +559,104 @@ func TestGoogleAuth(t *testing.T) {
 		}}})
 	if err == nil || !strings.Contains(err.Error(), "no Google credentials") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A token store whose directory is relative (it would be the working directory's, a folder of
+// evidence others wrote) keeps nothing there and reads nothing from there.
+func TestTokenStoreRelativeDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("tokens", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &mcp.Tokens{Dir: "tokens"}
+	g := &mcp.Grant{Resource: "https://siem.example/mcp", ClientID: "c", TokenURL: "https://idp/token", Token: &oauth2.Token{AccessToken: "a1"}}
+	if err := s.Save(g); err == nil {
+		t.Fatal("saved into a relative directory")
+	}
+	if files, _ := os.ReadDir("tokens"); len(files) != 0 {
+		t.Fatalf("written into the working directory: %v", files)
+	}
+	// A grant planted there is not read.
+	abs, _ := filepath.Abs("tokens")
+	if err := (&mcp.Tokens{Dir: abs}).Save(g); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Load(g.Resource); got != nil || err != nil {
+		t.Fatalf("read %+v %v from the working directory", got, err)
+	}
+}
+
+// A pre-registered client pinned to its authorization server ("oauth": {"issuer"}): a server
+// that names another authorization server is refused before the client or its secret is sent;
+// the one it belongs to gets them.
+func TestOAuthPreregisteredIssuer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		issuer func(a *authServer) string
+		err    string
+	}{
+		{"another authorization server", func(*authServer) string { return "https://idp.example" }, "does not match pre-registered credentials issuer"},
+		{"its own", func(a *authServer) string { return a.as.URL }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAuthServer(t)
+			c, run, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth,
+				OAuth: &mcp.OAuthConfig{ClientID: "pre", ClientSecret: "s3cret", Issuer: tc.issuer(a)}})
+			if err == nil {
+				_ = c.Close()
+			}
+			if tc.err == "" {
+				if err != nil || !a.secretSeen.Load() {
+					t.Fatalf("not signed in with the client: %v (secret sent: %v)", err, a.secretSeen.Load())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("error %v, want it to say %q", err, tc.err)
+			}
+			if a.secretSeen.Load() || a.authorized.Load() != 0 || run.opened.Load() != 0 {
+				t.Fatalf("secret sent %v, authorization requests %d, browser opened %d", a.secretSeen.Load(), a.authorized.Load(), run.opened.Load())
+			}
+		})
+	}
+}
+
+// In a chat, a call the stored sign-in has too little access for is answered {"error": ...}
+// with the command that signs in, said once on the terminal, and nothing signs in or retries.
+func TestChatCallNeedingMoreAccess(t *testing.T) {
+	t.Parallel()
+	a := newAuthServer(t)
+	a.denyCalls = true
+	cfg := mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth}
+	c, run, err := dialSigningIn(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+	var mu sync.Mutex
+	var warnings []string
+	m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{"siem": cfg}}, mcp.Options{
+		Auth: mcp.AuthOptions{Tokens: &mcp.Tokens{Dir: run.dir}}, Warn: func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() }})
+	defer m.Close()
+	reg := registry(t, m.Tools(context.Background(), 20*time.Second))
+	const says = "MCP server siem needs a sign-in with more access: run 'alertchat mcp login siem'"
+	for range 2 {
+		if res := reg.Call(context.Background(), "mcp_siem_echo", map[string]any{"text": "x"}); res["error"] != says {
+			t.Fatalf("answered %v, want the error %q", res, says)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	said := 0
+	for _, w := range warnings {
+		if strings.Contains(w, "sign-in") {
+			said++
+		}
+	}
+	if said != 1 || !slices.Contains(warnings, says) || a.authorized.Load() != 1 || run.opened.Load() != 1 {
+		t.Fatalf("warnings %q, authorization requests %d, browser opened %d", warnings, a.authorized.Load(), run.opened.Load())
 	}
 }

@@ -69,7 +69,7 @@ func connect(ctx context.Context, name string, cfg ServerConfig, o Options, tran
 		if s.oauth != nil {
 			s.oauth.close()
 		}
-		if e, ok := errSignInRequired(err); ok {
+		if e, ok := authError(err); ok {
 			return nil, e
 		}
 		return nil, err
@@ -111,6 +111,10 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 		}
 		base = rt
 	}
+	if cfg.Auth == AuthOAuth {
+		s.oauth = newOAuthHandler(s.name, endpoint, cfg.OAuth, s.o.Auth)
+		base = s.oauth.watch(base)
+	}
 	client, err := originClient(endpoint, cfg.Headers, base)
 	if err != nil {
 		return nil, err
@@ -119,8 +123,7 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 		return &sdk.SSEClientTransport{Endpoint: endpoint, HTTPClient: client}, nil
 	}
 	t := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client}
-	if cfg.Auth == AuthOAuth {
-		s.oauth = newOAuthHandler(s.name, endpoint, cfg.OAuth, s.o.Auth)
+	if s.oauth != nil {
 		t.OAuthHandler = s.oauth
 	}
 	return t, nil
@@ -222,7 +225,7 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 	params := &sdk.CallToolParams{Name: t.remote, Arguments: args}
 	params.SetProgressToken(call.token)
 	res, err := t.srv.session.CallTool(cctx, params)
-	if e, ok := errSignInRequired(err); ok {
+	if e, ok := authError(err); ok {
 		// Said once on the terminal; the model reads it in every call's answer.
 		if !t.srv.warnedSignIn.Swap(true) {
 			t.srv.warn(e.Error())

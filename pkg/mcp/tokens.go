@@ -123,7 +123,16 @@ func ResourceKey(raw string) string {
 
 func (s *Tokens) file(resource string) string {
 	sum := sha256.Sum256([]byte(ResourceKey(resource)))
-	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
+	return filepath.Join(s.dir(), hex.EncodeToString(sum[:16])+".json")
+}
+
+// dir is Dir when it is an absolute path, else "" (no files): a relative one is the working
+// directory's, a folder others may have written, or may read.
+func (s *Tokens) dir() string {
+	if !filepath.IsAbs(s.Dir) {
+		return ""
+	}
+	return s.Dir
 }
 
 // Load implements TokenStore.
@@ -134,7 +143,7 @@ func (s *Tokens) Load(resource string) (*Grant, error) {
 			return parseGrant([]byte(v), key)
 		}
 	}
-	if s.Dir == "" {
+	if s.dir() == "" {
 		return nil, nil
 	}
 	b, err := os.ReadFile(s.file(key))
@@ -171,14 +180,14 @@ func (s *Tokens) Save(g *Grant) error {
 	if s.Keyring != nil {
 		if err := s.Keyring.Set(keyringService, c.Resource, string(b)); err == nil {
 			// One copy: a file left from a time without keyring goes.
-			if s.Dir != "" {
+			if s.dir() != "" {
 				_ = os.Remove(s.file(c.Resource))
 			}
 			return nil
 		}
 	}
-	if s.Dir == "" {
-		return errors.New("no keyring and no directory to keep the sign-in in")
+	if s.dir() == "" {
+		return errors.New("no keyring and no (absolute) directory to keep the sign-in in")
 	}
 	return writePrivate(s.file(c.Resource), b)
 }
@@ -192,7 +201,7 @@ func (s *Tokens) Delete(resource string) (bool, error) {
 			found = true
 		}
 	}
-	if s.Dir != "" {
+	if s.dir() != "" {
 		err := os.Remove(s.file(key))
 		switch {
 		case err == nil:

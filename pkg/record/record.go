@@ -30,16 +30,22 @@ type Alert struct {
 	Time     time.Time `json:"time,omitzero"`
 }
 
-// Usage is the token usage reported by the model, summed over a history's turns.
+// Usage is the token usage reported by the model, summed over a history's turns. OutputTokens
+// counts the answers' tokens, ThoughtTokens the model's thinking (billed as output too).
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens" firestore:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens" firestore:"output_tokens"`
+	InputTokens   int64 `json:"input_tokens" firestore:"input_tokens"`
+	OutputTokens  int64 `json:"output_tokens" firestore:"output_tokens"`
+	ThoughtTokens int64 `json:"thought_tokens" firestore:"thought_tokens"`
 }
 
 // Add sums u and o.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		ThoughtTokens: u.ThoughtTokens + o.ThoughtTokens}
 }
+
+// Total is every token counted: input, answer and thinking.
+func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens + u.ThoughtTokens }
 
 // Title sources: a manual title is never overwritten by a generated one.
 const (
@@ -165,7 +171,30 @@ type BatchJob struct {
 	Succeeded int `json:"succeeded"`
 	Failed    int `json:"failed"`
 	// Collected is set once every answer of the job has been saved as a history.
-	Collected bool      `json:"collected,omitempty"`
+	Collected bool `json:"collected,omitempty"`
+	// InputFile names the job's uploaded input, deleted once the job is collected: a Files API
+	// name ("files/abc") or, on Vertex AI, a gs:// URI. Empty for inlined requests.
+	InputFile string    `json:"input_file,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// BatchReservation says that a run is submitting the job of an input. It is made, by a
+// conditional create keyed on workspace, model and input SHA-256, before anything is
+// submitted, so that a second run of the same input waits for the first one's job instead of
+// submitting (and paying for) its own.
+type BatchReservation struct {
+	Workspace   string `json:"workspace"`
+	Model       string `json:"model"`
+	InputSHA256 string `json:"input_sha256"`
+	// Owner is the reserving run's random ID, and Beat counts the signs of life it gives while
+	// it prepares and submits the job: a reservation whose Owner and Beat stay the same for
+	// long is one whose run died, and is taken over.
+	Owner string `json:"owner"`
+	Beat  int64  `json:"beat"`
+	// Job is the job the owner submitted, set once the job is recorded; Ended is set when the
+	// owner stopped without a job (bad input, a failed upload): the reservation is free.
+	Job       string    `json:"job,omitempty"`
+	Ended     bool      `json:"ended,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 }

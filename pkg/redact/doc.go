@@ -105,9 +105,11 @@
 //
 // redacthist.Contents redacts []*genai.Content in place with a Redactor: Part.Text (thoughts
 // included), function call arguments and function responses at any depth
-// (strings in maps, slices and typed values; map keys are left alone), tool
-// calls and responses, executable code and its results, and audio
-// transcriptions. Thought signatures are opaque and never touched. FileData
+// (strings in maps, slices and typed values, map keys, and integers long
+// enough to be card numbers; see Map), tool calls and responses, executable
+// code and its results, and audio transcriptions. A key that redaction
+// changes is renamed, and keys that become equal are all kept (Map says
+// how); a container nested deeper than MaxDepth is replaced by TooDeep. Thought signatures are opaque and never touched. FileData
 // URIs are references the API resolves and are left as they are.
 //
 // Inline data rule: Blob data (and function-response inline data) is redacted

@@ -37,6 +37,7 @@ type Redactor struct {
 	enabled bool
 	tok     *Tokenizer          // keyed tokens instead of placeholders (token.go)
 	keep    map[string]struct{} // evidence values written as they are (token.go)
+	known   []knownValue        // the alert's secrets, redacted wherever they occur (token.go)
 }
 
 // New returns a Redactor for the given types. Unknown types are ignored; with
@@ -87,6 +88,9 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 	sc := getScanner()
 	defer putScanner(sc)
 	ms := sc.find(s)
+	if len(r.known) > 0 {
+		ms = r.withKnown(s, ms)
+	}
 	any := false
 	for _, m := range ms {
 		if m.typ != tKeep && r.on[m.typ] {
@@ -95,6 +99,17 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 		}
 	}
 	if !any {
+		return s, false
+	}
+	if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(s) {
+		// the whole text is one value (an address as a map key or a field): its replacement
+		// is the result
+		if rep, ok := r.repl(s, ms[0].typ); ok {
+			if counts != nil {
+				counts[allTypes[ms[0].typ]]++
+			}
+			return rep, true
+		}
 		return s, false
 	}
 	var b strings.Builder

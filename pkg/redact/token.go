@@ -4,8 +4,10 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/json"
 	"hash"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -25,7 +27,7 @@ import (
 // collisions between the values of one workspace negligible (about one in
 // 10^5 at a million distinct values) while the token stays short to read.
 //
-// A Redactor built with WithEvidence keeps the values that its evidence
+// A Redactor built with WithEvidence keeps the indicators that its evidence
 // texts (the alert under discussion) hold: they are written as they are.
 
 // TagLen is the number of characters of a token's tag.
@@ -185,9 +187,18 @@ func (r *Redactor) WithTokens(t *Tokenizer) *Redactor {
 	return c
 }
 
-// WithEvidence returns a copy of r that keeps, as they are, the values found
-// in texts (every type is looked for, whichever r redacts): the values the
-// alert under discussion holds are evidence, stored with the alert anyway.
+// evidenceTypes are the types of the alert's values that are kept as they are: the
+// indicators an analyst talks about (domains, URLs, hashes and account or resource IDs are
+// never redacted at all). A secret or a key the alert holds (a password, a private key, an
+// API key or token, a client secret, credentials in a URL) and personal data that is not an
+// indicator (a phone, card or social security number) are still redacted: the alert is
+// stored once, under its own access, while histories are read, searched, exported and
+// resumed, and every copy of a secret is one more place it leaks from.
+var evidenceTypes = [numTypes]bool{tIP: true, tEmail: true}
+
+// WithEvidence returns a copy of r that keeps, as they are, the indicators (IP and e-mail
+// addresses, see evidenceTypes) found in texts, whichever types r redacts: the alert under
+// discussion is stored as given anyway, and its indicators are what the analyst talks about.
 // A value is kept wherever it appears in the same normalised form and type.
 func (r *Redactor) WithEvidence(texts ...string) *Redactor {
 	c := r.clone()
@@ -195,18 +206,111 @@ func (r *Redactor) WithEvidence(texts ...string) *Redactor {
 	for k := range r.keep {
 		keep[k] = struct{}{}
 	}
+	known := slices.Clone(r.known)
 	sc := getScanner()
 	defer putScanner(sc)
 	for _, s := range texts {
 		for _, m := range sc.find(s) {
-			if m.typ == tKeep || m.typ == tProbe {
-				continue
+			switch {
+			case m.typ == tKeep || m.typ == tProbe:
+			case evidenceTypes[m.typ]:
+				keep[evidenceKey(nil, m.typ, s[m.start:m.end])] = struct{}{}
+			default:
+				known = appendKnown(known, s[m.start:m.end], m.typ)
 			}
-			keep[evidenceKey(nil, m.typ, s[m.start:m.end])] = struct{}{}
 		}
 	}
-	c.keep = keep
+	// longer values first: where two occur overlapping, the longer is replaced
+	slices.SortStableFunc(known, func(a, b knownValue) int { return len(b.text) - len(a.text) })
+	c.keep, c.known = keep, slices.CompactFunc(known, func(a, b knownValue) bool { return a == b })
 	return c
+}
+
+// knownValue is a secret (or other non-indicator value) the evidence holds: the history may
+// repeat it where nothing around it says it is one ("rotate Wint3r-Is-C0ming-42 now"), so it
+// is replaced wherever it occurs.
+type knownValue struct {
+	text string
+	typ  uint8
+}
+
+// minKnownLen is the shortest known value replaced wherever it occurs; shorter ones are left
+// to detection (a short value would match inside ordinary words).
+const minKnownLen = 6
+
+// appendKnown adds value, and its JSON-unescaped form when that differs (the evidence is JSON:
+// the history holds the value as it reads).
+func appendKnown(known []knownValue, value string, typ uint8) []knownValue {
+	if len(value) < minKnownLen || len(known) >= 4096 {
+		return known
+	}
+	known = append(known, knownValue{value, typ})
+	if strings.IndexByte(value, '\\') >= 0 {
+		var u string
+		if err := json.Unmarshal([]byte(`"`+value+`"`), &u); err == nil && u != value && len(u) >= minKnownLen {
+			known = append(known, knownValue{u, typ})
+		}
+	}
+	return known
+}
+
+// withKnown adds to ms (sorted, disjoint matches of s) the occurrences of r's known values: an
+// occurrence replaces the matches it overlaps, unless one of them holds it whole already or is
+// an existing placeholder. A value shorter than 12 bytes counts only where it is not a part of
+// a longer word.
+func (r *Redactor) withKnown(s string, ms []match) []match {
+	var extra []match
+	for _, kv := range r.known {
+		for from := 0; ; {
+			k := strings.Index(s[from:], kv.text)
+			if k < 0 {
+				break
+			}
+			st, en := from+k, from+k+len(kv.text)
+			from = st + 1
+			if len(kv.text) < 12 && (st > 0 && isWord(s[st-1]) || en < len(s) && isWord(s[en])) {
+				continue
+			}
+			if overlapsAny(extra, st, en) {
+				continue // a longer known value holds it
+			}
+			extra = append(extra, match{start: st, end: en, typ: kv.typ, prio: prioPEM})
+			from = en
+		}
+	}
+	if len(extra) == 0 {
+		return ms
+	}
+	out := make([]match, 0, len(ms)+len(extra))
+	for _, e := range extra {
+		skip := false
+		for _, m := range ms {
+			if m.start < e.end && e.start < m.end && (m.typ == tKeep || m.start <= e.start && m.end >= e.end) {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			out = append(out, e)
+		}
+	}
+	added := out[:len(out):len(out)]
+	for _, m := range ms {
+		if !overlapsAny(added, m.start, m.end) {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b match) int { return a.start - b.start })
+	return out
+}
+
+func overlapsAny(ms []match, start, end int) bool {
+	for _, m := range ms {
+		if m.start < end && start < m.end {
+			return true
+		}
+	}
+	return false
 }
 
 // Tokens reports whether r writes keyed tokens.

@@ -220,3 +220,61 @@ func FuzzTokensIdempotent(f *testing.F) {
 		}
 	})
 }
+
+// The alert's indicators are kept as they are; a secret or a key the alert holds is still
+// redacted, and so is personal data that is not an indicator.
+func TestEvidenceKeepsIndicatorsNotSecrets(t *testing.T) {
+	t.Parallel()
+	alert := `{"src":"203.0.113.7","user":"alice@example.com","url":"https://admin:S3cr3tPassw0rd@intranet.example.com/login",` +
+		`"cmdline":"mysql -u root --password=Hunter2Hunter2","key":"AKIAQWERTYUIOPASDFGH","token":"ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R",` +
+		`"client_secret":"Zk9!qP2#vL7xR4tW","pem":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----",` +
+		`"phone":"090-1234-5678","card":"4111 1111 1111 1111","ssn":"078-05-1123"}`
+	r := New(AllTypes()...).WithTokens(testTokenizer(t, testKey)).WithEvidence(alert)
+	in := "203.0.113.7 logged in as alice@example.com to https://admin:S3cr3tPassw0rd@intranet.example.com/login; " +
+		"then password=Hunter2Hunter2, key AKIAQWERTYUIOPASDFGH, token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R, " +
+		"client_secret: Zk9!qP2#vL7xR4tW, phone 090-1234-5678, card 4111 1111 1111 1111, ssn 078-05-1123\n" +
+		"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
+	out, counts := r.String(in)
+	for _, kept := range []string{"203.0.113.7", "alice@example.com", "@intranet.example.com/login"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("indicator %q not kept: %s", kept, out)
+		}
+	}
+	for _, secret := range []string{"S3cr3tPassw0rd", "Hunter2Hunter2", "AKIAQWERTYUIOPASDFGH", "ghp_1a2B", "Zk9!qP2", "MIIEvQ", "090-1234-5678", "4111 1111", "078-05-1123"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%q from the alert written raw: %s", secret, out)
+		}
+	}
+	if counts[Secret] < 4 || counts[APIKey] < 2 || counts[IP] != 0 || counts[Email] != 0 {
+		t.Errorf("counts %v: %s", counts, out)
+	}
+}
+
+// A secret the alert holds is redacted in a history wherever it occurs, also where nothing
+// around it says it is a secret; short ones only as whole words.
+func TestEvidenceSecretsAreRedactedWhereverTheyOccur(t *testing.T) {
+	t.Parallel()
+	alert := `{"match":"db_password = \"Wint3r-Is-C0ming-42\"","pw":"Pa\\ss-w0rd-99","short":"password: Abc123"}`
+	r := New(AllTypes()...).WithTokens(testTokenizer(t, testKey)).WithEvidence(alert)
+	for _, tc := range []struct{ in, raw string }{
+		{"rotate Wint3r-Is-C0ming-42 now", "Wint3r-Is-C0ming-42"},
+		{"it was xWint3r-Is-C0ming-42y", "Wint3r-Is-C0ming-42"},
+		{`the value Pa\ss-w0rd-99 leaked`, `Pa\ss-w0rd-99`},
+		{"Abc123 again", "Abc123"},
+	} {
+		out, _ := r.String(tc.in)
+		if strings.Contains(out, tc.raw) || !strings.Contains(out, "[REDACTED_SECRET_") {
+			t.Errorf("%q -> %q", tc.in, out)
+		}
+	}
+	// the same token as detection gives the value elsewhere
+	a, _ := r.String("rotate Wint3r-Is-C0ming-42 now")
+	b, _ := r.String("db_password = Wint3r-Is-C0ming-42")
+	if a[len("rotate "):len(a)-len(" now")] != b[len("db_password = "):] {
+		t.Errorf("tokens differ: %q %q", a, b)
+	}
+	// a short value inside a longer word is left alone
+	if out, _ := r.String("xAbc123y"); out != "xAbc123y" {
+		t.Errorf("short value replaced inside a word: %q", out)
+	}
+}

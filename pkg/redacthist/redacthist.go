@@ -131,10 +131,12 @@ func countsMap(c redact.Counts) map[string]int {
 //
 //   - Part.Text (thoughts included) and AudioTranscription.Text;
 //   - FunctionCall.Args, FunctionResponse.Response, ToolCall.Args and
-//     ToolResponse.Response at any depth: string values inside maps, slices
-//     and arrays (JSON-shaped map[string]any/[]any values, and typed Go maps,
-//     slices, pointers and exported struct fields via reflection); map keys are
-//     left alone; FunctionCall.PartialArgs string values;
+//     ToolResponse.Response at any depth (redact.Map): string values inside
+//     maps, slices and arrays (JSON-shaped map[string]any/[]any values, and
+//     typed Go maps, slices, pointers and exported struct fields via
+//     reflection), map keys (a result keyed by IP or e-mail address), long
+//     integers; what is nested deeper than redact.MaxDepth is replaced;
+//     FunctionCall.PartialArgs string values;
 //   - ExecutableCode.Code and CodeExecutionResult.Output;
 //   - InlineData (and FunctionResponse.Parts inline data) with a textual MIME
 //     type, see the package documentation for the rule.

@@ -12,12 +12,14 @@ package samechat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -75,7 +77,9 @@ func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question 
 	match, err := r.match(ctx, question, page.Histories)
 	if err != nil {
 		r.debug("same-conversation judgement failed", err)
-		if r.Auto {
+		// A model that cannot be used is said once, by the answer's own error.
+		var unavailable *modelcfg.UnavailableError
+		if r.Auto && !errors.As(err, &unavailable) {
 			r.notify("Could not tell whether this continues an earlier conversation: starting a new one.")
 		}
 		return sess

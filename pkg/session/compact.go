@@ -12,6 +12,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 )
@@ -120,12 +121,9 @@ func (s *Session) summarise(ctx context.Context, prev string, contents []*genai.
 	b.WriteString(pick(ja, "要約に統合する会話:\n", "Conversation to fold in:\n"))
 	renderExcerpt(&b, contents)
 
-	cfg := &genai.GenerateContentConfig{
-		SystemInstruction: genai.NewContentFromText(system, ""),
-		Temperature:       genai.Ptr[float32](0.2),
-	}
-	limitOutput(cfg, s.opts.Model, int32(min(max(budget/6, 512), 8192)))
-	resp, err := s.opts.LLM.GenerateContent(ctx, s.opts.Model, []*genai.Content{genai.NewContentFromText(b.String(), genai.RoleUser)}, cfg)
+	cfg := modelcfg.For(s.opts.Model).Auxiliary(int32(min(max(budget/6, 512), 8192)), 0.2)
+	cfg.SystemInstruction = genai.NewContentFromText(system, "")
+	resp, err := modelcfg.Generate(ctx, s.opts.LLM, s.opts.Model, []*genai.Content{genai.NewContentFromText(b.String(), genai.RoleUser)}, cfg)
 	if err != nil {
 		return "", record.Usage{}, goerr.Wrap(err, "summary request failed", goerr.V("model", s.opts.Model))
 	}
@@ -142,17 +140,6 @@ func (s *Session) summarise(ctx context.Context, prev string, contents []*genai.
 		return "", usage, goerr.New("the model returned an empty summary")
 	}
 	return text, usage, nil
-}
-
-// limitOutput caps a short auxiliary answer (summary, verdict) and keeps thinking to the
-// least the model allows: none for flash models, the minimum for pro ones.
-func limitOutput(cfg *genai.GenerateContentConfig, modelName string, maxOut int32) {
-	budget := int32(0)
-	if strings.Contains(modelName, "-pro") {
-		budget = 128
-	}
-	cfg.ThinkingConfig = &genai.ThinkingConfig{ThinkingBudget: &budget}
-	cfg.MaxOutputTokens = maxOut + budget
 }
 
 func pick(ja bool, jaText, enText string) string {

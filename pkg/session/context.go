@@ -17,7 +17,7 @@ import (
 // Context budget defaults.
 const (
 	// DefaultMaxContextTokens is the default token budget of one request: a fifth of
-	// gemini-2.5-flash's 1M-token window, which keeps requests fast and cheap and leaves room
+	// gemini-3.8-flash's 1M-token window, which keeps requests fast and cheap and leaves room
 	// for estimation error.
 	DefaultMaxContextTokens = 200_000
 	// DefaultCompactAt is the share of the budget past which older turns are summarised.

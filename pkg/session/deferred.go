@@ -7,6 +7,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
@@ -31,7 +32,7 @@ func (s *Session) Prepare(input string) (answer Request, title *Request, err err
 	}
 	user := genai.NewContentFromText(input, genai.RoleUser)
 	contents, _ := s.shape([]*genai.Content{user}, s.budget())
-	answer = Request{Contents: contents, Config: &genai.GenerateContentConfig{SystemInstruction: s.system}}
+	answer = Request{Contents: contents, Config: &genai.GenerateContentConfig{SystemInstruction: s.system, ThinkingConfig: modelcfg.For(s.opts.Model).Main(s.opts.Thinking)}}
 	if s.needsTitle() && s.opts.Titles {
 		t := titleRequest(s.opts.TitleModel, input)
 		title = &t

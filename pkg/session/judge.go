@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 )
@@ -134,12 +135,9 @@ func (j *Judge) ask(ctx context.Context, question string, candidates []*record.H
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cfg := &genai.GenerateContentConfig{
-		SystemInstruction: genai.NewContentFromText(judgeSystem, ""),
-		Temperature:       genai.Ptr[float32](0),
-	}
-	limitOutput(cfg, j.Model, int32(16+12*len(candidates)))
-	resp, err := j.LLM.GenerateContent(ctx, j.Model, []*genai.Content{genai.NewContentFromText(JudgePrompt(question, candidates), genai.RoleUser)}, cfg)
+	cfg := modelcfg.For(j.Model).Auxiliary(int32(16+12*len(candidates)), 0)
+	cfg.SystemInstruction = genai.NewContentFromText(judgeSystem, "")
+	resp, err := modelcfg.Generate(ctx, j.LLM, j.Model, []*genai.Content{genai.NewContentFromText(JudgePrompt(question, candidates), genai.RoleUser)}, cfg)
 	if err != nil {
 		return nil, goerr.Wrap(err, "judge request failed", goerr.V("model", j.Model))
 	}

@@ -13,6 +13,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -33,6 +35,9 @@ type Options struct {
 	Store    store.HistorySaver
 	Redactor redacthist.Redactor
 	Model    string
+	// Thinking is the main answers' thinking level ("": the model's own); titles, summaries and
+	// judgements ask at the lowest level their model offers (pkg/modelcfg).
+	Thinking genai.ThinkingLevel
 	// Titles turns on generated titles; when off (or when generation fails) the title is the
 	// first line of the first question.
 	Titles bool
@@ -116,6 +121,9 @@ func New(opts Options, alert *record.Alert, h *record.History) (*Session, error)
 	}
 	if h.RedactedCount > len(h.Contents) || h.RedactedCount < 0 {
 		h.RedactedCount = 0 // the transcript was replaced; redact it all at the next save
+	}
+	if n := repairCalls(h); n > 0 && opts.Logger != nil {
+		opts.Logger.Info("answered calls stored without a response", "history_id", h.ID, "contents_added", n)
 	}
 	// The live transcript starts as the stored one. Contents past RedactedCount are shared
 	// with the stored history until the next save, which replaces them there by redacted
@@ -228,9 +236,24 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 	s.approvals = nil
 	exchange, reply, usage, calls, streamErr := s.exchange(ctx, user, onText, hooks)
 	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
-		return nil, streamErr
+		if !keepsQuestion(streamErr) {
+			return nil, streamErr
+		}
+		// No answer will come for this request as it is (the model is unavailable, or only
+		// thought, twice): the question is saved, its reply marked as cut short, so that it is
+		// not lost; the error says why.
+		reply = &genai.Content{Role: genai.RoleModel}
 	}
 	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, streamErr, hooks)
+}
+
+// keepsQuestion reports whether a turn that failed before any answer is saved all the same:
+// the model is unavailable (a retired model) or gave no answer even when asked twice. Other
+// failures (rate limits, outages, cancellation) leave the transcript as it was, the question
+// to be asked again.
+func keepsQuestion(err error) bool {
+	var unavailable *modelcfg.UnavailableError
+	return errors.Is(err, ErrEmptyAnswer) || errors.As(err, &unavailable)
 }
 
 // finishTurn appends a question's exchange and reply to the transcript, titles a new history
@@ -240,8 +263,12 @@ func (s *Session) finishTurn(ctx context.Context, input string, exchange []*gena
 	// A nil reply is a turn that ended during calls (cancelled): it ends at that content
 	// boundary, its calls answered.
 	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil && reply != nil}
-	if reply != nil {
+	switch {
+	case reply != nil:
 		turn.Answer = answerText(reply)
+	case len(exchange) >= 2 && exchange[len(exchange)-2].Role == genai.RoleModel:
+		// Ended at the boundary of calls: what the model wrote beside them is the answer.
+		turn.Answer = answerText(exchange[len(exchange)-2])
 	}
 	if turn.Partial {
 		reply.Parts = append(reply.Parts, genai.NewPartFromText("\n\n"+PartialMarker))
@@ -276,9 +303,22 @@ func (s *Session) finishTurn(ctx context.Context, input string, exchange []*gena
 }
 
 // stream sends contents and assembles the model's reply from the chunks. On an error after
-// some chunks, the reply holds what arrived.
+// some chunks, the reply holds what arrived. A reply with neither text nor calls (a Gemini 3
+// model can spend a whole answer thinking) is asked once more; a second one is
+// ErrEmptyAnswer, never an empty success.
 func (s *Session) stream(ctx context.Context, contents []*genai.Content, onText func(string), mode toolMode) (*genai.Content, record.Usage, error) {
-	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system}
+	reply, usage, err := s.streamOnce(ctx, contents, onText, mode)
+	if !errors.Is(err, ErrEmptyAnswer) {
+		return reply, usage, err
+	}
+	s.logger().Info("the model gave no answer; asking once more", "history_id", s.history.ID, "model", s.opts.Model, "thought_tokens", usage.ThoughtTokens)
+	again, u, err := s.streamOnce(ctx, contents, onText, mode)
+	return again, usage.Add(u), err
+}
+
+// streamOnce is one streamed request of stream.
+func (s *Session) streamOnce(ctx context.Context, contents []*genai.Content, onText func(string), mode toolMode) (*genai.Content, record.Usage, error) {
+	cfg := &genai.GenerateContentConfig{SystemInstruction: s.system, ThinkingConfig: modelcfg.For(s.opts.Model).Main(s.opts.Thinking)}
 	cfg.Tools, cfg.ToolConfig = s.toolsConfig(mode)
 	var reply replyBuilder
 	for resp, err := range s.opts.LLM.GenerateContentStream(ctx, s.opts.Model, contents, cfg) {
@@ -301,6 +341,9 @@ func (b *replyBuilder) addResponse(resp *genai.GenerateContentResponse, onText f
 	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
 		b.blocked = string(resp.PromptFeedback.BlockReason)
 	}
+	if len(resp.Candidates) > 0 && resp.Candidates[0] != nil && resp.Candidates[0].FinishReason != "" {
+		b.finishReason = resp.Candidates[0].FinishReason
+	}
 	if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
 		return
 	}
@@ -315,32 +358,41 @@ func (b *replyBuilder) addResponse(resp *genai.GenerateContentResponse, onText f
 	}
 }
 
-// finish returns the reply, and an error when the model refused or said nothing.
+// finish returns the reply, and an error when the model refused or said nothing: neither text
+// nor a call (thoughts, and a signed empty part, are not an answer).
 func (b *replyBuilder) finish() (*genai.Content, record.Usage, error) {
 	content := b.content()
-	if b.blocked != "" && !hasParts(content) {
+	if b.blocked != "" && !hasAnswer(content) {
 		return content, b.usage, goerr.Wrap(ErrBlocked, "the model refused the question", goerr.V("reason", b.blocked))
 	}
-	if !hasParts(content) {
-		return content, b.usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer")
+	if !hasAnswer(content) {
+		return content, b.usage, goerr.Wrap(ErrEmptyAnswer, "the model returned no answer",
+			goerr.V("finish_reason", string(b.finishReason)), goerr.V("thought_tokens", b.usage.ThoughtTokens))
 	}
 	return content, b.usage, nil
 }
 
-// replyBuilder assembles the model's Content from streamed parts, joining runs of plain text
-// pieces (same thought flag, no signature) into one part in linear time. Parts carrying a
-// thought signature, and anything that is not plain text, keep their own place: order is
-// untouched.
+// replyBuilder assembles the model's Content from streamed parts as Gemini streams them
+// (Gemini 3: each call in an event of its own, then an empty text part carrying a thought
+// signature), joining runs of plain text pieces (same thought flag, no signature) into one
+// part in linear time. Parts carrying a thought signature, and anything that is not plain
+// text, keep their own place: order is untouched, and the content is sent back as assembled.
+// A part that carries nothing at all (an unsigned empty text part, as Gemini 3 ends some
+// streams with) is dropped: the API refuses an empty part in a request.
 type replyBuilder struct {
 	parts []*genai.Part
 	open  *genai.Part // the run of text being joined, not yet in parts
 	text  strings.Builder
 
-	usage   record.Usage
-	blocked string // the prompt's block reason, if any
+	usage        record.Usage
+	blocked      string             // the prompt's block reason, if any
+	finishReason genai.FinishReason // the candidate's finish reason, once sent
 }
 
 func (b *replyBuilder) add(p *genai.Part) {
+	if carriesNothing(p) {
+		return
+	}
 	if isPlainText(p) && len(p.ThoughtSignature) == 0 {
 		if b.open != nil && b.open.Thought == p.Thought {
 			b.text.WriteString(p.Text)
@@ -381,6 +433,30 @@ func isPlainText(p *genai.Part) bool {
 
 func hasParts(c *genai.Content) bool { return c != nil && len(c.Parts) > 0 }
 
+// hasAnswer reports whether c holds an answer: text that is not a thought, a call, or data.
+func hasAnswer(c *genai.Content) bool {
+	if c == nil {
+		return false
+	}
+	for _, p := range c.Parts {
+		if p == nil {
+			continue
+		}
+		if p.Text != "" && !p.Thought || p.FunctionCall != nil || p.InlineData != nil || p.FileData != nil ||
+			p.ExecutableCode != nil || p.CodeExecutionResult != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// carriesNothing reports whether p holds no data at all, not even a thought signature.
+func carriesNothing(p *genai.Part) bool {
+	return p.Text == "" && !p.Thought && len(p.ThoughtSignature) == 0 && p.InlineData == nil && p.FileData == nil &&
+		p.FunctionCall == nil && p.FunctionResponse == nil && p.ExecutableCode == nil && p.CodeExecutionResult == nil &&
+		p.VideoMetadata == nil && p.ToolCall == nil && p.ToolResponse == nil
+}
+
 func answerText(c *genai.Content) string {
 	var b strings.Builder
 	for _, p := range c.Parts {
@@ -391,10 +467,13 @@ func answerText(c *genai.Content) string {
 	return b.String()
 }
 
+// usageOf reads the model's usage report: the answer's tokens and the thinking's apart (both
+// billed as output).
 func usageOf(u *genai.GenerateContentResponseUsageMetadata) record.Usage {
 	return record.Usage{
-		InputTokens:  int64(u.PromptTokenCount),
-		OutputTokens: int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
+		InputTokens:   int64(u.PromptTokenCount),
+		OutputTokens:  int64(u.CandidatesTokenCount),
+		ThoughtTokens: int64(u.ThoughtsTokenCount),
 	}
 }
 

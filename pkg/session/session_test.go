@@ -109,7 +109,7 @@ func TestSendStreamsSavesAndTitles(t *testing.T) {
 	if strings.Join(chunks, "") != "It is a DNS query." || len(chunks) != 3 || turn.Answer != "It is a DNS query." {
 		t.Fatalf("streamed %q, answer %q", chunks, turn.Answer)
 	}
-	if turn.Usage != (record.Usage{InputTokens: 100, OutputTokens: 10}) {
+	if turn.Usage != (record.Usage{InputTokens: 100, OutputTokens: 7, ThoughtTokens: 3}) {
 		t.Fatalf("usage %+v", turn.Usage)
 	}
 	h := s.History()
@@ -298,6 +298,13 @@ func TestModelContentKeptWhole(t *testing.T) {
 	if got[0].Text != "thinking..." || string(got[1].ThoughtSignature) != string([]byte{9, 8, 7}) || got[2].FunctionCall == nil || got[3].Text != "visible answer" {
 		t.Fatalf("order or signatures changed: %s", mustJSON(t, got))
 	}
+	// Without tools the call cannot run, but it is answered, so the conversation goes on.
+	if c := s.History().Contents; len(c) != 3 || c[2].Parts[0].FunctionResponse == nil || c[2].Parts[0].FunctionResponse.Response["error"] == nil {
+		t.Fatalf("the call is not answered: %s", mustJSON(t, c))
+	}
+	if _, err := s.Send(context.Background(), "next", nil); err != nil {
+		t.Fatalf("the next question: %v", err)
+	}
 }
 
 func TestModelFailureKeepsTranscript(t *testing.T) {
@@ -402,6 +409,9 @@ func TestTitleFunctions(t *testing.T) {
 		{strings.Repeat("あ", 70), ""}, // 140 columns: a paragraph, not a title
 		{strings.Repeat("あ", 40), strings.Repeat("あ", 29) + "…"},
 		{"Suspicious Outbound Connections From Production Database Server To Unknown Hosts", "Suspicious Outbound Connections From Production Database…"},
+		// bidirectional overrides and escape sequences from the model are never kept
+		{"Login from \u202eeulav\u202c and \u2066x\u2069", "Login from eulav and x"},
+		{"\x1b]0;owned\x07Phishing \x1b[31mreport\x1b[0m", "Phishing report"},
 	} {
 		if got := session.CleanGeneratedTitle(tc.in); got != tc.want {
 			t.Errorf("CleanGeneratedTitle(%q) = %q, want %q", tc.in, got, tc.want)
@@ -426,12 +436,23 @@ func TestTitleFunctions(t *testing.T) {
 	}
 }
 
-func TestTitleThinkingBudgetFitsTheModel(t *testing.T) {
+// Titles ask at the lowest level the model offers, with room for it and no temperature on
+// Gemini 3; a 2.5 model (named by a user, Vertex AI may still serve one) gets its least budget
+// and the temperature, never a level.
+func TestTitleThinkingFitsTheModel(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		model  string
-		budget int32
-	}{{"gemini-2.5-flash", 0}, {"gemini-2.5-pro", 128}} {
+		level  genai.ThinkingLevel
+		budget int32 // -1: none
+		temp   bool
+	}{
+		{"gemini-3.8-flash", genai.ThinkingLevelLow, -1, false},
+		{"gemini-3.5-flash-lite", genai.ThinkingLevelMinimal, -1, false},
+		{"gemini-3.1-pro-preview", genai.ThinkingLevelLow, -1, false},
+		{"gemini-2.5-flash", "", 0, true},
+		{"gemini-2.5-pro", "", 128, true},
+	} {
 		e := newEnv(t, routeTitles(geminitest.Reply{Text: "A Title"}, func(*geminitest.Request) geminitest.Reply { return geminitest.Reply{Text: "a"} }))
 		client, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
 		if err != nil {
@@ -448,9 +469,11 @@ func TestTitleThinkingBudgetFitsTheModel(t *testing.T) {
 			if r.Kind != geminitest.KindGenerateContent {
 				continue
 			}
-			tcfg := r.GenerationConfig.ThinkingConfig
-			if tcfg == nil || tcfg.ThinkingBudget == nil || *tcfg.ThinkingBudget != tc.budget {
-				t.Fatalf("%s: title thinking config %+v, want budget %d", tc.model, tcfg, tc.budget)
+			g := r.GenerationConfig
+			tcfg := g.ThinkingConfig
+			budgetOK := tc.budget < 0 && tcfg.ThinkingBudget == nil || tc.budget >= 0 && tcfg.ThinkingBudget != nil && *tcfg.ThinkingBudget == tc.budget
+			if tcfg.ThinkingLevel != tc.level || !budgetOK || (g.Temperature != nil) != tc.temp || g.MaxOutputTokens < 64 {
+				t.Fatalf("%s: title config %+v, thinking %+v", tc.model, g, tcfg)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
@@ -35,17 +36,20 @@ Query:
 // caller falls back.
 func generateTitle(ctx context.Context, gen llm.Generator, modelName, input string) (string, error) {
 	req := titleRequest(modelName, input)
-	resp, err := gen.GenerateContent(ctx, modelName, req.Contents, req.Config)
+	resp, err := modelcfg.Generate(ctx, gen, modelName, req.Contents, req.Config)
 	if err != nil {
 		return "", goerr.Wrap(err, "title request failed")
 	}
 	return titleText(resp)
 }
 
-// titleRequest is the request for a title of the first question.
+// titleMaxTokens is a title's output allowance, thinking aside.
+const titleMaxTokens = 64
+
+// titleRequest is the request for a title of the first question, built for its model
+// (modelcfg: the lowest thinking level, with room for it).
 func titleRequest(modelName, input string) Request {
-	cfg := &genai.GenerateContentConfig{Temperature: genai.Ptr[float32](0.2)}
-	limitOutput(cfg, modelName, 64)
+	cfg := modelcfg.For(modelName).Auxiliary(titleMaxTokens, 0.2)
 	q := input
 	if r := []rune(q); len(r) > 2000 {
 		q = string(r[:2000])
@@ -87,14 +91,16 @@ func CleanGeneratedTitle(raw string) string {
 	}
 	line = strings.Map(func(r rune) rune {
 		switch {
-		case isEmoji(r), unicode.IsControl(r):
+		case isEmoji(r):
 			return -1
 		case strings.ContainsRune("\"'`“”‘’「」『』*#", r):
 			return -1
 		}
 		return r
 	}, line)
-	line = strings.Join(strings.Fields(line), " ")
+	// the same terminal-safe cleaning as every other title (controls, escape sequences,
+	// bidirectional overrides)
+	line = termsafe.Line(line)
 	line = strings.TrimRightFunc(line, func(r rune) bool {
 		return unicode.IsPunct(r) && !strings.ContainsRune(")]）", r) || unicode.IsSpace(r)
 	})

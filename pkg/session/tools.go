@@ -77,32 +77,39 @@ func callKey(fc *genai.FunctionCall) string {
 	return fc.Name + "\x00" + string(b)
 }
 
-// runCalls runs the calls of one model content concurrently and returns the user content
-// answering them in call order, and what each call reported. refuse, when set, answers every
-// call with that error without running it (the limit was reached).
+// maxParallelCalls bounds how many calls of one model content run at once.
+const maxParallelCalls = 8
+
+// runCalls answers the calls of one model content: the first run of them are run,
+// concurrently (at most maxParallelCalls at once), the others answered with the error refuse
+// without running (the limit was reached, calling is off, or the stream broke). It returns
+// the user content answering them in call order, and what each call reported.
 //
 // contentIndex is the index the model content holding the calls will have in the transcript:
 // the approvals of MCP calls (who allowed each, or that it was denied) point at it.
-func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, contentIndex int, refuse string, hooks TurnHooks) (*genai.Content, []ToolCall, []record.ToolApproval) {
+func (s *Session) runCalls(ctx context.Context, calls []*genai.FunctionCall, contentIndex, run int, refuse string, hooks TurnHooks) (*genai.Content, []ToolCall, []record.ToolApproval) {
 	results := make([]map[string]any, len(calls))
 	approvals := make([]*record.ToolApproval, len(calls))
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallelCalls)
 	for i, fc := range calls {
-		if hooks.OnToolCall != nil {
-			hooks.OnToolCall(fc.Name, fc.Args)
-		}
-		if refuse != "" {
+		if i >= run {
 			results[i] = tool.Error(refuse)
 			continue
+		}
+		if hooks.OnToolCall != nil {
+			hooks.OnToolCall(fc.Name, fc.Args)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			results[i], approvals[i] = s.runCall(ctx, fc)
 		}()
 	}
 	wg.Wait()
-	if hooks.OnToolsDone != nil {
+	if hooks.OnToolsDone != nil && run > 0 {
 		hooks.OnToolsDone()
 	}
 	content := &genai.Content{Role: genai.RoleUser}
@@ -209,11 +216,20 @@ func (s *Session) capResult(res map[string]any) map[string]any {
 	}
 }
 
+// Answers to calls that are not run.
+const (
+	refuseInterrupted = "interrupted: the answer broke off before the call could run"
+	refuseNoTools     = "no tools are available in this conversation"
+	refuseFinal       = "no more tool calls for this question"
+)
+
 // exchange asks the question and runs the model's calls until it answers in text. It returns
 // the exchange up to the final reply (the question, then calls and responses), the reply, the
 // usage of every request, the calls, and the error that ended it early. A cancellation during
 // calls answers every pending call "cancelled" and ends at that content boundary: the reply is
-// then nil and the error the context's.
+// then nil and the error the context's. So does a stream that breaks (or is cancelled) right
+// after calls arrived: each of them is answered "interrupted", never left without a response
+// (the API refuses every later request of a transcript with an unanswered call).
 func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func(string), hooks TurnHooks) ([]*genai.Content, *genai.Content, record.Usage, []ToolCall, error) {
 	exchange := []*genai.Content{user}
 	var usage record.Usage
@@ -231,28 +247,42 @@ func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func
 		reply, u, err := s.streamShaped(ctx, exchange, onText, mode)
 		usage = usage.Add(u)
 		fcs := functionCalls(reply)
-		if err != nil || len(fcs) == 0 || mode == toolsOff {
-			// Without tools declared a call cannot be answered by anything: the content is
-			// kept as received and the question ends there, as before tools existed.
+		if len(fcs) == 0 {
 			return exchange, reply, usage, calls, err
 		}
+		// Every call is answered. Calls that cannot run end the question at this content
+		// boundary: the stream broke, no tools are declared, or calling was turned off and
+		// the model called anyway.
 		refuse := ""
-		if mode == toolsFinal {
-			// Told not to call, it called anyway: answer, and end the question there.
-			refuse = "no more tool calls for this question"
+		switch {
+		case err != nil:
+			refuse = refuseInterrupted
+		case mode == toolsOff:
+			refuse = refuseNoTools
+		case mode == toolsFinal:
+			refuse = refuseFinal
+		}
+		run := 0
+		if refuse == "" {
+			// At most what is left of the limit runs; the rest is answered with the limit.
+			run = min(len(fcs), maxCalls-len(calls))
+			refuse = fmt.Sprintf("not run: the limit of %d tool calls for this question was reached", maxCalls)
 		}
 		exchange = append(exchange, reply)
-		responses, reports, decided := s.runCalls(ctx, fcs, len(s.live)+len(exchange)-1, refuse, hooks)
+		responses, reports, decided := s.runCalls(ctx, fcs, len(s.live)+len(exchange)-1, run, refuse, hooks)
 		exchange = append(exchange, responses)
 		calls = append(calls, reports...)
 		s.approvals = append(s.approvals, decided...)
+		if err != nil {
+			return exchange, nil, usage, calls, err
+		}
 		if ctx.Err() != nil {
 			return exchange, nil, usage, calls, ctx.Err()
 		}
-		if refuse != "" {
+		if run == 0 {
 			return exchange, nil, usage, calls, nil
 		}
-		for _, fc := range fcs {
+		for _, fc := range fcs[:run] {
 			seen[callKey(fc)]++
 			if seen[callKey(fc)] >= sameCallLimit {
 				mode = toolsFinal

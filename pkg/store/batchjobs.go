@@ -25,6 +25,23 @@ type BatchJobs interface {
 	FindBatchJob(ctx context.Context, inputSHA256, model string) (*record.BatchJob, error)
 	// ListBatchJobs returns recorded jobs, newest first, at most limit (ClampLimit).
 	ListBatchJobs(ctx context.Context, limit int) ([]*record.BatchJob, error)
+	// PutBatchReservation writes r, the reservation of the job of an input (keyed by r's Model
+	// and InputSHA256 within the store's workspace), when none is stored (a conditional
+	// create) or when the stored one is prev (same Owner and Beat; a conditional update). It
+	// returns the reservation stored afterwards: r when it was written, else the other one,
+	// unchanged. It sets r.Workspace and r.UpdatedAt.
+	PutBatchReservation(ctx context.Context, r, prev *record.BatchReservation) (*record.BatchReservation, error)
+}
+
+// MaxBatchModel bounds the model name of a batch reservation, which is part of its key.
+const MaxBatchModel = 256
+
+// CheckBatchReservation refuses a reservation that cannot be stored.
+func CheckBatchReservation(r *record.BatchReservation) error {
+	if r == nil || r.Owner == "" || r.Model == "" || len(r.Model) > MaxBatchModel || len(r.InputSHA256) != 64 {
+		return goerr.Wrap(ErrInvalid, "invalid batch reservation")
+	}
+	return nil
 }
 
 // BatchJobNamePrefix starts every job name of the Gemini API; GetBatchJob accepts IDs

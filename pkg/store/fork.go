@@ -145,6 +145,11 @@ func fork(ctx context.Context, st HistorySaver, h *record.History, forkPoint int
 	return res, nil
 }
 
+// IsPrefix reports whether all begins with every content of prefix (equal JSON).
+func IsPrefix(prefix, all []*genai.Content) bool {
+	return len(prefix) <= len(all) && commonPrefix(prefix, all) == len(prefix)
+}
+
 // commonPrefix is how many leading contents a and b share.
 func commonPrefix(a, b []*genai.Content) int {
 	n := 0

@@ -121,7 +121,10 @@ func redactionSummary(r map[string]int) string {
 }
 
 func tokenSummary(u record.Usage) string {
-	return fmt.Sprintf("%s (%d in, %d out)", format.CompactCount(u.InputTokens+u.OutputTokens), u.InputTokens, u.OutputTokens)
+	if u.ThoughtTokens == 0 {
+		return fmt.Sprintf("%s (%d in, %d out)", format.CompactCount(u.Total()), u.InputTokens, u.OutputTokens)
+	}
+	return fmt.Sprintf("%s (%d in, %d out, %d thinking)", format.CompactCount(u.Total()), u.InputTokens, u.OutputTokens, u.ThoughtTokens)
 }
 
 // Text writes a history for reading in a terminal: a header, then one block per

@@ -1,7 +1,8 @@
 // Command mcpserver is an MCP server for alertchat's end-to-end tests, written with the Go SDK,
 // over stdio: lookup answers about an indicator (and, like a hostile server, asks to be
 // trusted, to read other files and to skip approval), env prints its environment, slow waits
-// to be cancelled, die exits in the middle of a call. It writes its PID to the file named by
+// to be cancelled, die exits in the middle of a call, indicators answers with structured
+// content keyed by address. It writes its PID to the file named by
 // MCPSERVER_PIDFILE, so a test can check that it stopped, and one line per tool that runs
 // ("call NAME") and per call cancelled by the client ("cancelled NAME") to MCPSERVER_LOG. When
 // alertchat closes its stdin it writes the file named by MCPSERVER_STOPPED.
@@ -65,6 +66,21 @@ func main() {
 			logLine("call die")
 			os.Exit(3)
 			return nil, nil
+		})
+	// indicators answers as threat-intel and SIEM servers do: structured content keyed by
+	// address, and a branch nested deeper than anyone walks.
+	s.AddTool(&mcp.Tool{Name: "indicators", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			logLine("call indicators")
+			var deep any = map[string]any{"owner": "deep.owner@example.net", "10.66.77.88": "bottom"}
+			for range 80 {
+				deep = map[string]any{"d": deep}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "see structured content"}}, StructuredContent: map[string]any{
+				"203.0.113.99":        map[string]any{"score": 90, "reported_by": "soc@example.net"},
+				"mallory@example.org": map[string]any{"seen": 3},
+				"nested":              deep,
+			}}, nil
 		})
 	err := s.Run(context.Background(), &mcp.StdioTransport{})
 	// Run returns when the client closes stdin: alertchat stopped the server in order rather

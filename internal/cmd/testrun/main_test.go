@@ -150,3 +150,22 @@ func TestReport(t *testing.T) {
 		t.Error("withJSON changed go vet")
 	}
 }
+
+// A `go test` command runs through the events' pipe and its exit status is the command's.
+func TestRunCommandGoTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	for _, c := range []struct {
+		fail string
+		want int
+	}{{"0", 0}, {"1", 1}} {
+		t.Setenv("TESTRUN_SAMPLE_FAIL", c.fail)
+		emus := []*emulator{{name: "Firestore emulator", host: "127.0.0.1:1", done: make(chan struct{})},
+			{name: "Pub/Sub emulator", host: "127.0.0.1:2", done: make(chan struct{})}}
+		got := runCommand([]string{"go", "test", "-count=1", "./testdata/sample"}, emus, make(chan os.Signal))
+		if got != c.want {
+			t.Errorf("TESTRUN_SAMPLE_FAIL=%s: exit status %d, want %d", c.fail, got, c.want)
+		}
+	}
+}

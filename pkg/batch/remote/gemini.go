@@ -2,19 +2,25 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 
 	"cloud.google.com/go/storage"
 	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/api/iterator"
 	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// Gemini is the Batch API of a genai client. On the Gemini API the input file goes through the
-// Files API; on Vertex AI (Bucket set) input and output go through Cloud Storage.
+// Gemini is the Batch API of a genai client (one made by NewClient, which reads every job). On
+// the Gemini API the input file goes through the Files API; on Vertex AI (Bucket set) input
+// and output go through Cloud Storage, under gs://{bucket}/{prefix}batches/{id}/.
 type Gemini struct {
 	Client *genai.Client
 	// HTTP reads a results file as a stream (the SDK's Files.Download returns it whole);
@@ -46,7 +52,7 @@ func (g *Gemini) Create(ctx context.Context, model string, src *genai.BatchJobSo
 	}
 	job, err := g.Client.Batches.Create(ctx, model, src, cfg)
 	if err != nil {
-		return nil, goerr.Wrap(err, "Batch API create failed", goerr.V("model", model))
+		return nil, goerr.Wrap(sdkError(err), "Batch API create failed", goerr.V("model", model))
 	}
 	return job, nil
 }
@@ -55,7 +61,7 @@ func (g *Gemini) Create(ctx context.Context, model string, src *genai.BatchJobSo
 func (g *Gemini) Get(ctx context.Context, name string) (*genai.BatchJob, error) {
 	job, err := g.Client.Batches.Get(ctx, name, nil)
 	if err != nil {
-		return nil, goerr.Wrap(err, "Batch API get failed", goerr.V("job", name))
+		return nil, goerr.Wrap(sdkError(err), "Batch API get failed", goerr.V("job", name))
 	}
 	return job, nil
 }
@@ -63,9 +69,33 @@ func (g *Gemini) Get(ctx context.Context, name string) (*genai.BatchJob, error) 
 // Cancel implements Service.
 func (g *Gemini) Cancel(ctx context.Context, name string) error {
 	if err := g.Client.Batches.Cancel(ctx, name, nil); err != nil {
-		return goerr.Wrap(err, "Batch API cancel failed", goerr.V("job", name))
+		return goerr.Wrap(sdkError(err), "Batch API cancel failed", goerr.V("job", name))
 	}
 	return nil
+}
+
+// sdkError is err without the answer it failed to decode: go-genai puts the whole decoded
+// job in the text of such an error (mapToStruct), or the whole body after a newline
+// (deserializeUnaryResponse), and a job holds the questions and answers unredacted. Other
+// errors (API errors, network errors, which decide retries) are returned as they are.
+func sdkError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, "mapToStruct:")
+	nl := strings.IndexByte(msg, '\n')
+	if i < 0 && nl < 0 {
+		return err
+	}
+	why := ""
+	if j := strings.LastIndex(msg, ": json: "); j >= 0 && i >= 0 {
+		why = ": " + msg[j+len(": "):]
+	}
+	switch {
+	case i >= 0:
+		msg = msg[:i] + "the answer could not be decoded" + why
+	default:
+		msg = msg[:nl]
+	}
+	return errors.New(msg)
 }
 
 // uri is the gs:// URI of name under the batches folder.
@@ -140,18 +170,181 @@ func (g *Gemini) Results(ctx context.Context, job *genai.BatchJob) (io.ReadClose
 	return resp.Body, nil
 }
 
-// vertexResults reads the predictions Vertex AI wrote under the job's output directory.
+// ErrResultsDeleted is the error of a job whose results were deleted after its collection.
+var ErrResultsDeleted = errors.New("the batch job's results were deleted after its collection")
+
+// vertexResults reads the predictions Vertex AI wrote under the job's output directory
+// (predictions.jsonl; files predictions*.jsonl in name order, should it split them).
 func (g *Gemini) vertexResults(ctx context.Context, job *genai.BatchJob) (io.ReadCloser, error) {
 	if g.Bucket == nil || job.OutputInfo == nil || job.OutputInfo.GCSOutputDirectory == "" {
 		return nil, goerr.New("the batch job names no output directory", goerr.V("job", job.Name))
 	}
-	dir := strings.TrimPrefix(job.OutputInfo.GCSOutputDirectory, "gs://"+g.BucketName+"/")
-	obj := strings.TrimSuffix(dir, "/") + "/predictions.jsonl"
-	r, err := g.Bucket.Object(obj).NewReader(ctx)
+	dir, ok := g.objectName(job.OutputInfo.GCSOutputDirectory)
+	if !ok {
+		return nil, goerr.New("the batch job's output is not in the bucket", goerr.V("job", job.Name), goerr.V("bucket", g.BucketName))
+	}
+	dir = strings.TrimSuffix(dir, "/") + "/"
+	names, err := g.list(ctx, dir)
 	if err != nil {
-		return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("object", obj))
+		return nil, err
+	}
+	var files []string
+	for _, n := range names {
+		base := strings.TrimPrefix(n, dir)
+		if strings.HasPrefix(base, "predictions") && strings.HasSuffix(base, ".jsonl") && !strings.Contains(base, "/") {
+			files = append(files, n)
+		}
+	}
+	if len(files) == 0 {
+		return nil, goerr.Wrap(ErrResultsDeleted, "no predictions under the batch job's output directory", goerr.V("job", job.Name), goerr.V("dir", dir))
+	}
+	sort.Strings(files)
+	return &objectsReader{ctx: ctx, bucket: g.Bucket, names: files}, nil
+}
+
+// objectName is the object of a gs:// URI in the bucket.
+func (g *Gemini) objectName(uri string) (string, bool) {
+	return strings.CutPrefix(uri, "gs://"+g.BucketName+"/")
+}
+
+// list returns the names of the bucket's objects under prefix.
+func (g *Gemini) list(ctx context.Context, prefix string) ([]string, error) {
+	var names []string
+	it := g.Bucket.Objects(ctx, &storage.Query{Prefix: prefix})
+	for {
+		a, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return names, nil
+		}
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to list the batch job's files", goerr.V("prefix", prefix))
+		}
+		names = append(names, a.Name)
+	}
+}
+
+// objectsReader reads objects one after the other, opening each when the one before ends.
+type objectsReader struct {
+	ctx    context.Context
+	bucket *storage.BucketHandle
+	names  []string
+	cur    io.ReadCloser
+}
+
+func (r *objectsReader) Read(p []byte) (int, error) {
+	for {
+		if r.cur == nil {
+			if len(r.names) == 0 {
+				return 0, io.EOF
+			}
+			rc, err := r.bucket.Object(r.names[0]).NewReader(r.ctx)
+			if err != nil {
+				return 0, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("object", r.names[0]))
+			}
+			r.cur, r.names = rc, r.names[1:]
+		}
+		n, err := r.cur.Read(p)
+		if errors.Is(err, io.EOF) {
+			_ = r.cur.Close()
+			r.cur = nil
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		return n, err
+	}
+}
+
+func (r *objectsReader) Close() error {
+	if r.cur != nil {
+		return r.cur.Close()
+	}
+	return nil
+}
+
+// Input implements Service: on Vertex AI the input file in the bucket. The Files API does not
+// give uploaded files back, and the Gemini API's results name their keys anyway.
+func (g *Gemini) Input(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) (io.ReadCloser, error) {
+	uri := inputURI(rec, job)
+	if !g.vertex() || g.Bucket == nil || uri == "" {
+		return nil, goerr.New("the batch job's input cannot be read back", goerr.V("job", rec.ID))
+	}
+	name, ok := g.objectName(uri)
+	if !ok {
+		return nil, goerr.New("the batch job's input is not in the bucket", goerr.V("job", rec.ID))
+	}
+	r, err := g.Bucket.Object(name).NewReader(ctx)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read the batch job's input", goerr.V("object", name))
 	}
 	return r, nil
+}
+
+// inputURI is where the job's input file is: as recorded, else as the job says (Vertex AI).
+func inputURI(rec *record.BatchJob, job *genai.BatchJob) string {
+	if rec.InputFile != "" {
+		return rec.InputFile
+	}
+	if job != nil && job.Src != nil && len(job.Src.GCSURI) > 0 {
+		return job.Src.GCSURI[0]
+	}
+	return ""
+}
+
+// Clean implements Service. On the Gemini API it deletes the uploaded input file (the Files
+// API would keep it 48 hours); the results stay with the service until it expires them. On
+// Vertex AI it deletes the job's folder in the bucket: the input and the predictions, which
+// would stay for good. A file already gone is no error.
+func (g *Gemini) Clean(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) error {
+	uri := inputURI(rec, job)
+	if !g.vertex() {
+		if uri == "" {
+			return nil
+		}
+		if _, err := g.Client.Files.Delete(ctx, uri, nil); err != nil && !gone(err) {
+			return goerr.Wrap(err, "failed to delete the batch job's input file", goerr.V("file", uri))
+		}
+		return nil
+	}
+	if g.Bucket == nil {
+		return nil
+	}
+	var prefixes []string
+	if name, ok := g.objectName(uri); ok && strings.HasSuffix(name, "/input.jsonl") {
+		prefixes = append(prefixes, strings.TrimSuffix(name, "input.jsonl"))
+	}
+	if job != nil && job.OutputInfo != nil {
+		if dir, ok := g.objectName(job.OutputInfo.GCSOutputDirectory); ok && dir != "" {
+			prefixes = append(prefixes, strings.TrimSuffix(dir, "/")+"/")
+		}
+	}
+	seen := map[string]bool{}
+	var errs []error
+	for _, p := range prefixes {
+		names, err := g.list(ctx, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, n := range names {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			if err := g.Bucket.Object(n).Delete(ctx); err != nil && !errors.Is(err, storage.ErrObjectNotExist) {
+				errs = append(errs, goerr.Wrap(err, "failed to delete a file of the batch job", goerr.V("object", n)))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// gone reports whether err says that a file does not exist: the Files API answers 403 for a
+// file that does not exist (or is someone else's), 404 elsewhere.
+func gone(err error) bool {
+	var apiErr genai.APIError
+	return errors.As(err, &apiErr) && (apiErr.Code == http.StatusNotFound || apiErr.Code == http.StatusForbidden)
 }
 
 // httpClient is the client that reads a results file: the SDK's own (its transport and

@@ -44,6 +44,9 @@ const (
 	// submitTimeout bounds the upload and the create, which a Ctrl-C does not interrupt: a job
 	// the service made must be recorded.
 	submitTimeout = 10 * time.Minute
+	// DefaultReservationTimeout is how long a reservation of an input's job that shows no sign
+	// of life (see Options.ReservationTimeout) keeps other runs waiting.
+	DefaultReservationTimeout = 2 * time.Minute
 )
 
 // Service is the Gemini Batch API as a remote batch uses it.
@@ -60,6 +63,12 @@ type Service interface {
 	Upload(ctx context.Context, id string, r io.Reader, size int64) (*genai.BatchJobSource, error)
 	// Results opens the results file of a done job whose input was a file.
 	Results(ctx context.Context, job *genai.BatchJob) (io.ReadCloser, error)
+	// Input opens the input file of a job, where the service gives it back (Vertex AI), to
+	// match results that name no key.
+	Input(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) (io.ReadCloser, error)
+	// Clean deletes what a collected job left in storage: its input file and, on Vertex AI,
+	// its predictions. They hold the questions and answers unredacted.
+	Clean(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) error
 }
 
 // Store is what a remote batch reads and writes.
@@ -102,6 +111,16 @@ type Options struct {
 	// FileOnly sends the requests as a file whatever their size (Vertex AI takes no inlined
 	// requests).
 	FileOnly bool
+	// KeyLabels puts each request's key in its labels as well (Vertex AI, whose predictions
+	// echo the request and may drop the line's key).
+	KeyLabels bool
+	// ReservationTimeout is how long another run's reservation of the input's job may show no
+	// sign of life before this run takes it over (default DefaultReservationTimeout); the
+	// holder gives one every quarter of it.
+	ReservationTimeout time.Duration
+	// OnWaiting is told, once, that another run holds the reservation: this run waits for
+	// that run's job.
+	OnWaiting func(r *record.BatchReservation)
 	// InlineLimit and MaxFileBytes replace the package's limits (tests).
 	InlineLimit  int
 	MaxFileBytes int64
@@ -118,6 +137,9 @@ type Outcome struct {
 	Submitted, Inlined bool
 	// Summary is the collection's, nil when nothing was collected (NoWait, interrupted).
 	Summary *batch.Summary
+	// CleanErr is why the job's files could not be deleted after its collection (they stay:
+	// say so).
+	CleanErr error
 }
 
 // Errors of a run.
@@ -128,6 +150,8 @@ var (
 	ErrJobEnded = errors.New("the batch job did not succeed")
 	// ErrDetached: the wait was interrupted; the job goes on.
 	ErrDetached = errors.New("stopped waiting; the batch job goes on")
+	// ErrCollected: the job was collected already and its results deleted.
+	ErrCollected = errors.New("the batch job was collected already")
 )
 
 // displayName names a job by its input, so that a job whose creation could not be recorded can
@@ -164,16 +188,14 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 		if err := check(qs); err != nil {
 			return nil, err
 		}
-		var err error
-		if job, oc.Inlined, err = o.submit(ctx, sha, qs); err != nil {
+		h, found, err := o.reserve(ctx, sha)
+		if err != nil {
 			return nil, err
 		}
-		oc.Submitted = true
-		oc.Job = &record.BatchJob{ID: job.Name, Model: o.Model, InputSHA256: sha, Requests: len(qs),
-			State: string(job.State), CreatedAt: o.Now(), UpdatedAt: o.Now()}
-		if err := o.Jobs.PutBatchJob(context.WithoutCancel(ctx), oc.Job); err != nil {
-			// The job exists and costs money: say its name, so it can be found or cancelled.
-			return oc, goerr.Wrap(err, "the batch job was created but could not be recorded; cancel it with `batch cancel "+job.Name+"` or wait for it", goerr.V("job", job.Name))
+		if found != nil {
+			oc.Job, oc.Found = found, true
+		} else if job, err = o.submitReserved(ctx, sha, qs, h, oc); err != nil {
+			return oc.orNil(), err
 		}
 	}
 	o.OnRecorded(oc)
@@ -185,9 +207,38 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 	if err != nil {
 		return oc, err
 	}
-	sum, err := o.collect(ctx, qs, oc.Job, job, out)
+	sum, err := o.collect(ctx, qs, oc, job, out)
 	oc.Summary = sum
 	return oc, err
+}
+
+// orNil is oc once it names a job (so a caller can tell it), else nil.
+func (oc *Outcome) orNil() *Outcome {
+	if oc.Job == nil {
+		return nil
+	}
+	return oc
+}
+
+// submitReserved submits the job of the input held by h, records it and releases the
+// reservation with its name (or, when nothing was submitted, as ended).
+func (o *Options) submitReserved(ctx context.Context, sha string, qs []batch.Question, h *holder, oc *Outcome) (*genai.BatchJob, error) {
+	sub, err := o.submit(ctx, sha, qs, h.check)
+	if err != nil {
+		h.release(ctx, "")
+		return nil, err
+	}
+	job := sub.job
+	oc.Submitted, oc.Inlined = true, sub.inlined
+	oc.Job = &record.BatchJob{ID: job.Name, Model: o.Model, InputSHA256: sha, Requests: len(qs),
+		State: string(job.State), InputFile: sub.inputFile, CreatedAt: o.Now(), UpdatedAt: o.Now()}
+	err = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), oc.Job)
+	h.release(ctx, job.Name)
+	if err != nil {
+		// The job exists and costs money: say its name, so it can be found or cancelled.
+		return nil, goerr.Wrap(err, "the batch job was created but could not be recorded; cancel it with `batch cancel "+job.Name+"` or wait for it", goerr.V("job", job.Name))
+	}
+	return job, nil
 }
 
 func (o *Options) defaults() {
@@ -217,6 +268,12 @@ func (o *Options) defaults() {
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = MaxFileBytes
+	}
+	if o.ReservationTimeout <= 0 {
+		o.ReservationTimeout = DefaultReservationTimeout
+	}
+	if o.OnWaiting == nil {
+		o.OnWaiting = func(*record.BatchReservation) {}
 	}
 }
 
@@ -304,44 +361,69 @@ func (o *Options) prepare(ctx context.Context, qs []batch.Question, emit func(it
 	return nil
 }
 
+// submitted is what submit made.
+type submitted struct {
+	job     *genai.BatchJob
+	inlined bool
+	// inputFile names the uploaded input (record.BatchJob.InputFile).
+	inputFile string
+}
+
 // submit prepares the requests and creates the job: inlined while the create request stays
-// under the inline limit, else through an uploaded JSONL file.
-func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question) (*genai.BatchJob, bool, error) {
-	sub := newSubmission(o.Model, o.InlineLimit, o.FileOnly, o.TempDir)
+// under the inline limit, else through an uploaded JSONL file. held says whether this run
+// still holds the input's reservation; it is asked before the job is created.
+func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question, held func() error) (*submitted, error) {
+	sub := newSubmission(o.Model, o.InlineLimit, o.FileOnly, o.KeyLabels, o.TempDir)
 	defer sub.close()
 	if err := o.prepare(ctx, qs, sub.add); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, false, goerr.Wrap(err, "interrupted before the batch job was submitted")
+		return nil, goerr.Wrap(err, "interrupted before the batch job was submitted")
 	}
 	// From here on an interruption could lose a job the service has made and charges for.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), submitTimeout)
 	defer cancel()
 	if reqs, ok := sub.inline(); ok {
+		if err := held(); err != nil {
+			return nil, err
+		}
 		job, err := o.Service.Create(ctx, o.Model, &genai.BatchJobSource{InlinedRequests: reqs}, displayName(sha))
 		if err != nil {
-			return nil, true, goerr.Wrap(err, "failed to create the batch job")
+			return nil, goerr.Wrap(err, "failed to create the batch job")
 		}
-		return job, true, nil
+		return &submitted{job: job, inlined: true}, nil
 	}
 	f, n, err := sub.file()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if n > o.MaxFileBytes {
-		return nil, false, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, o.MaxFileBytes))
+		return nil, goerr.Wrap(ErrInvalidInput, fmt.Sprintf("the job's input file would be %d bytes, more than the Batch API's limit of %d: split the input", n, o.MaxFileBytes))
 	}
 	// Unique per submission: a resubmission never overwrites the input of a job still running.
 	src, err := o.Service.Upload(ctx, sha[:16]+"-"+uuid.NewString()[:8], f, n)
 	if err != nil {
-		return nil, false, goerr.Wrap(err, "failed to upload the job's input file", goerr.V("bytes", n))
+		return nil, goerr.Wrap(err, "failed to upload the job's input file", goerr.V("bytes", n))
 	}
-	job, err := o.Service.Create(ctx, o.Model, src, displayName(sha))
-	if err != nil {
-		return nil, false, goerr.Wrap(err, "failed to create the batch job")
+	s := &submitted{inputFile: src.FileName}
+	if len(src.GCSURI) > 0 {
+		s.inputFile = src.GCSURI[0]
 	}
-	return job, false, nil
+	if err := held(); err != nil {
+		o.cleanUnused(ctx, s.inputFile)
+		return nil, err
+	}
+	if s.job, err = o.Service.Create(ctx, o.Model, src, displayName(sha)); err != nil {
+		o.cleanUnused(ctx, s.inputFile)
+		return nil, goerr.Wrap(err, "failed to create the batch job")
+	}
+	return s, nil
+}
+
+// cleanUnused deletes an uploaded input that no job will read.
+func (o *Options) cleanUnused(ctx context.Context, inputFile string) {
+	_ = o.Service.Clean(ctx, &record.BatchJob{InputFile: inputFile}, nil)
 }
 
 // done reports whether a job's state is final.
@@ -404,15 +486,22 @@ func (o *Options) detached(rec *record.BatchJob, cause error) error {
 
 // collect saves the answers of a done job and writes the output lines; a job that did not
 // succeed saves what it answered (an expired job's partial results) and returns ErrJobEnded.
-func (o *Options) collect(ctx context.Context, qs []batch.Question, rec *record.BatchJob, job *genai.BatchJob, out io.Writer) (*batch.Summary, error) {
+// Once every answer is saved (or the job ended with none), the job's files are deleted.
+func (o *Options) collect(ctx context.Context, qs []batch.Question, oc *Outcome, job *genai.BatchJob, out io.Writer) (*batch.Summary, error) {
+	rec := oc.Job
 	state := job.State
 	res := newResults()
+	res.input = func() (io.ReadCloser, error) { return o.Service.Input(ctx, rec, job) }
 	if job.Dest != nil {
 		switch {
 		case len(job.Dest.InlinedResponses) > 0:
 			res.addInlined(job.Dest.InlinedResponses)
 		case job.Dest.FileName != "" || job.Dest.GCSURI != "" || (job.OutputInfo != nil && job.OutputInfo.GCSOutputDirectory != ""):
 			rc, err := o.Service.Results(ctx, job)
+			if errors.Is(err, ErrResultsDeleted) && rec.Collected {
+				return nil, goerr.Wrap(ErrCollected, fmt.Sprintf("batch job %s was collected already (%d answered, %d failed), and its files were deleted: its answers are in the histories (`alertchat history list`); --resubmit asks again",
+					rec.ID, rec.Succeeded, rec.Failed), goerr.V("job", rec.ID))
+			}
 			if err != nil {
 				return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
 			}
@@ -426,6 +515,8 @@ func (o *Options) collect(ctx context.Context, qs []batch.Question, rec *record.
 	if (state == genai.JobStateFailed || state == genai.JobStateCancelled) && len(res.answers) == 0 {
 		rec.State, rec.UpdatedAt = string(state), o.Now()
 		_ = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec)
+		// Nothing to collect: the input is of no more use.
+		oc.CleanErr = o.Service.Clean(context.WithoutCancel(ctx), rec, job)
 		msg := "the batch job ended " + string(state)
 		if job.Error != nil && job.Error.Message != "" {
 			msg += ": " + job.Error.Message
@@ -455,6 +546,10 @@ func (o *Options) collect(ctx context.Context, qs []batch.Question, rec *record.
 		err = goerr.Wrap(perr, "failed to record the collected batch job", goerr.V("job", rec.ID))
 	}
 	o.OnState(rec, o.Now().Sub(rec.CreatedAt))
+	if rec.Collected {
+		// Every answer is saved (redacted): the raw questions and answers go.
+		oc.CleanErr = o.Service.Clean(context.WithoutCancel(ctx), rec, job)
+	}
 	if err != nil {
 		return sum, err
 	}

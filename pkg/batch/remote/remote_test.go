@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/storage"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/geminitest"
@@ -44,6 +46,9 @@ type env struct {
 	srv   *geminitest.Server
 	store *local.Store
 	svc   *remote.Gemini
+	// vertex is set for a Vertex AI service; bucket is then its fake-gcs-server's.
+	vertex bool
+	bucket *storage.BucketHandle
 	// saves counts the histories saved (new and continued).
 	saves atomic.Int64
 	// onSave, when set, runs after every save.
@@ -72,11 +77,28 @@ func newEnv(t testing.TB, opts ...geminitest.Option) *env {
 			t.Fatal(err)
 		}
 	}
-	c, err := genai.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+	c, err := remote.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &env{srv: srv, store: st, svc: &remote.Gemini{Client: c}}
+}
+
+// newVertexEnv is newEnv on Vertex AI: the fake's batch prediction jobs, with their files in a
+// fake-gcs-server bucket under the prefix "team/".
+func newVertexEnv(t testing.TB, vb geminitest.VertexBatches, opts ...geminitest.Option) *env {
+	t.Helper()
+	_, sc := testenv.GCS(t)
+	vb.Objects = testenv.GCSObjects{Client: sc}
+	e := newEnv(t, append([]geminitest.Option{geminitest.WithVertexBatches(vb)}, opts...)...)
+	c, err := remote.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendVertexAI, Project: "proj", Location: "us-central1",
+		Credentials: testenv.VertexCredentials(), HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.vertex, e.bucket = true, sc.Bucket(testenv.Bucket)
+	e.svc = &remote.Gemini{Client: c, Bucket: e.bucket, BucketName: testenv.Bucket, Prefix: "team/"}
+	return e
 }
 
 // countingSaver counts saves on its way to the store.
@@ -101,6 +123,7 @@ func (e *env) options() remote.Options {
 	gen := failingGenerator{}
 	return remote.Options{
 		Service: e.svc, Jobs: e.store, Store: e.store, Model: "gemini-test", Concurrency: 2,
+		FileOnly: e.vertex, KeyLabels: e.vertex,
 		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
 			return session.New(session.Options{LLM: gen, Store: countingSaver{e.store, e}, Redactor: secretRedactor{}, Model: "gemini-test", Titles: true, CompactAt: -1}, a, h)
 		},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -17,7 +18,12 @@ import (
 
 // Keys match a job's answers to its questions: the service does not promise order. A question
 // on input line L is asked as "q<L>" (or "q<L>@<N>" when it continues a history that held N
-// contents when it was submitted) and its new history's title as "t<L>".
+// contents when it was submitted) and its new history's title as "t<L>". On Vertex AI the key
+// also goes in the request's labels (keyLabel, "@" written "-" as label values require):
+// Vertex AI echoes each request beside its prediction, and may drop the line's own key.
+
+// keyLabel is the request label that holds a request's key on Vertex AI.
+const keyLabel = "alertchat_key"
 
 // key is what a request's key says.
 type key struct {
@@ -37,13 +43,17 @@ func (k key) String() string {
 	return "q" + strconv.Itoa(k.line)
 }
 
+// label is the key as a label value.
+func (k key) label() string { return strings.ReplaceAll(k.String(), "@", "-") }
+
+// parseKey reads a key, or a key label.
 func parseKey(s string) (key, error) {
 	var k key
 	if len(s) < 2 || (s[0] != 'q' && s[0] != 't') {
 		return k, goerr.New("not a request key", goerr.V("key", s))
 	}
 	k.title = s[0] == 't'
-	body, at, hasAt := strings.Cut(s[1:], "@")
+	body, at, hasAt := strings.Cut(strings.Replace(s[1:], "-", "@", 1), "@")
 	line, err := strconv.Atoi(body)
 	if err != nil || line < 1 {
 		return k, goerr.New("not a request key", goerr.V("key", s))
@@ -88,9 +98,18 @@ var topLevelFields = map[string]bool{
 }
 
 // restRequest is a request as the Batch API's JSONL file holds it: the REST body of
-// generateContent, whose layout differs from the SDK's GenerateContentConfig.
-func restRequest(r session.Request) (map[string]any, error) {
+// generateContent, whose layout differs from the SDK's GenerateContentConfig. labels, when
+// set, are added to the request's.
+func restRequest(r session.Request, labels map[string]string) (map[string]any, error) {
 	out := map[string]any{"contents": r.Contents}
+	if len(labels) > 0 {
+		all := map[string]string{}
+		if r.Config != nil {
+			maps.Copy(all, r.Config.Labels)
+		}
+		maps.Copy(all, labels)
+		out["labels"] = all
+	}
 	if r.Config == nil {
 		return out, nil
 	}
@@ -105,7 +124,7 @@ func restRequest(r session.Request) (map[string]any, error) {
 	gen := map[string]json.RawMessage{}
 	for k, v := range cfg {
 		switch {
-		case k == "httpOptions":
+		case k == "httpOptions", k == "labels" && len(labels) > 0:
 		case topLevelFields[k]:
 			out[k] = v
 		default:
@@ -125,19 +144,22 @@ type submission struct {
 	model   string
 	limit   int
 	tempDir string
+	// labels puts each request's key in its labels too (Vertex AI).
+	labels bool
 
 	held     []item
 	size     int // bytes of the held requests, encoded
 	inlineOK bool
 
-	f   *os.File
-	bw  *bufio.Writer
-	enc *json.Encoder
-	n   int64 // bytes written to the file
+	f        *os.File
+	unlinked bool // f's name is removed already
+	bw       *bufio.Writer
+	enc      *json.Encoder
+	n        int64 // bytes written to the file
 }
 
-func newSubmission(model string, limit int, fileOnly bool, tempDir string) *submission {
-	return &submission{model: model, limit: limit, tempDir: tempDir, inlineOK: !fileOnly}
+func newSubmission(model string, limit int, fileOnly, labels bool, tempDir string) *submission {
+	return &submission{model: model, limit: limit, tempDir: tempDir, inlineOK: !fileOnly, labels: labels}
 }
 
 // add takes one request.
@@ -171,11 +193,21 @@ func (s *submission) write(it item) error {
 		if err != nil {
 			return goerr.Wrap(err, "failed to write the job's input file")
 		}
+		// The file holds the questions unredacted: unlinked at once, it is gone with the
+		// process however that ends, and no other user can open it by name meanwhile. Where
+		// an open file cannot be removed (Windows), close removes it.
+		if os.Remove(f.Name()) == nil {
+			s.unlinked = true
+		}
 		s.f, s.bw = f, bufio.NewWriterSize(f, 1<<16)
 		s.enc = json.NewEncoder(&countingWriter{w: s.bw, n: &s.n})
 		s.enc.SetEscapeHTML(false)
 	}
-	req, err := restRequest(it.req)
+	var labels map[string]string
+	if s.labels {
+		labels = map[string]string{keyLabel: it.key.label()}
+	}
+	req, err := restRequest(it.req, labels)
 	if err != nil {
 		return err
 	}
@@ -211,7 +243,9 @@ func (s *submission) file() (io.Reader, int64, error) {
 func (s *submission) close() {
 	if s.f != nil {
 		_ = s.f.Close()
-		_ = os.Remove(s.f.Name())
+		if !s.unlinked {
+			_ = os.Remove(s.f.Name())
+		}
 	}
 }
 

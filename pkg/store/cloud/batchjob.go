@@ -25,6 +25,7 @@ type batchJobDoc struct {
 	Succeeded   int64     `firestore:"succeeded"`
 	Failed      int64     `firestore:"failed"`
 	Collected   bool      `firestore:"collected"`
+	InputFile   string    `firestore:"input_file"`
 	CreatedAt   time.Time `firestore:"created_at"`
 	UpdatedAt   time.Time `firestore:"updated_at"`
 }
@@ -43,7 +44,7 @@ func (d *batchJobDoc) job() *record.BatchJob {
 	return &record.BatchJob{
 		ID: d.ID, Workspace: d.Workspace, Model: d.Model, InputSHA256: d.InputSHA256, State: d.State,
 		Requests: int(d.Requests), Succeeded: int(d.Succeeded), Failed: int(d.Failed), Collected: d.Collected,
-		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
+		InputFile: d.InputFile, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
 	}
 }
 
@@ -56,7 +57,7 @@ func (s *Store) PutBatchJob(ctx context.Context, j *record.BatchJob) error {
 	doc := &batchJobDoc{
 		ID: j.ID, Workspace: s.workspace, Model: j.Model, InputSHA256: j.InputSHA256, State: j.State,
 		Requests: int64(j.Requests), Succeeded: int64(j.Succeeded), Failed: int64(j.Failed), Collected: j.Collected,
-		CreatedAt: normTime(j.CreatedAt), UpdatedAt: normTime(j.UpdatedAt),
+		InputFile: j.InputFile, CreatedAt: normTime(j.CreatedAt), UpdatedAt: normTime(j.UpdatedAt),
 	}
 	ref := s.batchJobs().Doc(batchJobDocID(s.workspace, j.ID))
 	var err error
@@ -165,4 +166,116 @@ func (s *Store) decodeBatchJobs(snaps []*firestore.DocumentSnapshot) ([]*record.
 		jobs = append(jobs, d.job())
 	}
 	return jobs, nil
+}
+
+// reservationDoc is the Firestore document of a batch job's reservation.
+type reservationDoc struct {
+	Workspace   string    `firestore:"workspace"`
+	Model       string    `firestore:"model"`
+	InputSHA256 string    `firestore:"input_sha256"`
+	Owner       string    `firestore:"owner"`
+	Beat        int64     `firestore:"beat"`
+	Job         string    `firestore:"job"`
+	Ended       bool      `firestore:"ended"`
+	UpdatedAt   time.Time `firestore:"updated_at"`
+}
+
+// reservationDocID is "{workspace}:{input_sha256}:{model}", the model escaped as in
+// batchJobDocID.
+func reservationDocID(workspace, sha, model string) string {
+	return workspace + ":" + sha + ":" + idEscaper.Replace(model)
+}
+
+func (d *reservationDoc) reservation() *record.BatchReservation {
+	return &record.BatchReservation{Workspace: d.Workspace, Model: d.Model, InputSHA256: d.InputSHA256,
+		Owner: d.Owner, Beat: d.Beat, Job: d.Job, Ended: d.Ended, UpdatedAt: d.UpdatedAt.UTC()}
+}
+
+// PutBatchReservation implements store.BatchJobs: a conditional create (Create fails on an
+// existing document) or, to replace prev, an update conditional on the update time of the
+// document read, so two runs can never both hold the reservation.
+func (s *Store) PutBatchReservation(ctx context.Context, r, prev *record.BatchReservation) (*record.BatchReservation, error) {
+	if err := store.CheckBatchReservation(r); err != nil {
+		return nil, err
+	}
+	ref := s.reservations().Doc(reservationDocID(s.workspace, r.InputSHA256, r.Model))
+	doc := &reservationDoc{Workspace: s.workspace, Model: r.Model, InputSHA256: r.InputSHA256,
+		Owner: r.Owner, Beat: r.Beat, Job: r.Job, Ended: r.Ended, UpdatedAt: store.Now()}
+	wrap := func(err error) error {
+		return goerr.Wrap(err, "failed to reserve the batch job", goerr.V("input_sha256", r.InputSHA256), goerr.V("model", r.Model))
+	}
+	written := func() (*record.BatchReservation, error) {
+		r.Workspace, r.UpdatedAt = s.workspace, doc.UpdatedAt
+		return r, nil
+	}
+	// A few rounds: a reservation may appear or vanish between a write and the read after it.
+	for range 3 {
+		var snap *firestore.DocumentSnapshot
+		if prev != nil {
+			s.calls.Add("firestore.get")
+			var err error
+			snap, err = ref.Get(ctx)
+			switch {
+			case isCode(err, codes.NotFound):
+				snap = nil
+			case err != nil:
+				return nil, wrap(err)
+			}
+		}
+		if snap != nil {
+			cur, err := decodeReservation(snap)
+			if err != nil {
+				return nil, err
+			}
+			if cur.Owner != prev.Owner || cur.Beat != prev.Beat {
+				return cur, nil
+			}
+			s.calls.Add("firestore.update")
+			_, err = ref.Update(ctx, []firestore.Update{
+				{Path: "owner", Value: doc.Owner}, {Path: "beat", Value: doc.Beat}, {Path: "job", Value: doc.Job},
+				{Path: "ended", Value: doc.Ended}, {Path: "updated_at", Value: doc.UpdatedAt},
+			}, firestore.LastUpdateTime(snap.UpdateTime))
+			switch {
+			case err == nil:
+				return written()
+			case !isCode(err, codes.FailedPrecondition) && !isCode(err, codes.NotFound):
+				return nil, wrap(err)
+			}
+			// Changed meanwhile: read again.
+			continue
+		}
+		s.calls.Add("firestore.create")
+		_, err := ref.Create(ctx, doc)
+		switch {
+		case err == nil:
+			return written()
+		case !isCode(err, codes.AlreadyExists):
+			return nil, wrap(err)
+		}
+		s.calls.Add("firestore.get")
+		got, err := ref.Get(ctx)
+		switch {
+		case isCode(err, codes.NotFound):
+			continue
+		case err != nil:
+			return nil, wrap(err)
+		}
+		cur, err := decodeReservation(got)
+		if err != nil {
+			return nil, err
+		}
+		if prev == nil || cur.Owner != prev.Owner || cur.Beat != prev.Beat {
+			return cur, nil
+		}
+		// It is prev after all (created between our read and our create): replace it.
+	}
+	return nil, wrap(goerr.New("the reservation kept changing"))
+}
+
+func decodeReservation(snap *firestore.DocumentSnapshot) (*record.BatchReservation, error) {
+	var d reservationDoc
+	if err := snap.DataTo(&d); err != nil {
+		return nil, goerr.Wrap(err, "failed to decode the batch job's reservation", goerr.V("doc", snap.Ref.ID))
+	}
+	return d.reservation(), nil
 }

@@ -3,7 +3,7 @@
 // Layout:
 //   - Firestore collection "histories": one document per history, document ID = history ID
 //     (a UUID), fields id, workspace, alert_id, title, title_source, parent_id, fork_point, created_at,
-//     updated_at, message_count, usage {input_tokens, output_tokens}, redactions,
+//     updated_at, message_count, usage {input_tokens, output_tokens, thought_tokens}, redactions,
 //     redacted_count, revision, object_generation, summary {text, covers_count, created_at}
 //     (absent until a conversation is summarised), pending_write (only while a save that replaces
 //     a transcript its metadata does not describe yet is under way, see SaveHistory).
@@ -48,6 +48,8 @@ const (
 	historiesCollection = "histories"
 	alertsCollection    = "alerts"
 	batchJobsCollection = "batch_jobs"
+	// reservationsCollection holds the reservations of batch jobs being submitted.
+	reservationsCollection = "batch_reservations"
 )
 
 // Config wires a Store onto clients the caller owns: Close does not close them.
@@ -175,6 +177,9 @@ func (s *Store) Close() error {
 func (s *Store) histories() *firestore.CollectionRef { return s.fs.Collection(historiesCollection) }
 func (s *Store) alerts() *firestore.CollectionRef    { return s.fs.Collection(alertsCollection) }
 func (s *Store) batchJobs() *firestore.CollectionRef { return s.fs.Collection(batchJobsCollection) }
+func (s *Store) reservations() *firestore.CollectionRef {
+	return s.fs.Collection(reservationsCollection)
+}
 
 func isCode(err error, c codes.Code) bool { return status.Code(err) == c }
 

@@ -203,8 +203,8 @@ func TestStoredShape(t *testing.T) {
 	if data["object_generation"] != hist.ContentVersion || data["revision"] != int64(1) || data["workspace"] != "ws-a" {
 		t.Errorf("document %v", data)
 	}
-	if u, ok := data["usage"].(map[string]any); !ok || len(u) != 2 {
-		t.Errorf("usage %v", data["usage"])
+	if u, ok := data["usage"].(map[string]any); !ok || len(u) != 3 || u["thought_tokens"] == nil {
+		t.Errorf("usage %v: want input_tokens, output_tokens, thought_tokens", data["usage"])
 	}
 
 	// The second save bumps revision and generation together.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"hash/crc32"
+	"io"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -92,8 +93,9 @@ type summaryDoc struct {
 }
 
 type usageDoc struct {
-	InputTokens  int64 `firestore:"input_tokens"`
-	OutputTokens int64 `firestore:"output_tokens"`
+	InputTokens   int64 `firestore:"input_tokens"`
+	OutputTokens  int64 `firestore:"output_tokens"`
+	ThoughtTokens int64 `firestore:"thought_tokens"`
 }
 
 // Object metadata keys of a transcript object. writeIDKey tells a retried write that found
@@ -118,7 +120,7 @@ func newHistoryDoc(h *record.History, workspace string, revision, generation int
 		CreatedAt:        h.CreatedAt,
 		UpdatedAt:        h.UpdatedAt,
 		MessageCount:     int64(h.MessageCount),
-		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens},
+		Usage:            usageDoc{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens, ThoughtTokens: h.Usage.ThoughtTokens},
 		Redactions:       h.Redactions,
 		ToolCalls:        int64(h.ToolCalls),
 		ToolApprovals:    newApprovalDocs(h.ToolApprovals),
@@ -148,7 +150,7 @@ func (d *historyDoc) history() *record.History {
 		CreatedAt:     d.CreatedAt.UTC(),
 		UpdatedAt:     d.UpdatedAt.UTC(),
 		MessageCount:  int(d.MessageCount),
-		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens},
+		Usage:         record.Usage{InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens, ThoughtTokens: d.Usage.ThoughtTokens},
 		ToolCalls:     int(d.ToolCalls),
 		ToolApprovals: approvals(d.ToolApprovals),
 		RedactedCount: int(d.RedactedCount),
@@ -429,6 +431,9 @@ func (s *Store) create(ctx context.Context, h *record.History, data []byte) erro
 		// into a new child history, from failing the create.)
 		gen, err = s.writeObject(ctx, h.ID, data, storage.Conditions{GenerationMatch: h.ContentVersion})
 	}
+	if errors.Is(err, store.ErrConflict) {
+		gen, err = s.adopt(ctx, h, data, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -456,6 +461,40 @@ func (s *Store) create(ctx context.Context, h *record.History, data []byte) erro
 	h.Revision = 1
 	h.Workspace = s.workspace
 	return nil
+}
+
+// adopt takes over the transcript object that a create of h.ID left without metadata, when a
+// process died between the two writes (a remote batch's collector saves its new histories
+// under IDs derived from the job, so its rerun creates the same ID again): an object of this
+// workspace and ID, with no document, holding an earlier state of what is being saved (its
+// contents are a prefix of h's, or equal to them). It is overwritten conditional on the
+// generation read, and the create goes on. Anything else is left alone and the create stays
+// the conflict it was (err), which a caller resolves by forking.
+func (s *Store) adopt(ctx context.Context, h *record.History, data []byte, err error) (int64, error) {
+	if _, _, gerr := s.getDoc(ctx, h.ID); !errors.Is(gerr, store.ErrNotFound) {
+		return 0, err
+	}
+	obj := s.bucket.Object(store.ObjectKey(s.prefix, h.ID))
+	s.calls.Add("gcs.attrs")
+	attrs, aerr := obj.Attrs(ctx)
+	if aerr != nil || attrs.Metadata[workspaceKey] != s.workspace || attrs.Metadata[historyIDKey] != string(h.ID) {
+		return 0, err
+	}
+	s.calls.Add("gcs.read")
+	r, rerr := obj.Generation(attrs.Generation).NewReader(ctx)
+	if rerr != nil {
+		return 0, err
+	}
+	old, rerr := io.ReadAll(r)
+	_ = r.Close()
+	if rerr != nil {
+		return 0, err
+	}
+	contents, derr := store.DecodeTranscript(h.ID, old)
+	if derr != nil || !store.IsPrefix(contents, h.Contents) {
+		return 0, err
+	}
+	return s.writeObject(ctx, h.ID, data, storage.Conditions{GenerationMatch: attrs.Generation})
 }
 
 // pendingField is set on a history's document by a save that replaces a transcript object

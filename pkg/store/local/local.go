@@ -83,10 +83,22 @@ CREATE TABLE IF NOT EXISTS batch_jobs (
 	collected    INTEGER NOT NULL,
 	created_at   INTEGER NOT NULL,
 	updated_at   INTEGER NOT NULL,
+	input_file   TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (workspace, id)
 );
 CREATE INDEX IF NOT EXISTS batch_jobs_by_input ON batch_jobs (workspace, input_sha256, model, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS batch_jobs_by_creation ON batch_jobs (workspace, created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS batch_reservations (
+	workspace    TEXT NOT NULL,
+	model        TEXT NOT NULL,
+	input_sha256 TEXT NOT NULL,
+	owner        TEXT NOT NULL,
+	beat         INTEGER NOT NULL,
+	job          TEXT NOT NULL,
+	ended        INTEGER NOT NULL,
+	updated_at   INTEGER NOT NULL,
+	PRIMARY KEY (workspace, model, input_sha256)
+);
 `
 
 // Open opens (creating when needed) the store in o.Dir.
@@ -144,6 +156,9 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	if err := migrateSearch(ctx, tx); err != nil {
+		return err
+	}
+	if err := migrateBatchJobs(ctx, tx); err != nil {
 		return err
 	}
 	if err := addAlertFacts(ctx, tx); err != nil {

@@ -36,6 +36,8 @@ func testBatchJobs(t *testing.T, h *Harness) {
 		{"FindNewestByInput", testBatchJobFindNewest},
 		{"ListOrderAndLimit", testBatchJobList},
 		{"UpdateKeepsCreatedAt", testBatchJobUpdate},
+		{"Reservation", testBatchReservation},
+		{"ReservationRace", testBatchReservationRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +89,8 @@ func sameJob(got, want *record.BatchJob) string {
 		return "no job"
 	case got.ID != want.ID || got.Workspace != want.Workspace || got.Model != want.Model ||
 		got.InputSHA256 != want.InputSHA256 || got.State != want.State || got.Requests != want.Requests ||
-		got.Succeeded != want.Succeeded || got.Failed != want.Failed || got.Collected != want.Collected:
+		got.Succeeded != want.Succeeded || got.Failed != want.Failed || got.Collected != want.Collected ||
+		got.InputFile != want.InputFile:
 		return fmt.Sprintf("got %+v, want %+v", got, want)
 	case !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt):
 		return fmt.Sprintf("times %v / %v, want %v / %v", got.CreatedAt, got.UpdatedAt, want.CreatedAt, want.UpdatedAt)
@@ -109,7 +112,7 @@ func testBatchJobPutGet(t *testing.T, s jobStores) {
 	a := s.a
 	jst := time.FixedZone("JST", 9*3600)
 	j := &record.BatchJob{ID: "batches/k3m9x2p7q1", Model: "gemini-2.5-flash", InputSHA256: strings.Repeat("ab", 32),
-		State: "JOB_STATE_SUCCEEDED", Requests: 7, Succeeded: 5, Failed: 2, Collected: true,
+		State: "JOB_STATE_SUCCEEDED", Requests: 7, Succeeded: 5, Failed: 2, Collected: true, InputFile: "files/up1a2b",
 		CreatedAt: time.Date(2026, 11, 20, 18, 0, 0, 123456789, jst), UpdatedAt: time.Date(2026, 11, 20, 18, 5, 0, 999, jst)}
 	want := *j
 	want.Workspace = s.wsA
@@ -303,4 +306,99 @@ func testBatchJobUpdate(t *testing.T, s jobStores) {
 	if jobs, err := a.ListBatchJobs(ctx, 0); err != nil || len(jobs) != 1 {
 		t.Errorf("updates added jobs: %v, %v", jobIDs(jobs), err)
 	}
+}
+
+// testBatchReservation: a reservation is created once per input and model; it is replaced only
+// by a writer naming its current owner and beat; other workspaces and models are other keys.
+func testBatchReservation(t *testing.T, s jobStores) {
+	ctx := context.Background()
+	sha := strings.Repeat("cd", 32)
+	put := func(st store.BatchJobs, r, prev *record.BatchReservation) *record.BatchReservation {
+		t.Helper()
+		got, err := st.PutBatchReservation(ctx, r, prev)
+		if err != nil {
+			t.Fatalf("reserve %+v: %v", r, err)
+		}
+		return got
+	}
+	mine := &record.BatchReservation{Model: "models/gemini-x", InputSHA256: sha, Owner: "run-1"}
+	if got := put(s.a, mine, nil); got != mine || got.Workspace != s.wsA || got.UpdatedAt.IsZero() {
+		t.Fatalf("first reservation: %+v", got)
+	}
+	// A second run finds the first.
+	other := &record.BatchReservation{Model: "models/gemini-x", InputSHA256: sha, Owner: "run-2"}
+	if got := put(s.a, other, nil); got.Owner != "run-1" || got.Beat != 0 || got.Workspace != s.wsA {
+		t.Fatalf("second run got %+v, want run-1's", got)
+	}
+	// The owner's sign of life, then a stale take-over attempt fails.
+	beat := &record.BatchReservation{Model: mine.Model, InputSHA256: sha, Owner: "run-1", Beat: 1}
+	if got := put(s.a, beat, mine); got.Owner != "run-1" || got.Beat != 1 {
+		t.Fatalf("beat: %+v", got)
+	}
+	if got := put(s.a, other, mine); got.Owner != "run-1" || got.Beat != 1 {
+		t.Fatalf("take-over of an old beat wrote: %+v", got)
+	}
+	// Taking over the current state works; the job and the end are kept.
+	other.Job = "batches/abc"
+	if got := put(s.a, other, beat); got.Owner != "run-2" || got.Job != "batches/abc" {
+		t.Fatalf("take-over: %+v", got)
+	}
+	if got := put(s.a, mine, nil); got.Owner != "run-2" || got.Job != "batches/abc" || got.Ended {
+		t.Fatalf("after take-over: %+v", got)
+	}
+	// Another workspace and another model are free.
+	if got := put(s.b, &record.BatchReservation{Model: mine.Model, InputSHA256: sha, Owner: "run-b"}, nil); got.Owner != "run-b" || got.Workspace != s.wsB {
+		t.Fatalf("other workspace: %+v", got)
+	}
+	if got := put(s.a, &record.BatchReservation{Model: "gemini-y", InputSHA256: sha, Owner: "run-y"}, nil); got.Owner != "run-y" {
+		t.Fatalf("other model: %+v", got)
+	}
+	for _, bad := range []*record.BatchReservation{
+		{Model: "m", InputSHA256: "short", Owner: "o"},
+		{Model: "", InputSHA256: sha, Owner: "o"},
+		{Model: "m", InputSHA256: sha},
+	} {
+		if _, err := s.a.PutBatchReservation(ctx, bad, nil); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("reserve %+v: %v, want ErrInvalid", bad, err)
+		}
+	}
+}
+
+// testBatchReservationRace: of runs reserving one input at once, exactly one gets it, and the
+// others see it; so do runs taking over one reservation at once.
+func testBatchReservationRace(t *testing.T, s jobStores) {
+	ctx := context.Background()
+	sha := strings.Repeat("ef", 32)
+	const n = 4
+	race := func(prev *record.BatchReservation, round string) {
+		t.Helper()
+		owners := make(chan string, n)
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				r := &record.BatchReservation{Model: "m", InputSHA256: sha, Owner: fmt.Sprintf("%s-%d", round, i)}
+				got, err := s.a.PutBatchReservation(ctx, r, prev)
+				errs <- err
+				if err == nil {
+					owners <- got.Owner
+				}
+			}()
+		}
+		seen := map[string]int{}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatalf("%s: %v", round, err)
+			}
+			seen[<-owners]++
+		}
+		if len(seen) != 1 {
+			t.Fatalf("%s: the runs saw different owners %v", round, seen)
+		}
+	}
+	race(nil, "create")
+	cur, err := s.a.PutBatchReservation(ctx, &record.BatchReservation{Model: "m", InputSHA256: sha, Owner: "probe"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	race(cur, "takeover")
 }

@@ -67,7 +67,7 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	hist.ParentID = store.NewHistoryID()
 	hist.ForkPoint = 2
 	hist.CreatedAt = store.Now().Add(-time.Hour)
-	hist.Usage = record.Usage{InputTokens: 1234, OutputTokens: 56}
+	hist.Usage = record.Usage{InputTokens: 1234, OutputTokens: 56, ThoughtTokens: 789}
 	hist.Redactions = map[string]int{"EMAIL": 2, "IP": 1}
 	hist.RedactedCount = 4
 	hist.Summary = &record.Summary{Text: "IOCs: 198.51.100.7\n調査結果: beaconing", CoversCount: 2, CreatedAt: store.Now().Add(-time.Minute)}

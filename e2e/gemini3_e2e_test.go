@@ -1,0 +1,292 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/internal/httprr"
+	"github.com/alertchat/alertchat/pkg/geminitest"
+)
+
+// newGemini3CLI is a CLI as a fresh install runs it (no --model: the default model) against
+// the fake in Gemini 3 mode (retired models answer 404, thinking counts against the output cap,
+// calls come with ids and signatures that must come back).
+func newGemini3CLI(t *testing.T, opts ...geminitest.Option) *cli {
+	t.Helper()
+	c := newCLI(t, append([]geminitest.Option{geminitest.WithGemini3()}, opts...)...)
+	env := c.env[:0]
+	for _, kv := range c.env {
+		if !strings.HasPrefix(kv, "ALERTCHAT_MODEL=") {
+			env = append(env, kv)
+		}
+	}
+	c.env = env
+	return c
+}
+
+type g3ChatOut struct {
+	HistoryID string `json:"history_id"`
+	Title     string `json:"title"`
+	Answer    string `json:"answer"`
+	Usage     struct {
+		InputTokens   int64 `json:"input_tokens"`
+		OutputTokens  int64 `json:"output_tokens"`
+		ThoughtTokens int64 `json:"thought_tokens"`
+	} `json:"usage"`
+	Error     *string `json:"error"`
+	ToolCalls []struct {
+		Name  string `json:"name"`
+		Error string `json:"error"`
+	} `json:"tool_calls"`
+}
+
+func (c *cli) askG3(args ...string) (g3ChatOut, result) {
+	c.t.Helper()
+	r := c.run("", append([]string{"chat", "-o", "json"}, args...)...)
+	var got g3ChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		c.t.Fatalf("chat -o json printed %q (exit %d, stderr %s): %v", r.stdout, r.code, r.stderr, err)
+	}
+	return got, r
+}
+
+// auxLevel checks that every auxiliary request (title, judge, summary) since request from asked
+// at the lowest level of the default model, with no thinking budget and no temperature.
+func auxLevel(t *testing.T, c *cli, from int, which func(*geminitest.Request) bool) int {
+	t.Helper()
+	n := 0
+	for _, r := range c.srv.Requests()[from:] {
+		if r.Kind != geminitest.KindGenerateContent || !which(r) {
+			continue
+		}
+		n++
+		g := r.GenerationConfig
+		if r.Model != "gemini-3.8-flash" || g == nil || g.ThinkingConfig == nil || g.ThinkingConfig.ThinkingLevel != genai.ThinkingLevelLow ||
+			g.ThinkingConfig.ThinkingBudget != nil || g.Temperature != nil || g.MaxOutputTokens <= 1024 {
+			t.Fatalf("auxiliary request %d: model %s, config %+v", r.Seq, r.Model, g)
+		}
+	}
+	return n
+}
+
+// Every flow of a chat on today's Gemini, through the binary, on the default model: a new
+// conversation and its title, the judge and --continue=auto, parallel tool calls and a resume,
+// a long conversation that is summarised, a local batch with failed questions, --thinking from
+// the environment.
+func TestGemini3Flows(t *testing.T) {
+	t.Parallel()
+	c := newGemini3CLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		q := r.LastUserText()
+		switch {
+		case isJudgeRequest(r):
+			return geminitest.Reply{Text: verdicts(q, "exfiltration")}
+		case isSummaryRequest(r):
+			return geminitest.Reply{Text: "IOCs: 198.51.100.7. Findings: DNS exfiltration."}
+		case r.Kind == geminitest.KindGenerateContent:
+			return geminitest.Reply{Text: "Generated Title"}
+		}
+		last := r.Contents[len(r.Contents)-1]
+		switch {
+		case len(last.Parts) > 0 && last.Parts[0].FunctionResponse != nil:
+			return geminitest.Reply{Text: "looked it up"}
+		case strings.Contains(q, "look up"):
+			return geminitest.Reply{Parts: []*genai.Part{
+				{FunctionCall: &genai.FunctionCall{Name: "search_alerts", Args: map[string]any{"query": "3322.org"}}},
+				{FunctionCall: &genai.FunctionCall{Name: "search_histories", Args: map[string]any{"query": "exfiltration"}}},
+			}}
+		case strings.Contains(q, "(thought)"):
+			return geminitest.Reply{ThoughtTokens: 900} // all thought, no text
+		case strings.Contains(q, "(refused)"):
+			return geminitest.Reply{Status: 400, ErrorMessage: "Request contains an invalid argument."}
+		}
+		return geminitest.Reply{Text: "answer to: " + q + " " + strings.Repeat("detail ", 40)}
+	}))
+	alertID := c.addAlert("guardduty.json")
+
+	// A new conversation and its title, on the default model; thinking reported apart.
+	first, r := c.askG3("-a", alertID, "-q", "Is there data exfiltration over DNS?")
+	if r.code != 0 || first.Title != "Generated Title" || first.Usage.ThoughtTokens == 0 || first.Usage.OutputTokens == 0 {
+		t.Fatalf("exit %d: %+v %s", r.code, first, r.stderr)
+	}
+	if auxLevel(t, c, 0, func(r *geminitest.Request) bool { return !isJudgeRequest(r) && !isSummaryRequest(r) }) != 1 {
+		t.Fatal("no title request")
+	}
+	other, _ := c.askG3("-a", alertID, "-q", "Who owns the instance?")
+
+	// The judge and --continue=auto.
+	before := len(c.srv.Requests())
+	cont, r := c.askG3("-a", alertID, "--continue=auto", "-q", "What volume of exfiltration happened?")
+	if r.code != 0 || cont.HistoryID != first.HistoryID || auxLevel(t, c, before, isJudgeRequest) != 1 {
+		t.Fatalf("continued %s (want %s): %s", cont.HistoryID, first.HistoryID, r.stderr)
+	}
+
+	// Parallel tool calls (ids, the first signed, the signed trailing part), then a resume.
+	tools, r := c.askG3("-a", alertID, "-q", "look up 3322.org in the alerts and histories")
+	if r.code != 0 || tools.Answer != "looked it up" || len(tools.ToolCalls) != 2 || tools.ToolCalls[0].Error != "" || tools.ToolCalls[1].Error != "" {
+		t.Fatalf("exit %d: %+v %s", r.code, tools, r.stderr)
+	}
+	h := c.history(tools.HistoryID)
+	calls := h.Contents[1].Parts
+	if len(calls) != 3 || len(calls[0].FunctionCall.ID) != 8 || len(calls[0].ThoughtSignature) == 0 || calls[2].Text != "" || len(calls[2].ThoughtSignature) == 0 ||
+		h.Contents[2].Parts[1].FunctionResponse.ID != calls[1].FunctionCall.ID {
+		t.Fatalf("calls and responses: %+v", h.Contents[1:3])
+	}
+	if _, r = c.askG3("--history", tools.HistoryID, "-q", "and on the other alerts?"); r.code != 0 {
+		t.Fatalf("resume with calls: exit %d: %s", r.code, r.stderr)
+	}
+
+	// A long conversation is summarised (at the lowest level, with room).
+	before = len(c.srv.Requests())
+	for i := range 6 {
+		if _, r := c.askG3("--history", other.HistoryID, "--max-context-tokens", "1000", "-q", "follow-up number "+strings.Repeat("x", i+1)); r.code != 0 {
+			t.Fatalf("turn %d: %s", i, r.stderr)
+		}
+	}
+	if auxLevel(t, c, before, isSummaryRequest) == 0 {
+		t.Fatal("the long conversation was not summarised")
+	}
+	if h := c.history(other.HistoryID); h.Summary == nil || !strings.Contains(h.Summary.Text, "exfiltration") {
+		t.Fatalf("summary %+v", h.Summary)
+	}
+
+	// A local batch with failed questions: an answer that was all thought (asked twice, the
+	// question saved) and a refused one; the others answered.
+	in := jsonl(
+		map[string]any{"alert_id": alertID, "query": "first batch question"},
+		map[string]any{"alert_id": alertID, "query": "a question (thought)"},
+		map[string]any{"alert_id": alertID, "query": "a question (refused)"},
+	)
+	r = c.run(in, "batch", "-f", "-")
+	if r.code != 1 || !strings.Contains(r.stderr, "2 of 3 questions failed") {
+		t.Fatalf("batch: exit %d, stderr %s", r.code, r.stderr)
+	}
+	lines := parseBatch(t, r.stdout)
+	if lines[0].Error != nil || lines[0].Title != "Generated Title" || lines[0].Usage.ThoughtTokens == 0 {
+		t.Fatalf("line 1: %+v", lines[0])
+	}
+	if lines[1].Error == nil || !strings.Contains(*lines[1].Error, "gave no answer") || lines[1].HistoryID == "" {
+		t.Fatalf("line 2: %+v", lines[1])
+	}
+	if saved := c.history(lines[1].HistoryID); saved.Contents[0].Parts[0].Text != "a question (thought)" || saved.Usage.ThoughtTokens != 1800 {
+		t.Fatalf("the all-thought question is not saved: %+v", saved.Meta())
+	}
+	if lines[2].Error == nil || lines[2].HistoryID != "" {
+		t.Fatalf("line 3: %+v", lines[2])
+	}
+
+	// --thinking from the environment: checked against the default model's levels, and sent.
+	c.env = append(c.env, "ALERTCHAT_THINKING=minimal")
+	r = c.run("", "chat", "-a", alertID, "-q", "q")
+	if r.code != 2 || !strings.Contains(r.stderr, "it offers low, medium, high") {
+		t.Fatalf("ALERTCHAT_THINKING=minimal: exit %d: %s", r.code, r.stderr)
+	}
+	c.env[len(c.env)-1] = "ALERTCHAT_THINKING=high"
+	if r = c.run("", "chat", "-a", alertID, "-q", "think hard", "--no-title-generation"); r.code != 0 {
+		t.Fatalf("ALERTCHAT_THINKING=high: exit %d: %s", r.code, r.stderr)
+	}
+	reqs := c.answerRequests()
+	if tc := reqs[len(reqs)-1].GenerationConfig.ThinkingConfig; tc == nil || tc.ThinkingLevel != genai.ThinkingLevelHigh {
+		t.Fatalf("main request thinking %+v", tc)
+	}
+}
+
+// A retired model through the binary: one error line naming it and the models to use, exit 1,
+// the 404 not retried, the question kept in a history.
+func TestGemini3RetiredModel(t *testing.T) {
+	t.Parallel()
+	c := newGemini3CLI(t)
+	alertID := c.addAlert("guardduty.json")
+	c.env = append(c.env, "ALERTCHAT_MODEL=gemini-2.5-flash")
+	r := c.run("", "chat", "-a", alertID, "-q", "Is it bad?")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != 1 || len(lines) != 1 || !strings.Contains(lines[0], `Gemini model "gemini-2.5-flash" is not available`) ||
+		!strings.Contains(lines[0], "use one of: gemini-3.8-flash, ") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if n := len(c.answerRequests()); n != 1 {
+		t.Fatalf("%d answer requests: the 404 was retried", n)
+	}
+	out := c.mustRun("", "history", "list", "-o", "json")
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || c.history(list[0].ID).Contents[0].Parts[0].Text != "Is it bad?" {
+		t.Fatalf("the question is not kept: %v %s", err, out)
+	}
+	// With --continue=auto the judge meets the 404 first: still one line, the answer's.
+	r = c.run("", "chat", "-a", alertID, "--continue=auto", "-q", "And the other instance?")
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "is not available") {
+		t.Fatalf("--continue=auto: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// The binary against recorded traffic (google/adk-go's gemini-3.1-pro-preview recording of
+// parallel function calls, Apache-2.0, obtained from the module proxy at test time): the
+// recorded calls ("sum", a tool alertchat does not have) are each answered with their id, the
+// model's content goes back exactly as the API sent it, the recorded answer is printed, and a
+// resumed conversation sends the stored contents as received.
+func TestReplayThroughBinary(t *testing.T) {
+	t.Parallel()
+	dir := httprr.Module(t, "google.golang.org/adk", "v1.7.0")
+	ex := httprr.Load(t, dir, "internal/llminternal/testdata/TestParallelFunctionCalls_test_parallel_function_calls_gemini-3.1-pro-preview.httprr")
+	replay := httprr.NewReplay(t, ex)
+	c := newCLI(t)
+	alertID := c.addAlert("guardduty.json")
+	for i, kv := range c.env {
+		switch {
+		case strings.HasPrefix(kv, "GOOGLE_GEMINI_BASE_URL="):
+			c.env[i] = "GOOGLE_GEMINI_BASE_URL=" + replay.URL()
+		case strings.HasPrefix(kv, "ALERTCHAT_MODEL="):
+			c.env[i] = "ALERTCHAT_MODEL=gemini-3.1-pro-preview"
+		}
+	}
+	recorded := func(k int) []any {
+		v, err := ex[k].Contents()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	q1 := recorded(0)[0].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"].(string)
+	got, r := c.askG3("-a", alertID, "--no-title-generation", "-q", q1)
+	if r.code != 0 || !strings.Contains(got.Answer, "6 + 7 = 13") || len(got.ToolCalls) != 3 || !strings.Contains(got.ToolCalls[0].Error, "unknown tool") {
+		t.Fatalf("exit %d: %+v %s %v", r.code, got, r.stderr, replay.Mismatches())
+	}
+	sent := func(k int) []any {
+		v, err := replay.Requests()[k].Contents()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if !reflect.DeepEqual(sent(1)[1], recorded(1)[1]) {
+		t.Fatalf("the calls content was not sent back as received:\n%v\n%v", sent(1)[1], recorded(1)[1])
+	}
+	for k, p := range sent(1)[2].(map[string]any)["parts"].([]any) {
+		fr := p.(map[string]any)["functionResponse"].(map[string]any)
+		want := recorded(1)[2].(map[string]any)["parts"].([]any)[k].(map[string]any)["functionResponse"].(map[string]any)
+		if fr["id"] != want["id"] || fr["name"] != want["name"] {
+			t.Fatalf("response %d: %v, recorded %v", k, fr, want)
+		}
+	}
+	q2 := recorded(2)[4].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"].(string)
+	again, r := c.askG3("--history", got.HistoryID, "--no-title-generation", "-q", q2)
+	if r.code != 0 || !strings.Contains(again.Answer, "60 + 70 = 130") {
+		t.Fatalf("resume: exit %d: %+v %s %v", r.code, again, r.stderr, replay.Mismatches())
+	}
+	// The resumed requests carry the stored model contents as the API sent them.
+	for _, k := range []int{2, 3} {
+		for _, i := range []int{1, 3} {
+			if !reflect.DeepEqual(sent(k)[i], recorded(k)[i]) {
+				t.Fatalf("request %d content %d:\n%v\nrecorded\n%v", k+1, i, sent(k)[i], recorded(k)[i])
+			}
+		}
+	}
+	if !reflect.DeepEqual(sent(3)[5], recorded(3)[5]) {
+		t.Fatalf("request 4's calls content:\n%v\nrecorded\n%v", sent(3)[5], recorded(3)[5])
+	}
+}
