@@ -9,7 +9,6 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
-	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -57,7 +56,7 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 	}
 	ios := opts.IO
 	if opts.Output == "json" {
-		return cmdutil.PrintJSON(ios.Out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data})
+		return cmdutil.PrintJSON(ios.Out, newAlertJSON(a))
 	}
 	data := a.Data
 	if ios.StdoutTTY {
