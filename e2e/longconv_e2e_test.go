@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/session"
 )
 
 func isJudgeRequest(r *geminitest.Request) bool {
@@ -119,11 +120,15 @@ func TestContinueAuto(t *testing.T) {
 		t.Fatalf("second start: %s after %d judge calls", got.HistoryID, judgeCalls.Load())
 	}
 
-	// A start whose answer fails changes nothing stored: the same start again is served from the
-	// cache entirely.
+	// A start whose answer fails is saved in the conversation it continues, its reply cut
+	// short; the same start again is served from the cache entirely.
 	fq := "exfiltration volume per hour (fail)?"
 	if r := c.run("", "chat", "-a", alertID, "--continue=auto", "-q", fq); r.code != 1 {
 		t.Fatalf("failing answer: exit %d", r.code)
+	}
+	if h := c.history(exfil.HistoryID); len(h.Contents) < 2 || h.Contents[len(h.Contents)-2].Parts[0].Text != fq ||
+		h.Contents[len(h.Contents)-1].Parts[0].Text != session.PartialMarker {
+		t.Fatalf("the failed start is not in the conversation it continues (%d contents)", len(h.Contents))
 	}
 	calls := judgeCalls.Load()
 	if r := c.run("", "chat", "-a", alertID, "--continue=auto", "-q", fq); r.code != 1 || judgeCalls.Load() != calls {

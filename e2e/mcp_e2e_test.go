@@ -18,6 +18,7 @@ import (
 
 	"github.com/alertchat/alertchat/internal/eventually"
 	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/session"
 )
 
 var (
@@ -286,10 +287,14 @@ func TestMCPTimeoutAndCtrlCCancelOnServer(t *testing.T) {
 			t.Fatalf("no resume hint: %q", screen)
 		}
 		h := c.history(m[1])
-		last := h.Contents[len(h.Contents)-1]
-		if fr := last.Parts[0].FunctionResponse; fr == nil || fr.Response["error"] != "cancelled" {
-			b, _ := json.Marshal(last)
-			t.Fatalf("last content %s", b)
+		if cut := h.Contents[len(h.Contents)-1]; cut.Role != "model" || cut.Parts[0].Text != session.PartialMarker {
+			b, _ := json.Marshal(cut)
+			t.Fatalf("the turn does not end with a reply marked cut short: %s", b)
+		}
+		responses := h.Contents[len(h.Contents)-2]
+		if fr := responses.Parts[0].FunctionResponse; fr == nil || fr.Response["error"] != "cancelled" {
+			b, _ := json.Marshal(responses)
+			t.Fatalf("responses %s", b)
 		}
 	})
 }

@@ -63,6 +63,7 @@ func (c *cli) withEnv(kv ...string) {
 
 type shownHistory struct {
 	ID        string `json:"id"`
+	Title     string `json:"title"`
 	ParentID  string `json:"parent_id"`
 	ForkPoint int    `json:"fork_point"`
 	Pending   bool   `json:"pending"`
@@ -78,6 +79,19 @@ func (h shownHistory) texts() []string {
 	var out []string
 	for _, c := range h.Contents {
 		out = append(out, c.Parts[0].Text)
+	}
+	return out
+}
+
+// turns are the contents as "role: text", every text part of each joined.
+func (h shownHistory) turns() []string {
+	var out []string
+	for _, c := range h.Contents {
+		var b strings.Builder
+		for _, p := range c.Parts {
+			b.WriteString(p.Text)
+		}
+		out = append(out, c.Role+": "+b.String())
 	}
 	return out
 }

@@ -143,7 +143,8 @@ func TestScreenOneShotApproval(t *testing.T) {
 
 // In the interactive chat: the same question reads cleanly, and the answer after the tool
 // round is drawn once. Ctrl-C at a question cancels the turn: no other call of that content is
-// asked or run, each is answered "cancelled", the turn is saved, and the chat goes on.
+// asked or run, each is answered "cancelled", the turn is saved with a reply marked cut short
+// after the responses, and the chat goes on.
 func TestScreenInteractiveApprovalCtrlC(t *testing.T) {
 	t.Parallel()
 	const answer = "Both indicators belong to a scanning service."
@@ -202,7 +203,11 @@ func TestScreenInteractiveApprovalCtrlC(t *testing.T) {
 		t.Fatalf("no resume hint:\n%s", p.Dump())
 	}
 	h := c.history(m[1])
-	last := h.Contents[len(h.Contents)-1]
+	if cut := h.Contents[len(h.Contents)-1]; cut.Role != "model" || len(cut.Parts) != 1 || cut.Parts[0].Text != session.PartialMarker {
+		b, _ := json.Marshal(cut)
+		t.Fatalf("the cancelled turn does not end with a reply marked cut short: %s", b)
+	}
+	last := h.Contents[len(h.Contents)-2]
 	if len(last.Parts) != 2 {
 		b, _ := json.Marshal(last)
 		t.Fatalf("the cancelled turn does not end with its two calls' responses: %s", b)
@@ -268,24 +273,12 @@ func TestScreenOneShotCtrlC(t *testing.T) {
 	})
 	t.Run("json", func(t *testing.T) {
 		p := c.startScreen(t, 160, "chat", "-o", "json", "-a", alertID, "-q", "slowly, in JSON")
-		waitRequest(t, c.srv, "slowly, in JSON")
-		p.Type(t, "\x03")
-		if code := p.Wait(t, 30*time.Second); code != 130 {
-			t.Fatalf("exit %d, want 130:\n%s", code, p.Dump())
-		}
-		text := p.Text()
-		start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
-		if start < 0 || end < start {
-			t.Fatalf("no JSON object printed:\n%s", p.Dump())
-		}
 		var got struct {
 			Error    *string `json:"error"`
 			Complete bool    `json:"complete"`
 			AlertID  string  `json:"alert_id"`
 		}
-		if err := json.Unmarshal([]byte(text[start:end+1]), &got); err != nil {
-			t.Fatalf("%v:\n%s", err, p.Dump())
-		}
+		interruptJSON(t, c, p, "slowly, in JSON", &got)
 		if got.Error == nil || !strings.HasPrefix(*got.Error, "interrupted") || got.Complete || got.AlertID != alertID {
 			t.Fatalf("object %+v", got)
 		}
@@ -293,4 +286,23 @@ func TestScreenOneShotCtrlC(t *testing.T) {
 			t.Fatal("the cursor is left hidden")
 		}
 	})
+}
+
+// interruptJSON presses Ctrl-C once the request for question has reached the model, checks
+// that the one-shot exits 130, and decodes the JSON object it printed into v.
+func interruptJSON(t *testing.T, c *cli, p *termtest.Proc, question string, v any) {
+	t.Helper()
+	waitRequest(t, c.srv, question)
+	p.Type(t, "\x03")
+	if code := p.Wait(t, 30*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, p.Dump())
+	}
+	text := p.Text()
+	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
+	if start < 0 || end < start {
+		t.Fatalf("no JSON object printed:\n%s", p.Dump())
+	}
+	if err := json.Unmarshal([]byte(text[start:end+1]), v); err != nil {
+		t.Fatalf("%v:\n%s", err, p.Dump())
+	}
 }

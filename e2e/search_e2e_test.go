@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,9 +89,15 @@ func TestRelatedConversationsOnATerminal(t *testing.T) {
 	c := newCLI(t, titleAnswer("Drop point triage"))
 	first := c.addAlert("guardduty.json")
 	earlier := c.askJSON("", "-a", first, "-q", "The instance queried the drop point domain 3322.org: is it infected?")
-	second := c.addAlert("guardduty-finding.json")
-	if second == first {
-		t.Fatal("the two sample alerts have the same ID")
+	// The same finding seen again later: other JSON (its count), so another alert.
+	data, err := os.ReadFile(filepath.Join(repoDir(t), "testdata", "alerts", "guardduty-finding.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := strings.Replace(string(data), `"Count": 1`, `"Count": 2`, 1)
+	second := strings.TrimSpace(c.mustRun(later, "alert", "add", "-f", "-"))
+	if second == first || later == string(data) {
+		t.Fatal("the two alerts have the same ID")
 	}
 
 	term := startTerminal(t, c, 120, "chat", "-a", second, "-q", "What is this finding?")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
-	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -62,7 +61,9 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 		if err != nil {
 			return err
 		}
-		return cmdutil.PrintJSON(ios.Out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data, investigationsJSON: invs[a.ID]})
+		j := newAlertJSON(a)
+		j.investigationsJSON = invs[a.ID]
+		return cmdutil.PrintJSON(ios.Out, j)
 	}
 	data := a.Data
 	if ios.StdoutTTY {

@@ -35,7 +35,7 @@ const chatHelp = `Type a question and press Enter. Commands:
   /new             start a new conversation about the same alert
   /usage           tokens used by this conversation
   /compress        summarise the older turns now (they stay in the history)
-  /retry           send the last question again (after a failure)
+  /retry           ask the last question again (after a failure or Ctrl-C)
   /export FILE     write the conversation to FILE (.md or .json)
   /tools           list the tools Gemini may call, their server and whether they ask
   /exit            leave (Ctrl-D works too)
@@ -50,7 +50,8 @@ type interactiveChat struct {
 	sess *session.Session
 	ed   *lineedit.Editor
 	rl   *readline.Instance // ed's, for the y/N questions
-	// pending is a question whose answer failed, for /retry.
+	// pending is the last question when its answer did not complete (a failure, Ctrl-C), for
+	// /retry.
 	pending string
 	// same offers to continue an earlier conversation on the first question (samechat.go).
 	same *samechat.Resolver
@@ -224,28 +225,24 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	} else {
 		aw.Close()
 	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		if turn == nil {
-			c.pending = question
-			fmt.Fprintln(c.ios.ErrOut, "(cancelled; /retry sends it again)")
-		} else {
-			c.pending = ""
-			fmt.Fprintln(c.ios.ErrOut, "(cancelled; the partial answer was kept)")
+	// A turn that ended without a complete answer is in the conversation all the same (the
+	// question, what had arrived, the reply marked cut short); /retry asks the question again
+	// as a new turn.
+	c.pending = ""
+	if err != nil {
+		c.pending = question
+		kept := "your question is saved in the conversation; /retry sends it again"
+		switch {
+		case turn == nil:
+			kept = "your question is kept: /retry sends it again"
+		case turn.Answer != "" || len(turn.ToolCalls) > 0:
+			kept = "the partial answer was kept; /retry asks the question again"
 		}
-	case err != nil && turn == nil:
-		c.pending = question
-		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is kept: /retry sends it again)\n", factory.Message(factory.DescribeModelError(err)))
-	case err != nil && turn.Answer == "" && len(turn.ToolCalls) == 0:
-		// No answer at all (an unavailable model, an answer that was all thought): the question
-		// is saved in the conversation, and /retry asks it again.
-		c.pending = question
-		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(your question is saved in the conversation; /retry sends it again)\n", factory.Message(factory.DescribeModelError(err)))
-	case err != nil:
-		c.pending = ""
-		fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(the partial answer was kept)\n", factory.Message(factory.DescribeModelError(err)))
-	default:
-		c.pending = ""
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(c.ios.ErrOut, "(cancelled; %s)\n", kept)
+		} else {
+			fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(%s)\n", factory.Message(factory.DescribeModelError(err)), kept)
+		}
 	}
 	switch {
 	case turn != nil && turn.SaveErr != nil:

@@ -192,22 +192,17 @@ func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *se
 }
 
 // finishOneShot prints the JSON object (-o json), reports where the turn went, and returns the
-// run's error.
+// run's error. A turn that ended without a complete answer is saved all the same (the question,
+// what had arrived, the reply marked cut short): the object and the resume hint point at it.
+// Only a history that is stored (or spooled) is pointed at.
 func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, err error, out *oneShotJSON) error {
 	ios := c.opts.IO
 	jsonOut := c.opts.Output == "json"
 	h := sess.History()
-	var failure error
-	switch {
-	case errors.Is(err, context.Canceled) && turn != nil:
-		failure = goerr.Wrap(err, "interrupted: what had arrived was saved")
-	case errors.Is(err, context.Canceled):
-		failure = goerr.Wrap(err, "interrupted before Gemini answered: nothing of this question was saved")
-	case err != nil:
-		failure = factory.DescribeModelError(err) // a partial answer was printed and saved
-	case turn.SaveErr != nil:
-		failure = goerr.Wrap(turn.SaveErr, "the answer was printed but not saved")
-	}
+	// kept: this turn is in the store or the spool. A history saved before (resumed) exists
+	// even when this turn could not be saved.
+	kept := turn != nil && turn.SaveErr == nil
+	failure := oneShotFailure(turn, err)
 	if jsonOut {
 		v := chatJSON{HistoryID: h.ID, AlertID: h.AlertID, Title: h.Title, Complete: err == nil, ToolCalls: []session.ToolCall{}}
 		if turn != nil {
@@ -216,8 +211,8 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 				v.ToolCalls = turn.ToolCalls
 			}
 		}
-		if turn == nil && len(h.Contents) == 0 {
-			v.HistoryID = "" // nothing was saved: there is no history to resume
+		if !kept && h.Revision == 0 {
+			v.HistoryID = "" // nothing is stored: there is no history to resume
 		}
 		if failure != nil {
 			msg := factory.Message(failure)
@@ -228,11 +223,50 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 		}
 	}
 	factory.ReportSave(ios.ErrOut, turn, h)
-	if failure != nil {
-		return failure
-	}
-	if !jsonOut && ios.StderrTTY && !turn.Spooled {
+	if !jsonOut && ios.StderrTTY && kept && !turn.Spooled {
 		fmt.Fprintf(ios.ErrOut, "\nSaved as %s. Continue with: alertchat chat --history %s\n", h.ID, h.ID)
 	}
-	return nil
+	return failure
 }
+
+// oneShotFailure is the run's error for a turn that ended with err: what went wrong, and
+// whether the question was saved.
+func oneShotFailure(turn *session.Turn, err error) error {
+	answered := turn != nil && (turn.Answer != "" || len(turn.ToolCalls) > 0)
+	switch {
+	case err == nil && turn.SaveErr != nil:
+		return goerr.Wrap(turn.SaveErr, "the answer was printed but not saved")
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled):
+		what := "interrupted before Gemini answered"
+		if answered {
+			what = "interrupted"
+		}
+		switch {
+		case turn == nil:
+			return goerr.Wrap(err, what+": nothing of this question was saved")
+		case turn.SaveErr != nil:
+			return goerr.Wrap(err, what+", and the question could not be saved: "+factory.Message(turn.SaveErr))
+		case answered:
+			return goerr.Wrap(err, what+": what had arrived was saved")
+		default:
+			return goerr.Wrap(err, what+": the question was saved")
+		}
+	}
+	failure := factory.DescribeModelError(err) // the question and what arrived are saved
+	if turn != nil && turn.SaveErr != nil {
+		return &notSaved{err: failure, saveErr: turn.SaveErr}
+	}
+	return failure
+}
+
+// notSaved is a failed turn that could not be saved either: the failure's message, then the
+// store's; it is the failure for errors.Is and the exit status.
+type notSaved struct{ err, saveErr error }
+
+func (e *notSaved) Error() string {
+	return factory.Message(e.err) + "; the question could not be saved either: " + factory.Message(e.saveErr)
+}
+
+func (e *notSaved) Unwrap() error { return e.err }

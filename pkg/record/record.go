@@ -22,6 +22,13 @@ type Alert struct {
 	Title     string          `json:"title,omitempty"`
 	Data      json.RawMessage `json:"data"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Severity is one of critical, high, medium, low, info ("" when the alert does not say);
+	// Source names the tool whose schema it follows (guardduty, securityhub, scc, suricata,
+	// falco, ...; "" for JSON of no known schema); Time is when the tool says it happened.
+	// All three are read from Data when the alert is added.
+	Severity string    `json:"severity,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Time     time.Time `json:"time,omitzero"`
 }
 
 // Usage is the token usage reported by the model, summed over a history's turns. OutputTokens

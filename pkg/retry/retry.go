@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"syscall"
 	"time"
 )
@@ -25,7 +26,8 @@ func Backoff(base, maxDelay time.Duration, attempt int, u float64) time.Duration
 }
 
 // Network reports whether err is a network failure that may go away on another try: a refused,
-// reset, aborted or broken connection, a connection cut short, or a network timeout.
+// reset, aborted or broken connection, a connection cut short or closed before the response, or
+// a network timeout.
 func Network(err error) bool {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNABORTED) ||
@@ -34,6 +36,12 @@ func Network(err error) bool {
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
+		return true
+	}
+	// A connection the server closed before any response (a request's plain EOF) is one too;
+	// an EOF elsewhere is the end of something read, not a failure.
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && errors.Is(urlErr.Err, io.EOF) {
 		return true
 	}
 	var opErr *net.OpError

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,6 +47,8 @@ func TestNetwork(t *testing.T) {
 		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
 		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
 		{io.ErrUnexpectedEOF, true},
+		{&url.Error{Op: "Post", URL: "http://x", Err: io.EOF}, true},
+		{io.EOF, false},
 		{errors.New("permission denied"), false},
 		{context.Canceled, false},
 		{nil, false},
@@ -50,6 +56,27 @@ func TestNetwork(t *testing.T) {
 		if got := retry.Network(tc.err); got != tc.want {
 			t.Errorf("Network(%v) = %v, want %v", tc.err, got, tc.want)
 		}
+	}
+}
+
+// A server that closes the connection before answering a POST: net/http does not try again
+// (the request is not idempotent), so the caller must.
+func TestNetworkConnectionClosedBeforeResponse(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+	}))
+	defer srv.Close()
+	resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err == nil {
+		_ = resp.Body.Close()
+		t.Fatal("no error from a connection closed before the response")
+	}
+	if !retry.Network(err) {
+		t.Fatalf("Network(%v) = false, want true", err)
 	}
 }
 

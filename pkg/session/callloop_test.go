@@ -42,8 +42,9 @@ func (g cancelAfterCall) GenerateContentStream(ctx context.Context, model string
 }
 
 // A stream that breaks (or is cancelled) right after a function-call chunk: the call is
-// answered "interrupted" without running, the turn ends at that content boundary and is
-// saved, and the conversation goes on (the fake refuses an unanswered call as the API does).
+// answered "interrupted" without running, the turn ends at that content boundary with a reply
+// marked cut short and is saved, and the conversation goes on (the fake refuses an unanswered
+// call as the API does).
 func TestBrokenStreamAfterCallAnswersIt(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"stream error", "ctrl-c"} {
@@ -77,8 +78,11 @@ func TestBrokenStreamAfterCallAnswersIt(t *testing.T) {
 				t.Fatal("a call of a broken answer ran")
 			}
 			stored, gerr := e.store.GetHistory(context.Background(), s.History().ID)
-			if gerr != nil || len(stored.Contents) != 3 {
-				t.Fatalf("stored %v: %s", gerr, mustJSON(t, stored))
+			if gerr != nil || len(stored.Contents) != 4 {
+				t.Fatalf("stored %v: %s", gerr, mustJSON(t, stored.Contents))
+			}
+			if last := stored.Contents[3]; last.Role != genai.RoleModel || last.Parts[0].Text != session.PartialMarker {
+				t.Fatalf("the reply is not marked cut short: %s", mustJSON(t, last))
 			}
 			fr := stored.Contents[2].Parts[0].FunctionResponse
 			if msg, _ := fr.Response["error"].(string); fr.ID != "c1" || fr.Name != "echo" || !strings.HasPrefix(msg, "interrupted") {
@@ -334,4 +338,54 @@ func (e *env) toolSessionOn(t *testing.T, h *record.History, o func(*session.Opt
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A model that calls tools where it cannot (none are declared, or calling was turned off): its
+// calls are answered with the refusal and it is asked once more for text; calling again ends
+// the question without an answer (ErrCallsNotText), saved with its reply marked cut short.
+func TestCallsWhereCallingIsOff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		stubborn  bool // calls every time
+		wantErr   error
+		contents  int
+		wantReply string
+	}{
+		{"answers after the refusal", false, nil, 4, "the answer"},
+		{"keeps calling", true, session.ErrCallsNotText, 6, session.PartialMarker},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+				if strings.Contains(r.LastUserText(), "again") || (!tc.stubborn && answered(r)) {
+					return geminitest.Reply{Text: "the answer"}
+				}
+				return geminitest.Reply{Parts: []*genai.Part{call("lookup", "c1", map[string]any{"q": "x"})}}
+			}))
+			s := e.toolSession(t, nil) // no tools declared
+			turn, err := s.Send(context.Background(), "go", nil)
+			if !errors.Is(err, tc.wantErr) || turn == nil {
+				t.Fatalf("turn %+v, err %v, want %v", turn, err, tc.wantErr)
+			}
+			if turn.Partial != (tc.wantErr != nil) {
+				t.Fatalf("partial %v with err %v", turn.Partial, err)
+			}
+			stored, gerr := e.store.GetHistory(context.Background(), s.History().ID)
+			if gerr != nil || len(stored.Contents) != tc.contents {
+				t.Fatalf("stored %v: %s", gerr, mustJSON(t, stored.Contents))
+			}
+			fr := stored.Contents[2].Parts[0].FunctionResponse
+			if msg, _ := fr.Response["error"].(string); fr.ID != "c1" || msg == "" {
+				t.Fatalf("the call was not refused: %+v", fr)
+			}
+			last := stored.Contents[len(stored.Contents)-1]
+			if last.Role != genai.RoleModel || !strings.Contains(answerOf(last), tc.wantReply) {
+				t.Fatalf("last content: %s", mustJSON(t, last))
+			}
+			if _, err := s.Send(context.Background(), "again", nil); err != nil {
+				t.Fatalf("the next question was refused: %v", err)
+			}
+		})
+	}
 }

@@ -73,6 +73,14 @@ type Options struct {
 	// question is saved, so a name still being looked up never holds up the answer. Nil
 	// records no name.
 	Analyst func() string
+	// KeepUnanswered saves a question whose turn ends before any answer arrived, whatever
+	// ended it (a model failure after its retries, a cancellation), as every other turn that
+	// ends without a complete answer is saved: its reply marked cut short, the error returned
+	// with the turn. A chat sets it: a question typed there exists nowhere else. Without it
+	// such a question is saved only when the model is unavailable or gave no answer twice
+	// (keepsQuestion), else the transcript is left as it was (a batch: its input holds every
+	// question, and a failed line's error is its output).
+	KeepUnanswered bool
 }
 
 // titleTimeout bounds how long a finished answer waits for its title before falling back.
@@ -172,9 +180,10 @@ const TokenNote = "Earlier turns may hold tokens such as [REDACTED_IP_k3v9q2m7xa
 	"equal values and different tokens for different values. Refer to such values by their token. " +
 	"A reply that ends with " + PartialMarker + " was interrupted before it was complete."
 
-// PartialMarker ends a reply that was cut short (the turn was cancelled or the stream broke):
-// it is a text part of its own, appended to what had arrived, both in what later requests carry
-// and in what is stored.
+// PartialMarker ends a reply that was cut short (the turn was cancelled, the stream broke, or
+// the model failed before answering): it is a text part of its own, appended to what had
+// arrived, both in what later requests carry and in what is stored. A turn that ended during
+// tool calls gets a reply of its own holding only the marker, after the calls' responses.
 const PartialMarker = "[answer cut short]"
 
 // History returns the session's history as stored (metadata and the redacted transcript).
@@ -192,8 +201,8 @@ type Turn struct {
 	// Answer is the model's text (thoughts excluded).
 	Answer string
 	Usage  record.Usage
-	// Partial is set when the answer was cut off (cancelled or failed mid-stream) and what had
-	// arrived was kept.
+	// Partial is set when the turn ended without a complete answer (cancelled, or the model
+	// failed) and was kept: the question and what had arrived, the reply marked cut short.
 	Partial bool
 	// SaveErr is set when the turn is in the session but could not be saved.
 	SaveErr error
@@ -210,8 +219,10 @@ type Turn struct {
 
 // Send asks input, streaming the answer's text to onText as it arrives. On success, the
 // question and the model's complete reply are appended to the transcript and the history is
-// saved. When the model fails before answering anything, the transcript is unchanged and the
-// error returned, so the question can be sent again.
+// saved. A turn that ends without a complete answer returns its error, with the turn when it
+// was kept (see Turn.Partial); one that ended before any answer arrived is kept only with
+// Options.KeepUnanswered (or for an unavailable model, or no answer twice), otherwise the
+// transcript is unchanged and no turn is returned, so the question can be sent again.
 func (s *Session) Send(ctx context.Context, input string, onText func(string)) (*Turn, error) {
 	return s.SendTurn(ctx, input, TurnHooks{OnText: onText})
 }
@@ -241,13 +252,14 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 	}
 	user := genai.NewContentFromText(input, genai.RoleUser)
 
-	// The title is asked for alongside the first answer, never before it.
+	// The title is asked for alongside the first answer, never before it. A turn that ends
+	// without a complete answer does not wait for it (setTitle), and gives it up here.
 	var titleCh chan titleResult
 	if s.needsTitle() && s.opts.Titles {
 		titleCh = make(chan titleResult, 1)
+		tctx, cancel := context.WithTimeout(ctx, titleTimeout)
+		defer cancel()
 		go func() {
-			tctx, cancel := context.WithTimeout(ctx, titleTimeout)
-			defer cancel()
 			t, err := generateTitle(tctx, s.opts.LLM, s.opts.TitleModel, input)
 			titleCh <- titleResult{t, err}
 		}()
@@ -258,21 +270,20 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 	s.approvals = nil
 	exchange, reply, usage, calls, streamErr := s.exchange(ctx, user, onText, hooks)
 	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
-		if !keepsQuestion(streamErr) {
+		if !s.opts.KeepUnanswered && !keepsQuestion(streamErr) {
 			return nil, streamErr
 		}
-		// No answer will come for this request as it is (the model is unavailable, or only
-		// thought, twice): the question is saved, its reply marked as cut short, so that it is
-		// not lost; the error says why.
+		// Nothing arrived: the question is saved all the same, its reply marked as cut short,
+		// so that it is not lost; the error says why.
 		reply = &genai.Content{Role: genai.RoleModel}
 	}
 	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, streamErr, hooks)
 }
 
-// keepsQuestion reports whether a turn that failed before any answer is saved all the same:
-// the model is unavailable (a retired model) or gave no answer even when asked twice. Other
-// failures (rate limits, outages, cancellation) leave the transcript as it was, the question
-// to be asked again.
+// keepsQuestion reports whether a turn that failed before any answer is saved without
+// Options.KeepUnanswered: no answer will come for this request as it is (the model is
+// unavailable, or gave no answer even when asked twice). Other failures (rate limits,
+// outages, cancellation) then leave the transcript as it was, the question to be asked again.
 func keepsQuestion(err error) bool {
 	var unavailable *modelcfg.UnavailableError
 	return errors.Is(err, ErrEmptyAnswer) || errors.As(err, &unavailable)
@@ -282,9 +293,9 @@ func keepsQuestion(err error) bool {
 // and saves: the end of every turn, asked here (SendTurn) or answered by a job (Complete).
 func (s *Session) finishTurn(ctx context.Context, input string, exchange []*genai.Content, reply *genai.Content, usage record.Usage,
 	calls []ToolCall, titleCh chan titleResult, streamErr error, hooks TurnHooks) (*Turn, error) {
-	// A nil reply is a turn that ended during calls (cancelled): it ends at that content
-	// boundary, its calls answered.
-	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil && reply != nil}
+	// A nil reply is a turn that ended during calls (cancelled, or the stream broke right
+	// after them): it ends at that content boundary, its calls answered.
+	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil}
 	switch {
 	case reply != nil:
 		turn.Answer = answerText(reply)
@@ -293,7 +304,15 @@ func (s *Session) finishTurn(ctx context.Context, input string, exchange []*gena
 		turn.Answer = answerText(exchange[len(exchange)-2])
 	}
 	if turn.Partial {
-		reply.Parts = append(reply.Parts, genai.NewPartFromText("\n\n"+PartialMarker))
+		if reply == nil {
+			// After the calls' responses, a reply of the model's that says the turn was cut.
+			reply = &genai.Content{Role: genai.RoleModel}
+		}
+		marker := PartialMarker
+		if answerText(reply) != "" {
+			marker = "\n\n" + marker
+		}
+		reply.Parts = append(reply.Parts, genai.NewPartFromText(marker))
 	}
 
 	if hooks.OnSaving != nil {
@@ -317,7 +336,7 @@ func (s *Session) finishTurn(ctx context.Context, input string, exchange []*gena
 	h.ToolApprovals = append(h.ToolApprovals, s.approvals...)
 	s.approvals = nil
 	if s.needsTitle() {
-		s.setTitle(input, titleCh)
+		s.setTitle(input, titleCh, streamErr == nil)
 	}
 	turn.SaveErr = s.save(ctx)
 	turn.Spooled, turn.SpoolCause, turn.ForkedFrom = s.saved.lastErr != nil, s.saved.lastErr, s.saved.last.ForkedFrom
@@ -523,11 +542,23 @@ type titleResult struct {
 	err   error
 }
 
-// setTitle takes the generated title when there is a good one, else the fallback.
-func (s *Session) setTitle(input string, titleCh chan titleResult) {
+// setTitle takes the generated title when there is a good one, else the fallback. A turn
+// without a complete answer (wait false) takes the generated title only when it has come
+// already: the turn's error is not held back for it.
+func (s *Session) setTitle(input string, titleCh chan titleResult, wait bool) {
 	h := s.history
 	if titleCh != nil {
-		if r := <-titleCh; r.err == nil {
+		r, came := titleResult{}, true
+		if wait {
+			r = <-titleCh
+		} else {
+			select {
+			case r = <-titleCh:
+			default:
+				came = false
+			}
+		}
+		if came && r.err == nil {
 			// Redacted before it is cleaned and shortened, as the fallback below.
 			red, counts := s.redactor.RedactString(r.title)
 			if t := CleanGeneratedTitle(red); t != "" {

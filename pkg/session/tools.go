@@ -243,6 +243,7 @@ func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func
 		maxCalls = DefaultMaxToolCalls
 	}
 	seen := map[string]int{}
+	refused := 0 // rounds of calls that could not run because calling was off
 	for {
 		reply, u, err := s.streamShaped(ctx, exchange, onText, mode)
 		usage = usage.Add(u)
@@ -280,7 +281,16 @@ func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func
 			return exchange, nil, usage, calls, ctx.Err()
 		}
 		if run == 0 {
-			return exchange, nil, usage, calls, nil
+			// The model called although it could not. What it wrote beside the calls is the
+			// answer; with nothing written, it reads the refusals and is asked once more for
+			// text, and a second such round ends the question without an answer.
+			if answerText(reply) != "" {
+				return exchange, nil, usage, calls, nil
+			}
+			if refused++; refused > 1 {
+				return exchange, nil, usage, calls, ErrCallsNotText
+			}
+			continue
 		}
 		for _, fc := range fcs[:run] {
 			seen[callKey(fc)]++

@@ -223,8 +223,8 @@ func TestToolFailuresAreResults(t *testing.T) {
 	}
 }
 
-// Ctrl-C while a call runs answers it "cancelled", ends the turn at that content boundary and
-// saves it.
+// Ctrl-C while a call runs answers it "cancelled", ends the turn at that content boundary, the
+// reply after the responses marked cut short, and saves it.
 func TestCancelDuringCalls(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
@@ -242,14 +242,17 @@ func TestCancelDuringCalls(t *testing.T) {
 		t.Fatalf("turn %+v, err %v", turn, err)
 	}
 	live := s.Contents()
-	if len(live) != 3 {
-		t.Fatalf("%d contents, want question, call, response", len(live))
+	if len(live) != 4 {
+		t.Fatalf("%d contents, want question, call, response, reply cut short", len(live))
 	}
 	if msg := live[2].Parts[0].FunctionResponse.Response["error"]; msg != "cancelled" {
 		t.Fatalf("response %v", live[2].Parts[0].FunctionResponse.Response)
 	}
+	if !turn.Partial || live[3].Role != genai.RoleModel || len(live[3].Parts) != 1 || live[3].Parts[0].Text != session.PartialMarker {
+		t.Fatalf("the reply is not marked cut short: %s", contentJSON(t, live[3]))
+	}
 	got, err := e.store.GetHistory(context.Background(), s.History().ID)
-	if err != nil || len(got.Contents) != 3 {
+	if err != nil || len(got.Contents) != 4 {
 		t.Fatalf("saved: %v", err)
 	}
 }

@@ -101,6 +101,38 @@ type Alerts interface {
 	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
 }
 
+// AlertsPutter is implemented by backends that store many alerts in one exchange (a
+// transaction): alert add and alert pull write thousands.
+type AlertsPutter interface {
+	// PutAlerts stores each alert as PutAlert does (one already stored is left untouched) and
+	// returns how many were new. An error may leave some stored: putting them again is safe.
+	PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error)
+}
+
+// PutAlerts stores as through the first layer of s that puts many at once, else one by one.
+func PutAlerts(ctx context.Context, s Alerts, as []*record.Alert) (int, error) {
+	if p, ok := Find[AlertsPutter](s); ok {
+		return p.PutAlerts(ctx, as)
+	}
+	n := 0
+	for _, a := range as {
+		created, err := s.PutAlert(ctx, a)
+		if err != nil {
+			return n, err
+		}
+		if created {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// AlertSizer is implemented by backends that take smaller alerts than alert.MaxSize.
+type AlertSizer interface {
+	// MaxAlertSize is the size of the largest alert's JSON the backend stores.
+	MaxAlertSize() int
+}
+
 // Store is everything a command needs from a backend.
 type Store interface {
 	Histories

@@ -50,6 +50,8 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"FindAlertsByPrefix", testFindAlertsByPrefix},
 		{"Count", testCount},
 		{"AlertSearch", testAlertSearch},
+		{"AlertFacts", testAlertFacts},
+		{"PutAlerts", testPutAlerts},
 		{"BatchJobs", testBatchJobs},
 		{"VerdictsRoundTrip", testVerdictsRoundTrip},
 		{"ListByVerdictAndAnalyst", testListByVerdictAndAnalyst},

@@ -10,11 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -268,8 +270,10 @@ func (searchAlerts) Declaration() *genai.FunctionDeclaration {
 		Name:        "search_alerts",
 		Description: "Search stored alerts of this workspace by words or raw indicators (IP, domain, hash, ARN).",
 		Parameters: obj(map[string]*genai.Schema{
-			"query": str("words or indicators"),
-			"limit": integer("most results (default 10)"),
+			"query":    str("words or indicators"),
+			"limit":    integer("most results (default 10)"),
+			"severity": {Type: genai.TypeString, Enum: alert.Severities},
+			"source":   str("only this source (scc, falco...)"),
 		}, "query"),
 	}
 }
@@ -283,7 +287,18 @@ func (t searchAlerts) Call(ctx context.Context, args map[string]any) map[string]
 	if err != nil {
 		return failure(err, "alerts")
 	}
-	hits, err := t.s.SearchAlerts(ctx, store.AlertSearchQuery{Text: q, Limit: limit})
+	severity, err := tool.String(args, "severity", false)
+	if err != nil {
+		return failure(err, "alerts")
+	}
+	if severity = strings.ToLower(severity); severity != "" && !slices.Contains(alert.Severities, severity) {
+		return failure(tool.ArgError("severity must be one of "+strings.Join(alert.Severities, ", ")), "alerts")
+	}
+	source, err := tool.String(args, "source", false)
+	if err != nil {
+		return failure(err, "alerts")
+	}
+	hits, err := t.s.SearchAlerts(ctx, store.AlertSearchQuery{Text: q, Limit: limit, Severity: severity, Source: strings.ToLower(source)})
 	if err != nil {
 		return failure(err, "alerts")
 	}
@@ -292,6 +307,7 @@ func (t searchAlerts) Call(ctx context.Context, args map[string]any) map[string]
 		out = append(out, map[string]any{
 			"id": string(h.Alert.ID), "title": h.Alert.Title,
 			"created_at": h.Alert.CreatedAt.UTC().Format(time.RFC3339), "snippet": h.Snippet,
+			"severity": h.Alert.Severity, "source": h.Alert.Source,
 		})
 	}
 	return map[string]any{"results": out}

@@ -41,8 +41,9 @@ func TestBuiltinBadInput(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, other := openStore(t, "ws", dir), openStore(t, "other", dir)
-	for _, id := range []record.AlertID{"abcdef12-0001", "abcdef12-0002"} {
-		if _, err := s.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Data: []byte(`{"ip":"203.0.113.7"}`)}); err != nil {
+	for i, id := range []record.AlertID{"abcdef12-0001", "abcdef12-0002"} {
+		sev := []string{"high", "low"}[i]
+		if _, err := s.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Severity: sev, Source: "falco", Data: []byte(`{"ip":"203.0.113.7"}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,6 +64,8 @@ func TestBuiltinBadInput(t *testing.T) {
 		{"get_history", map[string]any{"history_id": string(h.ID), "turns": "many"}, "must be a number"},
 		{"search_histories", map[string]any{"query": ""}, "empty"},
 		{"search_alerts", map[string]any{"query": "x", "limit": 1000.0}, "from 1 to"},
+		{"search_alerts", map[string]any{"query": "x", "severity": "urgent"}, "severity must be one of"},
+		{"search_alerts", map[string]any{"query": "x", "source": 3.0}, "must be a string"},
 		{"drop_tables", map[string]any{}, "unknown tool"},
 	} {
 		res := reg.Call(ctx, tc.name, tc.args)
@@ -78,6 +81,14 @@ func TestBuiltinBadInput(t *testing.T) {
 	res = reg.Call(ctx, "search_alerts", map[string]any{"query": "203.0.113.7"})
 	if n := len(res["results"].([]any)); n != 2 {
 		t.Fatalf("search_alerts: %v", res)
+	}
+	res = reg.Call(ctx, "search_alerts", map[string]any{"query": "203.0.113.7", "severity": "HIGH", "source": "falco"})
+	if rs := res["results"].([]any); len(rs) != 1 || rs[0].(map[string]any)["id"] != "abcdef12-0001" || rs[0].(map[string]any)["severity"] != "high" {
+		t.Fatalf("search_alerts by severity: %v", res)
+	}
+	res = reg.Call(ctx, "search_alerts", map[string]any{"query": "203.0.113.7", "source": "scc"})
+	if rs := res["results"].([]any); len(rs) != 0 {
+		t.Fatalf("search_alerts by source: %v", res)
 	}
 }
 
