@@ -158,7 +158,7 @@ type getHistory struct{ st Store }
 func (getHistory) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name:        "get_history",
-		Description: "Read the last turns of a past conversation of this workspace (as stored, redacted), and how it ended: its verdict (null while open), who resolved it and the conclusion.",
+		Description: "Read the last turns of a past conversation of this workspace (as stored, redacted) and its verdict.",
 		Parameters: obj(map[string]*genai.Schema{
 			"history_id": str("history ID, or a unique prefix of 8+ characters"),
 			"turns":      integer("how many of the last contents (default 10)"),
@@ -225,7 +225,7 @@ type searchHistories struct {
 func (searchHistories) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name:        "search_histories",
-		Description: "Search past conversations of this workspace by words or raw indicators (IP, domain, hash, e-mail); each result says how it ended (verdict, null while open, and who resolved it).",
+		Description: "Search past conversations of this workspace by words or raw indicators (IP, domain, hash, e-mail), with verdicts.",
 		Parameters: obj(map[string]*genai.Schema{
 			"query":    str("words or indicators"),
 			"alert_id": str("only conversations about this alert (optional)"),
