@@ -54,7 +54,7 @@ func TestInvestigationConcludes(t *testing.T) {
 	alertID := c.addAlert("guardduty.json")
 	alice := append(append([]string{}, c.env...), "ALERTCHAT_ANALYST=alice")
 	c.env, alice = alice, c.env
-	first := c.askJSON("", "-a", alertID, "-q", "Which domain did i-99999999 query?")
+	first := c.askJSON("", "-a", alertID, "-q", "Which other hosts resolved 3322.org?")
 	c.env = alice
 	c.askJSON("", "--analyst", "bob", "--history", first.HistoryID, "-q", "Did anything leave the instance?")
 
@@ -92,11 +92,14 @@ func TestInvestigationConcludes(t *testing.T) {
 	}
 
 	// The next analyst meets the domain on another alert.
-	second := c.addAlert("guardduty-finding.json")
+	other := filepath.Join(t.TempDir(), "dns.json")
+	if err := os.WriteFile(other, []byte(`{"Title":"DNS query to 3322.org from i-0bbb1111","Domain":"3322.org","InstanceId":"i-0bbb1111"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second := strings.TrimSpace(c.mustRun("", "alert", "add", "-f", other))
 	term = startTerminal(t, c, 160, "--analyst", "dave", "chat", "-a", second, "-q", "Seen this domain before?")
 	screen := term.wait()
-	// The two sample alerts share an address and a domain: the address is named.
-	if !strings.Contains(screen, "1 earlier investigation of 198.51.100.0: false positive (carol, ") || !strings.Contains(screen, first.HistoryID[:8]) {
+	if !strings.Contains(screen, "1 earlier investigation of 3322.org: false positive (carol, ") || !strings.Contains(screen, first.HistoryID[:8]) {
 		t.Fatalf("the next analyst was not told:\n%s", screen)
 	}
 	var alerts []struct {
