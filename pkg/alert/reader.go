@@ -377,7 +377,7 @@ func decode(raw []byte, at Place) (any, error) {
 func (r *reader) document(raw []byte, at Place) error {
 	v, err := decode(raw, at)
 	if err != nil {
-		if raw[0] != '{' && raw[0] != '[' && raw[0] != '"' {
+		if utf8.Valid(raw) && raw[0] != '{' && raw[0] != '[' && raw[0] != '"' {
 			return invalid(at, "not JSON (%s)", preview(raw))
 		}
 		return err
