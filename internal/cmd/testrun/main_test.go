@@ -169,3 +169,21 @@ func TestRunCommandGoTest(t *testing.T) {
 		}
 	}
 }
+
+// A benchmark's result lines reach the output (go test -json reports them as a test's output).
+func TestReportShowsBenchmarks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	out, err := exec.Command("go", "test", "-json", "-run", "^$", "-bench", "Sample", "-benchtime", "10x", "./testdata/sample").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep := newReport(&b)
+	rep.copyJSON(strings.NewReader(string(out)))
+	rep.finish()
+	if !strings.Contains(b.String(), "BenchmarkSample") || !strings.Contains(b.String(), "ns/op") {
+		t.Fatalf("no benchmark result in:\n%s", b.String())
+	}
+}

@@ -93,6 +93,11 @@ func (r *report) add(e event) {
 		if len(p.tail) > tailLines {
 			p.tail = p.tail[len(p.tail)-tailLines:]
 		}
+		if strings.HasPrefix(e.Test, "Benchmark") {
+			// A benchmark's lines are its results: shown as they come, as go test shows them.
+			io.WriteString(r.w, e.Output)
+			return
+		}
 		if e.Test == "" {
 			if e.Output != "PASS\n" {
 				io.WriteString(r.w, e.Output)

@@ -13,3 +13,8 @@ func TestFailsWhenAsked(t *testing.T) {
 		t.Fatal("asked to fail")
 	}
 }
+
+func BenchmarkSample(b *testing.B) {
+	for b.Loop() {
+	}
+}
