@@ -187,3 +187,21 @@ func TestReportShowsBenchmarks(t *testing.T) {
 		t.Fatalf("no benchmark result in:\n%s", b.String())
 	}
 }
+
+// Skipped tests are named at the end, with their reason.
+func TestReportNamesSkips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./testdata/sample")
+	cmd.Env = append(os.Environ(), "TESTRUN_SAMPLE_FAIL=1")
+	out, _ := cmd.Output()
+	var b strings.Builder
+	rep := newReport(&b)
+	rep.copyJSON(strings.NewReader(string(out)))
+	rep.finish()
+	if !strings.Contains(b.String(), "SKIP github.com/alertchat/alertchat/internal/cmd/testrun/testdata/sample TestSkipsWhenAsked: sample_test.go") ||
+		!strings.Contains(b.String(), "asked to skip") {
+		t.Fatalf("the skip is not named:\n%s", b.String())
+	}
+}

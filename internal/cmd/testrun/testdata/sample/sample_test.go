@@ -18,3 +18,9 @@ func BenchmarkSample(b *testing.B) {
 	for b.Loop() {
 	}
 }
+
+func TestSkipsWhenAsked(t *testing.T) {
+	if os.Getenv("TESTRUN_SAMPLE_FAIL") == "1" {
+		t.Skip("asked to skip")
+	}
+}
