@@ -160,6 +160,17 @@ func putScanner(sc *scanner) {
 // including tKeep matches for placeholders already present in s. Offsets are
 // into s. The result aliases scanner memory.
 func (sc *scanner) find(s string) []match {
+	if len(s) <= maxQuick {
+		if ms, ok := quick(sc.out[:0], s); ok {
+			sc.out = ms
+			return ms
+		}
+	}
+	return sc.scanAll(s)
+}
+
+// scanAll is find without the quick shapes: every detector over s.
+func (sc *scanner) scanAll(s string) []match {
 	if want := len(s) / 96; cap(sc.cands) < want && want > 1024 {
 		sc.cands = make([]match, 0, want)
 	}
