@@ -81,7 +81,9 @@
 // of up to 12 letters, digits and '_', an RFC 3339 timestamp, an IPv4 address,
 // a plain e-mail address), get the scan's known answer without the scan
 // (quick.go; tests hold it to the full scan). A walk of a result (Map) takes
-// one scanner and one token state for all its strings.
+// one scanner and one token state for all its strings, and remembers its own
+// tokens, so an address repeated as a key and as a value is derived once;
+// nothing is remembered from one walk to the next.
 //
 // JSON is read by key and value at any escape depth: in "k": "v", \"k\":
 // \"v\" and the same escaped again (tool output inside a tool result),

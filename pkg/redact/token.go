@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"hash"
+	"hash/maphash"
 	"net/netip"
 	"slices"
 	"strings"
@@ -49,6 +50,17 @@ type tokenState struct {
 	mac hash.Hash
 	buf []byte // normalised value
 	sum []byte
+	// memo holds, during one walk (Redactor.Map), the walk's tokens by the text of their
+	// values: a result often repeats an address, as a key and as a field. It is emptied when
+	// the walk ends, so no walk sees another's values.
+	memo   [64]memoEntry
+	memoOn bool
+	seed   maphash.Seed
+}
+
+type memoEntry struct {
+	value, token string
+	n            uint8
 }
 
 // NewTokenizer returns a Tokenizer for key, which must hold at least
@@ -59,7 +71,8 @@ func NewTokenizer(key []byte) (*Tokenizer, error) {
 	}
 	t := &Tokenizer{key: append([]byte(nil), key...)}
 	t.pool.New = func() any {
-		return &tokenState{mac: hmac.New(sha256.New, t.key), buf: make([]byte, 0, 64), sum: make([]byte, 0, sha256.Size)}
+		return &tokenState{mac: hmac.New(sha256.New, t.key), buf: make([]byte, 0, 64), sum: make([]byte, 0, sha256.Size),
+			seed: maphash.MakeSeed()}
 	}
 	return t, nil
 }
@@ -93,7 +106,17 @@ func (t *Tokenizer) Token(typ Type, value string) string {
 
 func (t *Tokenizer) get() *tokenState { return t.pool.Get().(*tokenState) }
 
+// getMemo is get for a walk: the state remembers the walk's tokens until put.
+func (t *Tokenizer) getMemo() *tokenState {
+	st := t.get()
+	st.memoOn = true
+	return st
+}
+
 func (t *Tokenizer) put(st *tokenState) {
+	if st.memoOn {
+		st.memo, st.memoOn = [len(st.memo)]memoEntry{}, false
+	}
 	if cap(st.buf) <= 4096 {
 		t.pool.Put(st)
 	}
@@ -371,6 +394,13 @@ func (r *Redactor) repl(value string, n uint8, st *tokenState) (string, bool) {
 		st = r.tok.get()
 		defer r.tok.put(st)
 	}
+	var memo *memoEntry
+	if st.memoOn {
+		memo = &st.memo[maphash.String(st.seed, value)%uint64(len(st.memo))]
+		if memo.token != "" && memo.n == n && memo.value == value {
+			return memo.token, true
+		}
+	}
 	name := string(allTypes[n])
 	st.input(n, name, value)
 	if r.keep != nil {
@@ -383,7 +413,11 @@ func (r *Redactor) repl(value string, n uint8, st *tokenState) (string, bool) {
 			return "", false
 		}
 	}
-	return st.token(name), true
+	tok := st.token(name)
+	if memo != nil {
+		*memo = memoEntry{value: value, token: tok, n: n}
+	}
+	return tok, true
 }
 
 // IsToken reports whether s is a placeholder or a keyed token as a Redactor

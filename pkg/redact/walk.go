@@ -41,7 +41,7 @@ func (r *Redactor) Map(m map[string]any, counts Counts) {
 	w := walker{r: r, counts: counts, sc: getScanner()}
 	defer putScanner(w.sc)
 	if r.tok != nil {
-		w.st = r.tok.get()
+		w.st = r.tok.getMemo()
 		defer r.tok.put(w.st)
 	}
 	w.walkMap(m, 0)
