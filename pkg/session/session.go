@@ -247,14 +247,6 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 	// context.go); the model's calls are run and answered until it answers in text (tools.go).
 	s.approvals = nil
 	exchange, reply, usage, calls, streamErr := s.exchange(ctx, user, onText, hooks)
-	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
-		if !s.opts.KeepUnanswered && !keepsQuestion(streamErr) {
-			return nil, streamErr
-		}
-		// Nothing arrived: the question is saved all the same, its reply marked as cut short,
-		// so that it is not lost; the error says why.
-		reply = &genai.Content{Role: genai.RoleModel}
-	}
 	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, streamErr, hooks)
 }
 
@@ -268,9 +260,19 @@ func keepsQuestion(err error) bool {
 }
 
 // finishTurn appends a question's exchange and reply to the transcript, titles a new history
-// and saves: the end of every turn, asked here (SendTurn) or answered by a job (Complete).
+// and saves: the end of every turn, asked here (SendTurn) or answered by a job (Complete). A
+// turn that failed before any answer arrived is kept only as SendTurn says; otherwise it
+// returns the error alone and the transcript is unchanged.
 func (s *Session) finishTurn(ctx context.Context, input string, exchange []*genai.Content, reply *genai.Content, usage record.Usage,
 	calls []ToolCall, titleCh chan titleResult, streamErr error, hooks TurnHooks) (*Turn, error) {
+	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
+		if !s.opts.KeepUnanswered && !keepsQuestion(streamErr) {
+			return nil, streamErr
+		}
+		// Nothing arrived: the question is saved all the same, its reply marked as cut short,
+		// so that it is not lost; the error says why.
+		reply = &genai.Content{Role: genai.RoleModel}
+	}
 	// A nil reply is a turn that ended during calls (cancelled, or the stream broke right
 	// after them): it ends at that content boundary, its calls answered.
 	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil}
