@@ -19,7 +19,8 @@ type Lister interface {
 }
 
 // ChatModels returns the models the credentials can use for chat: every page of the API's
-// model list, keeping those that support generateContent, names without "models/".
+// model list, keeping those that support generateContent, names without "models/", except
+// the ones that take it for another purpose (speech, images, live audio).
 func ChatModels(ctx context.Context, l Lister) ([]*genai.Model, error) {
 	page, err := l.List(ctx, &genai.ListModelsConfig{PageSize: 100})
 	var out []*genai.Model
@@ -28,7 +29,7 @@ func ChatModels(ctx context.Context, l Lister) ([]*genai.Model, error) {
 			return nil, goerr.Wrap(err, "failed to list the Gemini models")
 		}
 		for _, m := range page.Items {
-			if m == nil || !slices.Contains(m.SupportedActions, "generateContent") {
+			if m == nil || !slices.Contains(m.SupportedActions, "generateContent") || specialPurpose(strings.TrimPrefix(m.Name, "models/")) {
 				continue
 			}
 			cp := *m
