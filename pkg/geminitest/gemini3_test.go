@@ -2,9 +2,7 @@ package geminitest_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -318,35 +316,9 @@ func TestGemini3Batch(t *testing.T) {
 	srv.AdvanceBatches()
 	srv.AdvanceBatches()
 
-	hr, _ := http.NewRequest(http.MethodGet, srv.URL()+"/v1beta/"+job.Name, nil)
-	hr.Header.Set("x-goog-api-key", "test-key")
-	resp, err := http.DefaultClient.Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var op struct {
-		Metadata struct {
-			Output struct {
-				InlinedResponses struct {
-					InlinedResponses []struct {
-						Response *genai.GenerateContentResponse
-						Error    *struct {
-							Code    int
-							Message string
-						}
-						Metadata map[string]string
-					}
-				}
-			}
-		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&op); err != nil {
-		t.Fatal(err)
-	}
 	thinking := geminitest.ThinkingTokens()
 	seen := 0
-	for _, r := range op.Metadata.Output.InlinedResponses.InlinedResponses {
+	for _, r := range readRawInlined(t, srv, job.Name) {
 		seen++
 		k := r.Metadata["key"]
 		if k == "both" {
