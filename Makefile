@@ -9,7 +9,7 @@ build:
 run:
 	go run . chat -f testdata/alerts/guardduty.json
 
-# Unit, emulator-backed (Firestore emulator + in-process fake-gcs-server) and end-to-end tests.
+# Unit, emulator-backed (Firestore and Pub/Sub emulators + in-process fake-gcs-server) and end-to-end tests.
 test:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...

@@ -24,6 +24,7 @@ import (
 	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/cmd/models"
 	"github.com/alertchat/alertchat/cmd/redact"
+	"github.com/alertchat/alertchat/pkg/analyst"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -82,6 +83,7 @@ func globalFlags(cfg *cmdutil.Config, logLevel *string) []cli.Flag {
 		&cli.StringFlag{Name: "thinking", Usage: "how much the model thinks before it answers: minimal, low, medium or high, as the model offers them (default: the model's own)", Sources: cmdutil.EnvVar("THINKING"), Destination: &cfg.Thinking},
 		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: session.DefaultMaxContextTokens, Sources: cmdutil.EnvVar("MAX_CONTEXT_TOKENS"), Destination: &cfg.MaxContextTokens},
 		&cli.BoolFlag{Name: "embeddings", Usage: "embed each history's redacted text with Gemini as it is saved, and search by meaning too", Sources: cmdutil.EnvVar("EMBEDDINGS"), Destination: &cfg.Embeddings},
+		&cli.StringFlag{Name: "analyst", Usage: "who asks, recorded beside each question and on a verdict (default: the cloud store's Google identity, else user@host)", Sources: cmdutil.EnvVar("ANALYST"), Destination: &cfg.Analyst},
 		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: cmdutil.EnvVar("LOG_LEVEL"), Destination: logLevel},
 		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: cmdutil.EnvVar("REDACT"), Destination: &cfg.Redact},
 		&cli.StringFlag{Name: "token-key-file", Usage: "file holding the workspace's token key (64 hex characters), instead of the key kept with the workspace's records", Sources: cmdutil.EnvVar("TOKEN_KEY_FILE"), Destination: &cfg.TokenKeyFile},
@@ -120,6 +122,11 @@ func validate(cfg *cmdutil.Config, logLevel string, errOut io.Writer) (*slog.Log
 		return nil, cmdutil.UsageErrorf("invalid --max-wait %s: it must be positive", r.MaxWait)
 	case r.CallTimeout <= 0:
 		return nil, cmdutil.UsageErrorf("invalid --call-timeout %s: it must be positive", r.CallTimeout)
+	}
+	if given := cfg.Analyst; given != "" {
+		if cfg.Analyst = analyst.Clean(given); cfg.Analyst == "" {
+			return nil, cmdutil.UsageErrorf("invalid --analyst: nothing is left of it once control characters are removed")
+		}
 	}
 	if !store.ValidWorkspace(cfg.Workspace) {
 		return nil, cmdutil.UsageErrorf("invalid --workspace %q: letters, digits, '.', '_' and '-', at most 64", cfg.Workspace)

@@ -27,7 +27,7 @@ func TestBadAlertFilesThroughTheBinary(t *testing.T) {
 		msg  string
 	}{
 		{"malformed.json", []byte(`{"Title": "x",`), "not valid JSON"},
-		{"trailing.json", []byte(`{"a":1} {"b":2}`), "trailing data"},
+		{"trailing.json", []byte(`{"a":1} trailing`), `line 1: not JSON ("trailing")`},
 		{"scalar.json", []byte(`"just a string"`), "JSON object or array"},
 		{"empty.json", []byte(" \n"), "empty"},
 		{"huge.json", huge, "larger than the limit of 8388608 bytes"},

@@ -2,10 +2,12 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
@@ -85,10 +87,23 @@ func TestCommandLineContract(t *testing.T) {
 	if err != nil || len(matches) < 2 {
 		t.Fatalf("sample alerts: %v %v", matches, err)
 	}
+	// One ID a line for each finding of each file, in order (a file may hold several).
+	findings := 0
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := alert.Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		findings += len(fs)
+	}
 	out := c.mustRun("", append([]string{"alert", "add", "-f"}, matches...)...)
 	ids := strings.Fields(out)
-	if len(ids) != len(matches) {
-		t.Fatalf("alert add -f %d files printed %q", len(matches), out)
+	if len(ids) != findings || findings < len(matches) {
+		t.Fatalf("alert add -f %d files of %d findings printed %q", len(matches), findings, out)
 	}
 	first := c.askJSON("", "-a", ids[0][:8], "-q", "about the first")
 	second := c.askJSON("", "-a", ids[1][:10], "-q", "about the second")

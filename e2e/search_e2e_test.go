@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,27 +89,33 @@ func TestRelatedConversationsOnATerminal(t *testing.T) {
 	c := newCLI(t, titleAnswer("Drop point triage"))
 	first := c.addAlert("guardduty.json")
 	earlier := c.askJSON("", "-a", first, "-q", "The instance queried the drop point domain 3322.org: is it infected?")
-	second := c.addAlert("guardduty-finding.json")
-	if second == first {
-		t.Fatal("the two sample alerts have the same ID")
+	// The same finding seen again later: other JSON (its count), so another alert.
+	data, err := os.ReadFile(filepath.Join(repoDir(t), "testdata", "alerts", "guardduty-finding.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := strings.Replace(string(data), `"Count": 1`, `"Count": 2`, 1)
+	second := strings.TrimSpace(c.mustRun(later, "alert", "add", "-f", "-"))
+	if second == first || later == string(data) {
+		t.Fatal("the two alerts have the same ID")
 	}
 
 	term := startTerminal(t, c, 120, "chat", "-a", second, "-q", "What is this finding?")
 	screen := term.wait()
-	if !strings.Contains(screen, "Related conversations about other alerts") || !strings.Contains(screen, earlier.HistoryID[:8]) {
+	if !strings.Contains(screen, "1 earlier investigation of ") || !strings.Contains(screen, earlier.HistoryID[:8]) {
 		t.Fatalf("no related conversation offered:\n%s", screen)
 	}
 	// The alert has a conversation now: nothing is offered again.
 	term = startTerminal(t, c, 120, "chat", "-a", second, "-q", "And now?")
-	if screen := term.wait(); strings.Contains(screen, "Related conversations") {
+	if screen := term.wait(); strings.Contains(screen, "earlier investigation") {
 		t.Fatalf("offered for an alert that has a conversation:\n%s", screen)
 	}
 	third := c.addAlert("scc.json")
 	term = startTerminal(t, c, 120, "chat", "--no-related", "-a", third, "-q", "Drop point?")
-	if screen := term.wait(); strings.Contains(screen, "Related conversations") {
+	if screen := term.wait(); strings.Contains(screen, "earlier investigation") {
 		t.Fatalf("--no-related:\n%s", screen)
 	}
-	if r := c.run("", "chat", "-a", c.addAlert("scc_mini.json"), "-q", "Drop point?"); strings.Contains(r.stderr, "Related") {
+	if r := c.run("", "chat", "-a", c.addAlert("scc_mini.json"), "-q", "Drop point?"); strings.Contains(r.stderr, "earlier investigation") {
 		t.Fatalf("piped: %q", r.stderr)
 	}
 }

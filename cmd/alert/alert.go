@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
@@ -15,12 +16,13 @@ import (
 func NewCmdAlert(f *factory.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "alert",
-		Usage: "add, list and show alerts",
+		Usage: "add, pull, list, show and search alerts",
 		Commands: []*cli.Command{
 			NewCmdAdd(f, nil),
 			NewCmdList(f, nil),
 			NewCmdShow(f, nil),
 			NewCmdSearch(f, nil),
+			NewCmdPull(f, nil),
 		},
 	}
 }
@@ -33,4 +35,34 @@ type alertJSON struct {
 	Title     string          `json:"title"`
 	CreatedAt string          `json:"created_at"`
 	Data      json.RawMessage `json:"data,omitempty"`
+	// Severity and Source are null when the alert follows no known schema; Time, when the
+	// tool says the finding happened, null when it does not say.
+	Severity *string `json:"severity"`
+	Source   *string `json:"source"`
+	Time     *string `json:"time"`
+	investigationsJSON
+}
+
+// newAlertJSON is a's -o json form.
+func newAlertJSON(a *record.Alert) alertJSON {
+	j := alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data}
+	if a.Severity != "" {
+		j.Severity = &a.Severity
+	}
+	if a.Source != "" {
+		j.Source = &a.Source
+	}
+	if !a.Time.IsZero() {
+		t := format.RFC3339(a.Time)
+		j.Time = &t
+	}
+	return j
+}
+
+// orDash is a table cell for a fact an alert may lack.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

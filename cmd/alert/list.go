@@ -67,9 +67,15 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		}
 	}
 	if opts.Output == "json" {
+		invs, err := investigations(ctx, s, alerts)
+		if err != nil {
+			return err
+		}
 		out := make([]alertJSON, 0, len(alerts))
 		for _, a := range alerts {
-			out = append(out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt)})
+			j := newAlertJSON(a)
+			j.investigationsJSON = invs[a.ID]
+			out = append(out, j)
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
 	}
@@ -77,14 +83,15 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		fmt.Fprintln(ios.ErrOut, "No alerts yet. Add one with: alertchat alert add -f alert.json")
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "TITLE").Fit(ios.TermWidth, "TITLE")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "TITLE").Fit(ios.TermWidth, "TITLE")
 	now := time.Now()
 	for _, a := range alerts {
-		created := format.RFC3339(a.CreatedAt)
+		id, created := string(a.ID), format.RFC3339(a.CreatedAt)
 		if ios.StdoutTTY {
-			created = format.RelativeTime(now, a.CreatedAt)
+			// A short ID leaves the title room, as history list does; any 8+ prefix is accepted.
+			id, created = format.ShortID(id), format.RelativeTime(now, a.CreatedAt)
 		}
-		t.Row(string(a.ID), created, a.Title)
+		t.Row(id, created, orDash(a.Severity), orDash(a.Source), a.Title)
 	}
 	t.Flush()
 	return nil

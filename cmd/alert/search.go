@@ -3,6 +3,7 @@ package alert
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -23,6 +25,8 @@ type SearchOptions struct {
 	Query     string
 	Limit     int
 	Output    string
+	// Severity and Source, when set, keep only the alerts that have them.
+	Severity, Source string
 }
 
 // NewCmdSearch is "alertchat alert search QUERY".
@@ -31,8 +35,10 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 	return &cli.Command{
 		Name:      "search",
 		Usage:     "find stored alerts by the words of their fields or a raw indicator (an IP, a domain, a hash, an ARN), best first",
-		UsageText: "alertchat alert search QUERY [--limit N] [-o text|json]\ne.g. alertchat alert search 198.51.100.23",
+		UsageText: "alertchat alert search QUERY [--severity S] [--source S] [--limit N] [-o text|json]\ne.g. alertchat alert search 198.51.100.23 --severity high",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "severity", Usage: "only alerts of this severity: " + strings.Join(alert.Severities, ", "), Destination: &opts.Severity},
+			&cli.StringFlag{Name: "source", Usage: "only alerts of this source (guardduty, securityhub, scc, suricata, falco, ...)", Destination: &opts.Source},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many alerts", Destination: &opts.Limit},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
 		},
@@ -42,12 +48,27 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 				return err
 			}
 			opts.Query = q
+			if err := checkFilters(opts.Severity, opts.Source); err != nil {
+				return err
+			}
+			opts.Source = strings.ToLower(opts.Source)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return searchRun(ctx, opts, s) })
 		},
 	}
+}
+
+// checkFilters refuses a severity off the scale and a source that cannot be one.
+func checkFilters(severity, source string) error {
+	if severity != "" && !slices.Contains(alert.Severities, severity) {
+		return cmdutil.UsageErrorf("invalid --severity %q: one of %s", severity, strings.Join(alert.Severities, ", "))
+	}
+	if strings.TrimSpace(source) != source || strings.ContainsAny(source, " \t\n") {
+		return cmdutil.UsageErrorf("invalid --source %q", source)
+	}
+	return nil
 }
 
 // alertSearchJSON is a result of -o json, as the design fixes it.
@@ -66,7 +87,7 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if !ok {
 		return fmt.Errorf("this store cannot search alerts")
 	}
-	hits, err := as.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit})
+	hits, err := as.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit, Severity: opts.Severity, Source: opts.Source})
 	if err != nil {
 		return err
 	}
@@ -96,10 +117,10 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	t := cmdutil.NewTable(ios.Out, true, "ID", "TITLE", "ADDED", "MATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "SEVERITY", "TITLE", "ADDED", "MATCH")
 	now := time.Now()
 	for _, h := range hits {
-		t.RowStyled(format.ShortID(string(h.Alert.ID)), cmdutil.CleanCell(format.Truncate(h.Alert.Title, 48, format.Ellipsis)),
+		t.RowStyled(format.ShortID(string(h.Alert.ID)), orDash(h.Alert.Severity), cmdutil.CleanCell(format.Truncate(h.Alert.Title, 48, format.Ellipsis)),
 			format.RelativeTime(now, h.Alert.CreatedAt), factory.Highlight(h.Snippet, open, closing))
 	}
 	t.Flush()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
-	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -57,7 +57,13 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
 	}
 	ios := opts.IO
 	if opts.Output == "json" {
-		return cmdutil.PrintJSON(ios.Out, alertJSON{ID: a.ID, Title: a.Title, CreatedAt: format.RFC3339(a.CreatedAt), Data: a.Data})
+		invs, err := investigations(ctx, s, []*record.Alert{a})
+		if err != nil {
+			return err
+		}
+		j := newAlertJSON(a)
+		j.investigationsJSON = invs[a.ID]
+		return cmdutil.PrintJSON(ios.Out, j)
 	}
 	data := a.Data
 	if ios.StdoutTTY {

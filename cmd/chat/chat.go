@@ -321,14 +321,14 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	var alertArg string
 	switch {
 	case opts.File != "":
-		as, err := factory.ReadAlerts(opts.IO, []string{opts.File})
+		a, err := factory.ReadAlert(opts.IO, opts.File)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := alertpkg.Put(ctx, s, as[0], store.Now()); err != nil {
+		if err := alertpkg.Put(ctx, s, a, store.Now()); err != nil {
 			return nil, nil, err
 		}
-		alertArg = string(as[0].ID)
+		alertArg = string(a.ID)
 	case opts.AlertID != "":
 		alertArg = opts.AlertID
 	}

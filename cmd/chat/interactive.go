@@ -118,7 +118,10 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	}()
 
 	c.banner()
-	c.printLines(c.relatedLines(ctx, c.sess)())
+	// Looked up before the first question: the analyst reads them, and the model is offered them.
+	rel := c.relatedLines(ctx, c.sess)()
+	c.printLines(rel.lines)
+	c.sess.Offer(rel.offer)
 	defer c.farewell(ctx)
 	// SIGTERM or SIGHUP (the run's context) ends the chat even at the prompt: closing the editor
 	// ends the read, so the deferred clean-up (MCP servers, the terminal) runs.

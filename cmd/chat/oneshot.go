@@ -65,11 +65,13 @@ func (c *conversation) oneShot(ctx context.Context, sess *session.Session, quest
 			judging = r.Begin(ctx, sess, question)
 		}
 	}
-	// Related conversations are looked up while the question is answered, and shown after.
-	related, lookUp := make(chan []string, 1), c.relatedLines(ctx, sess)
-	go func() { related <- lookUp() }()
+	// Related investigations are looked up while the question is answered, and shown after:
+	// waiting for them to offer them to the model would hold up the answer (the model can
+	// still find them, and their verdicts, with search_histories).
+	rel, lookUp := make(chan related, 1), c.relatedLines(ctx, sess)
+	go func() { rel <- lookUp() }()
 	turn, err := c.answer(ctx, sess, question)
-	c.printLines(<-related)
+	c.printLines((<-rel).lines)
 	if judging != nil && err == nil {
 		if next := c.offerMove(ctx, judging); next != nil {
 			factory.ReportSave(c.opts.IO.ErrOut, turn, sess.History())

@@ -37,7 +37,13 @@ type Config struct {
 	// EmulatorHosts names the Firestore and Cloud Storage emulators in use, if any, so that a
 	// spool written against an emulator is never flushed into the real backend.
 	EmulatorHosts string
+	// Analyst is --analyst: who asks, as recorded beside each question and on a verdict
+	// (cleaned; empty: the credentials' identity or user@host, see factory.Analyst).
+	Analyst string
 }
+
+// Emulated reports whether the cloud store's backends are emulators (no credentials in use).
+func (c Config) Emulated() bool { return c.EmulatorHosts != "" && c.EmulatorHosts != "|" }
 
 // RetryConfig is how Gemini calls are retried (pkg/llm).
 type RetryConfig struct {
@@ -54,7 +60,7 @@ func (c Config) Cloud() bool { return c.FirestoreProject != "" }
 func (c Config) BackendID() string {
 	if c.Cloud() {
 		id := "cloud:" + c.FirestoreProject + "/" + c.FirestoreDatabase + "/" + c.Bucket + "/" + c.Prefix
-		if c.EmulatorHosts != "" && c.EmulatorHosts != "|" {
+		if c.Emulated() {
 			id += "@" + c.EmulatorHosts
 		}
 		return id

@@ -170,23 +170,11 @@ func CleanCell(s string) string {
 
 // ReadInput reads a file, or stdin for "-", refusing more than max bytes.
 func ReadInput(ios *IOStreams, path string, max int64) ([]byte, error) {
-	var r io.Reader
-	if path == "-" {
-		r = ios.In
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, UsageErrorf("cannot read %s: no such file", path)
-			}
-			return nil, UsageErrorf("cannot read %s: %v", path, err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return nil, UsageErrorf("cannot read %s: it is a directory", path)
-		}
-		r = f
+	r, err := OpenInput(ios, path)
+	if err != nil {
+		return nil, err
 	}
+	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, UsageErrorf("cannot read %s: %v", InputName(path), err)
@@ -195,6 +183,26 @@ func ReadInput(ios *IOStreams, path string, max int64) ([]byte, error) {
 		return nil, UsageErrorf("%s is larger than the limit of %d bytes", InputName(path), max)
 	}
 	return data, nil
+}
+
+// OpenInput opens a file, or stdin for "-" (which Close leaves open); a missing file or a
+// directory is a usage error.
+func OpenInput(ios *IOStreams, path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(ios.In), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, UsageErrorf("cannot read %s: no such file", path)
+		}
+		return nil, UsageErrorf("cannot read %s: %v", path, err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		_ = f.Close()
+		return nil, UsageErrorf("cannot read %s: it is a directory", path)
+	}
+	return f, nil
 }
 
 // InputName names a path for messages: "stdin" for "-".

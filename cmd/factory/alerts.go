@@ -1,6 +1,8 @@
 package factory
 
 import (
+	"errors"
+
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -8,20 +10,32 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// ReadAlerts reads and validates alert files (- is stdin), in order; none is returned when
-// one is bad, so nothing is stored.
-func ReadAlerts(ios *cmdutil.IOStreams, files []string) ([]*record.Alert, error) {
-	out := make([]*record.Alert, 0, len(files))
-	for _, path := range files {
-		data, err := cmdutil.ReadInput(ios, path, alert.MaxSize)
-		if err != nil {
-			return nil, err
-		}
-		a, err := alert.Parse(data)
-		if err != nil {
-			return nil, goerr.Wrap(err, "cannot add "+cmdutil.InputName(path))
-		}
-		out = append(out, a)
+// ReadAlert reads the one alert of a file (- is stdin), for a chat about it: an input holding
+// several findings is refused, with the way to add them and pick one.
+func ReadAlert(ios *cmdutil.IOStreams, path string) (*record.Alert, error) {
+	r, err := cmdutil.OpenInput(ios, path)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	defer r.Close()
+	name := cmdutil.InputName(path)
+	var one *record.Alert
+	for f, err := range alert.Read(r, alert.MaxSize) {
+		if err != nil {
+			return nil, InputError(name, err)
+		}
+		if one != nil && f.Alert.ID != one.ID {
+			return nil, cmdutil.UsageErrorf("%s holds several findings; a chat is about one: add them with 'alertchat alert add -f %s' and chat with -a ID", name, path)
+		}
+		one = f.Alert
+	}
+	return one, nil
+}
+
+// InputError is the error of reading input name: its fault (exit 2) or a failed read.
+func InputError(name string, err error) error {
+	if errors.Is(err, alert.ErrInvalid) {
+		return goerr.Wrap(err, "cannot add "+name)
+	}
+	return goerr.Wrap(err, "cannot read "+name)
 }

@@ -117,6 +117,7 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 		}
 		st := Stack(ctx, f.IO, *cfg, f.Logger(), backend, types, o)
 		st.Calls = calls
+		st.analyst = newAnalystSource(*cfg, getenv)
 		return st, nil
 	}
 	f.Embedder = func(ctx context.Context) (search.Embedder, error) {
@@ -275,13 +276,18 @@ func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig,
 // SessionOptions are the settings of every session the command line starts (chat and batch
 // build their sessions from them): the model client, the store below the redaction layer (a
 // session redacts its own writes, keeping its alert's values), the workspace's keyed
-// redaction, the spool and the context budget.
+// redaction, the spool, the context budget and who asks.
 func SessionOptions(cfg cmdutil.Config, m llm.Generator, st *Store, logger *slog.Logger, titles bool) session.Options {
 	// --thinking was checked (CheckThinking) before anything started.
 	level, _ := modelcfg.For(cfg.Model).ParseLevel(cfg.Thinking)
 	o := session.Options{
 		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Thinking: level, Titles: titles,
 		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,
+	}
+	if st.analyst != nil {
+		// Looked up from now, while the first question is answered; each question's save names it.
+		r := st.analyst.resolver(context.Background())
+		o.Analyst = r.Name
 	}
 	if sp := st.Spool(); sp != nil {
 		o.Spool = sp

@@ -36,6 +36,8 @@ type Store struct {
 	// Calls counts the backend's requests (logged at debug level on Close).
 	Calls  *store.CallCounter
 	logger *slog.Logger
+	// analyst names who asks (see Analyst).
+	analyst *analystSource
 }
 
 // Close closes the stack and logs how many requests the command made to the backend.

@@ -108,7 +108,7 @@ func TestHistoryList(t *testing.T) {
 	if len(list) != 3 {
 		t.Fatalf("-o json: %d entries", len(list))
 	}
-	base := []string{"alert_id", "created_at", "id", "message_count", "title", "tool_calls", "updated_at", "usage"}
+	base := []string{"alert_id", "analysts", "created_at", "id", "message_count", "resolved_at", "resolved_by", "title", "tool_calls", "updated_at", "usage", "verdict"}
 	for i, h := range []*record.History{newest, middle, oldest} {
 		keys := make([]string, 0, len(list[i]))
 		for k := range list[i] {
@@ -117,7 +117,7 @@ func TestHistoryList(t *testing.T) {
 		slices.Sort(keys)
 		wantKeys := base
 		if h.ParentID != "" {
-			wantKeys = []string{"alert_id", "created_at", "id", "message_count", "parent_id", "title", "tool_calls", "updated_at", "usage"}
+			wantKeys = []string{"alert_id", "analysts", "created_at", "id", "message_count", "parent_id", "resolved_at", "resolved_by", "title", "tool_calls", "updated_at", "usage", "verdict"}
 		}
 		if !slices.Equal(keys, wantKeys) {
 			t.Errorf("entry %d keys %v, want %v", i, keys, wantKeys)
@@ -190,7 +190,7 @@ func TestHistoryListTTY(t *testing.T) {
 	if len(lines) != 2 || strings.Contains(out, "\t") {
 		t.Fatalf("not a table: %q", out)
 	}
-	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS"}) {
+	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS", "VERDICT"}) {
 		t.Fatalf("header %q", lines[0])
 	}
 	row := lines[1]
@@ -318,7 +318,7 @@ func TestHistoryShowJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"alert_id", "contents", "created_at", "id", "message_count", "redactions", "title", "tool_approvals", "updated_at", "usage"}
+	want := []string{"alert_id", "analysts", "contents", "created_at", "id", "message_count", "note", "questions", "redactions", "resolved_at", "resolved_by", "title", "tool_approvals", "updated_at", "usage", "verdict"}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
@@ -341,11 +341,13 @@ func TestHistoryShowJSON(t *testing.T) {
 		t.Fatalf("contents do not decode as genai.Content: %v", err)
 	}
 
-	// No redactions, no contents: {} and [], never null.
+	// No redactions, no contents: {} and [], never null; only an open history's conclusion is.
 	empty := clitest.NewHist("alert-0001", "empty", store.Now())
 	clitest.SeedHistories(t, dir, "default", empty)
 	out, _, _ = clitest.Run(t, dir, "", "history", "show", string(empty.ID), "-o", "json")
-	if !strings.Contains(out, `"redactions": {}`) || !strings.Contains(out, `"contents": []`) || strings.Contains(out, "null") {
+	open := strings.NewReplacer(`"verdict": null`, "", `"resolved_at": null`, "", `"resolved_by": null`, "", `"note": null`, "").Replace(out)
+	if !strings.Contains(out, `"redactions": {}`) || !strings.Contains(out, `"contents": []`) || !strings.Contains(out, `"analysts": []`) ||
+		!strings.Contains(out, `"questions": []`) || strings.Contains(open, "null") {
 		t.Fatalf("empty history JSON: %s", out)
 	}
 }

@@ -44,7 +44,7 @@ func TestRenameRetriesConflicts(t *testing.T) {
 	for _, tc := range []struct {
 		conflicts int32
 		wantErr   bool
-	}{{0, false}, {2, false}, {renameAttempts, true}} {
+	}{{0, false}, {2, false}, {store.UpdateAttempts, true}} {
 		s, err := local.Open(ctx, local.Options{Dir: t.TempDir(), Workspace: "default"})
 		if err != nil {
 			t.Fatal(err)

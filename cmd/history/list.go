@@ -14,9 +14,11 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/analyst"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
 // ListOptions are "history list"'s.
@@ -31,6 +33,13 @@ type ListOptions struct {
 	Cursor string
 	// Header prints the column names in a pipe too (a terminal always gets them).
 	Header bool
+	// Verdict (--verdict), Open (--open) and Analyst (--analyst) filter; Verdict is checked
+	// and Analyst cleaned as stored.
+	Verdict record.Verdict
+	Open    bool
+	Analyst string
+	// verdictArg is --verdict as typed.
+	verdictArg string
 }
 
 func newListOptions(f *factory.Factory) *ListOptions {
@@ -44,6 +53,9 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output, Local: local},
 		&cli.StringFlag{Name: "cursor", Usage: "continue a listing where the last one stopped (stderr names the cursor when there are more)", Destination: &opts.Cursor, Local: local},
 		&cli.BoolFlag{Name: "header", Usage: "print the column names when piped too (TSV); a terminal always shows them", Destination: &opts.Header, Local: local},
+		&cli.StringFlag{Name: "verdict", Usage: "only histories resolved with this verdict: " + record.VerdictNames(), Destination: &opts.verdictArg, Local: local},
+		&cli.BoolFlag{Name: "open", Usage: "only histories without a verdict", Destination: &opts.Open, Local: local},
+		&cli.StringFlag{Name: "analyst", Usage: "only histories in which this analyst asked a question", Destination: &opts.Analyst, Local: local},
 	}
 }
 
@@ -53,7 +65,7 @@ func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) err
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "list histories, most recently updated first",
-		UsageText: "alertchat history list [-a ALERT_ID] [--limit N] [-o text|json]",
+		UsageText: "alertchat history list [-a ALERT_ID] [--verdict V | --open] [--analyst A] [--limit N] [-o text|json]",
 		Flags:     listFlags(opts, false),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
@@ -70,6 +82,21 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	}
 	if opts.Limit <= 0 {
 		return cmdutil.UsageErrorf("--limit must be positive")
+	}
+	if opts.verdictArg != "" {
+		v, ok := record.ParseVerdict(opts.verdictArg)
+		if !ok {
+			return cmdutil.UsageErrorf("unknown verdict %q: use one of %s", cmdutil.OneLine(opts.verdictArg), record.VerdictNames())
+		}
+		if opts.Open {
+			return cmdutil.UsageErrorf("use --verdict or --open, not both")
+		}
+		opts.Verdict = v
+	}
+	if given := opts.Analyst; given != "" {
+		if opts.Analyst = analyst.Clean(given); opts.Analyst == "" {
+			return cmdutil.UsageErrorf("invalid --analyst: nothing is left of it once control characters are removed")
+		}
 	}
 	if runF != nil {
 		return runF(ctx, opts)
@@ -92,6 +119,7 @@ type historyJSON struct {
 	ForkPoint int              `json:"fork_point,omitempty"`
 	// Pending is set when turns of the history are kept locally, not yet uploaded.
 	Pending bool `json:"pending,omitempty"`
+	transcript.Conclusion
 }
 
 func newHistoryJSON(h *record.History) historyJSON {
@@ -99,6 +127,7 @@ func newHistoryJSON(h *record.History) historyJSON {
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
 		MessageCount: h.MessageCount, ToolCalls: h.ToolCalls, Usage: h.Usage, ParentID: h.ParentID, ForkPoint: h.ForkPoint,
+		Conclusion: transcript.NewConclusion(h),
 	}
 }
 
@@ -115,13 +144,13 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	if err != nil {
 		return err
 	}
-	q := store.HistoryQuery{AlertID: alertID, Cursor: opts.Cursor}
+	q := store.HistoryQuery{AlertID: alertID, Cursor: opts.Cursor, Verdict: opts.Verdict, Open: opts.Open, Analyst: opts.Analyst}
 	hs, next, err := collectPage(ctx, s, q, opts.Limit)
 	if err != nil {
 		return err
 	}
 	// Histories that exist only locally are listed on the first page.
-	hs, pending := withPending(ctx, s, hs, alertID, opts.Limit, opts.Cursor == "")
+	hs, pending := withPending(ctx, s, hs, q, opts.Limit, opts.Cursor == "")
 	if opts.Output == "json" {
 		out := make([]historyJSON, 0, len(hs))
 		for _, h := range hs {
@@ -133,7 +162,9 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	}
 	if len(hs) == 0 {
 		if ios.StdoutTTY {
-			if alertID != "" {
+			if filtered(q) {
+				fmt.Fprintln(ios.ErrOut, "No histories match.")
+			} else if alertID != "" {
 				fmt.Fprintf(ios.ErrOut, "No histories for alert %s. Start one with: alertchat chat -a %s\n", alertID, alertID)
 			} else {
 				fmt.Fprintln(ios.ErrOut, "No histories yet. Start one with: alertchat chat -a ALERT_ID")
@@ -141,13 +172,17 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 		}
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, "ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS").Fit(ios.TermWidth, "TITLE")
+	header := []string{"ID", "TITLE", "ALERT", "UPDATED", "MSGS", "TOKENS"}
+	if ios.StdoutTTY {
+		header = append(header, "VERDICT")
+	}
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, header...).Fit(ios.TermWidth, "TITLE")
 	now := time.Now()
 	for _, h := range hs {
 		tokens := h.Usage.Total()
 		if ios.StdoutTTY {
 			t.Row(format.ShortID(string(h.ID))+pendingMark(pending[h.ID]), h.Title, format.ShortID(string(h.AlertID)), format.RelativeTime(now, h.UpdatedAt),
-				strconv.Itoa(h.MessageCount), format.CompactCount(tokens))
+				strconv.Itoa(h.MessageCount), format.CompactCount(tokens), verdictCell(h))
 			continue
 		}
 		t.Row(string(h.ID), h.Title, string(h.AlertID), format.RFC3339(h.UpdatedAt),
@@ -222,10 +257,33 @@ func collectPage(ctx context.Context, s store.Histories, q store.HistoryQuery, l
 	return out, q.Cursor, nil
 }
 
+// verdictCell is a history's verdict in a terminal table: "open" while it has none.
+func verdictCell(h *record.History) string {
+	if v := h.Verdict(); v != "" {
+		return v.Label()
+	}
+	return "open"
+}
+
+// filtered reports whether q asks for histories by their conclusion or analyst.
+func filtered(q store.HistoryQuery) bool { return q.Verdict != "" || q.Open || q.Analyst != "" }
+
+// matches reports whether h (kept locally, not listed by the store) is one q asks for.
+func matches(q store.HistoryQuery, h *record.History) bool {
+	switch {
+	case q.AlertID != "" && h.AlertID != q.AlertID,
+		q.Verdict != "" && h.Verdict() != q.Verdict,
+		q.Open && h.Verdict() != "",
+		q.Analyst != "" && !slices.Contains(h.Analysts(), q.Analyst):
+		return false
+	}
+	return true
+}
+
 // withPending marks the listed histories that have turns kept locally and, with addLocal, adds
-// the histories that exist only locally (created during an outage) that match alertID, newest
+// the histories that exist only locally (created during an outage) that q asks for, newest
 // first.
-func withPending(ctx context.Context, s any, hs []*record.History, alertID record.AlertID, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
+func withPending(ctx context.Context, s any, hs []*record.History, q store.HistoryQuery, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
 	pr, ok := store.Find[store.PendingReporter](s)
 	if !ok {
 		return hs, nil
@@ -241,7 +299,7 @@ func withPending(ctx context.Context, s any, hs []*record.History, alertID recor
 		}
 	}
 	for id, h := range pend {
-		if !addLocal || marked[id] || h.Revision != 0 || (alertID != "" && h.AlertID != alertID) {
+		if !addLocal || marked[id] || h.Revision != 0 || !matches(q, h) {
 			continue
 		}
 		marked[id] = true

@@ -2,11 +2,8 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -59,33 +56,16 @@ func NewCmdRename(f *factory.Factory, runF func(context.Context, *RenameOptions)
 	}
 }
 
-// renameAttempts bounds the load-and-save retries when other writers keep saving the history.
-const renameAttempts = 5
-
-// Rename sets a manual title on the history arg names, retrying on a concurrent save. Its
-// writes go through s, which must redact them (the command's store stack does).
+// Rename sets a manual title on the history arg names (see changeHistory: a concurrent save is loaded
+// again, never overwritten). Its writes go through s, which must redact them (the command's
+// store stack does).
 func Rename(ctx context.Context, s store.Histories, arg, title string) (*record.History, error) {
 	id, err := factory.ResolveHistoryID(ctx, s, arg)
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 1; ; attempt++ {
-		h, err := factory.LoadHistory(ctx, s, id, true)
-		if err != nil {
-			return nil, err
-		}
+	return changeHistory(ctx, s, id, arg, "rename", func(h *record.History) error {
 		h.Title, h.TitleSource = title, record.TitleManual
-		err = s.SaveHistory(ctx, h)
-		if err == nil {
-			return h, nil
-		}
-		if !errors.Is(err, store.ErrConflict) || attempt == renameAttempts {
-			return nil, goerr.Wrap(err, "failed to rename history", goerr.V("history_id", id), goerr.V("attempts", attempt))
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
-		}
-	}
+		return nil
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
 // SearchOptions are "history search"'s.
@@ -75,6 +76,9 @@ type searchJSON struct {
 	UpdatedAt string           `json:"updated_at"`
 	Score     float64          `json:"score"`
 	Snippet   string           `json:"snippet"`
+	// Verdict is how the investigation ended (null while open), ResolvedBy who said so.
+	Verdict    *record.Verdict `json:"verdict"`
+	ResolvedBy *string         `json:"resolved_by"`
 }
 
 // searchRun searches s's workspace and prints the results, best first.
@@ -95,10 +99,11 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if opts.Output == "json" {
 		out := make([]searchJSON, 0, len(rs))
 		for _, r := range rs {
+			c := transcript.NewConclusion(r.History)
 			out = append(out, searchJSON{
 				ID: r.History.ID, AlertID: r.History.AlertID, Title: r.History.Title,
 				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: factory.RoundScore(r.Score),
-				Snippet: factory.Highlight(r.Snippet, "", ""),
+				Snippet: factory.Highlight(r.Snippet, "", ""), Verdict: c.Verdict, ResolvedBy: c.ResolvedBy,
 			})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
@@ -124,12 +129,12 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	t := cmdutil.NewTable(ios.Out, true, "ID", "ALERT", "TITLE", "UPDATED", "MATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "ALERT", "TITLE", "UPDATED", "VERDICT", "MATCH")
 	now := time.Now()
 	for _, r := range rs {
 		t.RowStyled(format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
 			cmdutil.CleanCell(format.Truncate(r.History.Title, 48, format.Ellipsis)), format.RelativeTime(now, r.History.UpdatedAt),
-			factory.Highlight(r.Snippet, open, closing))
+			verdictCell(r.History), factory.Highlight(r.Snippet, open, closing))
 	}
 	t.Flush()
 	return nil

@@ -1,6 +1,7 @@
-// Package emulator finds the Firestore emulator and the java that runs it, for the test runner
-// (internal/cmd/testrun) and the tests that start an emulator of their own (internal/testenv):
-// one finder, so both look in the same places and say the same thing when it is missing.
+// Package emulator finds the Firestore emulator and the java that runs it, and the Pub/Sub
+// emulator, for the test runner (internal/cmd/testrun) and the tests that start an emulator of
+// their own (internal/testenv): one finder, so both look in the same places and say the same
+// thing when it is missing.
 package emulator
 
 import (
@@ -39,9 +40,29 @@ func FindJava() (string, error) {
 // FindJar finds the Firestore emulator jar: $FIRESTORE_EMULATOR_JAR, else under the Google
 // Cloud SDK's usual roots and the one of gcloud on PATH.
 func FindJar() (string, error) {
-	if p := os.Getenv("FIRESTORE_EMULATOR_JAR"); p != "" {
+	return findInSDK("FIRESTORE_EMULATOR_JAR", JarRel, "Firestore emulator jar", InstallHint)
+}
+
+const (
+	// PubSubRel is where the Pub/Sub emulator's start script is under the SDK's root.
+	PubSubRel = "platform/pubsub-emulator/bin/cloud-pubsub-emulator"
+	// PubSubHint says how to get it.
+	PubSubHint = "install it with `apt-get install google-cloud-cli-pubsub-emulator openjdk-17-jre-headless` " +
+		"(or `gcloud components install pubsub-emulator`), or point PUBSUB_EMULATOR_BIN at its start script"
+)
+
+// FindPubSub finds the Pub/Sub emulator's start script (it runs java itself):
+// $PUBSUB_EMULATOR_BIN, else under the Google Cloud SDK's roots as FindJar looks.
+func FindPubSub() (string, error) {
+	return findInSDK("PUBSUB_EMULATOR_BIN", PubSubRel, "Pub/Sub emulator", PubSubHint)
+}
+
+// findInSDK returns $env when set, else rel under the first SDK root holding it; what and hint
+// say what is missing and how to get it.
+func findInSDK(env, rel, what, hint string) (string, error) {
+	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("FIRESTORE_EMULATOR_JAR=%s: %v", p, err)
+			return "", fmt.Errorf("%s=%s: %v", env, p, err)
 		}
 		return p, nil
 	}
@@ -60,11 +81,10 @@ func FindJar() (string, error) {
 		}
 	}
 	for _, r := range roots {
-		p := filepath.Join(r, JarRel)
+		p := filepath.Join(r, rel)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("Firestore emulator jar not found (looked for %s under %s): %s",
-		JarRel, strings.Join(roots, ", "), InstallHint)
+	return "", fmt.Errorf("%s not found (looked for %s under %s): %s", what, rel, strings.Join(roots, ", "), hint)
 }

@@ -1,5 +1,7 @@
-// Package alert turns an analyst's JSON file into a stored alert: validation, a content-derived
-// ID, and a display title.
+// Package alert turns what the security tools print into stored alerts: one alert per finding
+// (of a single object, an envelope of several, or a stream of them), each with an ID derived
+// from the finding's canonical JSON, and the title, severity, source and time its schema
+// gives.
 package alert
 
 import (
@@ -9,7 +11,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/m-mizutani/goerr/v2"
@@ -25,47 +26,10 @@ const MaxSize = 8 << 20
 // ErrInvalid is returned for input that is not a usable alert.
 var ErrInvalid = errors.New("invalid alert")
 
-// namespace makes alert IDs UUIDv5 values derived from the canonical JSON.
+// namespace makes alert IDs UUIDv5 values derived from the canonical JSON of the finding (for
+// a single object, the whole object: the IDs of alerts added before envelopes were recognised
+// stay the same).
 var namespace = uuid.MustParse("8f1f4cb4-6a3e-4d0c-9a55-3c3b7b0c7a11")
-
-// Parse validates data (a JSON object or array, UTF-8, at most MaxSize) and returns the alert
-// to store: the bytes as given, an ID derived from the canonical JSON, and a title.
-func Parse(data []byte) (*record.Alert, error) {
-	if len(data) > MaxSize {
-		return nil, goerr.Wrap(ErrInvalid, "alert is too large", goerr.V("size", len(data)), goerr.V("max", MaxSize))
-	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, goerr.Wrap(ErrInvalid, "alert is empty")
-	}
-	if !utf8.Valid(trimmed) {
-		return nil, goerr.Wrap(ErrInvalid, "alert is not UTF-8 text (binary file?)")
-	}
-	if trimmed[0] != '{' && trimmed[0] != '[' {
-		return nil, goerr.Wrap(ErrInvalid, "alert must be a JSON object or array")
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, goerr.Wrap(ErrInvalid, "alert is not valid JSON: "+err.Error())
-	}
-	if dec.More() {
-		return nil, goerr.Wrap(ErrInvalid, "alert has trailing data after the JSON value")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, goerr.Wrap(ErrInvalid, "alert has trailing data after the JSON value")
-	}
-	canonical, err := canonicalJSON(v)
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to canonicalise alert")
-	}
-	return &record.Alert{
-		ID:    record.AlertID(uuid.NewSHA1(namespace, canonical).String()),
-		Title: Title(v),
-		Data:  json.RawMessage(trimmed),
-	}, nil
-}
 
 // canonicalJSON re-encodes v with sorted keys, no insignificant space and numbers as written,
 // so formatting and key order do not change an alert's ID.
@@ -110,7 +74,7 @@ func findTitle(v any, depth int) string {
 		}
 		for _, k := range titleKeys {
 			if s, ok := x[k].(string); ok && strings.TrimSpace(s) != "" {
-				return format.Truncate(strings.Join(strings.Fields(s), " "), maxTitleWidth, "...")
+				return oneLine(s)
 			}
 		}
 	}
@@ -119,6 +83,11 @@ func findTitle(v any, depth int) string {
 
 // maxTitleWidth bounds an alert's title, in display columns.
 const maxTitleWidth = 100
+
+// oneLine makes s a title: one line, at most maxTitleWidth columns.
+func oneLine(s string) string {
+	return format.Truncate(strings.Join(strings.Fields(s), " "), maxTitleWidth, "...")
+}
 
 // Putter is what storing an alert needs.
 type Putter interface {

@@ -3,6 +3,7 @@ package record
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"google.golang.org/genai"
@@ -21,6 +22,13 @@ type Alert struct {
 	Title     string          `json:"title,omitempty"`
 	Data      json.RawMessage `json:"data"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Severity is one of critical, high, medium, low, info ("" when the alert does not say);
+	// Source names the tool whose schema it follows (guardduty, securityhub, scc, suricata,
+	// falco, ...; "" for JSON of no known schema); Time is when the tool says it happened.
+	// All three are read from Data when the alert is added.
+	Severity string    `json:"severity,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Time     time.Time `json:"time,omitzero"`
 }
 
 // Usage is the token usage reported by the model, summed over a history's turns. OutputTokens
@@ -83,6 +91,10 @@ type History struct {
 	// Summary stands for the transcript's leading contents in requests to the model once the
 	// conversation outgrew the context budget; the transcript itself stays whole.
 	Summary *Summary `json:"summary,omitempty"`
+	// Questions say who asked each question, in order (see Question); Resolution is the
+	// investigation's conclusion, nil while it is open.
+	Questions  []Question  `json:"questions,omitempty"`
+	Resolution *Resolution `json:"resolution,omitempty"`
 
 	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
 	Contents []*genai.Content `json:"-"`
@@ -143,6 +155,12 @@ type Summary struct {
 func (h *History) Meta() *History {
 	c := *h
 	c.Contents = nil
+	// The copy's own conclusion and questions: changing one history never changes the other.
+	if h.Resolution != nil {
+		r := *h.Resolution
+		c.Resolution = &r
+	}
+	c.Questions = slices.Clip(h.Questions)
 	return &c
 }
 

@@ -51,7 +51,9 @@ func ForHistory(ctx context.Context, r Redactor, alerts AlertGetter, h *record.H
 }
 
 // History passes everything of h that is about to be written through r: the contents not
-// yet redacted (a turn's save scans only what is new) and the title. Counts accumulate in
+// yet redacted (a turn's save scans only what is new), the summary, the title and the
+// conclusion's note. Analysts' names (record.Question, Resolution.ResolvedBy) are written as
+// given: they are the workspace's own users, the names its filters and listings work by. Counts accumulate in
 // h.Redactions.
 func History(r Redactor, h *record.History) {
 	if h.RedactedCount > len(h.Contents) {
@@ -60,6 +62,7 @@ func History(r Redactor, h *record.History) {
 	counts := r.RedactContents(h.Contents[h.RedactedCount:])
 	h.RedactedCount = len(h.Contents)
 	Summary(r, h)
+	Note(r, h)
 	title, tc := r.RedactString(h.Title)
 	h.Title = title
 	AddCounts(h, counts)
@@ -69,11 +72,26 @@ func History(r Redactor, h *record.History) {
 // Summary passes the summary through the redactor, as every write of a history; counts
 // add to h.Redactions.
 func Summary(r Redactor, h *record.History) {
-	if h.Summary == nil || h.Summary.Text == "" {
+	if h.Summary != nil {
+		redactText(r, h, &h.Summary.Text)
+	}
+}
+
+// Note passes the conclusion's note through the redactor, as every write of a history;
+// counts add to h.Redactions.
+func Note(r Redactor, h *record.History) {
+	if h.Resolution != nil {
+		redactText(r, h, &h.Resolution.Note)
+	}
+}
+
+// redactText redacts the text of h that s points at, counting into h.Redactions.
+func redactText(r Redactor, h *record.History, s *string) {
+	if *s == "" {
 		return
 	}
-	text, counts := r.RedactString(h.Summary.Text)
-	h.Summary.Text = text
+	text, counts := r.RedactString(*s)
+	*s = text
 	AddCounts(h, counts)
 }
 

@@ -15,12 +15,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -66,6 +68,11 @@ type Options struct {
 	// MaxToolCalls bounds the calls of one question (0: DefaultMaxToolCalls); MaxToolResult
 	// the size of a result as JSON, past which it is cut (0: DefaultMaxToolResult).
 	MaxToolCalls, MaxToolResult int
+	// Analyst names who asks the questions (pkg/analyst), recorded beside each question in the
+	// history's metadata (record.Question), never in the transcript. It is called when a
+	// question is saved, so a name still being looked up never holds up the answer. Nil
+	// records no name.
+	Analyst func() string
 	// KeepUnanswered saves a question whose turn ends before any answer arrived, whatever
 	// ended it (a model failure after its retries, a cancellation), as every other turn that
 	// ends without a complete answer is saved: its reply marked cut short, the error returned
@@ -150,6 +157,21 @@ func systemInstruction(a *record.Alert) *genai.Content {
 	b.WriteString("\n\nAlert (JSON):\n")
 	b.Write(a.Data)
 	return genai.NewContentFromText(b.String(), "")
+}
+
+// Offer adds text to what every later request of the session tells the model beside the
+// alert (the system instruction): context the analyst was shown, such as how earlier
+// investigations of related alerts ended. Like the alert, it is never stored in the history.
+func (s *Session) Offer(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	parts := append(slices.Clip(s.system.Parts), genai.NewPartFromText("\n\n"+text))
+	s.system = &genai.Content{Role: s.system.Role, Parts: parts}
+	if s.cw != nil {
+		s.cw.sysTokens = convo.EstimateContent(s.system)
+	}
 }
 
 // TokenNote is the sentence of the system instruction about redaction tokens.
@@ -304,6 +326,9 @@ func (s *Session) finishTurn(ctx context.Context, input string, exchange []*gena
 		h.CreatedAt = now
 	}
 	h.UpdatedAt = now
+	if len(exchange) > 0 {
+		s.recordQuestion(len(s.live), now)
+	}
 	s.live = append(s.live, exchange...)
 	if reply != nil {
 		s.live = append(s.live, reply)
@@ -495,6 +520,18 @@ func usageOf(u *genai.GenerateContentResponseUsageMetadata) record.Usage {
 		InputTokens:   int64(u.PromptTokenCount),
 		OutputTokens:  int64(u.CandidatesTokenCount),
 		ThoughtTokens: int64(u.ThoughtsTokenCount),
+	}
+}
+
+// recordQuestion notes who asked the question whose content will be at index content of the
+// transcript.
+func (s *Session) recordQuestion(content int, at time.Time) {
+	if s.opts.Analyst == nil {
+		return
+	}
+	if name := s.opts.Analyst(); name != "" {
+		h := s.history
+		h.Questions = append(h.Questions, record.Question{Content: content, Analyst: name, At: at.UTC()})
 	}
 }
 

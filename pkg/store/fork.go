@@ -63,10 +63,11 @@ type historyGetter interface {
 //
 //   - the stored transcript already begins with all of h's contents (h was saved before, e.g.
 //     by a flush of the spool, and maybe continued since): nothing is written, and the stored
-//     history is the result;
+//     history is the result; unless the stored metadata does not describe that transcript yet
+//     (its message count is lower), which the next case mends;
 //   - h's transcript begins with the whole stored transcript (the stored history is an earlier
 //     state of h, or only its metadata changed): h is saved on top of it, keeping a manual
-//     title set meanwhile;
+//     title and the verdict (or its absence) set meanwhile;
 //   - otherwise the two diverged: h's transcript goes to a new history with ParentID h.ID and
 //     ForkPoint the length of the longest common prefix of the two transcripts.
 //
@@ -104,13 +105,20 @@ func SaveOrFork(ctx context.Context, st HistorySaver, h *record.History, now fun
 		}
 		common := commonPrefix(cur.Contents, h.Contents)
 		switch {
-		case common == len(h.Contents):
+		case common == len(h.Contents) && (common < len(cur.Contents) || cur.MessageCount >= common || round >= maxSaveRounds):
 			return SaveResult{History: cur}, nil
 		case common == len(cur.Contents) && round < maxSaveRounds:
+			// (Also when the stored transcript is h's own but its metadata is older: a change of
+			// metadata only, such as a resolve, loaded h's transcript while h's metadata write was
+			// under way and saved it with the metadata before h; h's questions, usage and the
+			// rest are written again.)
 			h.Revision, h.ContentVersion = cur.Revision, cur.ContentVersion
 			if cur.TitleSource == record.TitleManual && h.TitleSource != record.TitleManual {
 				h.Title, h.TitleSource = cur.Title, cur.TitleSource
 			}
+			// The conclusion is the resolve's and reopen's to change, never a turn's: what is
+			// stored stands (a verdict recorded meanwhile is kept, a reopen stays open).
+			h.Resolution = cur.Meta().Resolution
 			continue
 		}
 		return fork(ctx, st, h, common, now)

@@ -82,6 +82,8 @@ type AlertSearchQuery struct {
 	Text string
 	// Limit caps the hits (<= 0: DefaultLimit; at most MaxLimit).
 	Limit int
+	// Severity and Source, when set, keep only the alerts that have that severity or source.
+	Severity, Source string
 }
 
 // AlertHit is one matching alert.

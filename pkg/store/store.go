@@ -33,6 +33,12 @@ type HistoryQuery struct {
 	Cursor  string         // from a previous page's NextCursor; empty for the first page
 	// UpdatedBefore, when set, keeps only histories last updated strictly before it.
 	UpdatedBefore time.Time
+	// Verdict, when set, keeps only histories resolved with it; Open keeps only histories
+	// without a verdict (the two do not go together). Analyst keeps only histories in which
+	// that analyst asked a question (record.History.Analysts, as stored).
+	Verdict record.Verdict
+	Open    bool
+	Analyst string
 }
 
 // DefaultLimit is the page size when none is given; MaxLimit caps every page.
@@ -93,6 +99,38 @@ type Alerts interface {
 	// FindAlerts returns the IDs of alerts whose ID starts with prefix (at most limit), in ID
 	// order.
 	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
+}
+
+// AlertsPutter is implemented by backends that store many alerts in one exchange (a
+// transaction): alert add and alert pull write thousands.
+type AlertsPutter interface {
+	// PutAlerts stores each alert as PutAlert does (one already stored is left untouched) and
+	// returns how many were new. An error may leave some stored: putting them again is safe.
+	PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error)
+}
+
+// PutAlerts stores as through the first layer of s that puts many at once, else one by one.
+func PutAlerts(ctx context.Context, s Alerts, as []*record.Alert) (int, error) {
+	if p, ok := Find[AlertsPutter](s); ok {
+		return p.PutAlerts(ctx, as)
+	}
+	n := 0
+	for _, a := range as {
+		created, err := s.PutAlert(ctx, a)
+		if err != nil {
+			return n, err
+		}
+		if created {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// AlertSizer is implemented by backends that take smaller alerts than alert.MaxSize.
+type AlertSizer interface {
+	// MaxAlertSize is the size of the largest alert's JSON the backend stores.
+	MaxAlertSize() int
 }
 
 // Store is everything a command needs from a backend.

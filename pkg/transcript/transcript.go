@@ -37,6 +37,34 @@ type JSON struct {
 	// ToolApprovals say who allowed each MCP call (an empty array when none); Content and Call
 	// point at the call in Contents.
 	ToolApprovals []record.ToolApproval `json:"tool_approvals"`
+	Conclusion
+	// Note is the conclusion's note (null while open); Questions say who asked each question
+	// (Content is its index in Contents; an empty array when none is known).
+	Note      *string           `json:"note"`
+	Questions []record.Question `json:"questions"`
+}
+
+// Conclusion is how an investigation ended and who asked, as history list, history search and
+// history show print it in JSON: the verdict and when and by whom it was recorded (null while
+// open), and the analysts who asked, first asker first (an empty array when none is known).
+type Conclusion struct {
+	Verdict    *record.Verdict `json:"verdict"`
+	ResolvedAt *string         `json:"resolved_at"`
+	ResolvedBy *string         `json:"resolved_by"`
+	Analysts   []string        `json:"analysts"`
+}
+
+// NewConclusion is h's Conclusion.
+func NewConclusion(h *record.History) Conclusion {
+	c := Conclusion{Analysts: h.Analysts()}
+	if c.Analysts == nil {
+		c.Analysts = []string{}
+	}
+	if r := h.Resolution; r != nil {
+		v, at, by := r.Verdict, format.RFC3339(r.ResolvedAt), r.ResolvedBy
+		c.Verdict, c.ResolvedAt, c.ResolvedBy = &v, &at, &by
+	}
+	return c
 }
 
 func NewJSON(h *record.History) JSON {
@@ -45,6 +73,13 @@ func NewJSON(h *record.History) JSON {
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
 		MessageCount: h.MessageCount, Usage: h.Usage, Redactions: h.Redactions,
 		ParentID: h.ParentID, Contents: h.Contents, Summary: h.Summary, ToolApprovals: h.ToolApprovals,
+		Conclusion: NewConclusion(h), Questions: h.Questions,
+	}
+	if r := h.Resolution; r != nil {
+		t.Note = &r.Note
+	}
+	if t.Questions == nil {
+		t.Questions = []record.Question{}
 	}
 	if t.ToolApprovals == nil {
 		t.ToolApprovals = []record.ToolApproval{}
@@ -227,12 +262,26 @@ func renderTranscript(w io.Writer, h *record.History, st transcriptStyle) error 
 	if s := summaryNote(h); s != "" {
 		field("Summary", s, false)
 	}
+	if r := h.Resolution; r != nil {
+		field("Verdict", resolutionNote(r), false)
+		if r.Note != "" {
+			field("Note", r.Note, false)
+		}
+	}
 	notes := approvalNotes(h)
+	askers := make(map[int]string, len(h.Questions))
+	for _, q := range h.Questions {
+		askers[q.Content] = q.Analyst
+	}
 	for ci, c := range h.Contents {
 		if c == nil {
 			continue
 		}
-		ew.printf("%s", st.section(speaker(c.Role)))
+		who := speaker(c.Role)
+		if a := termsafe.Line(askers[ci]); a != "" && c.Role == genai.RoleUser {
+			who += " (" + a + ")"
+		}
+		ew.printf("%s", st.section(who))
 		call := 0
 		for _, p := range c.Parts {
 			if p == nil {
@@ -385,6 +434,20 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part, approval string) {
 	}
 }
 
+// resolutionNote is a conclusion in words: "false positive, by alice at 2026-11-20T10:00:00Z
+// (suggested by Gemini)".
+func resolutionNote(r *record.Resolution) string {
+	s := r.Verdict.Label()
+	if r.ResolvedBy != "" {
+		s += ", by " + r.ResolvedBy
+	}
+	s += " at " + format.RFC3339(r.ResolvedAt)
+	if r.Suggested {
+		s += " (suggested by Gemini)"
+	}
+	return s
+}
+
 // summaryNote says that a history has a summary and what it covers, for history show: the
 // transcript is shown whole, the summary only stands in for its first messages in requests.
 func summaryNote(h *record.History) string {
@@ -395,4 +458,41 @@ func summaryNote(h *record.History) string {
 	total := max(h.MessageCount, len(h.Contents))
 	return fmt.Sprintf("the first %d of %d messages are summarised for Gemini (%s); every message is shown below",
 		sm.CoversCount, total, format.RFC3339(sm.CreatedAt))
+}
+
+// ContentText is a content as plain text for the model to read (get_history, the verdict
+// suggestion): its text parts, and its calls and results in short, a result cut at maxResult
+// bytes. Thoughts are left out.
+func ContentText(c *genai.Content, maxResult int) string {
+	var b strings.Builder
+	for _, p := range c.Parts {
+		if p == nil || p.Thought {
+			continue
+		}
+		switch {
+		case p.Text != "":
+			b.WriteString(p.Text)
+		case p.FunctionCall != nil:
+			args, _ := json.Marshal(p.FunctionCall.Args)
+			fmt.Fprintf(&b, "[called %s %s]", p.FunctionCall.Name, args)
+		case p.FunctionResponse != nil:
+			res, _ := json.Marshal(p.FunctionResponse.Response)
+			fmt.Fprintf(&b, "[result of %s: %s]", p.FunctionResponse.Name, clip(string(res), maxResult))
+		default:
+			continue
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// clip cuts s to at most n bytes at a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -1,13 +1,15 @@
-// Command testrun runs the project's tests against a Firestore emulator it starts and stops
-// itself:
+// Command testrun runs the project's tests against a Firestore emulator and a Pub/Sub emulator
+// it starts and stops itself:
 //
 //	go run ./internal/cmd/testrun [flags] [-- command args...]
 //
-// It finds the emulator jar and java, starts the emulator on a free loopback port in its own
-// process group (its output goes to a log file, shown only if it fails to start), waits until
-// it answers, then runs the command (default: go test -race -count=1 ./...) with
-// FIRESTORE_EMULATOR_HOST and ALERTCHAT_TEST_REQUIRE_EMULATOR=1 set, streaming its output.
-// SIGINT and SIGTERM are forwarded to the command; the emulator is always stopped.
+// It finds the emulators and java, starts both at once (the Pub/Sub emulator takes some 8 s to
+// come up: started side by side, the run waits for the slower one only), each on a free
+// loopback port in its own process group (its output goes to a log file, shown only if it
+// fails to start), waits until both answer, then runs the command (default: go test -race
+// -count=1 ./...) with FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST and
+// ALERTCHAT_TEST_REQUIRE_EMULATOR=1 set, streaming its output. SIGINT and SIGTERM are forwarded
+// to the command; the emulators are always stopped.
 //
 // A `go test` command runs with -json, and its output is shown as plain `go test` shows it,
 // ending with what failed (each failed test, each package that did not build, each test
@@ -15,7 +17,7 @@
 // run says why in its last lines.
 //
 // Exit status: the command's own (128+N when it was killed by signal N), or 125 when the
-// runner itself failed (java or the emulator missing, the emulator not starting, the command
+// runner itself failed (java or an emulator missing, an emulator not starting, the command
 // not startable).
 package main
 
@@ -31,8 +33,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,11 +56,11 @@ func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "testrun: "+forma
 
 func run() int {
 	fl := flag.NewFlagSet("testrun", flag.ContinueOnError)
-	startTimeout := fl.Duration("start-timeout", 60*time.Second, "how long to wait for the emulator to answer")
-	heap := fl.String("java-heap", "512m", "maximum Java heap of the emulator (-Xmx)")
+	startTimeout := fl.Duration("start-timeout", 60*time.Second, "how long to wait for the emulators to answer")
+	heap := fl.String("java-heap", "512m", "maximum Java heap of each emulator (-Xmx)")
 	fl.Usage = func() {
 		fmt.Fprintf(fl.Output(), "usage: go run ./internal/cmd/testrun [flags] [-- command args...]\n"+
-			"Starts the Firestore emulator, runs the command (default %q) against it, stops it.\nflags:\n",
+			"Starts the Firestore and Pub/Sub emulators, runs the command (default %q) against them, stops them.\nflags:\n",
 			strings.Join(defaultCommand, " "))
 		fl.PrintDefaults()
 	}
@@ -85,6 +90,11 @@ func run() int {
 		logf("%v", err)
 		return exitRunner
 	}
+	pubsub, err := emufind.FindPubSub()
+	if err != nil {
+		logf("%v", err)
+		return exitRunner
+	}
 	tmp, err := os.MkdirTemp("", "alertchat-testrun-")
 	if err != nil {
 		logf("temp dir: %v", err)
@@ -93,7 +103,12 @@ func run() int {
 	defer func() { _ = os.RemoveAll(tmp) }()
 
 	start := time.Now()
-	emu, err := startEmulator(java, jar, *heap, tmp, *startTimeout, sigs)
+	emus, err := startAll(sigs, *startTimeout, tmp, firestoreSpec(java, jar, *heap), pubsubSpec(java, pubsub, *heap))
+	defer func() {
+		for _, e := range emus {
+			e.stop()
+		}
+	}()
 	if err != nil {
 		logf("%v", err)
 		if errors.Is(err, errInterrupted) {
@@ -101,48 +116,117 @@ func run() int {
 		}
 		return exitRunner
 	}
-	defer emu.stop()
-	logf("Firestore emulator ready at %s (%.1fs); running: %s", emu.host, time.Since(start).Seconds(), strings.Join(command, " "))
+	logf("Firestore emulator at %s, Pub/Sub emulator at %s, ready in %.1fs; running: %s",
+		emus[0].host, emus[1].host, time.Since(start).Seconds(), strings.Join(command, " "))
 
-	code := runCommand(command, emu, sigs)
+	code := runCommand(command, emus, sigs)
 	if code != 0 {
 		logf("%s: exit status %d", command[0], code)
 	}
 	return code
 }
 
-var errInterrupted = errors.New("interrupted while starting the Firestore emulator")
+// spec says how to start one emulator.
+type spec struct {
+	name string
+	// command is the emulator's command line listening on port.
+	command func(port int) []string
+	env     []string
+}
+
+func firestoreSpec(java, jar, heap string) spec {
+	return spec{name: "Firestore emulator", command: func(port int) []string {
+		return []string{java, "-Xmx" + heap, "-cp", jar, emufind.Main, "start", "--host=127.0.0.1", "--port=" + strconv.Itoa(port)}
+	}}
+}
+
+// pubsubSpec starts the Pub/Sub emulator's own script, with the java found for Firestore.
+func pubsubSpec(java, script, heap string) spec {
+	return spec{name: "Pub/Sub emulator", command: func(port int) []string {
+		return []string{script, "--host=127.0.0.1", "--port=" + strconv.Itoa(port)}
+	}, env: []string{"JAVA_HOME=" + filepath.Dir(filepath.Dir(realPath(java))), "JAVA_OPTS=-Xmx" + heap}}
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// startAll starts the emulators side by side and waits until every one answers; on failure
+// it returns the ones started, for the caller to stop.
+func startAll(sigs <-chan os.Signal, timeout time.Duration, dir string, specs ...spec) ([]*emulator, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var interrupted atomic.Bool
+	go func() {
+		select {
+		case <-sigs:
+			interrupted.Store(true)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	emus := make([]*emulator, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, sp := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			emus[i], errs[i] = startEmulator(ctx, sp, dir, timeout)
+			if errs[i] != nil {
+				cancel() // no use waiting for the others
+			}
+		}()
+	}
+	wg.Wait()
+	started := slices.DeleteFunc(slices.Clone(emus), func(e *emulator) bool { return e == nil })
+	if interrupted.Load() {
+		return started, errInterrupted
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return started, err
+		}
+	}
+	return emus, nil
+}
+
+var errInterrupted = errors.New("interrupted while starting the emulators")
 
 type emulator struct {
+	name string
 	cmd  *exec.Cmd
 	host string
 	done chan struct{} // closed when the process has exited
 }
 
-// startEmulator starts the emulator and waits until it answers. A port taken between
+// startEmulator starts an emulator and waits until it answers. A port taken between
 // choosing and binding it (other users of the machine) gets a few retries.
-func startEmulator(java, jar, heap, dir string, timeout time.Duration, sigs <-chan os.Signal) (*emulator, error) {
+func startEmulator(ctx context.Context, sp spec, dir string, timeout time.Duration) (*emulator, error) {
 	var lastErr error
 	for attempt := 1; attempt <= 3; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return nil, fmt.Errorf("find a free port: %w", err)
 		}
-		logPath := filepath.Join(dir, fmt.Sprintf("emulator-%d.log", attempt))
-		emu, err := launch(java, jar, heap, port, logPath)
+		logPath := filepath.Join(dir, fmt.Sprintf("%s-%d.log", strings.Fields(sp.name)[0][:3], attempt))
+		emu, err := launch(sp, port, logPath)
 		if err != nil {
 			return nil, err
 		}
-		err = emu.waitReady(timeout, sigs)
+		err = emu.waitReady(ctx, timeout)
 		if err == nil {
 			return emu, nil
 		}
 		emu.stop()
-		if errors.Is(err, errInterrupted) {
-			return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		log := readLog(logPath)
-		lastErr = fmt.Errorf("%w\n--- emulator log ---\n%s--- end of emulator log ---", err, log)
+		lastErr = fmt.Errorf("%w\n--- %s log ---\n%s--- end of %s log ---", err, sp.name, log, sp.name)
 		if !errors.Is(err, errExited) || !(strings.Contains(log, "BindException") || strings.Contains(log, "already in use")) {
 			break // only a port taken meanwhile is worth another try
 		}
@@ -159,20 +243,21 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func launch(java, jar, heap string, port int, logPath string) (*emulator, error) {
+func launch(sp spec, port int, logPath string) (*emulator, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, fmt.Errorf("emulator log: %w", err)
+		return nil, fmt.Errorf("%s log: %w", sp.name, err)
 	}
-	cmd := exec.Command(java, "-Xmx"+heap, "-cp", jar, emufind.Main, "start",
-		"--host=127.0.0.1", "--port="+strconv.Itoa(port))
+	args := sp.command(port)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), sp.env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
-		return nil, fmt.Errorf("start the Firestore emulator (%s): %w", java, err)
+		return nil, fmt.Errorf("start the %s (%s): %w", sp.name, args[0], err)
 	}
-	emu := &emulator{cmd: cmd, host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
+	emu := &emulator{name: sp.name, cmd: cmd, host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		_ = logFile.Close()
@@ -181,9 +266,9 @@ func launch(java, jar, heap string, port int, logPath string) (*emulator, error)
 	return emu, nil
 }
 
-var errExited = errors.New("the Firestore emulator exited before it was ready")
+var errExited = errors.New("the emulator exited before it was ready")
 
-func (e *emulator) waitReady(timeout time.Duration, sigs <-chan os.Signal) error {
+func (e *emulator) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -195,11 +280,11 @@ func (e *emulator) waitReady(timeout time.Duration, sigs <-chan os.Signal) error
 		}
 		select {
 		case <-e.done:
-			return fmt.Errorf("%w (%s)", errExited, e.cmd.ProcessState)
+			return fmt.Errorf("%w: %s (%s)", errExited, e.name, e.cmd.ProcessState)
 		case <-deadline.C:
-			return fmt.Errorf("the Firestore emulator did not answer on %s within %s", e.host, timeout)
-		case s := <-sigs:
-			return fmt.Errorf("%w (%s)", errInterrupted, s)
+			return fmt.Errorf("the %s did not answer on %s within %s", e.name, e.host, timeout)
+		case <-ctx.Done():
+			return ctx.Err()
 		case <-tick.C:
 		}
 	}
@@ -243,7 +328,7 @@ func readLog(path string) string {
 
 // runCommand runs the test command in its own process group, forwarding SIGINT and SIGTERM to
 // the group (a second signal kills it), and returns its exit status.
-func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
+func runCommand(command []string, emus []*emulator, sigs <-chan os.Signal) int {
 	command, summarise := withJSON(command)
 	cmd := exec.CommandContext(context.Background(), command[0], command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -263,7 +348,8 @@ func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
 		rep, reported = newReport(os.Stdout), make(chan struct{})
 	}
 	cmd.Env = append(os.Environ(),
-		"FIRESTORE_EMULATOR_HOST="+emu.host,
+		"FIRESTORE_EMULATOR_HOST="+emus[0].host,
+		"PUBSUB_EMULATOR_HOST="+emus[1].host,
 		"ALERTCHAT_TEST_REQUIRE_EMULATOR=1",
 	)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -285,7 +371,13 @@ func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
 	go func() { waited <- cmd.Wait() }()
 	pgid := cmd.Process.Pid
 	signalled := false
-	emuDone := emu.done
+	exited := make(chan *emulator, len(emus))
+	for _, e := range emus {
+		go func() {
+			<-e.done
+			exited <- e
+		}()
+	}
 	for {
 		select {
 		case s := <-sigs:
@@ -295,9 +387,8 @@ func runCommand(command []string, emu *emulator, sigs <-chan os.Signal) int {
 			}
 			signalled = true
 			_ = syscall.Kill(-pgid, sig)
-		case <-emuDone:
-			logf("the Firestore emulator exited while the tests were running")
-			emuDone = nil // report once; the tests will fail on their own
+		case e := <-exited:
+			logf("the %s exited while the tests were running", e.name) // the tests will fail on their own
 		case err := <-waited:
 			if rep != nil {
 				// A process the tests left behind may hold the pipe open: read what is

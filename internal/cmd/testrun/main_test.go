@@ -31,36 +31,60 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
-// The emulator starts, answers, and stops with its whole process group.
+// Both emulators start side by side, answer, and stop with their whole process groups.
 func TestEmulatorStartStop(t *testing.T) {
 	java, err := emufind.FindJava()
 	if err == nil {
-		var jar string
+		var jar, pubsub string
 		if jar, err = emufind.FindJar(); err == nil {
-			startStop(t, java, jar)
-			return
+			if pubsub, err = emufind.FindPubSub(); err == nil {
+				startStop(t, firestoreSpec(java, jar, "256m"), pubsubSpec(java, pubsub, "256m"))
+				return
+			}
 		}
 	}
-	if os.Getenv("ALERTCHAT_TEST_REQUIRE_EMULATOR") == "1" {
+	if os.Getenv("ALERTCHAT_TEST_REQUIRE_EMULATOR") == "1" || os.Getenv("CI") == "true" {
 		t.Fatal(err)
 	}
 	t.Skip(err)
 }
 
-func startStop(t *testing.T, java, jar string) {
-	emu, err := startEmulator(java, jar, "256m", t.TempDir(), 60*time.Second, make(chan os.Signal))
+func startStop(t *testing.T, specs ...spec) {
+	emus, err := startAll(make(chan os.Signal), 60*time.Second, t.TempDir(), specs...)
 	if err != nil {
+		for _, e := range emus {
+			e.stop()
+		}
 		t.Fatal(err)
 	}
-	pgid := emu.cmd.Process.Pid
-	emu.stop()
-	select {
-	case <-emu.done:
-	default:
-		t.Fatal("emulator still running after stop")
+	if len(emus) != len(specs) {
+		t.Fatalf("%d emulators started, want %d", len(emus), len(specs))
 	}
-	if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("emulator process group still there: %v", err)
+	for _, emu := range emus {
+		pgid := emu.cmd.Process.Pid
+		emu.stop()
+		select {
+		case <-emu.done:
+		default:
+			t.Fatalf("%s still running after stop", emu.name)
+		}
+		if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Fatalf("%s process group still there: %v", emu.name, err)
+		}
+	}
+}
+
+// A signal while the emulators start stops the wait, and the runner says it was interrupted.
+func TestStartInterrupted(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGINT
+	sh := spec{name: "Slow emulator", command: func(int) []string { return []string{"sleep", "30"} }}
+	emus, err := startAll(sigs, time.Minute, t.TempDir(), sh, sh)
+	for _, e := range emus {
+		e.stop()
+	}
+	if !errors.Is(err, errInterrupted) {
+		t.Fatalf("err %v, want errInterrupted", err)
 	}
 }
 
@@ -137,10 +161,47 @@ func TestRunCommandGoTest(t *testing.T) {
 		want int
 	}{{"0", 0}, {"1", 1}} {
 		t.Setenv("TESTRUN_SAMPLE_FAIL", c.fail)
-		emu := &emulator{host: "127.0.0.1:1", done: make(chan struct{})}
-		got := runCommand([]string{"go", "test", "-count=1", "./testdata/sample"}, emu, make(chan os.Signal))
+		emus := []*emulator{{name: "Firestore emulator", host: "127.0.0.1:1", done: make(chan struct{})},
+			{name: "Pub/Sub emulator", host: "127.0.0.1:2", done: make(chan struct{})}}
+		got := runCommand([]string{"go", "test", "-count=1", "./testdata/sample"}, emus, make(chan os.Signal))
 		if got != c.want {
 			t.Errorf("TESTRUN_SAMPLE_FAIL=%s: exit status %d, want %d", c.fail, got, c.want)
 		}
+	}
+}
+
+// A benchmark's result lines reach the output (go test -json reports them as a test's output).
+func TestReportShowsBenchmarks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	out, err := exec.Command("go", "test", "-json", "-run", "^$", "-bench", "Sample", "-benchtime", "10x", "./testdata/sample").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep := newReport(&b)
+	rep.copyJSON(strings.NewReader(string(out)))
+	rep.finish()
+	if !strings.Contains(b.String(), "BenchmarkSample") || !strings.Contains(b.String(), "ns/op") {
+		t.Fatalf("no benchmark result in:\n%s", b.String())
+	}
+}
+
+// Skipped tests are named at the end, with their reason.
+func TestReportNamesSkips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./testdata/sample")
+	cmd.Env = append(os.Environ(), "TESTRUN_SAMPLE_FAIL=1")
+	out, _ := cmd.Output()
+	var b strings.Builder
+	rep := newReport(&b)
+	rep.copyJSON(strings.NewReader(string(out)))
+	rep.finish()
+	if !strings.Contains(b.String(), "SKIP github.com/alertchat/alertchat/internal/cmd/testrun/testdata/sample TestSkipsWhenAsked: sample_test.go") ||
+		!strings.Contains(b.String(), "asked to skip") {
+		t.Fatalf("the skip is not named:\n%s", b.String())
 	}
 }

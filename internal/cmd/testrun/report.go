@@ -43,6 +43,7 @@ type report struct {
 
 	passed, failed, skipped int
 	failures                []string // "package TestName (1.2s)"
+	skips                   []string // "package TestName: the reason's last line"
 	buildFailed             []string
 	abnormal                []string // what to say of each binary that exited abnormally
 }
@@ -93,6 +94,11 @@ func (r *report) add(e event) {
 		if len(p.tail) > tailLines {
 			p.tail = p.tail[len(p.tail)-tailLines:]
 		}
+		if strings.HasPrefix(e.Test, "Benchmark") {
+			// A benchmark's lines are its results: shown as they come, as go test shows them.
+			io.WriteString(r.w, e.Output)
+			return
+		}
 		if e.Test == "" {
 			if e.Output != "PASS\n" {
 				io.WriteString(r.w, e.Output)
@@ -118,6 +124,7 @@ func (r *report) add(e event) {
 			r.passed++
 		case "skip":
 			r.skipped++
+			r.skips = append(r.skips, e.Package+" "+e.Test+skipReason(out))
 		case "fail":
 			r.failed++
 			p.failedTests++
@@ -167,7 +174,29 @@ func (r *report) finish() {
 			fmt.Fprintf(r.w, "  FAIL %s\n", f)
 		}
 	}
+	if len(r.skips) > 0 {
+		// A skip under CI is a test that did not run: say which, so it is seen.
+		fmt.Fprintf(r.w, "\ntestrun: skipped:\n")
+		for _, s := range r.skips {
+			fmt.Fprintf(r.w, "  SKIP %s\n", s)
+		}
+	}
 	// A package that did not build or whose binary died counts as one failure.
 	failed := r.failed + len(r.buildFailed) + len(r.abnormal)
 	fmt.Fprintf(r.w, "summary: %d passed, %d failed, %d skipped\n", r.passed, failed, r.skipped)
+}
+
+// skipReason is the last line a skipped test wrote (its t.Skip message), or nothing.
+func skipReason(out *strings.Builder) string {
+	if out == nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !strings.HasPrefix(l, "--- SKIP") && !strings.HasPrefix(l, "=== ") {
+			return ": " + l
+		}
+	}
+	return ""
 }

@@ -85,6 +85,12 @@ type copyOf struct {
 	Title     string         `json:"title"`
 	Data      []byte         `json:"data"`
 	CreatedAt time.Time      `json:"created_at"`
+	Severity  string         `json:"severity,omitempty"`
+	Source    string         `json:"source,omitempty"`
+	Time      time.Time      `json:"time,omitzero"`
+	// Facts is set on copies that carry the severity, source and time: a copy made before
+	// alerts had them is read again from the store.
+	Facts bool `json:"facts"`
 }
 
 // GetAlert returns the local copy of the alert, or reads it from the store and keeps a copy.
@@ -111,10 +117,10 @@ func (s *Store) load(id record.AlertID) (*record.Alert, bool) {
 	now := time.Now()
 	_ = os.Chtimes(p, now, now)
 	var c copyOf
-	if err := json.Unmarshal(data, &c); err != nil || c.ID != id {
+	if err := json.Unmarshal(data, &c); err != nil || c.ID != id || !c.Facts {
 		return nil, false
 	}
-	a := &record.Alert{ID: c.ID, Title: c.Title, CreatedAt: c.CreatedAt}
+	a := &record.Alert{ID: c.ID, Title: c.Title, CreatedAt: c.CreatedAt, Severity: c.Severity, Source: c.Source, Time: c.Time}
 	if c.Data != nil {
 		a.Data = json.RawMessage(c.Data)
 	}
@@ -122,7 +128,8 @@ func (s *Store) load(id record.AlertID) (*record.Alert, bool) {
 }
 
 func (s *Store) keep(a *record.Alert) error {
-	data, err := json.Marshal(copyOf{ID: a.ID, Title: a.Title, Data: a.Data, CreatedAt: a.CreatedAt})
+	data, err := json.Marshal(copyOf{ID: a.ID, Title: a.Title, Data: a.Data, CreatedAt: a.CreatedAt,
+		Severity: a.Severity, Source: a.Source, Time: a.Time, Facts: true})
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,8 @@ func TestCopies(t *testing.T) {
 	calls := &store.CallCounter{}
 	inner := open(t, dir, "ws", calls)
 	raw := []byte("{\n  \"b\": 2,   \"a\": [1]\n}")
-	if _, err := inner.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "Login", Data: raw}); err != nil {
+	when := time.Date(2025, 6, 2, 8, 15, 30, 0, time.UTC)
+	if _, err := inner.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "Login", Severity: "high", Source: "scc", Time: when, Data: raw}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := inner.GetAlert(ctx, "alert-1")
@@ -48,7 +49,8 @@ func TestCopies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got.Data, raw) || got.Title != want.Title || got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) {
+		if !bytes.Equal(got.Data, raw) || got.Title != want.Title || got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) ||
+			got.Severity != "high" || got.Source != "scc" || !got.Time.Equal(when) {
 			t.Fatalf("read %d: %+v, want %+v", i, got, want)
 		}
 	}

@@ -23,7 +23,10 @@ type alertDoc struct {
 	Data      string    `firestore:"data"`
 	CreatedAt time.Time `firestore:"created_at"`
 	// Terms are the alert's index terms (see SearchAlerts), written with it.
-	Terms []string `firestore:"terms,omitempty"`
+	Terms    []string  `firestore:"terms,omitempty"`
+	Severity string    `firestore:"severity"`
+	Source   string    `firestore:"source"`
+	Time     time.Time `firestore:"time,omitempty"`
 }
 
 // maxAlertData keeps an alert document under Firestore's 1 MiB document limit (a string field
@@ -48,7 +51,10 @@ func alertDocID(workspace string, id record.AlertID) string {
 func validAlertID(id record.AlertID) bool { return id != "" && len(id) <= maxAlertID }
 
 func (d *alertDoc) alert(withData bool) *record.Alert {
-	a := &record.Alert{ID: record.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC()}
+	a := &record.Alert{ID: record.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC(), Severity: d.Severity, Source: d.Source}
+	if !d.Time.IsZero() {
+		a.Time = d.Time.UTC()
+	}
 	if withData && d.Data != "" {
 		a.Data = json.RawMessage(d.Data)
 	}
@@ -58,16 +64,10 @@ func (d *alertDoc) alert(withData bool) *record.Alert {
 // PutAlert creates the alert in this workspace. When the workspace already holds an alert
 // with that ID, nothing is written and created is false.
 func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
-	if a == nil || !validAlertID(a.ID) {
-		return false, goerr.Wrap(store.ErrInvalid, "invalid alert ID")
+	doc, err := s.newAlertDoc(a)
+	if err != nil {
+		return false, err
 	}
-	if len(a.Data) > maxAlertData {
-		return false, goerr.Wrap(store.ErrInvalid, "alert too large for Firestore (at most 1,000,000 bytes of JSON)",
-			goerr.V("alert_id", a.ID), goerr.V("size", len(a.Data)))
-	}
-	createdAt := normTime(a.CreatedAt)
-	doc := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: createdAt,
-		Terms: union(nil, index.Terms(index.AlertText(a.Title, a.Data)), maxTerms)}
 	s.calls.Add("firestore.create")
 	if _, err := s.alerts().Doc(alertDocID(s.workspace, a.ID)).Create(ctx, doc); err != nil {
 		if isCode(err, codes.AlreadyExists) {
@@ -75,8 +75,95 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 		}
 		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
 	}
-	a.CreatedAt = createdAt
+	a.CreatedAt = doc.CreatedAt
 	return true, nil
+}
+
+func (s *Store) newAlertDoc(a *record.Alert) (*alertDoc, error) {
+	if a == nil || !validAlertID(a.ID) {
+		return nil, goerr.Wrap(store.ErrInvalid, "invalid alert ID")
+	}
+	if len(a.Data) > maxAlertData {
+		return nil, goerr.Wrap(store.ErrInvalid, "alert too large for Firestore (at most 1,000,000 bytes of JSON)",
+			goerr.V("alert_id", a.ID), goerr.V("size", len(a.Data)))
+	}
+	d := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: normTime(a.CreatedAt),
+		Terms: union(nil, index.Terms(index.AlertText(a.Title, a.Data)), maxTerms), Severity: a.Severity, Source: a.Source}
+	if !a.Time.IsZero() {
+		d.Time = normTime(a.Time)
+	}
+	return d, nil
+}
+
+// MaxAlertSize implements store.AlertSizer: a document holds at most 1 MiB.
+func (s *Store) MaxAlertSize() int { return maxAlertData }
+
+// maxPutBytes keeps one transaction of PutAlerts well under Firestore's 10 MiB request.
+const maxPutBytes = 4 << 20
+
+// PutAlerts implements store.AlertsPutter: a transaction per run of at most 500 alerts (and
+// maxPutBytes) reads which exist and creates the others, so a retry never counts twice.
+func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
+	docs := make([]*alertDoc, 0, len(as))
+	for _, a := range as {
+		d, err := s.newAlertDoc(a)
+		if err != nil {
+			return 0, err
+		}
+		docs = append(docs, d)
+	}
+	total := 0
+	for start := 0; start < len(docs); {
+		end, size := start, 0
+		for end < len(docs) && end-start < 500 && (end == start || size+len(docs[end].Data) < maxPutBytes) {
+			size += len(docs[end].Data)
+			end++
+		}
+		n, err := s.createAlerts(ctx, docs[start:end])
+		if err != nil {
+			return total, err
+		}
+		total += n
+		start = end
+	}
+	return total, nil
+}
+
+func (s *Store) createAlerts(ctx context.Context, docs []*alertDoc) (int, error) {
+	refs := make([]*firestore.DocumentRef, 0, len(docs))
+	seen := map[string]bool{}
+	var todo []*alertDoc
+	for _, d := range docs {
+		if seen[d.ID] {
+			continue // a transaction writes a document once
+		}
+		seen[d.ID] = true
+		refs = append(refs, s.alerts().Doc(alertDocID(s.workspace, record.AlertID(d.ID))))
+		todo = append(todo, d)
+	}
+	created := 0
+	s.calls.Add("firestore.tx")
+	err := s.fs.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		created = 0
+		snaps, err := tx.GetAll(refs)
+		if err != nil {
+			return err
+		}
+		for i, snap := range snaps {
+			if snap.Exists() {
+				continue
+			}
+			if err := tx.Create(refs[i], todo[i]); err != nil {
+				return err
+			}
+			created++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, goerr.Wrap(err, "failed to store alerts", goerr.V("count", len(docs)))
+	}
+	return created, nil
 }
 
 // GetAlert returns an alert of this workspace with its data.
@@ -120,7 +207,7 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 		query = query.StartAfter(t, alertDocID(s.workspace, record.AlertID(id)))
 	}
 	s.calls.Add("firestore.query")
-	snaps, err := query.Select("workspace", "id", "title", "created_at").Limit(limit + 1).Documents(ctx).GetAll()
+	snaps, err := query.Select("workspace", "id", "title", "created_at", "severity", "source", "time").Limit(limit + 1).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))
 	}

@@ -30,7 +30,14 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 	}
 	limit := store.ClampLimit(q.Limit)
 	s.calls.Add("firestore.query")
-	snaps, err := s.alerts().Where("workspace", "==", s.workspace).Where("terms", "array-contains-any", terms).
+	query := s.alerts().Where("workspace", "==", s.workspace)
+	if q.Severity != "" {
+		query = query.Where("severity", "==", q.Severity)
+	}
+	if q.Source != "" {
+		query = query.Where("source", "==", q.Source)
+	}
+	snaps, err := query.Where("terms", "array-contains-any", terms).
 		OrderBy("created_at", firestore.Desc).Limit(max(limit, alertCandidates)).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to search alerts")

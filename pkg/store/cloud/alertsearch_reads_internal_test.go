@@ -6,12 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"cloud.google.com/go/firestore"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
-	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -21,24 +15,7 @@ import (
 func TestAlertSearchReadsBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var reads readCounter
-	// On the emulator the client dials its own connection and ignores dial options: give it
-	// one that counts.
-	conn, err := grpc.NewClient(testenv.FirestoreHost(t), grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(emulatorOwner{}), grpc.WithStreamInterceptor(reads.intercept))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := firestore.NewClient(ctx, testenv.NewProjectID(), option.WithGRPCConn(conn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fs.Close() })
-	_, sc := testenv.GCS(t)
-	s, err := New(Config{Firestore: fs, Bucket: sc.Bucket(testenv.Bucket), Workspace: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _, reads := countingStore(t)
 	stored := 0
 	var perSearch []int64
 	for _, n := range []int{100, 300} {

@@ -6,7 +6,9 @@
 //     updated_at, message_count, usage {input_tokens, output_tokens, thought_tokens}, redactions,
 //     redacted_count, revision, object_generation, summary {text, covers_count, created_at}
 //     (absent until a conversation is summarised), pending_write (only while a save that replaces
-//     a transcript its metadata does not describe yet is under way, see SaveHistory).
+//     a transcript its metadata does not describe yet is under way, see SaveHistory), questions
+//     [{content, analyst, at}], analysts, verdict ("" while open) and resolution {verdict, note,
+//     resolved_by, resolved_at, suggested} (absent while open), see verdicts.go.
 //   - Firestore collection "alerts": one document per alert and workspace, document ID =
 //     "{workspace}:{alert ID}" (see alertDocID), fields workspace, id, title, data (the alert
 //     JSON as a string, exactly as given), created_at.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -194,9 +195,10 @@ func TestStoredShape(t *testing.T) {
 		fields = append(fields, k)
 	}
 	sort.Strings(fields)
-	// body_terms, indexed_count, search_v and terms are the search index (search.go).
+	// body_terms, indexed_count, search_v and terms are the search index (search.go); verdict is
+	// there while open, for --open (questions, analysts and resolution only once there are any).
 	wantFields := []string{"alert_id", "body_terms", "created_at", "fork_point", "id", "indexed_count", "message_count", "object_generation", "parent_id",
-		"redacted_count", "redactions", "revision", "search_v", "terms", "title", "title_source", "tool_approvals", "tool_calls", "updated_at", "usage", "workspace"}
+		"redacted_count", "redactions", "revision", "search_v", "terms", "title", "title_source", "tool_approvals", "tool_calls", "updated_at", "usage", "verdict", "workspace"}
 	if !slices.Equal(fields, wantFields) {
 		t.Errorf("document fields %v, want %v", fields, wantFields)
 	}
@@ -219,6 +221,36 @@ func TestStoredShape(t *testing.T) {
 	}
 	if snap.Data()["revision"] != int64(2) || snap.Data()["object_generation"] != hist.ContentVersion || hist.ContentVersion == prev {
 		t.Errorf("after update: %v, ContentVersion %d (was %d)", snap.Data(), hist.ContentVersion, prev)
+	}
+
+	// Who asked and the conclusion: questions, the analysts array --analyst queries, the
+	// verdict --verdict queries, the resolution map; a reopen removes the map and empties the
+	// verdict.
+	hist.Questions = []record.Question{{Content: 0, Analyst: "alice", At: store.Now()}, {Content: 4, Analyst: "bob", At: store.Now()}}
+	hist.Resolution = &record.Resolution{Verdict: record.VerdictBenign, Note: "n", ResolvedBy: "carol", ResolvedAt: store.Now()}
+	if err := s.SaveHistory(ctx, hist); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = h.fs.Collection("histories").Doc(string(hist.ID)).Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := snap.Data()
+	res, _ := d["resolution"].(map[string]any)
+	qs, _ := d["questions"].([]any)
+	if d["verdict"] != "benign" || !reflect.DeepEqual(d["analysts"], []any{"alice", "bob"}) || len(qs) != 2 ||
+		res["verdict"] != "benign" || res["resolved_by"] != "carol" || res["note"] != "n" || res["resolved_at"] == nil {
+		t.Errorf("resolved document %v", d)
+	}
+	hist.Resolution = nil
+	if err := s.SaveHistory(ctx, hist); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err = h.fs.Collection("histories").Doc(string(hist.ID)).Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := snap.Data()["resolution"]; has || snap.Data()["verdict"] != "" {
+		t.Errorf("reopened document %v", snap.Data())
 	}
 
 	// Alerts: the document ID is scoped to the workspace, data is the string given.

@@ -23,7 +23,7 @@ import (
 // arrays of terms and a vector), which would make every page many times larger.
 var listFields = []string{"id", "workspace", "alert_id", "title", "title_source", "parent_id", "fork_point",
 	"created_at", "updated_at", "message_count", "usage", "redactions", "tool_calls", "tool_approvals", "redacted_count",
-	"revision", "object_generation", "summary"}
+	"revision", "object_generation", "summary", "questions", "verdict", "resolution"}
 
 type historyDoc struct {
 	ID               string         `firestore:"id"`
@@ -44,6 +44,7 @@ type historyDoc struct {
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
 	Summary          *summaryDoc    `firestore:"summary,omitempty"`
+	verdictFields
 	searchFields
 }
 
@@ -128,6 +129,7 @@ func newHistoryDoc(h *record.History, workspace string, revision, generation int
 		Revision:         revision,
 		ObjectGeneration: generation,
 		Summary:          newSummaryDoc(h.Summary),
+		verdictFields:    newVerdictFields(h),
 	}
 }
 
@@ -162,6 +164,7 @@ func (d *historyDoc) history() *record.History {
 	if d.Summary != nil {
 		h.Summary = &record.Summary{Text: d.Summary.Text, CoversCount: int(d.Summary.CoversCount), CreatedAt: d.Summary.CreatedAt.UTC()}
 	}
+	d.verdictFields.fill(h)
 	return h
 }
 
@@ -194,6 +197,7 @@ func (d *historyDoc) updates() []firestore.Update {
 		{Path: "object_generation", Value: d.ObjectGeneration},
 		{Path: pendingField, Value: firestore.Delete},
 	}
+	u = append(u, d.verdictFields.updates()...)
 	if d.Summary != nil {
 		return append(u, firestore.Update{Path: "summary", Value: d.Summary})
 	}
@@ -604,17 +608,11 @@ func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 }
 
 // ListHistories returns a page of metadata, newest update first, ties broken by ID. One
-// bounded query on the (workspace[, alert_id], updated_at desc, __name__ desc) index.
+// bounded query on the (workspace[, alert_id][, verdict][, analysts], updated_at desc,
+// __name__ desc) index.
 func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
 	limit := store.ClampLimit(q.Limit)
-	query := s.histories().Where("workspace", "==", s.workspace)
-	if q.AlertID != "" {
-		query = query.Where("alert_id", "==", string(q.AlertID))
-	}
-	if !q.UpdatedBefore.IsZero() {
-		query = query.Where("updated_at", "<", q.UpdatedBefore.UTC())
-	}
-	query = query.OrderBy("updated_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+	query := s.listQuery(q)
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {

@@ -343,10 +343,12 @@ func (s *Store) EmbeddedCount(ctx context.Context, id record.HistoryID) (int, er
 }
 
 // Unindexed implements store.Indexer. Firestore cannot query a missing field, so this reads
-// the search version of every history of the workspace (a one-off of reindex and fsck).
+// the search version of every history of the workspace (a one-off of reindex and fsck). A
+// history saved before verdicts existed (no verdict field: --open cannot find it) counts as
+// unindexed too: Reindex writes the field.
 func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int) ([]record.HistoryID, error) {
 	limit = store.ClampLimit(limit)
-	q := s.histories().Where("workspace", "==", s.workspace).OrderBy(firestore.DocumentID, firestore.Asc).Select("search_v")
+	q := s.histories().Where("workspace", "==", s.workspace).OrderBy(firestore.DocumentID, firestore.Asc).Select("search_v", "verdict")
 	if after != "" {
 		q = q.StartAfter(string(after))
 	}
@@ -361,7 +363,9 @@ func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to list unindexed histories")
 		}
-		if v, err := snap.DataAt("search_v"); err != nil || v == nil || asInt(v) < searchVersion {
+		v, err := snap.DataAt("search_v")
+		_, verr := snap.DataAt("verdict")
+		if err != nil || v == nil || asInt(v) < searchVersion || verr != nil {
 			out = append(out, record.HistoryID(snap.Ref.ID))
 		}
 	}
@@ -387,9 +391,11 @@ func (s *Store) Reindex(ctx context.Context, id record.HistoryID) error {
 		}
 		var f historyDoc
 		indexDoc(&f, nil, h)
+		vf := newVerdictFields(h)
 		return tx.Update(ref, []firestore.Update{
 			{Path: "terms", Value: f.Terms}, {Path: "body_terms", Value: f.BodyTerms},
 			{Path: "indexed_count", Value: f.IndexedCount}, {Path: "search_v", Value: f.SearchVersion},
+			{Path: "verdict", Value: vf.Verdict}, {Path: "analysts", Value: vf.Analysts},
 		}, firestore.LastUpdateTime(updated))
 	})
 	if err != nil {

@@ -8,12 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/firestore/apiv1/firestorepb"
-	"google.golang.org/api/option"
 	"google.golang.org/genai"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -75,24 +72,7 @@ func BenchmarkSearchReads(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("histories=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			var reads readCounter
-			// On the emulator the client dials its own connection and ignores dial options:
-			// give it one that counts.
-			conn, err := grpc.NewClient(testenv.FirestoreHost(b), grpc.WithTransportCredentials(insecure.NewCredentials()),
-				grpc.WithPerRPCCredentials(emulatorOwner{}), grpc.WithStreamInterceptor(reads.intercept))
-			if err != nil {
-				b.Fatal(err)
-			}
-			fs, err := firestore.NewClient(ctx, testenv.NewProjectID(), option.WithGRPCConn(conn))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = fs.Close() })
-			_, sc := testenv.GCS(b)
-			s, err := New(Config{Firestore: fs, Bucket: sc.Bucket(testenv.Bucket), Workspace: "default"})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, fs, reads := countingStore(b)
 			rng := rand.New(rand.NewPCG(7, 8))
 			bw := fs.BulkWriter(ctx)
 			base := store.Now()

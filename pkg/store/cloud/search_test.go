@@ -12,6 +12,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/search/searchtest"
+	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
@@ -140,5 +141,36 @@ func TestReindexOldDocuments(t *testing.T) {
 	// Another workspace's reindex sees none of them.
 	if missing, _ := h.Open(t, "ws2").(*cloud.Store).Unindexed(ctx, "", 10); len(missing) != 0 {
 		t.Fatalf("other workspace lists %v", missing)
+	}
+}
+
+// A history document saved before verdicts existed has no verdict field, which --open cannot
+// match: it is reported unindexed, and a reindex writes the field (and the analysts) so that it
+// is listed as open.
+func TestReindexWritesTheVerdictField(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, "")
+	st := h.Open(t, "ws")
+	old := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("q", genai.RoleUser)})
+	storetest.Save(t, st, old)
+	if _, err := h.fs.Collection("histories").Doc(string(old.ID)).Update(ctx, []firestore.Update{{Path: "verdict", Value: firestore.Delete}}); err != nil {
+		t.Fatal(err)
+	}
+	open := func() int {
+		page, err := st.ListHistories(ctx, store.HistoryQuery{Open: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Histories)
+	}
+	cs := st.(*cloud.Store)
+	if missing, err := cs.Unindexed(ctx, "", 10); err != nil || len(missing) != 1 || open() != 0 {
+		t.Fatalf("before: unindexed %v, %v; %d open", missing, err, open())
+	}
+	if n, err := search.Reindex(ctx, st, nil, nil); err != nil || n != 1 {
+		t.Fatalf("Reindex = %d, %v", n, err)
+	}
+	if missing, _ := cs.Unindexed(ctx, "", 10); len(missing) != 0 || open() != 1 {
+		t.Fatalf("after: unindexed %v, %d open", missing, open())
 	}
 }

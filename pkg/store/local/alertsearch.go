@@ -30,6 +30,36 @@ CREATE TABLE IF NOT EXISTS alert_rows (
 
 var _ store.AlertSearcher = (*Store)(nil)
 
+// addAlertFacts gives a store made before alerts had a severity, source and time their columns
+// (empty for the alerts it holds).
+func addAlertFacts(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('alerts') WHERE name = 'severity'`).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	for _, q := range []string{
+		`ALTER TABLE alerts ADD COLUMN severity TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE alerts ADD COLUMN source TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE alerts ADD COLUMN time INTEGER NOT NULL DEFAULT 0`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return goerr.Wrap(err, "failed to add the alerts' severity, source and time")
+		}
+	}
+	return nil
+}
+
+// alertTime is a stored alert time (0: none).
+func alertTime(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
 // createAlertIndex creates the alert index in tx and, when it is new, indexes the alerts the
 // store already holds.
 func createAlertIndex(ctx context.Context, tx *sql.Tx) error {
@@ -63,8 +93,9 @@ func createAlertIndex(ctx context.Context, tx *sql.Tx) error {
 	if err := errorsJoin(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
+	stmts := newTxStmts(ctx, tx)
 	for _, a := range all {
-		if err := indexAlert(ctx, tx, a.ws, record.AlertID(a.id), a.title, a.data); err != nil {
+		if err := indexAlert(stmts, a.ws, record.AlertID(a.id), a.title, a.data); err != nil {
 			return err
 		}
 	}
@@ -78,9 +109,32 @@ func errorsJoin(a, b error) error {
 	return b
 }
 
+// txStmts runs the statements of a transaction that writes many alerts, each prepared once.
+type txStmts struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func newTxStmts(ctx context.Context, tx *sql.Tx) *txStmts {
+	return &txStmts{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
+}
+
+func (t *txStmts) exec(query string, args ...any) (sql.Result, error) {
+	st, ok := t.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.tx.PrepareContext(t.ctx, query); err != nil {
+			return nil, err
+		}
+		t.stmts[query] = st
+	}
+	return st.ExecContext(t.ctx, args...)
+}
+
 // indexAlert adds an alert's row to the index.
-func indexAlert(ctx context.Context, tx *sql.Tx, workspace string, id record.AlertID, title string, data []byte) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO alert_rows (workspace, alert_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, workspace, string(id))
+func indexAlert(t *txStmts, workspace string, id record.AlertID, title string, data []byte) error {
+	res, err := t.exec(`INSERT INTO alert_rows (workspace, alert_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, workspace, string(id))
 	if err != nil {
 		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
 	}
@@ -93,7 +147,7 @@ func indexAlert(ctx context.Context, tx *sql.Tx, workspace string, id record.Ale
 	}
 	// CJK runs go in as their bigrams, as in the history index.
 	body := index.Segmented(index.AlertText("", data))
-	if _, err := tx.ExecContext(ctx, `INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, index.Segmented(title), body); err != nil {
+	if _, err := t.exec(`INSERT INTO alert_fts (rowid, title, body) VALUES (?, ?, ?)`, rid, index.Segmented(title), body); err != nil {
 		return goerr.Wrap(err, "failed to index alert", goerr.V("alert_id", id))
 	}
 	return nil
@@ -117,6 +171,20 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 	}
 	match := phraseMatcher(phrases)
 	expr := matchExpr(phrases)
+	// A filter joins the candidates' alerts before the best are picked.
+	filter, args := "", []any{titleWeight, bodyWeight}
+	if q.Severity != "" || q.Source != "" {
+		filter = ` JOIN alerts fa ON fa.workspace = r.workspace AND fa.id = r.alert_id`
+		if q.Severity != "" {
+			filter += ` AND fa.severity = ?`
+			args = append(args, q.Severity)
+		}
+		if q.Source != "" {
+			filter += ` AND fa.source = ?`
+			args = append(args, q.Source)
+		}
+	}
+	args = append(args, expr, s.workspace, limit, s.workspace, expr)
 	s.calls.Add("sqlite.query")
 	// The best rows are picked first and their snippets made after: a snippet computed beside
 	// the rank would be computed for every matching alert before the sort (a word every alert
@@ -125,31 +193,32 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]s
 	// picked rows are joined with their alerts.
 	rows, err := s.db.QueryContext(ctx, `WITH top AS MATERIALIZED (
 			SELECT f.rowid AS rid, r.alert_id, bm25(alert_fts, ?, ?) AS score
-			FROM alert_fts f CROSS JOIN alert_rows r ON r.rid = f.rowid
+			FROM alert_fts f CROSS JOIN alert_rows r ON r.rid = f.rowid`+filter+`
 			WHERE alert_fts MATCH ? AND r.workspace = ?
 			ORDER BY score, f.rowid DESC LIMIT ?)
-		SELECT a.id, a.title, a.created_at, top.score, `+snippetExpr+`
+		SELECT a.id, a.title, a.created_at, a.severity, a.source, a.time, top.score, `+snippetExpr+`
 		FROM top CROSS JOIN alert_fts ON alert_fts.rowid = top.rid
 		JOIN alerts a ON a.workspace = ? AND a.id = top.alert_id
 		WHERE alert_fts MATCH ?
-		ORDER BY top.score, top.rid DESC`, titleWeight, bodyWeight, expr, s.workspace, limit, s.workspace, expr)
+		ORDER BY top.score, top.rid DESC`, args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to search alerts")
 	}
 	defer rows.Close()
 	var out []store.AlertHit
 	for rows.Next() {
-		var id, title, snippet string
-		var created int64
+		var id, title, severity, source, snippet string
+		var created, when int64
 		var bm float64
-		if err := rows.Scan(&id, &title, &created, &bm, &snippet); err != nil {
+		if err := rows.Scan(&id, &title, &created, &severity, &source, &when, &bm, &snippet); err != nil {
 			return nil, goerr.Wrap(err, "failed to search alerts")
 		}
 		if cjk {
 			snippet = index.Snippet(index.Unsegment(snippet), match, 12, store.SnippetOpen, store.SnippetClose)
 		}
 		out = append(out, store.AlertHit{
-			Alert: &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()},
+			Alert: &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC(),
+				Severity: severity, Source: source, Time: alertTime(when)},
 			// bm25 is negative, lower is better: map it into (0, 1), higher is better.
 			Score:   -bm / (1 - bm),
 			Snippet: strings.TrimSpace(snippet),

@@ -158,7 +158,13 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if err := migrateSearch(ctx, tx); err != nil {
 		return err
 	}
+	if err := migrateVerdicts(ctx, tx); err != nil {
+		return err
+	}
 	if err := migrateBatchJobs(ctx, tx); err != nil {
+		return err
+	}
+	if err := addAlertFacts(ctx, tx); err != nil {
 		return err
 	}
 	if err := createAlertIndex(ctx, tx); err != nil {
@@ -353,12 +359,16 @@ func (s *Store) commitMeta(ctx context.Context, tx *sql.Tx, h, meta *record.Hist
 		return goerr.Wrap(err, "failed to sync history directory", goerr.V("history_id", h.ID))
 	}
 	var err error
+	verdict, resolvedAt := resolutionColumns(meta)
 	if h.Revision == 0 {
-		_, err = tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta) VALUES (?, ?, ?, ?, ?, ?)`,
-			string(h.ID), s.workspace, string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON))
+		_, err = tx.ExecContext(ctx, `INSERT INTO histories (id, workspace, alert_id, updated_at, revision, meta, verdict, resolved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			string(h.ID), s.workspace, string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), verdict, resolvedAt)
 	} else {
-		_, err = tx.ExecContext(ctx, `UPDATE histories SET alert_id = ?, updated_at = ?, revision = ?, meta = ? WHERE id = ? AND revision = ?`,
-			string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), string(h.ID), h.Revision)
+		_, err = tx.ExecContext(ctx, `UPDATE histories SET alert_id = ?, updated_at = ?, revision = ?, meta = ?, verdict = ?, resolved_at = ? WHERE id = ? AND revision = ?`,
+			string(meta.AlertID), micros(meta.UpdatedAt), meta.Revision, string(metaJSON), verdict, resolvedAt, string(h.ID), h.Revision)
+	}
+	if err == nil {
+		err = s.writeAnalystsTx(ctx, tx, meta)
 	}
 	if err != nil {
 		if isNoSpace(err) {
@@ -409,25 +419,18 @@ func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
 	limit := store.ClampLimit(q.Limit)
 	var sb strings.Builder
-	args := []any{s.workspace}
-	sb.WriteString(`SELECT id, meta FROM histories WHERE workspace = ?`)
-	if q.AlertID != "" {
-		sb.WriteString(` AND alert_id = ?`)
-		args = append(args, string(q.AlertID))
-	}
-	if !q.UpdatedBefore.IsZero() {
-		sb.WriteString(` AND updated_at < ?`)
-		args = append(args, micros(q.UpdatedBefore))
-	}
+	sel := s.selectHistories(q, false)
+	args := sel.args
+	sb.WriteString(`SELECT h.id, h.meta` + sel.from)
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		sb.WriteString(` AND (updated_at < ? OR (updated_at = ? AND id < ?))`)
+		sb.WriteString(` AND (` + sel.updatedAt + ` < ? OR (` + sel.updatedAt + ` = ? AND ` + sel.rowID + ` < ?))`)
 		args = append(args, micros(t), micros(t), id)
 	}
-	sb.WriteString(` ORDER BY updated_at DESC, id DESC LIMIT ?`)
+	sb.WriteString(` ORDER BY ` + sel.updatedAt + ` DESC, ` + sel.rowID + ` DESC LIMIT ?`)
 	args = append(args, limit+1)
 	s.calls.Add("sqlite.query")
 	rows, err := s.db.QueryContext(ctx, sb.String(), args...)
@@ -473,18 +476,49 @@ func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) ([]rec
 
 // PutAlert implements store.Alerts.
 func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
-	created := a.CreatedAt
-	if created.IsZero() {
-		created = store.Now()
+	n, err := s.PutAlerts(ctx, []*record.Alert{a})
+	return n == 1, err
+}
+
+// PutAlerts implements store.AlertsPutter: one transaction for them all.
+func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
+	if len(as) == 0 {
+		return 0, nil
 	}
 	s.calls.Add("sqlite.query")
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
+		return 0, goerr.Wrap(err, "failed to store alerts", goerr.V("count", len(as)))
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `INSERT INTO alerts (workspace, id, title, data, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		s.workspace, string(a.ID), a.Title, []byte(a.Data), micros(created))
+	n := 0
+	stmts := newTxStmts(ctx, tx)
+	for _, a := range as {
+		created, err := putAlert(stmts, s.workspace, a)
+		if err != nil {
+			return 0, err
+		}
+		if created {
+			n++
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, goerr.Wrap(err, "failed to store alerts", goerr.V("count", len(as)))
+	}
+	return n, nil
+}
+
+func putAlert(t *txStmts, workspace string, a *record.Alert) (bool, error) {
+	created := a.CreatedAt
+	if created.IsZero() {
+		created = store.Now()
+	}
+	var when int64
+	if !a.Time.IsZero() {
+		when = micros(a.Time)
+	}
+	res, err := t.exec(`INSERT INTO alerts (workspace, id, title, data, created_at, severity, source, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		workspace, string(a.ID), a.Title, []byte(a.Data), micros(created), a.Severity, a.Source, when)
 	if err != nil {
 		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
 	}
@@ -492,11 +526,8 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 		return false, nil
 	}
 	// Indexed by the same transaction: a stored alert is always found.
-	if err := indexAlert(ctx, tx, s.workspace, a.ID, a.Title, a.Data); err != nil {
+	if err := indexAlert(t, workspace, a.ID, a.Title, a.Data); err != nil {
 		return false, err
-	}
-	if err := tx.Commit(); err != nil {
-		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
 	}
 	return true, nil
 }
@@ -506,24 +537,24 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert,
 	var a record.Alert
 	var title string
 	var data []byte
-	var created int64
+	var created, when int64
 	s.calls.Add("sqlite.query")
-	err := s.db.QueryRowContext(ctx, `SELECT title, data, created_at FROM alerts WHERE workspace = ? AND id = ?`, s.workspace, string(id)).
-		Scan(&title, &data, &created)
+	err := s.db.QueryRowContext(ctx, `SELECT title, data, created_at, severity, source, time FROM alerts WHERE workspace = ? AND id = ?`, s.workspace, string(id)).
+		Scan(&title, &data, &created, &a.Severity, &a.Source, &when)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, goerr.Wrap(store.ErrNotFound, "alert not found", goerr.V("alert_id", id))
 	}
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to read alert", goerr.V("alert_id", id))
 	}
-	a.ID, a.Title, a.Data, a.CreatedAt = id, title, data, time.UnixMicro(created).UTC()
+	a.ID, a.Title, a.Data, a.CreatedAt, a.Time = id, title, data, time.UnixMicro(created).UTC(), alertTime(when)
 	return &a, nil
 }
 
 // ListAlerts implements store.Alerts.
 func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
 	limit := store.ClampLimit(q.Limit)
-	query := `SELECT id, title, created_at FROM alerts WHERE workspace = ?`
+	query := `SELECT id, title, created_at, severity, source, time FROM alerts WHERE workspace = ?`
 	args := []any{s.workspace}
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
@@ -543,12 +574,13 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 	defer rows.Close()
 	page := &store.AlertPage{}
 	for rows.Next() {
-		var id, title string
-		var created int64
-		if err := rows.Scan(&id, &title, &created); err != nil {
+		var id, title, severity, source string
+		var created, when int64
+		if err := rows.Scan(&id, &title, &created, &severity, &source, &when); err != nil {
 			return nil, goerr.Wrap(err, "failed to read alert row")
 		}
-		page.Alerts = append(page.Alerts, &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC()})
+		page.Alerts = append(page.Alerts, &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC(),
+			Severity: severity, Source: source, Time: alertTime(when)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts")

@@ -39,12 +39,18 @@ func TestSaveRedactsKeepingTheAlertsValues(t *testing.T) {
 	}{{"alert-1", true}, {"alert-unknown", false}} {
 		h := storetest.NewHistory(tc.alert, nil)
 		h.Title = "198.51.100.23 and 203.0.113.7"
+		// The conclusion's note is written like the rest; the names of analysts as given.
+		h.Resolution = &record.Resolution{Verdict: record.VerdictBenign, Note: "198.51.100.23 and 203.0.113.7", ResolvedBy: "lead@example.com"}
+		h.Questions = []record.Question{{Analyst: "alice@example.com"}}
 		if err := s.SaveHistory(ctx, h); err != nil {
 			t.Fatal(err)
 		}
 		got, err := backend.GetHistoryMeta(ctx, h.ID)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got.Resolution.Note != got.Title || got.Resolution.ResolvedBy != "lead@example.com" || got.Analysts()[0] != "alice@example.com" {
+			t.Errorf("%s: note %q (title %q), resolved by %q, asked by %v", tc.alert, got.Resolution.Note, got.Title, got.Resolution.ResolvedBy, got.Analysts())
 		}
 		if strings.Contains(got.Title, "203.0.113.7") || !regexp.MustCompile(`\[REDACTED_IP_[a-z0-9]+\]`).MatchString(got.Title) {
 			t.Errorf("%s: the other IP is not tokenised: %q", tc.alert, got.Title)

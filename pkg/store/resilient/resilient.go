@@ -253,6 +253,15 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (created bool, er
 	return created, err
 }
 
+// PutAlerts implements store.AlertsPutter (idempotent, as PutAlert).
+func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error) {
+	err = s.do(ctx, "save", func(ctx context.Context, _ int) error {
+		created, err = store.PutAlerts(ctx, s.inner, as)
+		return err
+	})
+	return created, err
+}
+
 // GetAlert implements store.Alerts.
 func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (a *record.Alert, err error) {
 	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {

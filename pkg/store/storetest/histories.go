@@ -77,6 +77,12 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 		{Tool: "mcp_intel_env", Server: "intel", Decision: record.ApprovalDenied, At: store.Now().Add(-2 * time.Minute), Content: 1, Call: 1},
 		{Tool: "mcp_siem_query", Server: "siem", Decision: record.ApprovalTrusted, At: store.Now().Add(-time.Minute), Content: 3},
 	}
+	hist.Questions = []record.Question{
+		{Content: 0, Analyst: "alice@example.com", At: store.Now().Add(-3 * time.Minute)},
+		{Content: 2, Analyst: "bob", At: store.Now().Add(-2 * time.Minute)},
+	}
+	hist.Resolution = &record.Resolution{Verdict: record.VerdictEscalated, Note: "handed to IR: 調査継続", ResolvedBy: "bob",
+		ResolvedAt: store.Now().Add(-time.Minute), Suggested: true}
 	Save(t, s, hist)
 	got, err := s.GetHistoryMeta(ctx, hist.ID)
 	if err != nil {

@@ -50,7 +50,14 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"FindAlertsByPrefix", testFindAlertsByPrefix},
 		{"Count", testCount},
 		{"AlertSearch", testAlertSearch},
+		{"AlertFacts", testAlertFacts},
+		{"PutAlerts", testPutAlerts},
 		{"BatchJobs", testBatchJobs},
+		{"VerdictsRoundTrip", testVerdictsRoundTrip},
+		{"ListByVerdictAndAnalyst", testListByVerdictAndAnalyst},
+		{"ConcurrentResolveAndTurn", testConcurrentResolveAndTurn},
+		{"ResolveOtherWorkspace", testResolveOtherWorkspace},
+		{"AlertInvestigations", testAlertInvestigations},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

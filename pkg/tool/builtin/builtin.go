@@ -10,15 +10,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/tool"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
 // Store is what the tools read: the workspace's alerts and histories, nothing that writes.
@@ -155,7 +158,7 @@ type getHistory struct{ st Store }
 func (getHistory) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name:        "get_history",
-		Description: "Read the last turns of a past conversation of this workspace (as stored, redacted).",
+		Description: "Read the last turns of a past conversation of this workspace (as stored, redacted) and its verdict.",
 		Parameters: obj(map[string]*genai.Schema{
 			"history_id": str("history ID, or a unique prefix of 8+ characters"),
 			"turns":      integer("how many of the last contents (default 10)"),
@@ -163,8 +166,12 @@ func (getHistory) Declaration() *genai.FunctionDeclaration {
 	}
 }
 
-// maxTurns bounds get_history's turns.
-const maxTurns = 100
+// maxTurns bounds get_history's turns; maxResultText how much of a tool result in them is
+// shown.
+const (
+	maxTurns      = 100
+	maxResultText = 2000
+)
 
 func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]any {
 	arg, err := tool.String(args, "history_id", true)
@@ -186,50 +193,29 @@ func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]an
 	contents := h.Contents[max(0, len(h.Contents)-n):]
 	turns := make([]any, 0, len(contents))
 	for _, c := range contents {
-		turns = append(turns, map[string]any{"role": c.Role, "text": contentText(c)})
+		turns = append(turns, map[string]any{"role": c.Role, "text": transcript.ContentText(c, maxResultText)})
 	}
 	summary := ""
 	if h.Summary != nil {
 		summary = h.Summary.Text
 	}
-	return map[string]any{"id": string(h.ID), "alert_id": string(h.AlertID), "title": h.Title, "summary": summary, "turns": turns}
+	out := map[string]any{"id": string(h.ID), "alert_id": string(h.AlertID), "title": h.Title, "summary": summary, "turns": turns}
+	conclusion(out, h)
+	if r := h.Resolution; r != nil {
+		out["resolved_at"] = r.ResolvedAt.UTC().Format(time.RFC3339)
+		out["conclusion"] = r.Note
+	}
+	return out
 }
 
-// contentText is a content as text: its text parts, and its calls and results in short.
-func contentText(c *genai.Content) string {
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if p == nil || p.Thought {
-			continue
-		}
-		switch {
-		case p.Text != "":
-			b.WriteString(p.Text)
-		case p.FunctionCall != nil:
-			args, _ := json.Marshal(p.FunctionCall.Args)
-			fmt.Fprintf(&b, "[called %s %s]", p.FunctionCall.Name, args)
-		case p.FunctionResponse != nil:
-			res, _ := json.Marshal(p.FunctionResponse.Response)
-			fmt.Fprintf(&b, "[result of %s: %s]", p.FunctionResponse.Name, clip(string(res), 2000))
-		default:
-			continue
-		}
-		b.WriteString("\n")
+// conclusion adds to a result how the history ended: "verdict" and "resolved_by", null while
+// it is open.
+func conclusion(out map[string]any, h *record.History) {
+	out["verdict"], out["resolved_by"] = nil, nil
+	if r := h.Resolution; r != nil {
+		out["verdict"], out["resolved_by"] = string(r.Verdict), r.ResolvedBy
 	}
-	return strings.TrimRight(b.String(), "\n")
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 type searchHistories struct {
 	s  HistorySearcher
@@ -239,7 +225,7 @@ type searchHistories struct {
 func (searchHistories) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name:        "search_histories",
-		Description: "Search past conversations of this workspace by words or raw indicators (IP, domain, hash, e-mail).",
+		Description: "Search past conversations of this workspace by words or raw indicators (IP, domain, hash, e-mail), with verdicts.",
 		Parameters: obj(map[string]*genai.Schema{
 			"query":    str("words or indicators"),
 			"alert_id": str("only conversations about this alert (optional)"),
@@ -267,10 +253,12 @@ func (t searchHistories) Call(ctx context.Context, args map[string]any) map[stri
 	}
 	out := make([]any, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, map[string]any{
+		res := map[string]any{
 			"id": string(r.History.ID), "alert_id": string(r.History.AlertID), "title": r.History.Title,
 			"updated_at": r.History.UpdatedAt.UTC().Format(time.RFC3339), "snippet": r.Snippet,
-		})
+		}
+		conclusion(res, r.History)
+		out = append(out, res)
 	}
 	return map[string]any{"results": out}
 }
@@ -282,8 +270,10 @@ func (searchAlerts) Declaration() *genai.FunctionDeclaration {
 		Name:        "search_alerts",
 		Description: "Search stored alerts of this workspace by words or raw indicators (IP, domain, hash, ARN).",
 		Parameters: obj(map[string]*genai.Schema{
-			"query": str("words or indicators"),
-			"limit": integer("most results (default 10)"),
+			"query":    str("words or indicators"),
+			"limit":    integer("most results (default 10)"),
+			"severity": {Type: genai.TypeString, Enum: alert.Severities},
+			"source":   str("only this source (scc, falco...)"),
 		}, "query"),
 	}
 }
@@ -297,7 +287,18 @@ func (t searchAlerts) Call(ctx context.Context, args map[string]any) map[string]
 	if err != nil {
 		return failure(err, "alerts")
 	}
-	hits, err := t.s.SearchAlerts(ctx, store.AlertSearchQuery{Text: q, Limit: limit})
+	severity, err := tool.String(args, "severity", false)
+	if err != nil {
+		return failure(err, "alerts")
+	}
+	if severity = strings.ToLower(severity); severity != "" && !slices.Contains(alert.Severities, severity) {
+		return failure(tool.ArgError("severity must be one of "+strings.Join(alert.Severities, ", ")), "alerts")
+	}
+	source, err := tool.String(args, "source", false)
+	if err != nil {
+		return failure(err, "alerts")
+	}
+	hits, err := t.s.SearchAlerts(ctx, store.AlertSearchQuery{Text: q, Limit: limit, Severity: severity, Source: strings.ToLower(source)})
 	if err != nil {
 		return failure(err, "alerts")
 	}
@@ -306,6 +307,7 @@ func (t searchAlerts) Call(ctx context.Context, args map[string]any) map[string]
 		out = append(out, map[string]any{
 			"id": string(h.Alert.ID), "title": h.Alert.Title,
 			"created_at": h.Alert.CreatedAt.UTC().Format(time.RFC3339), "snippet": h.Snippet,
+			"severity": h.Alert.Severity, "source": h.Alert.Source,
 		})
 	}
 	return map[string]any{"results": out}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
+	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/storetest"
 	"github.com/alertchat/alertchat/pkg/tool"
@@ -40,8 +41,9 @@ func TestBuiltinBadInput(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, other := openStore(t, "ws", dir), openStore(t, "other", dir)
-	for _, id := range []record.AlertID{"abcdef12-0001", "abcdef12-0002"} {
-		if _, err := s.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Data: []byte(`{"ip":"203.0.113.7"}`)}); err != nil {
+	for i, id := range []record.AlertID{"abcdef12-0001", "abcdef12-0002"} {
+		sev := []string{"high", "low"}[i]
+		if _, err := s.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Severity: sev, Source: "falco", Data: []byte(`{"ip":"203.0.113.7"}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,6 +64,8 @@ func TestBuiltinBadInput(t *testing.T) {
 		{"get_history", map[string]any{"history_id": string(h.ID), "turns": "many"}, "must be a number"},
 		{"search_histories", map[string]any{"query": ""}, "empty"},
 		{"search_alerts", map[string]any{"query": "x", "limit": 1000.0}, "from 1 to"},
+		{"search_alerts", map[string]any{"query": "x", "severity": "urgent"}, "severity must be one of"},
+		{"search_alerts", map[string]any{"query": "x", "source": 3.0}, "must be a string"},
 		{"drop_tables", map[string]any{}, "unknown tool"},
 	} {
 		res := reg.Call(ctx, tc.name, tc.args)
@@ -78,6 +82,14 @@ func TestBuiltinBadInput(t *testing.T) {
 	if n := len(res["results"].([]any)); n != 2 {
 		t.Fatalf("search_alerts: %v", res)
 	}
+	res = reg.Call(ctx, "search_alerts", map[string]any{"query": "203.0.113.7", "severity": "HIGH", "source": "falco"})
+	if rs := res["results"].([]any); len(rs) != 1 || rs[0].(map[string]any)["id"] != "abcdef12-0001" || rs[0].(map[string]any)["severity"] != "high" {
+		t.Fatalf("search_alerts by severity: %v", res)
+	}
+	res = reg.Call(ctx, "search_alerts", map[string]any{"query": "203.0.113.7", "source": "scc"})
+	if rs := res["results"].([]any); len(rs) != 0 {
+		t.Fatalf("search_alerts by source: %v", res)
+	}
 }
 
 // The declarations every request carries stay small.
@@ -93,4 +105,61 @@ func TestDeclarationsAreSmall(t *testing.T) {
 		t.Fatalf("the tool declarations are %d bytes", len(b))
 	}
 	t.Logf("tool declarations: %d bytes of JSON", len(b))
+}
+
+// Conclusions travel: get_history and search_histories say how each history ended, null while
+// it is open.
+func TestToolsCarryVerdicts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, "ws", t.TempDir())
+	open := storetest.NewHistory("alert-1", storetest.Transcript(200))
+	open.Title = "Probe from 203.0.113.7, still looking"
+	done := storetest.NewHistory("alert-2", storetest.Transcript(200))
+	done.Title = "Probe from 203.0.113.7, our scanner"
+	storetest.Save(t, s, open)
+	storetest.Save(t, s, done)
+	if _, err := storetest.Resolve(ctx, s, done.ID, record.VerdictFalsePositive, "alice", store.Now()); err != nil {
+		t.Fatal(err)
+	}
+	reg := registry(t, s)
+	res := reg.Call(ctx, "search_histories", map[string]any{"query": "probe"})
+	results, _ := res["results"].([]any)
+	if len(results) != 2 {
+		t.Fatalf("search_histories: %v", res)
+	}
+	seen := 0
+	for _, r := range results {
+		m := r.(map[string]any)
+		v, hasV := m["verdict"]
+		by, hasBy := m["resolved_by"]
+		switch m["id"] {
+		case string(done.ID):
+			seen++
+			if v != "false_positive" || by != "alice" {
+				t.Errorf("resolved result: %v", m)
+			}
+		case string(open.ID):
+			seen++
+			if !hasV || !hasBy || v != nil || by != nil {
+				t.Errorf("open result: %v", m)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("results %v", results)
+	}
+	got := reg.Call(ctx, "get_history", map[string]any{"history_id": string(done.ID)[:8]})
+	if got["verdict"] != "false_positive" || got["resolved_by"] != "alice" || got["conclusion"] != "concluded by alice" || got["resolved_at"] == nil {
+		t.Fatalf("get_history: %v", got)
+	}
+	got = reg.Call(ctx, "get_history", map[string]any{"history_id": string(open.ID)})
+	if v, ok := got["verdict"]; !ok || v != nil {
+		t.Fatalf("get_history of an open history: %v", got)
+	}
+	// What the model receives is JSON: null, not a missing key.
+	b, _ := json.Marshal(got)
+	if !strings.Contains(string(b), `"verdict":null`) || !strings.Contains(string(b), `"resolved_by":null`) {
+		t.Fatalf("as sent: %s", b)
+	}
 }

@@ -13,3 +13,14 @@ func TestFailsWhenAsked(t *testing.T) {
 		t.Fatal("asked to fail")
 	}
 }
+
+func BenchmarkSample(b *testing.B) {
+	for b.Loop() {
+	}
+}
+
+func TestSkipsWhenAsked(t *testing.T) {
+	if os.Getenv("TESTRUN_SAMPLE_FAIL") == "1" {
+		t.Skip("asked to skip")
+	}
+}

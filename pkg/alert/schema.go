@@ -1,0 +1,285 @@
+package alert
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Severities, one scale for every tool, most severe first.
+const (
+	SeverityCritical = "critical"
+	SeverityHigh     = "high"
+	SeverityMedium   = "medium"
+	SeverityLow      = "low"
+	SeverityInfo     = "info"
+)
+
+// Severities lists the scale, most severe first.
+var Severities = []string{SeverityCritical, SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo}
+
+// Sources of the schemas this package knows.
+const (
+	SourceGuardDuty   = "guardduty"
+	SourceSecurityHub = "securityhub"
+	SourceSCC         = "scc"
+	SourceSuricata    = "suricata"
+	SourceFalco       = "falco"
+)
+
+// facts are what a finding's schema says about it.
+type facts struct {
+	title, severity, source string
+	time                    time.Time
+}
+
+// describe reads a finding's title, severity, source and time from its known schema, or
+// guesses the title (and a severity written as a word) of JSON of no known schema.
+func describe(v map[string]any) facts {
+	switch {
+	case isASFF(v):
+		return asffFacts(v)
+	case isGuardDuty(v):
+		return guardDutyFacts(v)
+	case isSCCFinding(v):
+		return sccFacts(v)
+	case isSuricata(v):
+		return suricataFacts(v)
+	case isFalco(v):
+		return falcoFacts(v)
+	}
+	return facts{title: Title(v), severity: severityWord(firstString(v, "severity", "Severity", "level", "priority")),
+		time: firstTime(v, "time", "timestamp", "@timestamp", "eventTime", "event_time", "createdAt", "created_at", "CreatedAt")}
+}
+
+// get returns v[k], else v[k with its first letter lowered]: the AWS CLI prints PascalCase,
+// EventBridge events carry the same finding in camelCase.
+func get(v map[string]any, k string) any {
+	if x, ok := v[k]; ok {
+		return x
+	}
+	return v[strings.ToLower(k[:1])+k[1:]]
+}
+
+func str(v map[string]any, k string) string {
+	s, _ := get(v, k).(string)
+	return strings.TrimSpace(s)
+}
+
+func obj(v map[string]any, k string) map[string]any {
+	m, _ := get(v, k).(map[string]any)
+	return m
+}
+
+func num(x any) (float64, bool) {
+	switch n := x.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func firstString(v map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := v[k].(string); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
+}
+
+func firstTime(v map[string]any, keys ...string) time.Time {
+	for _, k := range keys {
+		if s, ok := v[k].(string); ok {
+			if t, ok := parseTime(s); ok {
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// timeLayouts are the ways the tools write a time (Suricata: "+0000" without a colon).
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05"}
+
+func parseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// severityWord maps a severity written as a word (any case) onto the scale, or "".
+func severityWord(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "critical", "crit":
+		return SeverityCritical
+	case "high":
+		return SeverityHigh
+	case "medium", "moderate", "med":
+		return SeverityMedium
+	case "low":
+		return SeverityLow
+	case "info", "informational", "information":
+		return SeverityInfo
+	}
+	return ""
+}
+
+// GuardDuty: https://docs.aws.amazon.com/guardduty/latest/ug/guardduty_findings-severity.html
+// (Low 1.0-3.9, Medium 4.0-6.9, High 7.0-8.9, Critical 9.0-10.0).
+func isGuardDuty(v map[string]any) bool {
+	_, sev := num(get(v, "Severity"))
+	return sev && str(v, "SchemaVersion") != "" && str(v, "Type") != "" && strings.Contains(str(v, "Arn"), ":guardduty:")
+}
+
+func guardDutyFacts(v map[string]any) facts {
+	f := facts{title: oneLine(str(v, "Title")), source: SourceGuardDuty}
+	if f.title == "" {
+		f.title = oneLine(str(v, "Type"))
+	}
+	if s, ok := num(get(v, "Severity")); ok {
+		f.severity = guardDutySeverity(s)
+	}
+	f.time = timeOf(v, "UpdatedAt", "CreatedAt")
+	return f
+}
+
+func guardDutySeverity(s float64) string {
+	switch {
+	case s >= 9:
+		return SeverityCritical
+	case s >= 7:
+		return SeverityHigh
+	case s >= 4:
+		return SeverityMedium
+	case s >= 1:
+		return SeverityLow
+	}
+	return SeverityInfo
+}
+
+func timeOf(v map[string]any, keys ...string) time.Time {
+	for _, k := range keys {
+		if t, ok := parseTime(str(v, k)); ok {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// ASFF (Security Hub): Severity.Label, else Severity.Normalized 0-100
+// (https://docs.aws.amazon.com/securityhub/latest/userguide/asff-required-attributes.html).
+func isASFF(v map[string]any) bool {
+	return str(v, "SchemaVersion") == "2018-10-08" && str(v, "ProductArn") != ""
+}
+
+func asffFacts(v map[string]any) facts {
+	f := facts{title: oneLine(str(v, "Title")), source: SourceSecurityHub, time: timeOf(v, "UpdatedAt", "CreatedAt")}
+	sev := obj(v, "Severity")
+	if sev == nil {
+		return f
+	}
+	if f.severity = severityWord(str(sev, "Label")); f.severity != "" {
+		return f
+	}
+	if n, ok := num(get(sev, "Normalized")); ok {
+		switch {
+		case n >= 90:
+			f.severity = SeverityCritical
+		case n >= 70:
+			f.severity = SeverityHigh
+		case n >= 40:
+			f.severity = SeverityMedium
+		case n >= 1:
+			f.severity = SeverityLow
+		default:
+			f.severity = SeverityInfo
+		}
+	}
+	return f
+}
+
+// Security Command Center's Finding: its name is .../sources/S/findings/F, its severity
+// CRITICAL, HIGH, MEDIUM, LOW (or SEVERITY_UNSPECIFIED).
+func isSCCFinding(v map[string]any) bool {
+	name, _ := v["name"].(string)
+	return strings.Contains(name, "/sources/") && strings.Contains(name, "/findings/")
+}
+
+func sccFacts(v map[string]any) facts {
+	f := facts{title: oneLine(firstString(v, "category")), source: SourceSCC, severity: severityWord(firstString(v, "severity")),
+		time: firstTime(v, "eventTime", "createTime")}
+	if f.title == "" {
+		f.title = Title(v)
+	}
+	return f
+}
+
+// Suricata's eve.json: every record has event_type and, for an alert, alert.signature and
+// alert.severity (1 most severe, from classification.config's priorities).
+func isSuricata(v map[string]any) bool {
+	et, _ := v["event_type"].(string)
+	_, flow := v["flow_id"]
+	_, src := v["src_ip"]
+	return et != "" && (flow || src)
+}
+
+func suricataFacts(v map[string]any) facts {
+	f := facts{source: SourceSuricata, time: firstTime(v, "timestamp")}
+	et, _ := v["event_type"].(string)
+	if a, ok := v["alert"].(map[string]any); ok {
+		f.title = oneLine(firstString(a, "signature", "category"))
+		if n, ok := num(a["severity"]); ok {
+			switch {
+			case n <= 1:
+				f.severity = SeverityHigh
+			case n == 2:
+				f.severity = SeverityMedium
+			case n == 3:
+				f.severity = SeverityLow
+			default:
+				f.severity = SeverityInfo
+			}
+		}
+	}
+	if f.title == "" {
+		f.title = oneLine(strings.TrimSpace("Suricata " + et + " " + firstString(v, "src_ip") + " -> " + firstString(v, "dest_ip")))
+	}
+	return f
+}
+
+// Falco's JSON output: rule, priority (Emergency .. Debug), output, time.
+func isFalco(v map[string]any) bool {
+	_, rule := v["rule"].(string)
+	_, prio := v["priority"].(string)
+	_, out := v["output"].(string)
+	return rule && prio && out
+}
+
+func falcoFacts(v map[string]any) facts {
+	f := facts{title: oneLine(firstString(v, "rule")), source: SourceFalco, time: firstTime(v, "time")}
+	switch strings.ToLower(firstString(v, "priority")) {
+	case "emergency", "alert", "critical":
+		f.severity = SeverityCritical
+	case "error":
+		f.severity = SeverityHigh
+	case "warning":
+		f.severity = SeverityMedium
+	case "notice":
+		f.severity = SeverityLow
+	case "informational", "info", "debug":
+		f.severity = SeverityInfo
+	}
+	return f
+}

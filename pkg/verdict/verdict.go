@@ -1,0 +1,210 @@
+// Package verdict is how investigations conclude beyond storing a verdict: Gemini's
+// suggested verdict and conclusion for a history (Suggest, with structured output), and the
+// words that tell the next analyst how an earlier investigation ended (Outcome).
+package verdict
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/modelcfg"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/termsafe"
+	"github.com/alertchat/alertchat/pkg/transcript"
+)
+
+// Outcome is how h ended, in a few words: "false positive (alice, 11-20)" for a resolved
+// history (who resolved it, and the day, in loc), "open (bob)" for an open one (who asked
+// first), "open" when nobody is known. Everything in it passes termsafe.
+func Outcome(h *record.History, loc *time.Location) string {
+	if r := h.Resolution; r != nil {
+		who := termsafe.Line(r.ResolvedBy)
+		day := r.ResolvedAt.In(loc).Format("01-02")
+		if who == "" {
+			return fmt.Sprintf("%s (%s)", r.Verdict.Label(), day)
+		}
+		return fmt.Sprintf("%s (%s, %s)", r.Verdict.Label(), who, day)
+	}
+	if as := h.Analysts(); len(as) > 0 {
+		return "open (" + termsafe.Line(as[0]) + ")"
+	}
+	return "open"
+}
+
+// Suggestion is Gemini's proposed conclusion of an investigation.
+type Suggestion struct {
+	Verdict    record.Verdict `json:"verdict"`
+	Conclusion string         `json:"conclusion"`
+}
+
+// ErrBadAnswer is returned when Gemini's answer is not a verdict and a conclusion in the
+// schema's shape, twice in a row.
+var ErrBadAnswer = errors.New("not the schema asked for")
+
+// answerTokens is the allowance of the answer itself (a verdict and a conclusion of at most
+// maxConclusion bytes), thinking aside: modelcfg adds room for the model's thinking.
+const answerTokens = 1024
+
+// temperature is for models older than Gemini 3 only (modelcfg keeps Gemini 3's default).
+const temperature = 0.2
+
+// maxTranscriptBytes bounds the conversation sent: its most recent part, with the summary of
+// what came before when there is one.
+const maxTranscriptBytes = 400 << 10
+
+// maxConclusion bounds the conclusion (two to four sentences are asked for).
+const maxConclusion = 2000
+
+const instruction = `You conclude a security investigation. Below are the alert under investigation and the conversation in which a security analyst investigated it with an assistant.
+Decide the investigation's verdict:
+- true_positive: the alert is a real threat or compromise;
+- false_positive: the alert fired on activity that is not what it describes (for example a scanner the organisation owns);
+- benign: the activity is real but expected and harmless;
+- escalated: it must be handed to incident response or to others to act on;
+- inconclusive: the evidence gathered does not decide.
+Write a conclusion of two to four sentences, in the language of the conversation, saying what was found and why the verdict follows.
+Values such as [REDACTED_IP_k3v9q2m7xa] are redacted values: equal tokens are equal values; refer to them by their token.
+Answer with the JSON object only.`
+
+// Schema is the shape of the answer asked for: a verdict (an enum of record.Verdicts) and a
+// conclusion.
+func Schema() *genai.Schema {
+	enum := make([]string, len(record.Verdicts))
+	for i, v := range record.Verdicts {
+		enum[i] = string(v)
+	}
+	return &genai.Schema{
+		Type: genai.TypeObject,
+		Properties: map[string]*genai.Schema{
+			"verdict":    {Type: genai.TypeString, Format: "enum", Enum: enum, Description: "how the investigation ended"},
+			"conclusion": {Type: genai.TypeString, Description: "two to four sentences: what was found and why the verdict follows"},
+		},
+		Required:         []string{"verdict", "conclusion"},
+		PropertyOrdering: []string{"verdict", "conclusion"},
+	}
+}
+
+// Request is the request Suggest sends to model for h about alert a (nil when it cannot be
+// read): an auxiliary request as modelcfg builds it for that model (Gemini 3: its lowest
+// thinking level, no temperature, no thinking budget, an output cap with room for the
+// thinking) with structured output (application/json and Schema).
+func Request(model string, a *record.Alert, h *record.History) ([]*genai.Content, *genai.GenerateContentConfig) {
+	var b strings.Builder
+	if a != nil {
+		b.WriteString("Alert (JSON):\n")
+		b.Write(a.Data)
+		b.WriteString("\n\n")
+	}
+	b.WriteString("Conversation:\n")
+	b.WriteString(conversation(h))
+	cfg := modelcfg.For(model).Auxiliary(answerTokens, temperature)
+	cfg.SystemInstruction = genai.NewContentFromText(instruction, "")
+	cfg.ResponseMIMEType = "application/json"
+	cfg.ResponseSchema = Schema()
+	return []*genai.Content{genai.NewContentFromText(b.String(), genai.RoleUser)}, cfg
+}
+
+// conversation is h's transcript as text, "Analyst:" and "Assistant:" turns, its most recent
+// maxTranscriptBytes (and then the summary of the earlier turns, when there is one).
+func conversation(h *record.History) string {
+	var turns []string
+	size := 0
+	for i := len(h.Contents) - 1; i >= 0; i-- {
+		c := h.Contents[i]
+		if c == nil {
+			continue
+		}
+		text := transcript.ContentText(c, 2000)
+		if text == "" {
+			continue
+		}
+		who := "Analyst"
+		if c.Role == genai.RoleModel {
+			who = "Assistant"
+		}
+		turn := who + ": " + text
+		if size+len(turn) > maxTranscriptBytes && len(turns) > 0 {
+			if h.Summary != nil && h.Summary.Text != "" {
+				turns = append(turns, "Summary of the earlier conversation: "+h.Summary.Text)
+			}
+			break
+		}
+		size += len(turn)
+		turns = append(turns, turn)
+	}
+	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
+		turns[i], turns[j] = turns[j], turns[i]
+	}
+	return strings.Join(turns, "\n\n")
+}
+
+// Suggest asks model for h's verdict and conclusion. An answer that is not the schema's shape
+// (not JSON, an unknown verdict, no conclusion, nothing at all) is asked for once more; a
+// second one is ErrBadAnswer. An answer that thought its whole allowance away is asked once
+// more with room (modelcfg.Generate), and a second such one is ErrBadAnswer too. A failed
+// request is returned as it is.
+func Suggest(ctx context.Context, gen modelcfg.Generator, model string, a *record.Alert, h *record.History) (*Suggestion, error) {
+	contents, cfg := Request(model, a, h)
+	var why error
+	for range 2 {
+		resp, err := modelcfg.Generate(ctx, gen, model, contents, cfg)
+		if errors.Is(err, modelcfg.ErrNoText) {
+			why = err
+			break // asked with room already: that was the one retry
+		}
+		if err != nil {
+			return nil, goerr.Wrap(err, "the verdict request failed", goerr.V("model", model))
+		}
+		s, err := parse(resp)
+		if err == nil {
+			return s, nil
+		}
+		why = err
+	}
+	return nil, goerr.Wrap(ErrBadAnswer, "Gemini answered twice without a verdict and a conclusion (the last time: "+why.Error()+
+		"); nothing was recorded; try again, or give --verdict", goerr.V("model", model))
+}
+
+// parse reads the answer's JSON: exactly a known verdict and a conclusion.
+func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
+	var text strings.Builder
+	if resp != nil && len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
+		for _, p := range resp.Candidates[0].Content.Parts {
+			if p != nil && !p.Thought {
+				text.WriteString(p.Text)
+			}
+		}
+	}
+	raw := strings.TrimSpace(text.String())
+	if raw == "" {
+		return nil, errors.New("the answer was empty")
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var s Suggestion
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("the answer is not the JSON asked for: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("the answer holds more than one JSON value")
+	}
+	v, ok := record.ParseVerdict(string(s.Verdict))
+	if !ok || string(v) != string(s.Verdict) {
+		return nil, fmt.Errorf("%q is not one of the verdicts", termsafe.Line(string(s.Verdict)))
+	}
+	s.Conclusion = strings.TrimSpace(termsafe.String(s.Conclusion))
+	switch {
+	case s.Conclusion == "":
+		return nil, errors.New("the conclusion is empty")
+	case len(s.Conclusion) > maxConclusion:
+		return nil, fmt.Errorf("the conclusion is %d bytes long, not two to four sentences", len(s.Conclusion))
+	}
+	return &s, nil
+}
