@@ -87,6 +87,10 @@ func TestOneShotWithTools(t *testing.T) {
 	if len(h.Contents) != 4 || h.Contents[1].Parts[1].FunctionCall.ID != "s1" || h.Contents[2].Parts[1].FunctionResponse.ID != "s1" {
 		t.Fatalf("transcript of %d contents", len(h.Contents))
 	}
+	// The search's result is plain text as stored: no match markers in its snippet.
+	if b, _ := json.Marshal(h.Contents[2].Parts[1].FunctionResponse.Response); !strings.Contains(string(b), `"snippet":"`) || strings.Contains(string(b), `\u0002`) || strings.Contains(string(b), `\u0003`) {
+		t.Fatalf("search_histories' response as stored: %s", b)
+	}
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(c.mustRun("", "history", "list", "-o", "json")), &list); err != nil {
 		t.Fatal(err)
