@@ -78,6 +78,18 @@ func TestOneShotWithTools(t *testing.T) {
 			t.Fatalf("%s failed: %s", tc.Name, tc.Error)
 		}
 	}
+	// A call that succeeded has "error": null, as the object's own "error" on success.
+	var raw struct {
+		ToolCalls []map[string]any `json:"tool_calls"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range raw.ToolCalls {
+		if v, ok := tc["error"]; !ok || v != nil || len(tc) != 3 {
+			t.Fatalf("tool call %v: want name, args and a null error", tc)
+		}
+	}
 	// The responses the model got: the alert, the earlier history found by its raw IP (stored
 	// only as a token), and its turns.
 	if !strings.Contains(out.Answer, "3322.org") || !strings.Contains(out.Answer, first.HistoryID) {
