@@ -59,7 +59,7 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 		o.Getenv = os.Getenv
 	}
 	root, cfg := newRoot(ios, o)
-	err := root.Run(ctx, args)
+	err := cmdutil.EnvValueError(root.Run(ctx, args))
 	// Whatever a command left on the status line goes, and the cursor is shown again.
 	ios.StopProgressIndicator()
 	if err == nil {
@@ -137,7 +137,20 @@ func validate(cfg *cmdutil.Config, logLevel string, errOut io.Writer) (*slog.Log
 	if cfg.Prefix != "" && (strings.HasPrefix(cfg.Prefix, "/") || strings.Contains(cfg.Prefix, "..")) {
 		return nil, cmdutil.UsageErrorf("invalid --prefix %q", cfg.Prefix)
 	}
-	return slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level})), nil
+	opts := &slog.HandlerOptions{Level: level}
+	if !cfg.Verbose {
+		opts.ReplaceAttr = plainErrors
+	}
+	return slog.New(slog.NewTextHandler(errOut, opts)), nil
+}
+
+// plainErrors leaves out the stack trace (and empty tags) of a logged goerr error: a warning line
+// says what failed, not where in the code (-v keeps them, for a bug report).
+func plainErrors(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) > 0 && (a.Key == "stacktrace" || a.Key == "tags") {
+		return slog.Attr{}
+	}
+	return a
 }
 
 func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Config) {

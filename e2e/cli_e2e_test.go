@@ -139,6 +139,34 @@ func TestCommandLineContract(t *testing.T) {
 	}
 }
 
+// TestVariableValuesAreUsageErrors: a variable whose value its flag cannot take (a word for a
+// number, a bool or a duration) is invalid input, exit 2, as the same value given as a flag is;
+// the message names the variable, and nothing is asked or stored.
+func TestVariableValuesAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	alertID := c.addAlert("guardduty.json")
+	base := append([]string(nil), c.env...)
+	for _, kv := range []string{
+		"ALERTCHAT_MAX_ATTEMPTS=abc", "ALERTCHAT_STORE_TIMEOUT=soon", "ALERTCHAT_EMBEDDINGS=maybe", "ALERTCHAT_VERBOSE=maybe",
+		"ALERTCHAT_CONTINUE=bogus", "ALERTCHAT_RAW=maybe", "ALERTCHAT_NO_TOOLS=x", "ALERTCHAT_MAX_TOOL_CALLS=many",
+	} {
+		c.env = append(append([]string(nil), base...), kv)
+		r := c.run("", "chat", "-a", alertID, "-q", "a question")
+		name, value, _ := strings.Cut(kv, "=")
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, name) || !strings.Contains(r.stderr, value) || strings.Contains(r.stderr, "*chat.") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming the variable", kv, r.code, r.stdout, r.stderr)
+		}
+	}
+	c.env = base
+	if n := len(c.answerRequests()); n != 0 {
+		t.Errorf("%d questions reached Gemini", n)
+	}
+	if out := c.mustRun("", "history", "list"); out != "" {
+		t.Errorf("histories were stored: %q", out)
+	}
+}
+
 // TestRmPromptNamesWhatItDeletes runs history rm on a real terminal.
 func TestRmPromptNamesWhatItDeletes(t *testing.T) {
 	t.Parallel()

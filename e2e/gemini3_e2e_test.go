@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -86,7 +87,8 @@ func TestGemini3Flows(t *testing.T) {
 			return geminitest.Reply{Text: verdicts(q, "exfiltration")}
 		case isSummaryRequest(r):
 			return geminitest.Reply{Text: "IOCs: 198.51.100.7. Findings: DNS exfiltration."}
-		case r.Kind == geminitest.KindGenerateContent:
+		case r.Kind == geminitest.KindGenerateContent || strings.HasPrefix(q, "Generate a chat session title"):
+			// A title, asked directly or as a request of a batch job.
 			return geminitest.Reply{Text: "Generated Title"}
 		}
 		last := r.Contents[len(r.Contents)-1]
@@ -178,6 +180,42 @@ func TestGemini3Flows(t *testing.T) {
 		t.Fatalf("line 3: %+v", lines[2])
 	}
 
+	// The same input as a remote batch (the fake's Batch API in Gemini 3 mode): the requests
+	// built for the model, the same lines, the all-thought question saved (asked once: a job
+	// cannot ask again).
+	if r = c.run(in, "batch", "-f", "-", "--remote", "--no-wait"); r.code != 0 {
+		t.Fatalf("submit: exit %d: %s", r.code, r.stderr)
+	}
+	job := c.srv.Batches()[len(c.srv.Batches())-1]
+	if job.Model != "gemini-3.8-flash" || len(job.Requests) != 6 {
+		t.Fatalf("job %s with %d requests", job.Model, len(job.Requests))
+	}
+	for _, req := range job.Requests {
+		g := req.GenerationConfig
+		title := strings.HasPrefix(req.Key, "t")
+		if title && (g == nil || g.ThinkingConfig == nil || g.ThinkingConfig.ThinkingLevel != genai.ThinkingLevelLow || g.MaxOutputTokens <= 1024) ||
+			g != nil && (g.Temperature != nil || g.ThinkingConfig != nil && g.ThinkingConfig.ThinkingBudget != nil) ||
+			!title && g != nil && g.ThinkingConfig != nil {
+			t.Fatalf("request %s: %+v", req.Key, g)
+		}
+	}
+	c.srv.AdvanceBatches()
+	c.srv.AdvanceBatches()
+	r = c.run(in, "batch", "-f", "-", "--remote")
+	if r.code != 1 || !strings.Contains(r.stderr, "2 of 3 questions failed") {
+		t.Fatalf("remote batch: exit %d, stderr %s", r.code, r.stderr)
+	}
+	remote := parseBatch(t, r.stdout)
+	for i, l := range remote {
+		if l.Title != lines[i].Title || l.Answer != lines[i].Answer || (l.Error == nil) != (lines[i].Error == nil) ||
+			(l.HistoryID == "") != (lines[i].HistoryID == "") || l.Error != nil && describe(*l.Error) != describe(*lines[i].Error) {
+			t.Errorf("remote line %d: %+v, local %+v", i+1, l, lines[i])
+		}
+	}
+	if saved := c.history(remote[1].HistoryID); saved.Contents[0].Parts[0].Text != "a question (thought)" || saved.Usage.ThoughtTokens != 900 {
+		t.Fatalf("the remote all-thought question is not saved: %+v", saved.Meta())
+	}
+
 	// --thinking from the environment: checked against the default model's levels, and sent.
 	c.env = append(c.env, "ALERTCHAT_THINKING=minimal")
 	r = c.run("", "chat", "-a", alertID, "-q", "q")
@@ -217,11 +255,52 @@ func TestGemini3RetiredModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || c.history(list[0].ID).Contents[0].Parts[0].Text != "Is it bad?" {
 		t.Fatalf("the question is not kept: %v %s", err, out)
 	}
+	// -o json: the object holds the error, stderr the one line.
+	got, r := c.askG3("-a", alertID, "-q", "Is it bad, in JSON?")
+	if r.code != 1 || got.Error == nil || !strings.Contains(*got.Error, "use one of: gemini-3.8-flash, ") || got.HistoryID == "" || oneLine(r.stderr) != *got.Error {
+		t.Fatalf("-o json: exit %d, %+v, stderr:\n%s", r.code, got, r.stderr)
+	}
+	// A local batch: each line has the error, and so has the one line on stderr; each question
+	// asked once.
+	before := len(c.answerRequests())
+	in := jsonl(map[string]any{"alert_id": alertID, "query": "one"}, map[string]any{"alert_id": alertID, "query": "two"})
+	r = c.run(in, "batch", "-f", "-")
+	if r.code != 1 || !strings.HasPrefix(oneLine(r.stderr), `2 of 2 questions failed: Gemini model "gemini-2.5-flash" is not available`) ||
+		!strings.Contains(r.stderr, "use one of: gemini-3.8-flash, ") || len(c.answerRequests())-before != 2 {
+		t.Fatalf("batch: exit %d, %d requests, stderr:\n%s", r.code, len(c.answerRequests())-before, r.stderr)
+	}
+	for _, l := range parseBatch(t, r.stdout) {
+		if l.Error == nil || !strings.Contains(*l.Error, "use one of: gemini-3.8-flash, ") {
+			t.Fatalf("batch line %+v", l)
+		}
+	}
+	// A remote batch: the service refuses the job's model; the same line, and no job.
+	r = c.run(in, "batch", "-f", "-", "--remote")
+	if r.code != 1 || !strings.HasPrefix(oneLine(r.stderr), `Gemini model "gemini-2.5-flash" is not available`) || !strings.Contains(r.stderr, "use one of: gemini-3.8-flash, ") ||
+		len(c.srv.Batches()) != 0 || strings.TrimSpace(c.mustRun("", "batch", "jobs", "-o", "json")) != "[]" {
+		t.Fatalf("batch --remote: exit %d, %d jobs, stderr:\n%s", r.code, len(c.srv.Batches()), r.stderr)
+	}
+	// An interactive chat ends at the question, exit 1: the line, the question saved.
+	p := c.startScreen(t, 200, "chat", "-a", alertID)
+	waitPrompt(t, p)
+	p.Type(t, "Is it bad, interactively?\r")
+	if code := p.Wait(t, 30*time.Second); code != 1 || p.Count(`Gemini model "gemini-2.5-flash" is not available`) != 1 || p.Count("Resume with: alertchat chat -a "+alertID) != 1 {
+		t.Fatalf("interactive: exit %d; the screen:\n%s", code, p.Dump())
+	}
+
 	// With --continue=auto the judge meets the 404 first: still one line, the answer's.
 	r = c.run("", "chat", "-a", alertID, "--continue=auto", "-q", "And the other instance?")
 	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "is not available") {
 		t.Fatalf("--continue=auto: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
+}
+
+// oneLine is stderr's only line without its "Error: " (the whole text when it has several).
+func oneLine(stderr string) string {
+	if strings.Count(stderr, "\n") != 1 {
+		return stderr
+	}
+	return strings.TrimPrefix(strings.TrimSuffix(stderr, "\n"), "Error: ")
 }
 
 // The binary against recorded traffic (google/adk-go's gemini-3.1-pro-preview recording of

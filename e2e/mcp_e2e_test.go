@@ -156,6 +156,7 @@ func TestMCPDeniedWhenNobodyCanAsk(t *testing.T) {
 	c2 := newCLI(t, callsThenAnswer(&genai.FunctionCall{Name: "mcp_intel_lookup", Args: map[string]any{"ip": "203.0.113.7"}}))
 	c2.dataDir, c2.env = c.dataDir, withBaseURL(c.env, c2.srv.URL())
 	r = c2.run("", "chat", "-o", "json", "-a", alertID, "-q", "again", "--mcp-config", mcpConfig(t, true, filepath.Join(t.TempDir(), "pid")))
+	out = toolChatOut{} // a fresh object: a call's "error" is null on success, which would leave the last one's
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
 		t.Fatalf("exit %d %v: %s", r.code, err, r.stderr)
 	}

@@ -78,6 +78,18 @@ func TestOneShotWithTools(t *testing.T) {
 			t.Fatalf("%s failed: %s", tc.Name, tc.Error)
 		}
 	}
+	// A call that succeeded has "error": null, as the object's own "error" on success.
+	var raw struct {
+		ToolCalls []map[string]any `json:"tool_calls"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range raw.ToolCalls {
+		if v, ok := tc["error"]; !ok || v != nil || len(tc) != 3 {
+			t.Fatalf("tool call %v: want name, args and a null error", tc)
+		}
+	}
 	// The responses the model got: the alert, the earlier history found by its raw IP (stored
 	// only as a token), and its turns.
 	if !strings.Contains(out.Answer, "3322.org") || !strings.Contains(out.Answer, first.HistoryID) {
@@ -86,6 +98,10 @@ func TestOneShotWithTools(t *testing.T) {
 	h := c.history(out.HistoryID)
 	if len(h.Contents) != 4 || h.Contents[1].Parts[1].FunctionCall.ID != "s1" || h.Contents[2].Parts[1].FunctionResponse.ID != "s1" {
 		t.Fatalf("transcript of %d contents", len(h.Contents))
+	}
+	// The search's result is plain text as stored: no match markers in its snippet.
+	if b, _ := json.Marshal(h.Contents[2].Parts[1].FunctionResponse.Response); !strings.Contains(string(b), `"snippet":"`) || strings.Contains(string(b), `\u0002`) || strings.Contains(string(b), `\u0003`) {
+		t.Fatalf("search_histories' response as stored: %s", b)
 	}
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(c.mustRun("", "history", "list", "-o", "json")), &list); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 )
@@ -134,22 +135,44 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	bar := startProgressBar(opts.IO, len(qs), &retries)
+	var unavailable unavailableModel
 	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{
 		Store: s,
 		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
 			return session.New(sessOpts, a, h)
 		},
 		Concurrency:   opts.Concurrency,
-		DescribeError: func(err error) string { return factory.Message(factory.DescribeModelError(err)) },
+		DescribeError: unavailable.describe,
 		Progress:      bar.update,
 	})
 	bar.stop()
-	return batchOutcome(opts.IO, sum, err)
+	return batchOutcome(opts.IO, sum, err, unavailable.line())
+}
+
+// unavailableModel describes the questions' errors and keeps the first that says the model
+// cannot be used: the run's error line then says it too (which model, what to use instead),
+// not only how many questions failed.
+type unavailableModel struct{ msg atomic.Pointer[string] }
+
+func (u *unavailableModel) describe(err error) string {
+	msg := factory.Message(factory.DescribeModelError(err))
+	if _, ok := errors.AsType[*modelcfg.UnavailableError](err); ok {
+		u.msg.CompareAndSwap(nil, &msg)
+	}
+	return msg
+}
+
+func (u *unavailableModel) line() string {
+	if m := u.msg.Load(); m != nil {
+		return *m
+	}
+	return ""
 }
 
 // batchOutcome reports a finished run on stderr and turns it into the exit code: 0 when every
-// question succeeded, 1 when any failed, 130 when interrupted.
-func batchOutcome(ios *cmdutil.IOStreams, sum *batch.Summary, err error) error {
+// question succeeded, 1 when any failed, 130 when interrupted. cause, when set, says why
+// questions failed (the model cannot be used), in the error line itself.
+func batchOutcome(ios *cmdutil.IOStreams, sum *batch.Summary, err error, cause string) error {
 	if sum == nil {
 		return err
 	}
@@ -166,6 +189,9 @@ func batchOutcome(ios *cmdutil.IOStreams, sum *batch.Summary, err error) error {
 	}
 	if ios.StderrTTY {
 		fmt.Fprintf(ios.ErrOut, "%d answered, %d failed.\n", sum.Succeeded, sum.Failed)
+	}
+	if sum.Failed > 0 && cause != "" {
+		return goerr.New(fmt.Sprintf("%d of %d questions failed: %s", sum.Failed, sum.Total, cause))
 	}
 	if sum.Failed > 0 {
 		return goerr.New(fmt.Sprintf("%d of %d questions failed (see the \"error\" of their lines)", sum.Failed, sum.Total))

@@ -20,6 +20,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -115,7 +116,10 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	case errors.Is(err, remote.ErrDetached):
 		return goerr.Wrap(context.Canceled, fmt.Sprintf("stopped waiting; batch job %s goes on: run the same command again to wait for it and collect its answers", oc.Job.ID))
 	case err != nil && oc != nil && oc.Summary != nil:
-		return batchOutcome(opts.IO, oc.Summary, err)
+		return batchOutcome(opts.IO, oc.Summary, err, "")
+	case modelcfg.IsModelNotFound(err):
+		// The service refused the job's model (retired, or unknown): the line a chat gives.
+		return factory.DescribeModelError(modelcfg.Explain(ctx, svc.Client.Models, cfg.Model, err))
 	case err != nil:
 		return err
 	}
@@ -127,7 +131,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		_, err = opts.IO.Out.Write(line)
 		return err
 	}
-	return batchOutcome(opts.IO, oc.Summary, nil)
+	return batchOutcome(opts.IO, oc.Summary, nil, "")
 }
 
 // jobProgress keeps the status line on stderr showing a waited-for job: its state, questions

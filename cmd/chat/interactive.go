@@ -20,6 +20,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/inputhist"
 	"github.com/alertchat/alertchat/pkg/lineedit"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/statusline"
@@ -55,6 +56,9 @@ type interactiveChat struct {
 	pending string
 	// same offers to continue an earlier conversation on the first question (samechat.go).
 	same *samechat.Resolver
+	// ended, once set, ends the chat with this error: the model cannot be used, so no later
+	// question (nor /retry) could be answered.
+	ended error
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the answer in flight
@@ -148,9 +152,12 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 			if done := c.command(ctx, strings.TrimSpace(input)); done {
 				return nil
 			}
-			continue
+		} else {
+			c.ask(ctx, input)
 		}
-		c.ask(ctx, input)
+		if c.ended != nil {
+			return c.ended
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -238,9 +245,16 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 		case turn.Answer != "" || len(turn.ToolCalls) > 0:
 			kept = "the partial answer was kept; /retry asks the question again"
 		}
-		if errors.Is(err, context.Canceled) {
+		var unavailable *modelcfg.UnavailableError
+		switch {
+		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(c.ios.ErrOut, "(cancelled; %s)\n", kept)
-		} else {
+		case errors.As(err, &unavailable):
+			// The model is retired or unknown: the chat ends (exit 1) with the one line that
+			// names it and what to use instead; the question is saved, the resume hint says
+			// where.
+			c.ended = factory.DescribeModelError(err)
+		default:
 			fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(%s)\n", factory.Message(factory.DescribeModelError(err)), kept)
 		}
 	}

@@ -30,7 +30,27 @@ type chatJSON struct {
 	Error     *string          `json:"error"`
 	Complete  bool             `json:"complete"`
 	// ToolCalls are the model's calls, in order; an empty array when none.
-	ToolCalls []session.ToolCall `json:"tool_calls"`
+	ToolCalls []toolCallJSON `json:"tool_calls"`
+}
+
+// toolCallJSON is one of the model's calls in chat -o json: its "error" is null when the call
+// succeeded, as the object's own "error" is.
+type toolCallJSON struct {
+	Name  string         `json:"name"`
+	Args  map[string]any `json:"args"`
+	Error *string        `json:"error"`
+}
+
+func newToolCallsJSON(calls []session.ToolCall) []toolCallJSON {
+	out := make([]toolCallJSON, 0, len(calls))
+	for _, c := range calls {
+		j := toolCallJSON{Name: c.Name, Args: c.Args}
+		if c.Error != "" {
+			j.Error = &c.Error
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // oneShotJSON prints chat -o json's object once: the turn's, or a failure's with what is known.
@@ -49,7 +69,7 @@ func (o *oneShotJSON) print(v chatJSON) error {
 // fail prints the object of a run that failed before a turn was taken.
 func (o *oneShotJSON) fail(err error) {
 	msg := factory.Message(err)
-	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg, ToolCalls: []session.ToolCall{}})
+	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg, ToolCalls: []toolCallJSON{}})
 }
 
 // oneShot answers one question and exits. On a terminal, for a new conversation on an alert with
@@ -204,12 +224,9 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 	kept := turn != nil && turn.SaveErr == nil
 	failure := oneShotFailure(turn, err)
 	if jsonOut {
-		v := chatJSON{HistoryID: h.ID, AlertID: h.AlertID, Title: h.Title, Complete: err == nil, ToolCalls: []session.ToolCall{}}
+		v := chatJSON{HistoryID: h.ID, AlertID: h.AlertID, Title: h.Title, Complete: err == nil, ToolCalls: []toolCallJSON{}}
 		if turn != nil {
-			v.Answer, v.Usage = turn.Answer, turn.Usage
-			if turn.ToolCalls != nil {
-				v.ToolCalls = turn.ToolCalls
-			}
+			v.Answer, v.Usage, v.ToolCalls = turn.Answer, turn.Usage, newToolCallsJSON(turn.ToolCalls)
 		}
 		if !kept && h.Revision == 0 {
 			v.HistoryID = "" // nothing is stored: there is no history to resume

@@ -329,7 +329,7 @@ func TestOneShotApprovalCtrlC(t *testing.T) {
 		t.Fatalf("stdout %q: %v", stdout, err)
 	}
 	if got.HistoryID != hs[0].ID || got.Complete || got.Error == nil || !strings.HasPrefix(*got.Error, "interrupted") ||
-		len(got.ToolCalls) != 1 || got.ToolCalls[0].Error != "cancelled" {
+		len(got.ToolCalls) != 1 || got.ToolCalls[0].Error == nil || *got.ToolCalls[0].Error != "cancelled" {
 		t.Fatalf("object %+v", got)
 	}
 }

@@ -100,3 +100,30 @@ func TestCleanCellIsTerminalSafe(t *testing.T) {
 		}
 	}
 }
+
+// The parser's complaint about a variable's value is a usage error naming the variable; other
+// errors keep their class.
+func TestEnvValueError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err   error
+		usage bool
+		msg   string
+	}{
+		{errors.New(`could not parse "abc" as int value from environment variable "ALERTCHAT_MAX_ATTEMPTS" for flag max-attempts: strconv.ParseInt: parsing "abc": invalid syntax`),
+			true, `invalid ALERTCHAT_MAX_ATTEMPTS="abc" (--max-attempts): strconv.ParseInt: parsing "abc": invalid syntax`},
+		{errors.New(`could not parse "bo\"gus" as *chat.continueValue value from environment variable "ALERTCHAT_CONTINUE" for flag continue: invalid value`),
+			true, `invalid ALERTCHAT_CONTINUE="bo\"gus" (--continue): invalid value`},
+		{errors.New("disk full"), false, "disk full"},
+		{UsageErrorf("already one"), true, "already one"},
+	}
+	for _, tc := range tests {
+		got := EnvValueError(tc.err)
+		if IsUsage(got) != tc.usage || !strings.HasPrefix(got.Error(), tc.msg) {
+			t.Errorf("EnvValueError(%q) = %q (usage %v), want %q (usage %v)", tc.err, got, IsUsage(got), tc.msg, tc.usage)
+		}
+	}
+	if EnvValueError(nil) != nil {
+		t.Error("nil became an error")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
@@ -45,4 +46,22 @@ func IsUsage(err error) bool {
 	var fe *FlagError
 	var ec cli.ExitCoder
 	return errors.Is(err, ErrUsage) || errors.As(err, &fe) || errors.As(err, &ec)
+}
+
+// envValue is the parser's complaint about a flag's value read from a variable
+// (ALERTCHAT_MAX_ATTEMPTS=abc): urfave/cli returns it as text alone, without calling
+// OnUsageError, so it is the one parser error known by its words.
+var envValue = regexp.MustCompile(`^could not parse (".*") as \S+ value from environment variable "([A-Za-z0-9_]+)" for flag ([A-Za-z0-9-]+): (.*)$`)
+
+// EnvValueError makes the parser's complaint about a variable's value a usage error (exit 2)
+// that names the variable and its flag; any other error is returned as it is.
+func EnvValueError(err error) error {
+	if err == nil || IsUsage(err) {
+		return err
+	}
+	m := envValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	return UsageErrorf("invalid %s=%s (--%s): %s", m[2], m[1], m[3], m[4])
 }

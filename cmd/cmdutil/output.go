@@ -56,15 +56,28 @@ type Table struct {
 	w      io.Writer
 	pretty bool
 	rows   [][]string // pretty: the header and the rows, printed by Flush
+	header []string   // not pretty: the header, printed only by PipeHeader
 	width  int
 	flex   int
 }
 
-// NewTable starts a table; the header is printed only when pretty.
+// NewTable starts a table; the header is printed only when pretty (or, tab-separated, with
+// PipeHeader).
 func NewTable(w io.Writer, pretty bool, header ...string) *Table {
 	t := &Table{w: w, pretty: pretty, flex: -1}
 	if pretty {
 		t.rows = append(t.rows, header)
+	} else {
+		t.header = header
+	}
+	return t
+}
+
+// PipeHeader prints the header as the first tab-separated row of a table that is not pretty,
+// when on (a pipe that asked for the column names); a pretty table has its header anyway.
+func (t *Table) PipeHeader(on bool) *Table {
+	if on && !t.pretty {
+		t.Row(slices.Clone(t.header)...)
 	}
 	return t
 }

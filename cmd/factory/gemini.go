@@ -53,7 +53,8 @@ func DescribeModelError(err error) error {
 	case errors.As(err, &unavailable):
 		return &described{msg: unavailableLine(unavailable), err: err}
 	case errors.Is(err, session.ErrEmptyAnswer):
-		return &described{msg: "Gemini gave no answer, even when asked a second time (it thought, and wrote nothing); " +
+		// Said of a chat's answer, asked twice, and of a batch job's, asked once.
+		return &described{msg: "Gemini gave no answer (it thought, and wrote nothing); " +
 			"the question is saved in the conversation: ask again, or rephrase it", err: err}
 	case errors.Is(err, session.ErrContextTooLong):
 		return goerr.Wrap(err, "the request is too long for Gemini even with the earlier conversation summarised: lower --max-context-tokens, or start a new conversation")

@@ -81,7 +81,7 @@ func (k *KeyedRedactor) Engine() *redact.Redactor {
 		defer cancel()
 		eng, err := k.resolve(ctx)
 		if err != nil {
-			k.logger.Warn("token key unavailable", "error", err)
+			k.logger.Debug("token key unavailable", "error", err) // the warning below says it; -v adds the details
 			fmt.Fprintf(k.warn, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", cmdutil.OneLine(Message(err)))
 			eng = redact.New(k.types...)
 		}

@@ -664,8 +664,14 @@ func TestHistoryListSaysThereAreMore(t *testing.T) {
 		t.Fatalf("second page: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, errOut, code = clitest.Run(t, dir, "", "history", "list", "--header")
-	if code != 0 || !strings.HasPrefix(out, "ID") || strings.Count(out, "\n") != 6 || errOut != "" {
+	if code != 0 || !strings.HasPrefix(out, "ID\tTITLE\tALERT\tUPDATED\tMSGS\tTOKENS\n") || strings.Count(out, "\n") != 6 || errOut != "" {
 		t.Fatalf("--header, all shown: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// Piped with --header it is still TSV, the header its first row: cut -f finds the columns.
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if strings.Count(line, "\t") != 5 || strings.Contains(line, "  ") {
+			t.Fatalf("--header: %q is not a TSV row of six columns", line)
+		}
 	}
 	if _, errOut, code = clitest.Run(t, dir, "", "history", "list", "--cursor", "bogus"); code != cmdutil.ExitUsage {
 		t.Fatalf("bad cursor: exit %d, %q", code, errOut)

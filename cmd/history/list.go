@@ -176,7 +176,7 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	if ios.StdoutTTY {
 		header = append(header, "VERDICT")
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY || opts.Header, header...).Fit(ios.TermWidth, "TITLE")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, header...).PipeHeader(opts.Header).Fit(ios.TermWidth, "TITLE")
 	now := time.Now()
 	for _, h := range hs {
 		tokens := h.Usage.Total()

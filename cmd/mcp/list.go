@@ -23,11 +23,11 @@ type ListOptions struct {
 type ServerState struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
-	// State is ready, needs sign-in, or failed (Error says why).
-	State string `json:"state"`
-	Error string `json:"error,omitempty"`
-	Tools int    `json:"tools"`
-	Trust bool   `json:"trust"`
+	// State is ready, needs sign-in, or failed (Error says why; null when ready).
+	State string  `json:"state"`
+	Error *string `json:"error"`
+	Tools int     `json:"tools"`
+	Trust bool    `json:"trust"`
 	// Auth is oauth, google or none; SignedIn whether an OAuth sign-in is stored (false for
 	// the others).
 	Auth     string `json:"auth"`
@@ -92,8 +92,8 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	tab := cmdutil.NewTable(o.IO.Out, o.IO.Pretty(), "NAME", "TRANSPORT", "STATE", "TOOLS", "TRUST", "AUTH").Fit(o.IO.TermWidth, "STATE")
 	for _, r := range rows {
 		state := r.State
-		if r.Error != "" {
-			state += ": " + r.Error
+		if r.Error != nil {
+			state += ": " + *r.Error
 		}
 		trust, auth := "asks", r.Auth
 		if r.Trust {
@@ -125,13 +125,13 @@ func (o *ListOptions) state(ctx context.Context, name string, cfg mcp.ServerConf
 		_ = cl.Close()
 		r.Tools = len(tools)
 	}
-	switch {
-	case errSignIn(err):
-		r.State = "needs sign-in"
-		r.Error = cmdutil.OneLine(err.Error())
-	case err != nil:
+	if err != nil {
 		r.State = "failed"
-		r.Error = cmdutil.OneLine(err.Error())
+		if errSignIn(err) {
+			r.State = "needs sign-in"
+		}
+		msg := cmdutil.OneLine(err.Error())
+		r.Error = &msg
 	}
 	return r
 }

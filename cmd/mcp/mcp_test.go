@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,11 +71,25 @@ func TestVerbs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.String()), &rows); err != nil || len(rows) != 3 {
 		t.Fatalf("list: %v %q", err, out)
 	}
-	if r := rows[1]; r.Name != "siem" || r.State != "ready" || r.Tools != 2 || !r.Trust || r.Transport != "http" || r.Auth != "none" {
+	if r := rows[1]; r.Name != "siem" || r.State != "ready" || r.Tools != 2 || !r.Trust || r.Transport != "http" || r.Auth != "none" || r.Error != nil {
 		t.Fatalf("siem %+v", r)
 	}
-	if r := rows[0]; r.Name != "gone" || r.State != "failed" || r.Error == "" {
+	if r := rows[0]; r.Name != "gone" || r.State != "failed" || r.Error == nil || *r.Error == "" {
 		t.Fatalf("gone %+v", r)
+	}
+	// Every element has the README's keys, "error" null for a server that is ready.
+	var raw []map[string]any
+	if err := json.Unmarshal([]byte(out.String()), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range raw {
+		keys := slices.Sorted(maps.Keys(e))
+		if want := []string{"auth", "error", "name", "signed_in", "state", "tools", "transport", "trust"}; !slices.Equal(keys, want) {
+			t.Errorf("%v: keys %v, want %v", e["name"], keys, want)
+		}
+	}
+	if v, ok := raw[1]["error"]; !ok || v != nil {
+		t.Errorf("a ready server's error: %v (present %v), want null", v, ok)
 	}
 	if r := rows[2]; r.Auth != "oauth" || r.SignedIn {
 		t.Fatalf("sso %+v", r)

@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,5 +81,52 @@ func TestModels(t *testing.T) {
 	out, _, _ = clitest.RunWith(t, dir, "", true, run, "models")
 	if !strings.HasPrefix(out, "NAME") || !strings.Contains(out, "*") {
 		t.Fatalf("table:\n%s", out)
+	}
+}
+
+// models -o json is exactly the contract's array of {"name","display_name","input_token_limit",
+// "thinking","default"}, and lists chat models only: models the list offers for
+// generateContent that speak, draw or embed are not chat models.
+func TestModelsJSONShapeAndChatOnly(t *testing.T) {
+	t.Parallel()
+	models := append(geminitest.DefaultModels(),
+		geminitest.ModelInfo{Name: "gemini-3.5-flash-preview-tts", DisplayName: "Gemini 3.5 Flash TTS", InputTokenLimit: 8192, Methods: []string{"generateContent", "countTokens"}},
+		geminitest.ModelInfo{Name: "gemini-3-pro-image-preview", DisplayName: "Nano Banana Pro", InputTokenLimit: 65536, Methods: []string{"generateContent", "countTokens", "batchGenerateContent"}},
+		geminitest.ModelInfo{Name: "gemini-live-3.5-flash", DisplayName: "Gemini Live", InputTokenLimit: 131072, Methods: []string{"generateContent", "bidiGenerateContent"}},
+		geminitest.ModelInfo{Name: "gemma-3-27b-it", DisplayName: "Gemma 3 27B", InputTokenLimit: 131072, Methods: []string{"generateContent", "countTokens"}},
+	)
+	srv := geminitest.NewServer(t, geminitest.WithGemini3(), geminitest.WithModels(models...))
+	out, errOut, code := clitest.RunWith(t, t.TempDir(), "", false, clitest.FakeGemini(srv.URL()), "models", "-o", "json")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var names []string
+	defaults := 0
+	for _, m := range got {
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if strings.Join(keys, ",") != "default,display_name,input_token_limit,name,thinking" {
+			t.Fatalf("keys %v of %v", keys, m)
+		}
+		_, isBool := m["default"].(bool)
+		_, isNum := m["input_token_limit"].(float64)
+		_, thinks := m["thinking"].(bool)
+		if !isBool || !isNum || !thinks {
+			t.Fatalf("types of %v", m)
+		}
+		if m["default"] == true {
+			defaults++
+		}
+		names = append(names, m["name"].(string))
+	}
+	if defaults != 1 || strings.Join(names, " ") != "gemini-3.8-flash gemini-3.7-flash gemini-3.6-flash gemini-3.5-flash-lite gemini-3.1-flash-lite gemini-3.1-pro-preview gemma-3-27b-it" {
+		t.Fatalf("%d default, models %v", defaults, names)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -281,6 +282,9 @@ type asker struct {
 
 	mu     sync.Mutex
 	alerts map[record.AlertID]*record.Alert // alerts never change: a cache of those found
+	// unavailable is the model's refusal (retired, unknown) once a question has met it: the
+	// questions not yet asked get it as their error instead of a request each.
+	unavailable error
 }
 
 func (a *asker) alert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
@@ -371,7 +375,20 @@ func (a *asker) openHistory(ctx context.Context, id record.HistoryID) (*session.
 // ask sends one question. A question cancelled by ctx is unfinished; a partial answer it left
 // in its history is reported as kept.
 func (a *asker) ask(ctx context.Context, s *session.Session, idx int, q Question) outcome {
-	turn, err := a.o.Ask(ctx, s, q)
+	a.mu.Lock()
+	refused := a.unavailable
+	a.mu.Unlock()
+	var (
+		turn *session.Turn
+		err  error
+	)
+	if refused != nil {
+		err = refused
+	} else if turn, err = a.o.Ask(ctx, s, q); modelUnavailable(err) {
+		a.mu.Lock()
+		a.unavailable = err
+		a.mu.Unlock()
+	}
 	h := s.History()
 	if interrupted(ctx, err) {
 		oc := outcome{idx: idx}
@@ -403,6 +420,13 @@ func (a *asker) ask(ctx context.Context, s *session.Session, idx int, q Question
 		r.Error = &msg
 	}
 	return outcome{idx: idx, res: r}
+}
+
+// modelUnavailable reports whether err says the model cannot be used at all (retired or
+// unknown): every other question would get the same answer.
+func modelUnavailable(err error) bool {
+	var unavailable *modelcfg.UnavailableError
+	return errors.As(err, &unavailable)
 }
 
 // interrupted reports whether err is the run's own cancellation.

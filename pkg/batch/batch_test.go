@@ -19,8 +19,10 @@ import (
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
+	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
@@ -516,5 +518,41 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := batch.Parse(make([]byte, batch.MaxInputBytes+1)); !errors.Is(err, batch.ErrTooLarge) {
 		t.Fatalf("over the size limit: %v", err)
+	}
+}
+
+// A model that cannot be used (retired): the first question meets the 404, the questions not
+// yet asked get the same error without a request each, and no history is saved for any of
+// them (the input holds every question).
+func TestUnavailableModelStopsAsking(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, geminitest.WithGemini3())
+	client := llm.New(modelcfg.NewExplainer(e.models, e.models), llm.Options{BaseDelay: 5 * time.Millisecond, MaxWait: 50 * time.Millisecond})
+	o := batch.Options{
+		Store: e.store,
+		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
+			return session.New(session.Options{LLM: client, Store: e.store, Redactor: secretRedactor{}, Model: "gemini-2.5-flash"}, a, h)
+		},
+		Concurrency: 1,
+	}
+	var in strings.Builder
+	for i := range 10 {
+		in.WriteString(line(map[string]any{"alert_id": string(e.alert), "query": fmt.Sprintf("question %d", i)}) + "\n")
+	}
+	got := e.run(t, context.Background(), in.String(), o)
+	if got.err != nil || got.sum.Failed != 10 || len(got.results) != 10 {
+		t.Fatalf("err %v, summary %+v", got.err, got.sum)
+	}
+	for _, r := range got.results {
+		if !strings.Contains(errText(r), "gemini-2.5-flash") || r.HistoryID != "" {
+			t.Fatalf("line %d: %+v", r.Line, r)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests to a model that is not served, want 1", n)
+	}
+	hs, err := e.store.ListHistories(context.Background(), store.HistoryQuery{})
+	if err != nil || len(hs.Histories) != 0 {
+		t.Fatalf("histories saved: %v %+v", err, hs)
 	}
 }

@@ -415,6 +415,11 @@ func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batch
 		bad := Reply{Status: http.StatusBadRequest, ErrorMessage: msg}
 		return batchResult{req: r, err: newStatus(bad.apiError())}
 	}
+	if s.g3 {
+		if bad := s.g3Check(r.Request); bad != nil {
+			return batchResult{req: r, err: newStatus(bad.apiError())}
+		}
+	}
 	var reply Reply
 	switch {
 	case h != nil:
@@ -428,6 +433,9 @@ func (s *Server) answerBatch(h func(*BatchRequest) Reply, r *BatchRequest) batch
 	}
 	if reply.isError() {
 		return batchResult{req: r, err: newStatus(reply.apiError())}
+	}
+	if s.g3 && reply.BlockReason == "" {
+		s.g3Shape(r.Request, &reply) // a job's answer has no first byte to wait for
 	}
 	return batchResult{req: r, resp: reply.responses(r.Request, false)[0]}
 }
@@ -690,6 +698,11 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 		return
 	case b.InputConfig.FileName != "" && b.InputConfig.Requests != nil:
 		badRequest(w, "* BatchGenerateContentRequest.batch.input_config: only one of file_name and requests may be set")
+		return
+	}
+
+	if s.g3 && !s.serves(model, KindBatchGenerateContent) {
+		writeError(w, notFound(model, KindBatchGenerateContent))
 		return
 	}
 

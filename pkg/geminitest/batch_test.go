@@ -185,10 +185,15 @@ type rpcStatus struct {
 	Details []map[string]any `json:"details"`
 }
 
-// checkRawInlined reads the operation of an inline job with a plain GET and checks its
-// responses: in wantKeys order, the ones of wantErrs failed with a 429 "quota" carrying a
-// typed detail, the others answered.
-func checkRawInlined(t *testing.T, srv *geminitest.Server, name string, wantKeys, wantErrs []string) {
+// rawInlined is what an inline job's operation holds, read with a plain GET: its responses as
+// the API sends them, typed error details included.
+type rawInlined struct {
+	Response *genai.GenerateContentResponse
+	Error    *rpcStatus
+	Metadata map[string]string
+}
+
+func readRawInlined(t *testing.T, srv *geminitest.Server, name string) []rawInlined {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/v1beta/"+name, nil)
 	req.Header.Set("x-goog-api-key", "test-key")
@@ -199,14 +204,9 @@ func checkRawInlined(t *testing.T, srv *geminitest.Server, name string, wantKeys
 	defer resp.Body.Close()
 	var op struct {
 		Metadata struct {
-			State  string
 			Output struct {
 				InlinedResponses struct {
-					InlinedResponses []struct {
-						Response *genai.GenerateContentResponse
-						Error    *rpcStatus
-						Metadata map[string]string
-					}
+					InlinedResponses []rawInlined
 				}
 			}
 		}
@@ -214,8 +214,16 @@ func checkRawInlined(t *testing.T, srv *geminitest.Server, name string, wantKeys
 	if err := json.NewDecoder(resp.Body).Decode(&op); err != nil {
 		t.Fatal(err)
 	}
+	return op.Metadata.Output.InlinedResponses.InlinedResponses
+}
+
+// checkRawInlined reads the operation of an inline job with a plain GET and checks its
+// responses: in wantKeys order, the ones of wantErrs failed with a 429 "quota" carrying a
+// typed detail, the others answered.
+func checkRawInlined(t *testing.T, srv *geminitest.Server, name string, wantKeys, wantErrs []string) {
+	t.Helper()
 	var keys, errKeys []string
-	for _, r := range op.Metadata.Output.InlinedResponses.InlinedResponses {
+	for _, r := range readRawInlined(t, srv, name) {
 		k := r.Metadata["key"]
 		keys = append(keys, k)
 		if r.Error == nil {

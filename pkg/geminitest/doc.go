@@ -50,7 +50,9 @@
 // thoughtsTokenCount; calls get 8-character ids, the first a thought signature, each streamed
 // in an event of its own, and every answer ends with a signed empty text part; a request
 // whose current turn's calls lack their signature, whose responses lack their call's id, or
-// that holds an empty part is a 400. See WithGemini3 for the details, and WithThinkingTokens
+// that holds an empty part is a 400. Batch jobs behave alike: a job for a model that is not
+// served is the 404, and each request of a job is checked and answered as a direct one (its
+// 400s are the job's per-request errors). See WithGemini3 for the details, and WithThinkingTokens
 // and WithThinkingTime for how much and how long the model thinks.
 //
 // # Choosing a reply

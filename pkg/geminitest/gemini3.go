@@ -29,6 +29,9 @@ import (
 //     thought signature; streamed, each call is an event of its own. Every answer ends with
 //     an empty text part carrying a thought signature (its own event when streamed, with
 //     finishReason STOP).
+//   - Batch jobs: creating one for a model it does not serve is the 404 above; each request
+//     of a job is checked and answered as a direct request is (the thinking, the signed
+//     trailing part, the usage), its 400s reported as the job's per-request errors.
 //   - Requests: a part with no data is a 400; the first function call of each model content
 //     of the current turn (since the last question) must carry its thought signature, and a
 //     signature must be one the server sent (sent back unchanged); a functionResponse must
@@ -74,10 +77,18 @@ func notFound(model, method string) *Reply {
 
 func invalid(msg string) *Reply { return &Reply{Status: http.StatusBadRequest, ErrorMessage: msg} }
 
+// serves reports whether the server serves model for method in Gemini 3 mode: a model it
+// knows, not retired, that supports the method (a stream is served where generateContent is).
+func (s *Server) serves(model, method string) bool {
+	info, ok := s.model(model)
+	return ok && !info.Retired && (slices.Contains(info.Methods, method) ||
+		method == KindStreamGenerateContent && slices.Contains(info.Methods, KindGenerateContent))
+}
+
 // g3Check applies Gemini 3 mode's checks to a request, returning the error reply or nil.
 func (s *Server) g3Check(req *Request) *Reply {
-	info, ok := s.model(req.Model)
-	if !ok || info.Retired || !slices.Contains(info.Methods, req.Kind) && !(req.Kind == KindStreamGenerateContent && slices.Contains(info.Methods, KindGenerateContent)) {
+	info, _ := s.model(req.Model)
+	if !s.serves(req.Model, req.Kind) {
 		return notFound(req.Model, req.Kind)
 	}
 	if req.Kind == KindCountTokens {

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
@@ -270,5 +271,87 @@ func TestGemini3FunctionCalls(t *testing.T) {
 	later := []*genai.Content{question, unsigned, responses(true), genai.NewContentFromText("done", genai.RoleModel), genai.NewContentFromText("more", genai.RoleUser)}
 	if _, err := collect(c.Models.GenerateContentStream(ctx, g3Model, later, nil)); err != nil {
 		t.Fatalf("earlier turn: %v", err)
+	}
+}
+
+// A batch job in Gemini 3 mode: a job for a model that is not served is refused with the
+// API's 404 on both backends; each request of a job is checked and answered as a direct
+// request is: both thinking fields a 400 of its own, thinking charged against the output cap,
+// thoughts reported, the signed empty trailing part.
+func TestGemini3Batch(t *testing.T) {
+	t.Parallel()
+	srv := geminitest.NewServer(t, geminitest.WithGemini3(), geminitest.WithBatchHandler(func(r *geminitest.BatchRequest) geminitest.Reply {
+		return geminitest.Reply{Text: "answer to " + r.Key}
+	}))
+	c := newClient(t, srv)
+	ctx := context.Background()
+	req := func(key string, cfg *genai.GenerateContentConfig) *genai.InlinedRequest {
+		return &genai.InlinedRequest{Contents: genai.Text("question " + key), Metadata: map[string]string{"key": key}, Config: cfg}
+	}
+	src := &genai.BatchJobSource{InlinedRequests: []*genai.InlinedRequest{
+		req("own", nil),
+		req("low", &genai.GenerateContentConfig{ThinkingConfig: &genai.ThinkingConfig{ThinkingLevel: genai.ThinkingLevelLow}}),
+		req("both", &genai.GenerateContentConfig{ThinkingConfig: &genai.ThinkingConfig{ThinkingLevel: genai.ThinkingLevelLow, ThinkingBudget: genai.Ptr[int32](0)}}),
+		req("capped", &genai.GenerateContentConfig{MaxOutputTokens: 100}),
+	}}
+	for _, m := range []string{"gemini-2.5-flash", "gemini-9-imaginary", "gemini-embedding-001"} {
+		_, err := c.Batches.Create(ctx, m, src, &genai.CreateBatchJobConfig{DisplayName: "retired"})
+		if e := apiError(t, err); e.Code != 404 || !strings.Contains(e.Message, "models/"+m+" is not found for API version v1beta, or is not supported for batchGenerateContent") {
+			t.Fatalf("%s: %d %q", m, e.Code, e.Message)
+		}
+	}
+	// Vertex AI's batch prediction job for a retired model: its own 404.
+	_, sc := testenv.GCS(t)
+	vsrv := geminitest.NewServer(t, geminitest.WithGemini3(), geminitest.WithVertexBatches(geminitest.VertexBatches{Objects: testenv.GCSObjects{Client: sc}}))
+	_, err := vertexClient(t, vsrv).Batches.Create(ctx, "gemini-2.5-flash", &genai.BatchJobSource{Format: "jsonl", GCSURI: []string{"gs://" + testenv.Bucket + "/in/input.jsonl"}},
+		&genai.CreateBatchJobConfig{DisplayName: "retired", Dest: &genai.BatchJobDestination{Format: "jsonl", GCSURI: "gs://" + testenv.Bucket + "/out"}})
+	if e := apiError(t, err); e.Code != 404 || !strings.Contains(e.Message, "publishers/google/models/gemini-2.5-flash` was not found") {
+		t.Fatalf("Vertex AI: %d %q", e.Code, e.Message)
+	}
+
+	job, err := c.Batches.Create(ctx, g3Model, src, &genai.CreateBatchJobConfig{DisplayName: "current"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AdvanceBatches()
+	srv.AdvanceBatches()
+
+	thinking := geminitest.ThinkingTokens()
+	seen := 0
+	for _, r := range readRawInlined(t, srv, job.Name) {
+		seen++
+		k := r.Metadata["key"]
+		if k == "both" {
+			if r.Error == nil || r.Error.Code != 400 || !strings.Contains(r.Error.Message, "not supported together") {
+				t.Fatalf("both thinking fields: %+v", r.Error)
+			}
+			continue
+		}
+		if r.Error != nil || r.Response == nil {
+			t.Fatalf("%s: %+v", k, r.Error)
+		}
+		cand, u := r.Response.Candidates[0], r.Response.UsageMetadata
+		switch k {
+		case "capped":
+			if cand.FinishReason != genai.FinishReasonMaxTokens || r.Response.Text() != "" || u.ThoughtsTokenCount != 100 {
+				t.Fatalf("capped: %s %q %+v", cand.FinishReason, r.Response.Text(), u)
+			}
+			continue
+		case "own":
+			if u.ThoughtsTokenCount != thinking[genai.ThinkingLevelMedium] {
+				t.Fatalf("own level: %+v", u)
+			}
+		case "low":
+			if u.ThoughtsTokenCount != thinking[genai.ThinkingLevelLow] {
+				t.Fatalf("low level: %+v", u)
+			}
+		}
+		parts := cand.Content.Parts
+		if last := parts[len(parts)-1]; r.Response.Text() != "answer to "+k || last.Text != "" || len(last.ThoughtSignature) == 0 {
+			t.Fatalf("%s: %+v", k, parts)
+		}
+	}
+	if seen != 4 {
+		t.Fatalf("%d responses", seen)
 	}
 }

@@ -183,6 +183,12 @@ func (s *Server) createVertexBatch(w http.ResponseWriter, r *http.Request, proje
 		return
 	}
 
+	if s.g3 && !s.serves(model, KindBatchGenerateContent) {
+		writeError(w, &Reply{Status: http.StatusNotFound, ErrorMessage: "Publisher Model `projects/" + project + "/locations/" + location +
+			"/publishers/google/models/" + model + "` was not found or your project does not have access to it. Please ensure you are using a valid model version."})
+		return
+	}
+
 	now := time.Now()
 	j := &batchJob{
 		model:       model,

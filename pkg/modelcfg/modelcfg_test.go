@@ -199,6 +199,25 @@ func TestExplainerNamesAlternatives(t *testing.T) {
 	}
 }
 
+// Explain names the alternatives of a refusal met outside an Explainer (the Batch API's
+// create); any other error is returned as it is.
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	srv := geminitest.NewServer(t, geminitest.WithGemini3())
+	c := client(t, srv)
+	_, err := c.Batches.Create(context.Background(), "gemini-2.5-pro", &genai.BatchJobSource{InlinedRequests: []*genai.InlinedRequest{{Contents: genai.Text("q")}}},
+		&genai.CreateBatchJobConfig{DisplayName: "d"})
+	var un *modelcfg.UnavailableError
+	if err := modelcfg.Explain(context.Background(), c.Models, "models/gemini-2.5-pro", err); !errors.As(err, &un) || un.Model != "gemini-2.5-pro" ||
+		len(un.Alternatives) != 6 || un.Alternatives[0] != modelcfg.DefaultModel || !modelcfg.IsModelNotFound(err) {
+		t.Fatalf("%v", err)
+	}
+	other := errors.New("network down")
+	if err := modelcfg.Explain(context.Background(), c.Models, "gemini-2.5-pro", other); err != other {
+		t.Fatalf("%v", err)
+	}
+}
+
 func collect(seq iter.Seq2[*genai.GenerateContentResponse, error]) []error {
 	var errs []error
 	for _, err := range seq {

@@ -19,7 +19,8 @@ type Lister interface {
 }
 
 // ChatModels returns the models the credentials can use for chat: every page of the API's
-// model list, keeping those that support generateContent, names without "models/".
+// model list, keeping those that support generateContent, names without "models/", except
+// the ones that take it for another purpose (speech, images, live audio).
 func ChatModels(ctx context.Context, l Lister) ([]*genai.Model, error) {
 	page, err := l.List(ctx, &genai.ListModelsConfig{PageSize: 100})
 	var out []*genai.Model
@@ -28,7 +29,7 @@ func ChatModels(ctx context.Context, l Lister) ([]*genai.Model, error) {
 			return nil, goerr.Wrap(err, "failed to list the Gemini models")
 		}
 		for _, m := range page.Items {
-			if m == nil || !slices.Contains(m.SupportedActions, "generateContent") {
+			if m == nil || !slices.Contains(m.SupportedActions, "generateContent") || specialPurpose(strings.TrimPrefix(m.Name, "models/")) {
 				continue
 			}
 			cp := *m
@@ -136,7 +137,7 @@ type Explainer struct {
 
 // NewExplainer wraps next; list reads the API's model list.
 func NewExplainer(next StreamGenerator, list Lister) *Explainer {
-	return &Explainer{next: next, list: list, limit: 6}
+	return &Explainer{next: next, list: list, limit: suggested}
 }
 
 // GenerateContent calls the wrapped generator.
@@ -167,12 +168,29 @@ func (x *Explainer) explain(ctx context.Context, model string, err error) error 
 	if !IsModelNotFound(err) {
 		return err
 	}
-	x.once.Do(func() {
-		if x.list == nil {
-			return
-		}
-		models, lerr := ChatModels(ctx, x.list)
-		x.alts, x.lerr = Suggest(models, x.limit), lerr
-	})
+	x.once.Do(func() { x.alts, x.lerr = alternatives(ctx, x.list, x.limit) })
 	return &UnavailableError{Model: strings.TrimPrefix(model, "models/"), Alternatives: x.alts, ListErr: x.lerr, Err: err}
+}
+
+// Explain is err as an *UnavailableError naming the models that can be used instead (read
+// from list now) when it is the API refusing model, else err: for a call that does not go
+// through an Explainer (the Batch API's create).
+func Explain(ctx context.Context, list Lister, model string, err error) error {
+	if !IsModelNotFound(err) {
+		return err
+	}
+	alts, lerr := alternatives(ctx, list, suggested)
+	return &UnavailableError{Model: strings.TrimPrefix(model, "models/"), Alternatives: alts, ListErr: lerr, Err: err}
+}
+
+// suggested is how many models an unavailable one's error names.
+const suggested = 6
+
+// alternatives are at most n models worth naming instead of an unavailable one (Suggest).
+func alternatives(ctx context.Context, list Lister, n int) ([]string, error) {
+	if list == nil {
+		return nil, nil
+	}
+	models, err := ChatModels(ctx, list)
+	return Suggest(models, n), err
 }

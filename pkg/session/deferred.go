@@ -53,8 +53,12 @@ type Answer struct {
 
 // Complete ends the turn of input with a job's answer, as SendTurn ends a turn it asked
 // itself: the question and the reply join the transcript, a new history is titled, and the
-// history is saved (redacted). An answer that failed, or holds nothing, adds nothing and is
-// returned as the error, so the question can be asked again.
+// history is saved (redacted). An answer that failed adds nothing and is returned as the
+// error, so the question can be asked again. An answer without text (all thought, or cut at
+// its output cap while thinking) is kept as a local batch keeps it: the question saved, its
+// reply marked cut short, ErrEmptyAnswer returned with the turn. A job declares no tools:
+// calls in its answer are answered as calls that cannot run, and without text beside them
+// the turn ends with ErrCallsNotText, as in a chat.
 func (s *Session) Complete(ctx context.Context, input string, a Answer) (*Turn, error) {
 	input = strings.TrimSpace(input)
 	if input == "" {
@@ -63,11 +67,13 @@ func (s *Session) Complete(ctx context.Context, input string, a Answer) (*Turn, 
 	if a.Err != nil {
 		return nil, a.Err
 	}
-	var rb replyBuilder
-	rb.addResponse(a.Response, nil)
-	reply, usage, err := rb.finish()
-	if err != nil {
-		return nil, err
+	reply, usage, err := jobReply(a.Response)
+	exchange := []*genai.Content{genai.NewContentFromText(input, genai.RoleUser)}
+	var calls []ToolCall
+	if fcs := functionCalls(reply); len(fcs) > 0 {
+		responses, reports, _ := s.runCalls(ctx, fcs, len(s.live)+1, 0, refuseNoTools, TurnHooks{})
+		exchange = append(exchange, reply, responses)
+		reply, calls = nil, reports
 	}
 	var titleCh chan titleResult
 	if s.needsTitle() && s.opts.Titles {
@@ -75,16 +81,26 @@ func (s *Session) Complete(ctx context.Context, input string, a Answer) (*Turn, 
 		t, terr := titleText(a.Title)
 		titleCh <- titleResult{t, terr}
 	}
-	user := genai.NewContentFromText(input, genai.RoleUser)
-	return s.finishTurn(ctx, input, []*genai.Content{user}, reply, usage, nil, titleCh, nil, TurnHooks{})
+	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, err, TurnHooks{})
 }
 
-// Answered returns the text and usage of a job's answer as a turn reports them, without
-// saving anything (an answer a previous collection saved already).
-func Answered(resp *genai.GenerateContentResponse) (string, record.Usage) {
+// jobReply reads a job's answer as a turn takes it: the reply, its usage, and the error that
+// leaves the question without an answer (nothing but thought, a refusal, calls and no text).
+func jobReply(resp *genai.GenerateContentResponse) (*genai.Content, record.Usage, error) {
 	var rb replyBuilder
 	rb.addResponse(resp, nil)
-	return answerText(rb.content()), rb.usage
+	reply, usage, err := rb.finish()
+	if err == nil && len(functionCalls(reply)) > 0 && answerText(reply) == "" {
+		err = goerr.Wrap(ErrCallsNotText, "the model called tools in a batch job, which declares none")
+	}
+	return reply, usage, err
+}
+
+// Answered returns the text, usage and error of a job's answer as Complete reports them,
+// without saving anything (an answer a previous collection saved already).
+func Answered(resp *genai.GenerateContentResponse) (string, record.Usage, error) {
+	reply, usage, err := jobReply(resp)
+	return answerText(reply), usage, err
 }
 
 // Holds reports whether the stored transcript has input as a question answered at index from

@@ -77,8 +77,7 @@ type Options struct {
 	// ended it (a model failure after its retries, a cancellation), as every other turn that
 	// ends without a complete answer is saved: its reply marked cut short, the error returned
 	// with the turn. A chat sets it: a question typed there exists nowhere else. Without it
-	// such a question is saved only when the model is unavailable or gave no answer twice
-	// (keepsQuestion), else the transcript is left as it was (a batch: its input holds every
+	// such a question is saved only when the model gave no answer twice (keepsQuestion), else the transcript is left as it was (a batch: its input holds every
 	// question, and a failed line's error is its output).
 	KeepUnanswered bool
 }
@@ -221,7 +220,7 @@ type Turn struct {
 // question and the model's complete reply are appended to the transcript and the history is
 // saved. A turn that ends without a complete answer returns its error, with the turn when it
 // was kept (see Turn.Partial); one that ended before any answer arrived is kept only with
-// Options.KeepUnanswered (or for an unavailable model, or no answer twice), otherwise the
+// Options.KeepUnanswered (or when the model gave no answer twice), otherwise the
 // transcript is unchanged and no turn is returned, so the question can be sent again.
 func (s *Session) Send(ctx context.Context, input string, onText func(string)) (*Turn, error) {
 	return s.SendTurn(ctx, input, TurnHooks{OnText: onText})
@@ -269,6 +268,24 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 	// context.go); the model's calls are run and answered until it answers in text (tools.go).
 	s.approvals = nil
 	exchange, reply, usage, calls, streamErr := s.exchange(ctx, user, onText, hooks)
+	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, streamErr, hooks)
+}
+
+// keepsQuestion reports whether a turn that failed before any answer is saved without
+// Options.KeepUnanswered: the model gave no answer to this question even when asked twice, so
+// the question is kept to be read. Other failures (an unavailable model, rate limits, outages,
+// cancellation) then leave the transcript as it was, the question to be asked again from where
+// it came (a batch's input).
+func keepsQuestion(err error) bool {
+	return errors.Is(err, ErrEmptyAnswer)
+}
+
+// finishTurn appends a question's exchange and reply to the transcript, titles a new history
+// and saves: the end of every turn, asked here (SendTurn) or answered by a job (Complete). A
+// turn that failed before any answer arrived is kept only as SendTurn says; otherwise it
+// returns the error alone and the transcript is unchanged.
+func (s *Session) finishTurn(ctx context.Context, input string, exchange []*genai.Content, reply *genai.Content, usage record.Usage,
+	calls []ToolCall, titleCh chan titleResult, streamErr error, hooks TurnHooks) (*Turn, error) {
 	if streamErr != nil && !hasParts(reply) && len(exchange) == 1 {
 		if !s.opts.KeepUnanswered && !keepsQuestion(streamErr) {
 			return nil, streamErr
@@ -277,22 +294,6 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 		// so that it is not lost; the error says why.
 		reply = &genai.Content{Role: genai.RoleModel}
 	}
-	return s.finishTurn(ctx, input, exchange, reply, usage, calls, titleCh, streamErr, hooks)
-}
-
-// keepsQuestion reports whether a turn that failed before any answer is saved without
-// Options.KeepUnanswered: no answer will come for this request as it is (the model is
-// unavailable, or gave no answer even when asked twice). Other failures (rate limits,
-// outages, cancellation) then leave the transcript as it was, the question to be asked again.
-func keepsQuestion(err error) bool {
-	var unavailable *modelcfg.UnavailableError
-	return errors.Is(err, ErrEmptyAnswer) || errors.As(err, &unavailable)
-}
-
-// finishTurn appends a question's exchange and reply to the transcript, titles a new history
-// and saves: the end of every turn, asked here (SendTurn) or answered by a job (Complete).
-func (s *Session) finishTurn(ctx context.Context, input string, exchange []*genai.Content, reply *genai.Content, usage record.Usage,
-	calls []ToolCall, titleCh chan titleResult, streamErr error, hooks TurnHooks) (*Turn, error) {
 	// A nil reply is a turn that ended during calls (cancelled, or the stream broke right
 	// after them): it ends at that content boundary, its calls answered.
 	turn := &Turn{Usage: usage, ToolCalls: calls, Partial: streamErr != nil}

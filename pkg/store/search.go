@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	"github.com/alertchat/alertchat/pkg/record"
 )
@@ -44,6 +45,12 @@ const (
 	SnippetOpen  = "\x02"
 	SnippetClose = "\x03"
 )
+
+var snippetMarkers = strings.NewReplacer(SnippetOpen, "", SnippetClose, "")
+
+// PlainSnippet is a snippet without its match markers, for a reader that highlights nothing
+// (a tool result the model reads and the transcript keeps).
+func PlainSnippet(s string) string { return snippetMarkers.Replace(s) }
 
 // Searcher is implemented by backends that keep a search index.
 type Searcher interface {

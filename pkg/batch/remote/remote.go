@@ -598,15 +598,16 @@ func complete(ctx context.Context, s *session.Session, q batch.Question, res *re
 		return nil, a.err
 	}
 	if s.Holds(a.at, q.Query) {
-		return savedTurn(a.resp), nil
+		return savedTurn(a.resp)
 	}
 	return s.Complete(ctx, q.Query, session.Answer{Response: a.resp, Title: res.titles[q.Line]})
 }
 
-// savedTurn is the turn of an answer saved by an earlier collection.
-func savedTurn(resp *genai.GenerateContentResponse) *session.Turn {
-	text, usage := session.Answered(resp)
-	return &session.Turn{Answer: text, Usage: usage}
+// savedTurn is the turn of an answer saved by an earlier collection, with the error the
+// collection reported for it (an answer without text was saved as a question left unanswered).
+func savedTurn(resp *genai.GenerateContentResponse) (*session.Turn, error) {
+	text, usage, err := session.Answered(resp)
+	return &session.Turn{Answer: text, Usage: usage, Partial: err != nil}, err
 }
 
 // JobLine is the line `--no-wait` prints.

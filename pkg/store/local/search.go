@@ -440,7 +440,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.Se
 		return nil, err
 	}
 	for i := range top {
-		top[i].Features = index.Terms(top[i].History.Title + " " + strings.NewReplacer(store.SnippetOpen, "", store.SnippetClose, "").Replace(top[i].Snippet))
+		top[i].Features = index.Terms(top[i].History.Title + " " + store.PlainSnippet(top[i].Snippet))
 	}
 	return top, nil
 }

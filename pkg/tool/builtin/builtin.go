@@ -255,7 +255,7 @@ func (t searchHistories) Call(ctx context.Context, args map[string]any) map[stri
 	for _, r := range rs {
 		res := map[string]any{
 			"id": string(r.History.ID), "alert_id": string(r.History.AlertID), "title": r.History.Title,
-			"updated_at": r.History.UpdatedAt.UTC().Format(time.RFC3339), "snippet": r.Snippet,
+			"updated_at": r.History.UpdatedAt.UTC().Format(time.RFC3339), "snippet": store.PlainSnippet(r.Snippet),
 		}
 		conclusion(res, r.History)
 		out = append(out, res)
@@ -306,7 +306,7 @@ func (t searchAlerts) Call(ctx context.Context, args map[string]any) map[string]
 	for _, h := range hits {
 		out = append(out, map[string]any{
 			"id": string(h.Alert.ID), "title": h.Alert.Title,
-			"created_at": h.Alert.CreatedAt.UTC().Format(time.RFC3339), "snippet": h.Snippet,
+			"created_at": h.Alert.CreatedAt.UTC().Format(time.RFC3339), "snippet": store.PlainSnippet(h.Snippet),
 			"severity": h.Alert.Severity, "source": h.Alert.Source,
 		})
 	}

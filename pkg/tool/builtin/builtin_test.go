@@ -163,3 +163,35 @@ func TestToolsCarryVerdicts(t *testing.T) {
 		t.Fatalf("as sent: %s", b)
 	}
 }
+
+// The search tools' snippets are plain text: the store's match markers (control characters the
+// command line turns into highlighting) never reach the model or the transcript.
+func TestSearchSnippetsArePlainText(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, "ws", t.TempDir())
+	if _, err := s.PutAlert(ctx, &record.Alert{ID: "alert-1", Title: "Probe", Data: []byte(`{"title": "Port probe", "src": "203.0.113.7"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	h := storetest.NewHistory("alert-1", storetest.Transcript(200))
+	h.Title = "Probe from our scanner"
+	storetest.Save(t, s, h)
+	reg := registry(t, s)
+	for _, call := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"search_alerts", map[string]any{"query": "203.0.113.7"}},
+		{"search_histories", map[string]any{"query": "probe"}},
+	} {
+		res := reg.Call(ctx, call.name, call.args)
+		results, _ := res["results"].([]any)
+		if len(results) != 1 {
+			t.Fatalf("%s: %v", call.name, res)
+		}
+		snippet, _ := results[0].(map[string]any)["snippet"].(string)
+		if snippet == "" || strings.ContainsAny(snippet, store.SnippetOpen+store.SnippetClose) {
+			t.Errorf("%s: snippet %q", call.name, snippet)
+		}
+	}
+}
