@@ -340,28 +340,19 @@ func wrapColumns(s string, cols int, indent string) []string {
 	var lines []string
 	var cur strings.Builder
 	used := 0
-	for _, g := range graphemes(s) {
-		w := format.Width(g)
+	// By user-perceived characters, so that a wrap never separates a character from its
+	// combining marks.
+	for g := uniseg.NewGraphemes(s); g.Next(); {
+		w := g.Width()
 		if used+w > width && used > 0 {
 			lines = append(lines, indent+cur.String())
 			cur.Reset()
 			used = 0
 		}
-		cur.WriteString(g)
+		cur.WriteString(g.Str())
 		used += w
 	}
 	return append(lines, indent+cur.String())
-}
-
-// graphemes splits s into user-perceived characters, so that a wrap never separates a
-// character from its combining marks.
-func graphemes(s string) []string {
-	var out []string
-	g := uniseg.NewGraphemes(s)
-	for g.Next() {
-		out = append(out, g.Str())
-	}
-	return out
 }
 
 // listTools is /tools: every tool, its server and whether it asks.
