@@ -216,10 +216,7 @@ func TestRemoteBatchBadInput(t *testing.T) {
 //
 //	go test -run '^$' -bench RemoteBatchRSS -benchtime 1x ./e2e
 func BenchmarkRemoteBatchRSS(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "alertchat")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v: %s", err, out)
-	}
+	bin := buildPlain(b)
 	const n = 10_000
 	for b.Loop() {
 		b.StopTimer()
@@ -233,66 +230,16 @@ func BenchmarkRemoteBatchRSS(b *testing.B) {
 		if err := os.WriteFile(input, []byte(jsonl(lines...)), 0o600); err != nil {
 			b.Fatal(err)
 		}
-		run := func(args ...string) (rssMB float64, took time.Duration) {
-			cmd := exec.Command(bin, args...)
-			cmd.Env, cmd.Dir = c.env, c.dataDir
-			var errOut strings.Builder
-			cmd.Stderr = &errOut
-			start := time.Now()
-			if err := cmd.Start(); err != nil {
-				b.Fatal(err)
-			}
-			// The kernel's high-water mark of the process's own memory (VmHWM), read until it
-			// exits: its rusage maxrss counts the forking test process as well.
-			done := make(chan struct{})
-			hwm := make(chan int, 1)
-			go func() {
-				last := 0
-				defer func() { hwm <- last }()
-				for {
-					if kb := vmHWM(cmd.Process.Pid); kb > last {
-						last = kb
-					}
-					select {
-					case <-done:
-						return
-					case <-time.After(20 * time.Millisecond):
-					}
-				}
-			}()
-			err := cmd.Wait()
-			close(done)
-			if err != nil {
-				b.Fatalf("%v: %v: %s", args, err, errOut.String())
-			}
-			return float64(<-hwm) / 1024, time.Since(start)
-		}
 		b.StartTimer()
-		subRSS, subTook := run("batch", "-f", input, "--remote", "--no-wait")
+		sub := runMeasured(b, c, bin, nil, "batch", "-f", input, "--remote", "--no-wait")
 		c.srv.AdvanceBatches()
 		c.srv.AdvanceBatches()
-		colRSS, colTook := run("batch", "-f", input, "--remote", "--concurrency", "8")
-		b.ReportMetric(subRSS, "submit-MB")
-		b.ReportMetric(subTook.Seconds(), "submit-s")
-		b.ReportMetric(colRSS, "collect-MB")
-		b.ReportMetric(float64(n)/colTook.Seconds(), "histories/s")
+		col := runMeasured(b, c, bin, nil, "batch", "-f", input, "--remote", "--concurrency", "8")
+		b.ReportMetric(sub.rssMB, "submit-MB")
+		b.ReportMetric(sub.took.Seconds(), "submit-s")
+		b.ReportMetric(col.rssMB, "collect-MB")
+		b.ReportMetric(float64(n)/col.took.Seconds(), "histories/s")
 	}
-}
-
-// vmHWM is a live process's peak resident set in KiB (0 once it is gone).
-func vmHWM(pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			var kb int
-			_, _ = fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
 }
 
 // TestRemoteBatchCancelled: `batch cancel` takes a unique prefix; the same command then ends

@@ -138,15 +138,23 @@ func (c *cli) answerRequests() []*geminitest.Request {
 	return out
 }
 
+// chatOut is chat -o json's object.
 type chatOut struct {
 	HistoryID string `json:"history_id"`
 	AlertID   string `json:"alert_id"`
 	Title     string `json:"title"`
 	Answer    string `json:"answer"`
 	Usage     struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
+		InputTokens   int64 `json:"input_tokens"`
+		OutputTokens  int64 `json:"output_tokens"`
+		ThoughtTokens int64 `json:"thought_tokens"`
 	} `json:"usage"`
+	Error *string `json:"error"`
+	// ToolCalls' Error is "" for a call that succeeded (null), when decoded into a fresh object.
+	ToolCalls []struct {
+		Name  string `json:"name"`
+		Error string `json:"error"`
+	} `json:"tool_calls"`
 }
 
 func (c *cli) askJSON(stdin string, args ...string) chatOut {

@@ -29,26 +29,11 @@ func newGemini3CLI(t *testing.T, opts ...geminitest.Option) *cli {
 	return c
 }
 
-type g3ChatOut struct {
-	HistoryID string `json:"history_id"`
-	Title     string `json:"title"`
-	Answer    string `json:"answer"`
-	Usage     struct {
-		InputTokens   int64 `json:"input_tokens"`
-		OutputTokens  int64 `json:"output_tokens"`
-		ThoughtTokens int64 `json:"thought_tokens"`
-	} `json:"usage"`
-	Error     *string `json:"error"`
-	ToolCalls []struct {
-		Name  string `json:"name"`
-		Error string `json:"error"`
-	} `json:"tool_calls"`
-}
-
-func (c *cli) askG3(args ...string) (g3ChatOut, result) {
+// askG3 runs chat -o json and decodes its object, whatever the exit status.
+func (c *cli) askG3(args ...string) (chatOut, result) {
 	c.t.Helper()
 	r := c.run("", append([]string{"chat", "-o", "json"}, args...)...)
-	var got g3ChatOut
+	var got chatOut
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		c.t.Fatalf("chat -o json printed %q (exit %d, stderr %s): %v", r.stdout, r.code, r.stderr, err)
 	}

@@ -104,10 +104,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 
 // addTo adds the findings of inputs (opts.Files names them) to s.
 func addTo(ctx context.Context, opts *AddOptions, s store.Alerts, inputs []io.Reader) error {
-	maxSize := alert.MaxSize
-	if sz, ok := store.Find[store.AlertSizer](s); ok {
-		maxSize = min(maxSize, sz.MaxAlertSize())
-	}
+	maxSize := maxAlertSize(s)
 	st := stage.New(ctx, opts.Stage)
 	defer st.Close()
 	for i, in := range inputs {
@@ -193,6 +190,15 @@ func nextBatch(size, n int, took time.Duration) int {
 		return max(size/2, minBatch)
 	}
 	return size
+}
+
+// maxAlertSize is the largest finding s takes: alert.MaxSize, or less where the backend
+// holds less.
+func maxAlertSize(s any) int {
+	if sz, ok := store.Find[store.AlertSizer](s); ok {
+		return min(alert.MaxSize, sz.MaxAlertSize())
+	}
+	return alert.MaxSize
 }
 
 func countStdin(files []string) int {

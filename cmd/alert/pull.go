@@ -119,10 +119,7 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
 		return err
 	}
 	defer func() { _ = closeFn() }()
-	maxSize := alert.MaxSize
-	if sz, ok := store.Find[store.AlertSizer](s); ok {
-		maxSize = min(maxSize, sz.MaxAlertSize())
-	}
+	maxSize := maxAlertSize(s)
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	refused := map[string]bool{} // message IDs named already

@@ -45,10 +45,10 @@ type mcpTools struct {
 	waited bool
 
 	// ask reads a line the user types for a server's request for input (nil: nobody can be
-	// asked, and requests are declined); askMu keeps one form on the terminal at a time.
-	askMu sync.Mutex
-	ask   func(ctx context.Context, prompt string) (string, error)
-	ios   *cmdutil.IOStreams
+	// asked, and requests are declined). One form at a time is on the terminal: each is asked
+	// through the streams' Prompt, which asks one question at a time.
+	ask func(ctx context.Context, prompt string) (string, error)
+	ios *cmdutil.IOStreams
 }
 
 // mcpHooks replace, in tests, the servers' transports and the first question's wait; started
@@ -155,8 +155,6 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 	if m.ask == nil {
 		return mcp.ElicitAnswer{Action: "decline"}, nil
 	}
-	m.askMu.Lock()
-	defer m.askMu.Unlock()
 	return mcpcmd.AskForm(ctx, m.ios, func(p string) (string, error) { return m.ask(ctx, p) }, r)
 }
 
@@ -342,28 +340,19 @@ func wrapColumns(s string, cols int, indent string) []string {
 	var lines []string
 	var cur strings.Builder
 	used := 0
-	for _, g := range graphemes(s) {
-		w := format.Width(g)
+	// By user-perceived characters, so that a wrap never separates a character from its
+	// combining marks.
+	for g := uniseg.NewGraphemes(s); g.Next(); {
+		w := g.Width()
 		if used+w > width && used > 0 {
 			lines = append(lines, indent+cur.String())
 			cur.Reset()
 			used = 0
 		}
-		cur.WriteString(g)
+		cur.WriteString(g.Str())
 		used += w
 	}
 	return append(lines, indent+cur.String())
-}
-
-// graphemes splits s into user-perceived characters, so that a wrap never separates a
-// character from its combining marks.
-func graphemes(s string) []string {
-	var out []string
-	g := uniseg.NewGraphemes(s)
-	for g.Next() {
-		out = append(out, g.Str())
-	}
-	return out
 }
 
 // listTools is /tools: every tool, its server and whether it asks.

@@ -86,21 +86,21 @@ func num(x any) (float64, bool) {
 	return 0, false
 }
 
+// firstString is the first of keys (see get) that holds a string that is not blank, trimmed.
 func firstString(v map[string]any, keys ...string) string {
 	for _, k := range keys {
-		if s, ok := v[k].(string); ok && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s)
+		if s := str(v, k); s != "" {
+			return s
 		}
 	}
 	return ""
 }
 
+// firstTime is the first of keys (see get) that holds a time as the tools write one.
 func firstTime(v map[string]any, keys ...string) time.Time {
 	for _, k := range keys {
-		if s, ok := v[k].(string); ok {
-			if t, ok := parseTime(s); ok {
-				return t
-			}
+		if t, ok := parseTime(str(v, k)); ok {
+			return t
 		}
 	}
 	return time.Time{}
@@ -151,7 +151,7 @@ func guardDutyFacts(v map[string]any) facts {
 	if s, ok := num(get(v, "Severity")); ok {
 		f.severity = guardDutySeverity(s)
 	}
-	f.time = timeOf(v, "UpdatedAt", "CreatedAt")
+	f.time = firstTime(v, "UpdatedAt", "CreatedAt")
 	return f
 }
 
@@ -169,15 +169,6 @@ func guardDutySeverity(s float64) string {
 	return SeverityInfo
 }
 
-func timeOf(v map[string]any, keys ...string) time.Time {
-	for _, k := range keys {
-		if t, ok := parseTime(str(v, k)); ok {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
 // ASFF (Security Hub): Severity.Label, else Severity.Normalized 0-100
 // (https://docs.aws.amazon.com/securityhub/latest/userguide/asff-required-attributes.html).
 func isASFF(v map[string]any) bool {
@@ -185,7 +176,7 @@ func isASFF(v map[string]any) bool {
 }
 
 func asffFacts(v map[string]any) facts {
-	f := facts{title: oneLine(str(v, "Title")), source: SourceSecurityHub, time: timeOf(v, "UpdatedAt", "CreatedAt")}
+	f := facts{title: oneLine(str(v, "Title")), source: SourceSecurityHub, time: firstTime(v, "UpdatedAt", "CreatedAt")}
 	sev := obj(v, "Severity")
 	if sev == nil {
 		return f

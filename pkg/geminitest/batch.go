@@ -397,6 +397,18 @@ func (s *Server) FinishBatch(name string, state genai.JobState, answered func(*B
 	return nil
 }
 
+// counts are how many of the job's requests were answered, and how many failed.
+func (j *batchJob) counts() (succeeded, failed int64) {
+	for _, r := range j.results {
+		if r.err != nil {
+			failed++
+		} else {
+			succeeded++
+		}
+	}
+	return succeeded, failed
+}
+
 func (j *batchJob) finish(state genai.JobState, now time.Time) {
 	j.state, j.updated, j.ended = state, now, now
 }
@@ -535,13 +547,7 @@ func (j *batchJob) operation() batchOperation {
 	}
 	st := &op.Metadata.BatchStats
 	st.RequestCount = int64(len(j.reqs))
-	for _, r := range j.results {
-		if r.err != nil {
-			st.FailedRequestCount++
-		} else {
-			st.SuccessfulRequestCount++
-		}
-	}
+	st.SuccessfulRequestCount, st.FailedRequestCount = j.counts()
 	if !terminal(j.state) {
 		st.PendingRequestCount = st.RequestCount
 		return op
@@ -706,16 +712,7 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 		return
 	}
 
-	now := time.Now()
-	j := &batchJob{
-		model:       model,
-		displayName: b.DisplayName,
-		header:      r.Header.Clone(),
-		body:        body,
-		state:       genai.JobStatePending,
-		created:     now,
-		updated:     now,
-	}
+	j := newJob(r, body, model, b.DisplayName)
 
 	if fn := b.InputConfig.FileName; fn != "" {
 		s.bmu.Lock()
@@ -771,6 +768,14 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, model strin
 
 	writeJSON(w, http.StatusOK, s.register(j, func(n int) string { return "batches/fakebatch" + strconv.Itoa(n) },
 		func() any { return j.operation() }))
+}
+
+// newJob is a job being created by the request r (its body read into body), PENDING, without
+// requests yet.
+func newJob(r *http.Request, body []byte, model, displayName string) *batchJob {
+	now := time.Now()
+	return &batchJob{model: model, displayName: displayName, header: r.Header.Clone(), body: body,
+		state: genai.JobStatePending, created: now, updated: now}
 }
 
 // register names a new job from the server's next job number and keeps it; it returns the

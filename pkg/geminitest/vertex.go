@@ -189,19 +189,10 @@ func (s *Server) createVertexBatch(w http.ResponseWriter, r *http.Request, proje
 		return
 	}
 
-	now := time.Now()
-	j := &batchJob{
-		model:       model,
-		displayName: cb.DisplayName,
-		header:      r.Header.Clone(),
-		body:        body,
-		state:       genai.JobStatePending,
-		created:     now,
-		updated:     now,
-		vertex: &vertexJob{
-			inputURIs:    cb.InputConfig.GCSSource.URIs,
-			outputPrefix: strings.TrimSuffix(cb.OutputConfig.GCSDestination.OutputURIPrefix, "/"),
-		},
+	j := newJob(r, body, model, cb.DisplayName)
+	j.vertex = &vertexJob{
+		inputURIs:    cb.InputConfig.GCSSource.URIs,
+		outputPrefix: strings.TrimSuffix(cb.OutputConfig.GCSDestination.OutputURIPrefix, "/"),
 	}
 	for _, uri := range cb.InputConfig.GCSSource.URIs {
 		bucket, obj, ok := splitGCSURI(uri)
@@ -313,13 +304,7 @@ func (j *batchJob) vertexResource() vertexResource {
 	}
 	res.EndTime = timestamp(j.ended)
 	st := &vertexStats{}
-	for _, r := range j.results {
-		if r.err != nil {
-			st.FailedCount++
-		} else {
-			st.SuccessfulCount++
-		}
-	}
+	st.SuccessfulCount, st.FailedCount = j.counts()
 	st.IncompleteCount = int64(len(j.reqs)) - st.SuccessfulCount - st.FailedCount
 	res.CompletionStats = st
 	if j.state == genai.JobStateFailed {

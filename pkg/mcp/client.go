@@ -48,11 +48,7 @@ func (c *Client) Tools(ctx context.Context) ([]*sdk.Tool, error) {
 // Call calls a tool and returns its result as the server sent it; ctx may carry a log of the
 // server's requests for input (tool.WithElicitations).
 func (c *Client) Call(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
-	call, done := c.s.calls.start(ctx, name)
-	defer done()
-	params := &sdk.CallToolParams{Name: name, Arguments: args}
-	params.SetProgressToken(call.token)
-	res, err := c.s.session.CallTool(ctx, params)
+	res, err := c.s.callTool(ctx, name, args)
 	if err != nil {
 		if e, ok := authError(err); ok {
 			return nil, e

@@ -101,11 +101,11 @@ func elicitationFields(schema any) (fields []Field, why string) {
 	sort.Strings(names)
 	for _, n := range names {
 		var p struct {
-			Type        any    `json:"type"`
-			Title       string `json:"title"`
-			Description string `json:"description"`
-			Enum        []any  `json:"enum"`
-			EnumNames   []string
+			Type        any      `json:"type"`
+			Title       string   `json:"title"`
+			Description string   `json:"description"`
+			Enum        []any    `json:"enum"`
+			EnumNames   []string `json:"enumNames"`
 			OneOf       []struct {
 				Const any    `json:"const"`
 				Title string `json:"title"`
@@ -117,10 +117,6 @@ func elicitationFields(schema any) (fields []Field, why string) {
 		if json.Unmarshal(s.Properties[n], &p) != nil {
 			return nil, fmt.Sprintf("field %q is not an object", n)
 		}
-		var names struct {
-			EnumNames []string `json:"enumNames"`
-		}
-		_ = json.Unmarshal(s.Properties[n], &names)
 		t, _ := p.Type.(string)
 		switch {
 		case len(p.Properties) > 0 || len(p.Items) > 0 || t == "object" || t == "array":
@@ -128,7 +124,7 @@ func elicitationFields(schema any) (fields []Field, why string) {
 		case t != "string" && t != "number" && t != "integer" && t != "boolean":
 			return nil, fmt.Sprintf("field %q has no primitive type", n)
 		}
-		f := Field{Name: n, Title: p.Title, Description: p.Description, Type: t, Default: p.Default, EnumNames: names.EnumNames}
+		f := Field{Name: n, Title: p.Title, Description: p.Description, Type: t, Default: p.Default, EnumNames: p.EnumNames}
 		for _, e := range p.Enum {
 			v, ok := e.(string)
 			if !ok || t != "string" {

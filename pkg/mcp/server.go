@@ -220,11 +220,7 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 	}
 	cctx, cancel := context.WithTimeout(ctx, t.srv.cfg.CallTimeout())
 	defer cancel()
-	call, done := t.srv.calls.start(cctx, t.remote)
-	defer done()
-	params := &sdk.CallToolParams{Name: t.remote, Arguments: args}
-	params.SetProgressToken(call.token)
-	res, err := t.srv.session.CallTool(cctx, params)
+	res, err := t.srv.callTool(cctx, t.remote, args)
 	if e, ok := authError(err); ok {
 		// Said once on the terminal; the model reads it in every call's answer.
 		if !t.srv.warnedSignIn.Swap(true) {
@@ -251,6 +247,16 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 		return map[string]any{"content": res.StructuredContent}
 	}
 	return map[string]any{"content": text}
+}
+
+// callTool calls the server's tool name as a call in flight: the server's progress
+// notifications and requests for input during it belong to it.
+func (s *server) callTool(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
+	call, done := s.calls.start(ctx, name)
+	defer done()
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	params.SetProgressToken(call.token)
+	return s.session.CallTool(ctx, params)
 }
 
 func isGone(err error) bool {

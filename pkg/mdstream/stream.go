@@ -15,11 +15,8 @@ import (
 type Stream struct {
 	r *Renderer
 	w io.Writer
-	// OnFirstWrite runs once, before the first byte is written (it stops a spinner).
-	OnFirstWrite func()
 
 	sp     splitter
-	wrote  bool
 	blocks int // blocks written so far
 	err    error
 
@@ -209,12 +206,6 @@ func (s *Stream) writePlain(text string) {
 func (s *Stream) out(text string) {
 	if text == "" || s.err != nil {
 		return
-	}
-	if !s.wrote {
-		s.wrote = true
-		if s.OnFirstWrite != nil {
-			s.OnFirstWrite()
-		}
 	}
 	_, s.err = io.WriteString(s.w, text)
 }

@@ -3,6 +3,7 @@ package modelcfg
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
@@ -46,6 +47,21 @@ func NoTextAtCap(resp *genai.GenerateContentResponse) bool {
 	}
 	c := resp.Candidates[0]
 	return c.FinishReason == genai.FinishReasonMaxTokens && !HasText(c.Content)
+}
+
+// Text is the answer text of resp's first candidate, thoughts left out; "" when it has none.
+// (The SDK's own Text logs a warning for every part that is not text.)
+func Text(resp *genai.GenerateContentResponse) string {
+	if resp == nil || len(resp.Candidates) == 0 || resp.Candidates[0] == nil || resp.Candidates[0].Content == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range resp.Candidates[0].Content.Parts {
+		if p != nil && !p.Thought {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // HasText reports whether c holds answer text (thoughts aside).

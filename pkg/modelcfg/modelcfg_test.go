@@ -243,3 +243,25 @@ func TestChatModels(t *testing.T) {
 		t.Fatalf("chat models: %v (the embedding model is not one)", names)
 	}
 }
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	answer := func(parts ...*genai.Part) *genai.GenerateContentResponse {
+		return &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{Content: &genai.Content{Role: genai.RoleModel, Parts: parts}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		resp *genai.GenerateContentResponse
+		want string
+	}{
+		{"nil", nil, ""},
+		{"no candidate", &genai.GenerateContentResponse{}, ""},
+		{"no content", &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{FinishReason: genai.FinishReasonMaxTokens}}}, ""},
+		{"thoughts left out", answer(&genai.Part{Text: "weighing it", Thought: true}, genai.NewPartFromText("Drop "), nil, genai.NewPartFromText("Point")), "Drop Point"},
+		{"a call is no text", answer(genai.NewPartFromFunctionCall("get_alert", nil)), ""},
+	} {
+		if got := modelcfg.Text(tc.resp); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -131,10 +131,7 @@ func (s *Session) summarise(ctx context.Context, prev string, contents []*genai.
 	if resp.UsageMetadata != nil {
 		usage = usageOf(resp.UsageMetadata)
 	}
-	text := ""
-	if len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
-		text = strings.TrimSpace(answerText(resp.Candidates[0].Content))
-	}
+	text := strings.TrimSpace(modelcfg.Text(resp))
 	text = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(text, "```markdown"), "```"))
 	if text == "" {
 		return "", usage, goerr.New("the model returned an empty summary")

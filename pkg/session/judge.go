@@ -141,11 +141,7 @@ func (j *Judge) ask(ctx context.Context, question string, candidates []*record.H
 	if err != nil {
 		return nil, goerr.Wrap(err, "judge request failed", goerr.V("model", j.Model))
 	}
-	text := ""
-	if len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
-		text = answerText(resp.Candidates[0].Content)
-	}
-	return ParseVerdicts(text, len(candidates))
+	return ParseVerdicts(modelcfg.Text(resp), len(candidates))
 }
 
 // JudgePrompt is the judge's question: the new question, then each candidate's title and last

@@ -59,20 +59,13 @@ func titleRequest(modelName, input string) Request {
 
 // titleText is the model's title in resp, raw; junk is an error.
 func titleText(resp *genai.GenerateContentResponse) (string, error) {
-	var raw strings.Builder
-	if resp != nil && len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
-		for _, p := range resp.Candidates[0].Content.Parts {
-			if p.Text != "" && !p.Thought {
-				raw.WriteString(p.Text)
-			}
-		}
-	}
+	raw := modelcfg.Text(resp)
 	// The caller redacts the model's text before cleaning and shortening it: a value cut in
 	// half might no longer be recognised.
-	if CleanGeneratedTitle(raw.String()) == "" {
+	if CleanGeneratedTitle(raw) == "" {
 		return "", goerr.New("the model returned no usable title")
 	}
-	return raw.String(), nil
+	return raw, nil
 }
 
 // CleanGeneratedTitle tidies a model's title: its first line, without quotes, emoji, markdown

@@ -174,15 +174,7 @@ func Suggest(ctx context.Context, gen modelcfg.Generator, model string, a *recor
 
 // parse reads the answer's JSON: exactly a known verdict and a conclusion.
 func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
-	var text strings.Builder
-	if resp != nil && len(resp.Candidates) > 0 && resp.Candidates[0].Content != nil {
-		for _, p := range resp.Candidates[0].Content.Parts {
-			if p != nil && !p.Thought {
-				text.WriteString(p.Text)
-			}
-		}
-	}
-	raw := strings.TrimSpace(text.String())
+	raw := strings.TrimSpace(modelcfg.Text(resp))
 	if raw == "" {
 		return nil, errors.New("the answer was empty")
 	}
