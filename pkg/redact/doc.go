@@ -77,6 +77,14 @@
 // A card number is therefore never reported as a phone number, also when only
 // PHONE is enabled.
 //
+// Short strings of a few shapes, which make up most of a tool result (a word
+// of up to 12 letters, digits and '_', an RFC 3339 timestamp, an IPv4 address,
+// a plain e-mail address), get the scan's known answer without the scan
+// (quick.go; tests hold it to the full scan). A walk of a result (Map) takes
+// one scanner and one token state for all its strings, and remembers its own
+// tokens, so an address repeated as a key and as a value is derived once;
+// nothing is remembered from one walk to the next.
+//
 // JSON is read by key and value at any escape depth: in "k": "v", \"k\":
 // \"v\" and the same escaped again (tool output inside a tool result),
 // the key name classifies the value and the value ends at the closing quote

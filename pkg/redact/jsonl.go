@@ -308,7 +308,7 @@ func (r *Redactor) appendJSONRedacted(dst []byte, s string) []byte {
 		if m.typ == tKeep || !r.on[m.typ] {
 			continue
 		}
-		rep, ok := r.repl(s[m.start:m.end], m.typ)
+		rep, ok := r.repl(s[m.start:m.end], m.typ, nil)
 		if !ok {
 			continue
 		}

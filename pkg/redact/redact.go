@@ -87,6 +87,12 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 	}
 	sc := getScanner()
 	defer putScanner(sc)
+	return r.redactWith(sc, nil, s, counts)
+}
+
+// redactWith is redact with a scanner (and for keyed tokens a token state, or nil) that the
+// caller holds: a walk redacts many short strings, and takes them once for all.
+func (r *Redactor) redactWith(sc *scanner, st *tokenState, s string, counts Counts) (string, bool) {
 	ms := sc.find(s)
 	if len(r.known) > 0 {
 		ms = r.withKnown(s, ms)
@@ -104,7 +110,7 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 	if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(s) {
 		// the whole text is one value (an address as a map key or a field): its replacement
 		// is the result
-		if rep, ok := r.repl(s, ms[0].typ); ok {
+		if rep, ok := r.repl(s, ms[0].typ, st); ok {
 			if counts != nil {
 				counts[allTypes[ms[0].typ]]++
 			}
@@ -119,7 +125,7 @@ func (r *Redactor) redact(s string, counts Counts) (string, bool) {
 		if m.typ == tKeep || !r.on[m.typ] {
 			continue
 		}
-		rep, ok := r.repl(s[m.start:m.end], m.typ)
+		rep, ok := r.repl(s[m.start:m.end], m.typ, st)
 		if !ok {
 			continue
 		}
@@ -154,6 +160,17 @@ func putScanner(sc *scanner) {
 // including tKeep matches for placeholders already present in s. Offsets are
 // into s. The result aliases scanner memory.
 func (sc *scanner) find(s string) []match {
+	if len(s) <= maxQuick {
+		if ms, ok := quick(sc.out[:0], s); ok {
+			sc.out = ms
+			return ms
+		}
+	}
+	return sc.scanAll(s)
+}
+
+// scanAll is find without the quick shapes: every detector over s.
+func (sc *scanner) scanAll(s string) []match {
 	if want := len(s) / 96; cap(sc.cands) < want && want > 1024 {
 		sc.cands = make([]match, 0, want)
 	}

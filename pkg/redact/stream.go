@@ -253,7 +253,7 @@ func (st *stream) emit(s string, ms []match, done, cut, forced int) error {
 				prev = end
 				continue
 			}
-			rep, ok := st.r.repl(s[m.start:m.end], m.typ)
+			rep, ok := st.r.repl(s[m.start:m.end], m.typ, nil)
 			if !ok {
 				continue
 			}
@@ -264,7 +264,7 @@ func (st *stream) emit(s string, ms []match, done, cut, forced int) error {
 			prev = end
 			continue
 		}
-		rep, ok := st.r.repl(s[m.start:m.end], m.typ)
+		rep, ok := st.r.repl(s[m.start:m.end], m.typ, nil)
 		if !ok {
 			continue
 		}

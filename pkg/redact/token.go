@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"hash"
+	"hash/maphash"
 	"net/netip"
 	"slices"
 	"strings"
@@ -49,6 +50,17 @@ type tokenState struct {
 	mac hash.Hash
 	buf []byte // normalised value
 	sum []byte
+	// memo holds, during one walk (Redactor.Map), the walk's tokens by the text of their
+	// values: a result often repeats an address, as a key and as a field. It is emptied when
+	// the walk ends, so no walk sees another's values.
+	memo   [64]memoEntry
+	memoOn bool
+	seed   maphash.Seed
+}
+
+type memoEntry struct {
+	value, token string
+	n            uint8
 }
 
 // NewTokenizer returns a Tokenizer for key, which must hold at least
@@ -59,7 +71,8 @@ func NewTokenizer(key []byte) (*Tokenizer, error) {
 	}
 	t := &Tokenizer{key: append([]byte(nil), key...)}
 	t.pool.New = func() any {
-		return &tokenState{mac: hmac.New(sha256.New, t.key), buf: make([]byte, 0, 64), sum: make([]byte, 0, sha256.Size)}
+		return &tokenState{mac: hmac.New(sha256.New, t.key), buf: make([]byte, 0, 64), sum: make([]byte, 0, sha256.Size),
+			seed: maphash.MakeSeed()}
 	}
 	return t, nil
 }
@@ -70,8 +83,11 @@ func (t *Tokenizer) Tag(typ Type, value string) string {
 	if !ok {
 		n = uint8(numTypes) // unknown types still get a tag, in their own domain
 	}
+	st := t.get()
+	defer t.put(st)
+	st.input(n, string(typ), value)
 	var out [TagLen]byte
-	t.tag(n, string(typ), value, out[:])
+	st.tag(out[:])
 	return string(out[:])
 }
 
@@ -82,28 +98,53 @@ func (t *Tokenizer) Token(typ Type, value string) string {
 	if !ok {
 		n = uint8(numTypes)
 	}
-	return t.token(n, string(typ), value)
+	st := t.get()
+	defer t.put(st)
+	st.input(n, string(typ), value)
+	return st.token(string(typ))
 }
 
-func (t *Tokenizer) token(n uint8, name, value string) string {
+func (t *Tokenizer) get() *tokenState { return t.pool.Get().(*tokenState) }
+
+// getMemo is get for a walk: the state remembers the walk's tokens until put.
+func (t *Tokenizer) getMemo() *tokenState {
+	st := t.get()
+	st.memoOn = true
+	return st
+}
+
+func (t *Tokenizer) put(st *tokenState) {
+	if st.memoOn {
+		st.memo, st.memoOn = [len(st.memo)]memoEntry{}, false
+	}
+	if cap(st.buf) <= 4096 {
+		t.pool.Put(st)
+	}
+}
+
+// input makes st.buf the input of the MAC for value (type number n, named name):
+// TYPE || 0x00 || normalised value, hashed with one Write.
+func (st *tokenState) input(n uint8, name, value string) {
+	buf := append(st.buf[:0], name...)
+	buf = append(buf, 0)
+	st.buf = appendNormalized(buf, n, value)
+}
+
+// token returns "[REDACTED_<name>_<tag>]" for the input in st.buf.
+func (st *tokenState) token(name string) string {
 	var b [len(phPrefix) + 16 + 1 + TagLen + 1]byte
 	out := append(b[:0], phPrefix...)
 	out = append(out, name...)
 	out = append(out, '_')
 	k := len(out)
 	out = append(out, ".........."[:TagLen]...)
-	t.tag(n, name, value, out[k:k+TagLen])
+	st.tag(out[k : k+TagLen])
 	out = append(out, ']')
 	return string(out)
 }
 
-// tag writes the tag of value into dst (TagLen bytes).
-func (t *Tokenizer) tag(n uint8, name, value string, dst []byte) {
-	st := t.pool.Get().(*tokenState)
-	// one Write of TYPE || 0x00 || normalised value
-	buf := append(st.buf[:0], name...)
-	buf = append(buf, 0)
-	st.buf = appendNormalized(buf, n, value)
+// tag writes the tag of the input in st.buf into dst (TagLen bytes).
+func (st *tokenState) tag(dst []byte) {
 	st.mac.Reset()
 	st.mac.Write(st.buf)
 	st.sum = st.mac.Sum(st.sum[:0])
@@ -111,9 +152,6 @@ func (t *Tokenizer) tag(n uint8, name, value string, dst []byte) {
 	var enc [16]byte
 	tagEncoding.Encode(enc[:], st.sum[:7])
 	copy(dst, enc[:TagLen])
-	if cap(st.buf) <= 4096 {
-		t.pool.Put(st)
-	}
 }
 
 // appendNormalized appends the normalised form of value (type number n) to dst.
@@ -143,6 +181,11 @@ func appendNormalized(dst []byte, n uint8, value string) []byte {
 	case tEmail:
 		lowerASCII(dst[start:])
 	case tIP:
+		if validIPv4(string(dst[start:])) {
+			// dotted decimal is its own normal form (with leading zeros, which ParseAddr
+			// rejects, it is kept as written, as below)
+			return dst
+		}
 		if a, err := netip.ParseAddr(string(dst[start:])); err == nil {
 			dst = a.Unmap().WithZone("").AppendTo(dst[:start])
 		} else {
@@ -155,7 +198,12 @@ func appendNormalized(dst []byte, n uint8, value string) []byte {
 // appendFolded appends value with fullwidth forms, the ideographic space and
 // Unicode dashes folded to ASCII, as detection sees it.
 func appendFolded(dst []byte, value string) []byte {
-	for i := 0; i < len(value); {
+	i := 0
+	for i < len(value) && value[i] < utf8.RuneSelf {
+		i++
+	}
+	dst = append(dst, value[:i]...) // the ASCII start at once
+	for i < len(value) {
 		c := value[i]
 		if c < utf8.RuneSelf {
 			dst = append(dst, c)
@@ -330,18 +378,46 @@ func evidenceKey(buf []byte, n uint8, value string) string {
 }
 
 // repl returns what replaces value, a detected value of type number n, and
-// false when value is evidence and stays as it is.
-func (r *Redactor) repl(value string, n uint8) (string, bool) {
+// false when value is evidence and stays as it is. st is a token state the
+// caller holds for many values, or nil.
+func (r *Redactor) repl(value string, n uint8, st *tokenState) (string, bool) {
+	if r.tok == nil {
+		if r.keep != nil {
+			var b [64]byte
+			if _, ok := r.keep[evidenceKey(b[:0], n, value)]; ok {
+				return "", false
+			}
+		}
+		return placeholders[n], true
+	}
+	if st == nil {
+		st = r.tok.get()
+		defer r.tok.put(st)
+	}
+	var memo *memoEntry
+	if st.memoOn {
+		memo = &st.memo[maphash.String(st.seed, value)%uint64(len(st.memo))]
+		if memo.token != "" && memo.n == n && memo.value == value {
+			return memo.token, true
+		}
+	}
+	name := string(allTypes[n])
+	st.input(n, name, value)
 	if r.keep != nil {
-		var b [64]byte
-		if _, ok := r.keep[evidenceKey(b[:0], n, value)]; ok {
+		// the evidence key is n || normalised value: the input with n in place of its 0x00
+		k := len(name)
+		st.buf[k] = n
+		_, keep := r.keep[string(st.buf[k:])]
+		st.buf[k] = 0
+		if keep {
 			return "", false
 		}
 	}
-	if r.tok != nil {
-		return r.tok.token(n, string(allTypes[n]), value), true
+	tok := st.token(name)
+	if memo != nil {
+		*memo = memoEntry{value: value, token: tok, n: n}
 	}
-	return placeholders[n], true
+	return tok, true
 }
 
 // IsToken reports whether s is a placeholder or a keyed token as a Redactor

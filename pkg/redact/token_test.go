@@ -278,3 +278,30 @@ func TestEvidenceSecretsAreRedactedWhereverTheyOccur(t *testing.T) {
 		t.Errorf("short value replaced inside a word: %q", out)
 	}
 }
+
+// A walk's token memo gives the tokens derivation gives, keeps no evidence from its
+// decision, and is emptied when the walk ends: no walk sees another's values.
+func TestWalkTokenMemo(t *testing.T) {
+	t.Parallel()
+	tk := testTokenizer(t, testKey)
+	r := New(AllTypes()...).WithTokens(tk).WithEvidence(`{"src":"198.51.100.23"}`)
+	st := tk.getMemo()
+	for range 2 {
+		for _, v := range []struct {
+			value string
+			n     uint8
+			typ   Type
+		}{{"203.0.113.7", tIP, IP}, {"alice@example.com", tEmail, Email}, {"２０３.０.１１３.７", tIP, IP}} {
+			if got, ok := r.repl(v.value, v.n, st); !ok || got != tk.Token(v.typ, v.value) {
+				t.Fatalf("%s: %q, %v; want %q", v.value, got, ok, tk.Token(v.typ, v.value))
+			}
+		}
+		if got, ok := r.repl("198.51.100.23", tIP, st); ok {
+			t.Fatalf("evidence replaced by %q", got)
+		}
+	}
+	tk.put(st)
+	if st.memoOn || st.memo != ([len(st.memo)]memoEntry{}) {
+		t.Fatal("the memo outlived its walk")
+	}
+}

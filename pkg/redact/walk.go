@@ -38,7 +38,12 @@ func (r *Redactor) Map(m map[string]any, counts Counts) {
 	if !r.Enabled() || m == nil {
 		return
 	}
-	w := walker{r: r, counts: counts}
+	w := walker{r: r, counts: counts, sc: getScanner()}
+	defer putScanner(w.sc)
+	if r.tok != nil {
+		w.st = r.tok.getMemo()
+		defer r.tok.put(w.st)
+	}
 	w.walkMap(m, 0)
 }
 
@@ -46,6 +51,9 @@ func (r *Redactor) Map(m map[string]any, counts Counts) {
 type walker struct {
 	r      *Redactor
 	counts Counts
+	// one scanner and one token state serve every string of the walk
+	sc *scanner
+	st *tokenState
 	// edits counts every change, too-deep replacements included (which counts does not), to
 	// tell whether a copied struct must be stored back
 	edits int
@@ -58,7 +66,10 @@ type walker struct {
 type rename struct{ from, to string }
 
 func (w *walker) str(s string) (string, bool) {
-	out, changed := w.r.redact(s, w.counts)
+	if s == "" {
+		return s, false
+	}
+	out, changed := w.r.redactWith(w.sc, w.st, s, w.counts)
 	if changed {
 		w.edits++
 	}
