@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // Options are redact's.
@@ -58,9 +60,19 @@ func run(opts *Options) error {
 		return nil
 	}
 	// streamed: memory stays bounded however long the input is
-	w := bufio.NewWriterSize(ios.Out, 64<<10)
+	out, flush := io.Writer(ios.Out), func() error { return nil }
+	if ios.StdoutTTY {
+		// logs may hold escape sequences; a person reads them as text, as everything else shown
+		tw := termsafe.NewWriter(ios.Out)
+		out, flush = tw, tw.Flush
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
 	counts, err := r.Copy(w, ios.In)
-	if ferr := w.Flush(); err == nil && ferr != nil {
+	ferr := w.Flush()
+	if ferr == nil {
+		ferr = flush()
+	}
+	if err == nil && ferr != nil {
 		err = goerr.Wrap(ferr, "failed to write the redacted text")
 	}
 	if err != nil {

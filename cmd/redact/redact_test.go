@@ -127,3 +127,29 @@ func TestRunStreams(t *testing.T) {
 		t.Fatalf("output %.300q", got)
 	}
 }
+
+// TestRunTerminal: on a terminal the redacted text is shown as text (a log's escape sequences
+// cannot clear the screen or set the title); piped, it is passed on byte for byte.
+func TestRunTerminal(t *testing.T) {
+	t.Parallel()
+	in := "\x1b]0;owned\x07login jane@example.com\x1b[2J\x1b[H from 203.0.113.7 \u202eevil\n"
+	for _, tc := range []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{"terminal", true, "login [REDACTED_EMAIL] from [REDACTED_IP] evil\n"},
+		{"pipe", false, "\x1b]0;owned\x07login [REDACTED_EMAIL]\x1b[2J\x1b[H from [REDACTED_IP] \u202eevil\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ios, stdout, _ := cmdutil.TestIO(in, tc.tty)
+			if err := run(&Options{IO: ios, Config: factoryWith(ios, "all").Config}); err != nil {
+				t.Fatal(err)
+			}
+			if stdout.String() != tc.want {
+				t.Fatalf("stdout %q, want %q", stdout.String(), tc.want)
+			}
+		})
+	}
+}

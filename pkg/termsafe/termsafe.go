@@ -4,9 +4,12 @@
 package termsafe
 
 import (
+	"bytes"
+	"io"
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // escapeSequence matches terminal escape sequences: CSI, OSC (ended by BEL or ST), and
@@ -61,4 +64,67 @@ func StripCSI(s string) string {
 		}
 		s = s[i+2+j+1:]
 	}
+}
+
+// Writer passes what is written through String on its way to w, a line at a time, so that an
+// escape sequence split between two writes is still removed whole. Flush writes what is left.
+type Writer struct {
+	w       io.Writer
+	pending []byte
+}
+
+// maxPending is how much of a line without a newline Writer holds before it writes it out.
+const maxPending = 64 << 10
+
+// NewWriter returns a Writer to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+func (t *Writer) Write(p []byte) (int, error) {
+	// what is held has no newline, so the last one is in p
+	end := 0
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		end = len(t.pending) + i + 1
+	}
+	t.pending = append(t.pending, p...)
+	if end == 0 {
+		if len(t.pending) < maxPending {
+			return len(p), nil
+		}
+		end = cut(t.pending)
+	}
+	if err := t.emit(end); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// cut is where a long line without a newline is cut: before its last escape sequence if that
+// may still be incomplete, else before its last character, so neither is cut in two.
+func cut(p []byte) int {
+	if esc := bytes.LastIndexByte(p, 0x1b); esc > 0 && len(p)-esc <= maxSequence {
+		return esc
+	}
+	end := len(p)
+	for end > 0 && !utf8.RuneStart(p[end-1]) {
+		end--
+	}
+	if end > 1 {
+		return end - 1
+	}
+	return len(p)
+}
+
+// maxSequence is the longest escape sequence a cut keeps whole.
+const maxSequence = 256
+
+// Flush writes what is held.
+func (t *Writer) Flush() error { return t.emit(len(t.pending)) }
+
+func (t *Writer) emit(end int) error {
+	if end == 0 {
+		return nil
+	}
+	_, err := io.WriteString(t.w, String(string(t.pending[:end])))
+	t.pending = t.pending[:copy(t.pending, t.pending[end:])]
+	return err
 }

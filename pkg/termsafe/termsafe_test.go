@@ -1,6 +1,10 @@
 package termsafe_test
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -58,4 +62,76 @@ func TestStripCSI(t *testing.T) {
 			t.Errorf("StripCSI(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// TestWriter: what reaches the terminal is String of the whole text, however it was cut into
+// writes, an escape sequence or a character split between two of them included.
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("日本語 log \x1b[2J", 10000) // no newline, longer than what is held
+	for _, tc := range []struct{ name, in string }{
+		{"plain", "plain line\nnext\n"},
+		{"escapes", "a \x1b[31mred\x1b[0m line\n\x1b]0;evil title\x07title\nclear\x1b[2J\x1b[H"},
+		{"no final newline", "last \u202eline"},
+		{"long line", long},
+	} {
+		for _, size := range []int{1, 2, 3, 7, 4096, len(tc.in)} {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, size), func(t *testing.T) {
+				t.Parallel()
+				var out bytes.Buffer
+				w := termsafe.NewWriter(&out)
+				for in := tc.in; in != ""; {
+					n := min(size, len(in))
+					if k, err := w.Write([]byte(in[:n])); k != n || err != nil {
+						t.Fatalf("Write = %d, %v", k, err)
+					}
+					in = in[n:]
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				if want := termsafe.String(tc.in); out.String() != want {
+					t.Fatalf("wrote %.200q, want %.200q", out.String(), want)
+				}
+			})
+		}
+	}
+}
+
+// TestWriterWriteError: a failed write is reported.
+func TestWriterWriteError(t *testing.T) {
+	t.Parallel()
+	w := termsafe.NewWriter(failingWriter{})
+	if _, err := w.Write([]byte("line\n")); err == nil {
+		t.Fatal("no error from a failing writer")
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+// FuzzWriter: written in pieces of any size, the text comes out as String makes it whole.
+func FuzzWriter(f *testing.F) {
+	f.Add("a \x1b[31mred\x1b[0m\nline", uint8(1))
+	f.Add("\x1b]0;t\x07x\n\u202e", uint8(3))
+	f.Fuzz(func(t *testing.T, s string, size uint8) {
+		n := int(size%16) + 1
+		var out bytes.Buffer
+		w := termsafe.NewWriter(&out)
+		for in := s; in != ""; {
+			k := min(n, len(in))
+			_, _ = w.Write([]byte(in[:k]))
+			in = in[k:]
+		}
+		_ = w.Flush()
+		if strings.ContainsFunc(out.String(), func(r rune) bool { return r == 0x1b || r < 0x20 && r != '\n' && r != '\t' }) {
+			t.Fatalf("%q in pieces of %d: %q", s, n, out.String())
+		}
+		// may differ from String of the whole: invalid UTF-8 (String shows U+FFFD), and an
+		// unended OSC, which String lets run past a newline and Writer ends at the line
+		if want := termsafe.String(s); utf8.ValidString(s) && !strings.Contains(s, "\x1b]") && out.String() != want {
+			t.Fatalf("%q in pieces of %d: %q, want %q", s, n, out.String(), want)
+		}
+	})
 }
