@@ -38,8 +38,10 @@ type ListOptions struct {
 	Verdict record.Verdict
 	Open    bool
 	Analyst string
-	// verdictArg is --verdict as typed.
-	verdictArg string
+	// verdictArg is --verdict as typed; verdictSet and analystSet say the flags were given
+	// (given empty, they are bad input, not "no filter").
+	verdictArg             string
+	verdictSet, analystSet bool
 }
 
 func newListOptions(f *factory.Factory) *ListOptions {
@@ -53,9 +55,11 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output, Local: local},
 		&cli.StringFlag{Name: "cursor", Usage: "continue a listing where the last one stopped (stderr names the cursor when there are more)", Destination: &opts.Cursor, Local: local},
 		&cli.BoolFlag{Name: "header", Usage: "print the column names when piped too (TSV); a terminal always shows them", Destination: &opts.Header, Local: local},
-		&cli.StringFlag{Name: "verdict", Usage: "only histories resolved with this verdict: " + record.VerdictNames(), Destination: &opts.verdictArg, Local: local},
+		&cli.StringFlag{Name: "verdict", Usage: "only histories resolved with this verdict: " + record.VerdictNames(), Destination: &opts.verdictArg, Local: local,
+			Action: func(context.Context, *cli.Command, string) error { opts.verdictSet = true; return nil }},
 		&cli.BoolFlag{Name: "open", Usage: "only histories without a verdict", Destination: &opts.Open, Local: local},
-		&cli.StringFlag{Name: "analyst", Usage: "only histories in which this analyst asked a question", Destination: &opts.Analyst, Local: local},
+		&cli.StringFlag{Name: "analyst", Usage: "only histories in which this analyst asked a question", Destination: &opts.Analyst, Local: local,
+			Action: func(context.Context, *cli.Command, string) error { opts.analystSet = true; return nil }},
 	}
 }
 
@@ -83,7 +87,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	if opts.Limit <= 0 {
 		return cmdutil.UsageErrorf("--limit must be positive")
 	}
-	if opts.verdictArg != "" {
+	if opts.verdictSet || opts.verdictArg != "" {
 		v, ok := record.ParseVerdict(opts.verdictArg)
 		if !ok {
 			return cmdutil.UsageErrorf("unknown verdict %q: use one of %s", cmdutil.OneLine(opts.verdictArg), record.VerdictNames())
@@ -93,7 +97,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 		}
 		opts.Verdict = v
 	}
-	if given := opts.Analyst; given != "" {
+	if given := opts.Analyst; opts.analystSet || given != "" {
 		if opts.Analyst = analyst.Clean(given); opts.Analyst == "" {
 			return cmdutil.UsageErrorf("invalid --analyst: nothing is left of it once control characters are removed")
 		}

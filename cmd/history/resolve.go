@@ -197,7 +197,7 @@ func editSuggestion(ios *cmdutil.IOStreams, in *bufio.Reader, res *record.Resolu
 		if line == "" {
 			break
 		}
-		if v, ok := record.ParseVerdict(line); ok {
+		if v, ok := record.ParseTypedVerdict(line); ok {
 			res.Verdict = v
 			break
 		}

@@ -104,6 +104,11 @@ func TestResolveAndReopen(t *testing.T) {
 		want string
 	}{
 		{[]string{string(h.ID), "--verdict", "malicious"}, 2, "true_positive, false_positive, benign, escalated, inconclusive"},
+		// The contract's names exactly: another spelling is another word.
+		{[]string{string(h.ID), "--verdict", "FALSE_POSITIVE"}, 2, "unknown verdict"},
+		{[]string{string(h.ID), "--verdict", "false-positive"}, 2, "unknown verdict"},
+		{[]string{string(h.ID), "--verdict", "false positive"}, 2, "unknown verdict"},
+		{[]string{string(h.ID), "--verdict", ""}, 2, "--verdict true_positive"},
 		{[]string{string(h.ID)}, 2, "--verdict true_positive"},
 		{[]string{string(h.ID), "--verdict", "benign", "--suggest"}, 2, "not both"},
 		{[]string{string(h.ID), "--verdict", "benign", "-y"}, 2, "-y"},
@@ -174,7 +179,7 @@ func TestListFilters(t *testing.T) {
 	for _, r := range []struct {
 		h *record.History
 		v string
-	}{{h1, "false_positive"}, {h3, "true-positive"}} {
+	}{{h1, "false_positive"}, {h3, "true_positive"}} {
 		if _, errOut, code := clitest.Run(t, dir, "", "history", "resolve", string(r.h.ID), "--verdict", r.v); code != 0 {
 			t.Fatalf("resolve: %s", errOut)
 		}
@@ -191,7 +196,7 @@ func TestListFilters(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--verdict", "false_positive"}, ids(h1)},
-		{[]string{"--verdict", "TRUE_POSITIVE"}, ids(h3)},
+		{[]string{"--verdict", "true_positive"}, ids(h3)},
 		{[]string{"--open"}, ids(h4, h2)},
 		{[]string{"--analyst", "alice"}, ids(h3, h1)},
 		{[]string{"--analyst", "al\x07ice"}, ids(h3, h1)},
@@ -238,6 +243,10 @@ func TestListFilters(t *testing.T) {
 		want string
 	}{
 		{[]string{"--verdict", "bad"}, "use one of true_positive"},
+		{[]string{"--verdict", "TRUE_POSITIVE"}, "use one of true_positive"},
+		{[]string{"--verdict", "true positive"}, "use one of true_positive"},
+		{[]string{"--verdict", ""}, "use one of true_positive"},
+		{[]string{"--analyst", ""}, "invalid --analyst"},
 		{[]string{"--verdict", "benign", "--open"}, "not both"},
 		{[]string{"--analyst", "\x1b[2J"}, "invalid --analyst"},
 	} {

@@ -29,16 +29,22 @@ func VerdictNames() string {
 	return strings.Join(names, ", ")
 }
 
-// ParseVerdict accepts a verdict's name, in any case, with '-' or ' ' for '_'.
+// ParseVerdict accepts a verdict's name exactly as the contract spells it: flags and stored
+// values are the names, so that scripts agree with every other reader of them.
 func ParseVerdict(s string) (Verdict, bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.NewReplacer("-", "_", " ", "_").Replace(s)
 	for _, v := range Verdicts {
 		if string(v) == s {
 			return v, true
 		}
 	}
 	return "", false
+}
+
+// ParseTypedVerdict is ParseVerdict for a person answering a prompt: any case, '-' or ' '
+// for '_'.
+func ParseTypedVerdict(s string) (Verdict, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return ParseVerdict(strings.NewReplacer("-", "_", " ", "_").Replace(s))
 }
 
 // Label is the verdict in words: "false positive".

@@ -187,8 +187,7 @@ func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
 	if dec.More() {
 		return nil, errors.New("the answer holds more than one JSON value")
 	}
-	v, ok := record.ParseVerdict(string(s.Verdict))
-	if !ok || string(v) != string(s.Verdict) {
+	if _, ok := record.ParseVerdict(string(s.Verdict)); !ok {
 		return nil, fmt.Errorf("%q is not one of the verdicts", termsafe.Line(string(s.Verdict)))
 	}
 	s.Conclusion = strings.TrimSpace(termsafe.String(s.Conclusion))
