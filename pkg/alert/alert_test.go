@@ -265,6 +265,11 @@ func TestSchemas(t *testing.T) {
 		{"falco debug", `{"output": "o", "priority": "Debug", "rule": "r"}`, "r", "info", "falco", time.Time{}},
 		{"generic", `{"name": "Impossible travel", "severity": "High", "timestamp": "2024-04-04T04:04:04Z"}`, "Impossible travel", "high", "", ts("2024-04-04T04:04:04Z")},
 		{"generic number severity", `{"title": "x", "severity": 8}`, "x", "", "", time.Time{}},
+		{"generic summary", `{"id": 5, "summary": "Something odd happened", "level": "x"}`, "Something odd happened", "", "", time.Time{}},
+		{"generic log message", `{"host": "web-1", "message": "Failed password for root from 203.0.113.7"}`, "Failed password for root from 203.0.113.7", "", "", time.Time{}},
+		{"generic msg", `{"msg": "port scan detected", "priority": "low"}`, "port scan detected", "low", "", time.Time{}},
+		{"generic described before message", `{"message": "m", "description": "d"}`, "d", "", "", time.Time{}},
+		{"eventbridge without a detail object", `{"detail-type": "Scheduled Event", "source": "aws.events", "detail": null}`, "Scheduled Event", "", "", time.Time{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
