@@ -21,6 +21,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -168,8 +169,8 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
 		}
 		if err := acknowledge(ctx, p, opts.Subscription, acks); err != nil {
 			// Stored already: delivered again, they are the same alerts.
-			fmt.Fprintf(opts.IO.ErrOut, "Warning: %d messages were stored but not acknowledged (%s); they will be delivered again and change nothing.\n",
-				len(acks), cmdutil.OneLine(factory.Message(err)))
+			fmt.Fprintf(opts.IO.ErrOut, "Warning: %s stored but not acknowledged (%s); they will be delivered again and change nothing.\n",
+				format.Plural(len(acks), "message was", "messages were"), cmdutil.OneLine(factory.Message(err)))
 		}
 		for _, a := range batch {
 			fmt.Fprintln(out, a.ID)
@@ -180,7 +181,9 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
 		stored += len(batch)
 	}
 	if len(refused) > 0 {
-		return goerr.Wrap(alert.ErrInvalid, fmt.Sprintf("%d messages of %s are not alerts and were left unacknowledged", len(refused), opts.Subscription))
+		return goerr.Wrap(alert.ErrInvalid, format.Plural(len(refused),
+			"message of "+opts.Subscription+" is not an alert and was left unacknowledged",
+			"messages of "+opts.Subscription+" are not alerts and were left unacknowledged"))
 	}
 	return nil
 }

@@ -71,6 +71,20 @@ func TestAlertPull(t *testing.T) {
 	}
 }
 
+// One message that is not an alert is counted as one in the closing error.
+func TestAlertPullOneRefused(t *testing.T) {
+	t.Parallel()
+	ps := testenv.NewPubSub(t, 10)
+	ps.Publish(t, []byte(`{"title": "fine"}`), []byte("not JSON"))
+	out, errOut, code := clitest.Run(t, t.TempDir(), "", "alert", "pull", "--subscription", ps.Subscription, "--wait", "2s")
+	if code != cmdutil.ExitUsage || len(strings.Fields(out)) != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if want := "1 message of " + ps.Subscription + " is not an alert and was left unacknowledged"; !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
+
 // --max stops after that many alerts; the rest wait for the next pull.
 func TestAlertPullMax(t *testing.T) {
 	t.Parallel()

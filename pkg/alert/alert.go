@@ -44,8 +44,10 @@ func canonicalJSON(v any) ([]byte, error) {
 }
 
 // titleKeys are tried in order at each level, covering GuardDuty, Security Command Center and
-// common generic shapes.
-var titleKeys = []string{"Title", "title", "category", "Category", "Name", "name", "Type", "type", "Description", "description"}
+// common generic shapes: a log line or a SIEM's export describes itself in its summary or
+// message, and an EventBridge event without a detail object by its detail type.
+var titleKeys = []string{"Title", "title", "category", "Category", "Name", "name", "Type", "type", "Description", "description",
+	"Summary", "summary", "Message", "message", "msg", "detail-type"}
 
 // containerKeys hold the finding itself in common alert envelopes.
 var containerKeys = []string{"Findings", "findings", "finding", "Finding", "alert", "Alert", "detail", "data"}

@@ -57,7 +57,7 @@ func TestParseShapes(t *testing.T) {
 			[]string{"line 1", "line 3", "line 4"}, []string{`{"title": "one"}`, `{"title": "two"}`, `{"title": "three"}`}},
 		{"concatenated pretty values", "{\n \"title\": \"one\"\n}\n{\n \"title\": \"two\"\n}\n", []string{"one", "two"}, []string{"line 1", "line 4"},
 			[]string{"{\n \"title\": \"one\"\n}", "{\n \"title\": \"two\"\n}"}},
-		{"mixed list: one alert", `[{"title": "a"}, "x"]`, []string{"a"}, []string{"line 1"}, nil},
+		{"list of no objects: one alert", `[1, "x"]`, []string{""}, []string{"line 1"}, nil},
 		{"nested list: one alert", `[[{"title": "a"}]]`, []string{"a"}, []string{"line 1"}, nil},
 		{"numbers: one alert", `[1, 2]`, []string{""}, []string{"line 1"}, nil},
 		{"byte order mark", "\xef\xbb\xbf{\"title\": \"x\"}", []string{"x"}, []string{"line 1"}, []string{`{"title": "x"}`}},
@@ -116,6 +116,8 @@ func TestParseInvalid(t *testing.T) {
 		{"unterminated list", "[{\"a\": 1},\n", "line 1: not valid JSON: unexpected end of input"},
 		{"too large", `{"a": "` + strings.Repeat("x", alert.MaxSize) + `"}`, "line 1: value is larger than the limit"},
 		{"too large element", `[{"a": "` + strings.Repeat("x", alert.MaxSize) + `"}]`, "line 1, [0]: value is larger than the limit"},
+		{"list element not an object", `[{"title": "a"}, "x"]`, "line 1, [1]: not a JSON object"},
+		{"scc list element not an object", `[{"finding": {"name": "organizations/1/sources/2/findings/3", "category": "X"}, "resource": {}}, 7]`, "line 1, [1]: not a JSON object"},
 		{"streamed list element not an object", `[{"a": "` + strings.Repeat("x", alert.MaxSize-20) + `"}, {"b": 1}, "x"]`, "line 1, [2]: not a JSON object"},
 	}
 	for _, tc := range tests {
@@ -265,6 +267,11 @@ func TestSchemas(t *testing.T) {
 		{"falco debug", `{"output": "o", "priority": "Debug", "rule": "r"}`, "r", "info", "falco", time.Time{}},
 		{"generic", `{"name": "Impossible travel", "severity": "High", "timestamp": "2024-04-04T04:04:04Z"}`, "Impossible travel", "high", "", ts("2024-04-04T04:04:04Z")},
 		{"generic number severity", `{"title": "x", "severity": 8}`, "x", "", "", time.Time{}},
+		{"generic summary", `{"id": 5, "summary": "Something odd happened", "level": "x"}`, "Something odd happened", "", "", time.Time{}},
+		{"generic log message", `{"host": "web-1", "message": "Failed password for root from 203.0.113.7"}`, "Failed password for root from 203.0.113.7", "", "", time.Time{}},
+		{"generic msg", `{"msg": "port scan detected", "priority": "low"}`, "port scan detected", "low", "", time.Time{}},
+		{"generic described before message", `{"message": "m", "description": "d"}`, "d", "", "", time.Time{}},
+		{"eventbridge without a detail object", `{"detail-type": "Scheduled Event", "source": "aws.events", "detail": null}`, "Scheduled Event", "", "", time.Time{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,7 +319,7 @@ func TestSampleAlerts(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, `{"Findings":[{"Title":"x"}]}`, `{"a":1e400}`, "\xff", `[[[[[]]]]]`,
 		"{\"a\":1}\n{\"b\":2}", `{"Findings": [{"a": 1}, 2]}`, `{"detail-type": "x", "detail": {"findings": [{"a": 1}]}}`,
-		`[{"finding": {"name": "n"}, "resource": {}}]`, `{"a": "\"}"}`, `"x`, `{"Findings": [{"a":1}], "b": }`} {
+		`[{"finding": {"name": "n"}, "resource": {}}]`, `[{"a": 1}, 2]`, `[1, {"a": 1}]`, `{"a": "\"}"}`, `"x`, `{"Findings": [{"a":1}], "b": }`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

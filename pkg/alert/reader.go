@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -389,15 +390,18 @@ func (r *reader) document(raw []byte, at Place) error {
 		if len(x) == 0 {
 			return invalid(at, "the list is empty: no findings to add")
 		}
-		for _, el := range x {
-			if _, ok := el.(map[string]any); !ok {
-				// Not a list of findings: one alert, as any JSON is.
-				return r.emit(raw, x, facts{title: Title(x)}, at)
-			}
+		if !slices.ContainsFunc(x, isObject) {
+			// Not a list of findings: one alert, as any JSON is.
+			return r.emit(raw, x, facts{title: Title(x)}, at)
 		}
 		var raws []json.RawMessage
 		if err := json.Unmarshal(raw, &raws); err != nil {
 			return invalid(at, "not valid JSON: %v", err)
+		}
+		// A list of findings with something else among them is faulty, as it is when the list
+		// is too large to be read whole.
+		if i := slices.IndexFunc(x, func(el any) bool { return !isObject(el) }); i >= 0 {
+			return invalid(at.in(fmt.Sprintf("[%d]", i)), "not a JSON object (%s)", preview(raws[i]))
 		}
 		for i, el := range raws {
 			if err := r.object(el, x[i].(map[string]any), at.in(fmt.Sprintf("[%d]", i))); err != nil {
@@ -407,6 +411,11 @@ func (r *reader) document(raw []byte, at Place) error {
 		return nil
 	}
 	return invalid(at, "not a JSON object or array (%s)", preview(raw))
+}
+
+func isObject(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
 }
 
 func preview(raw []byte) string {
