@@ -72,6 +72,10 @@ func connect(ctx context.Context, name string, cfg ServerConfig, o Options, tran
 		if e, ok := authError(err); ok {
 			return nil, e
 		}
+		var noAuth *NoAuthError
+		if errors.As(err, &noAuth) {
+			return nil, noAuth
+		}
 		return nil, err
 	}
 	s.session = session
@@ -114,6 +118,9 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 	if cfg.Auth == AuthOAuth {
 		s.oauth = newOAuthHandler(s.name, endpoint, cfg.OAuth, s.o.Auth)
 		base = s.oauth.watch(base)
+	}
+	if cfg.Auth == "" {
+		base = refuseUnauthorized(NoAuthError{Server: s.name, Headers: len(cfg.Headers) > 0, SSE: cfg.URL != ""}, base)
 	}
 	client, err := originClient(endpoint, cfg.Headers, base)
 	if err != nil {
