@@ -643,17 +643,31 @@ func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
 		s.listBatches(w, r)
 		return true
 	}
+	s.answerJob(w, kind, "batches/"+id, false)
+	return true
+}
 
+// answerJob answers a get, cancel or delete of the job stored under name: a Gemini API
+// batch, or a Vertex AI batch prediction job, each with its backend's resource and 404.
+func (s *Server) answerJob(w http.ResponseWriter, kind, name string, vertex bool) {
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
-	j := s.jobs["batches/"+id]
-	if j == nil || j.deleted {
-		writeError(w, &Reply{Status: http.StatusNotFound, ErrorMessage: "Requested entity was not found."})
-		return true
+	j := s.jobs[name]
+	if j == nil || j.deleted || vertex && j.vertex == nil {
+		msg := "Requested entity was not found."
+		if vertex {
+			msg = "The BatchPredictionJob does not exist."
+		}
+		writeError(w, &Reply{Status: http.StatusNotFound, ErrorMessage: msg})
+		return
 	}
 	switch kind {
 	case KindBatchGet:
-		writeJSON(w, http.StatusOK, j.operation())
+		if vertex {
+			writeJSON(w, http.StatusOK, j.vertexResource())
+		} else {
+			writeJSON(w, http.StatusOK, j.operation())
+		}
 	case KindBatchCancel:
 		j.cancel()
 		writeJSON(w, http.StatusOK, struct{}{})
@@ -663,7 +677,6 @@ func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
 		j.deleted = true
 		writeJSON(w, http.StatusOK, struct{}{})
 	}
-	return true
 }
 
 // refuse answers a request without an API key, or one that FailNext scripted, and

@@ -132,21 +132,7 @@ func (s *Server) serveVertexBatches(w http.ResponseWriter, r *http.Request) bool
 		s.createVertexBatch(w, r, project, location)
 		return true
 	}
-	name := "projects/" + project + "/locations/" + location + "/batchPredictionJobs/" + id
-	s.bmu.Lock()
-	defer s.bmu.Unlock()
-	j := s.jobs[name]
-	if j == nil || j.vertex == nil || j.deleted {
-		writeError(w, &Reply{Status: http.StatusNotFound, ErrorMessage: "The BatchPredictionJob does not exist."})
-		return true
-	}
-	switch kind {
-	case KindBatchGet:
-		writeJSON(w, http.StatusOK, j.vertexResource())
-	case KindBatchCancel:
-		j.cancel()
-		writeJSON(w, http.StatusOK, struct{}{})
-	}
+	s.answerJob(w, kind, "projects/"+project+"/locations/"+location+"/batchPredictionJobs/"+id, true)
 	return true
 }
 
