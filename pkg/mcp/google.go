@@ -58,7 +58,9 @@ func googleTransport(ctx context.Context, label, endpoint string, cfg *OAuthConf
 			scopes = cfg.Scopes
 		}
 	}
-	ts, err := get(ctx, aud, scopes)
+	// The source keeps its context for every refresh (oauth2's user and service-account
+	// sources do), and the chat outlives the start that dials: its cancellation is not theirs.
+	ts, err := get(context.WithoutCancel(ctx), aud, scopes)
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: no Google credentials (Application Default Credentials): %s", label, oneLine(err.Error()))
 	}

@@ -562,6 +562,38 @@ func TestGoogleAuth(t *testing.T) {
 	}
 }
 
+// ctxTokenSource is a token source as oauth2's user and service-account sources are: it keeps
+// the context it was made with and refreshes with it, and its tokens are always due.
+type ctxTokenSource struct{ ctx context.Context }
+
+func (s ctxTokenSource) Token() (*oauth2.Token, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &oauth2.Token{AccessToken: "fresh", Expiry: time.Now().Add(-time.Minute)}, nil
+}
+
+// A Google token refreshed after the server was dialled still comes: the context of the
+// start that dialled it (cancelled once the chat's servers are up) is not the source's.
+func TestGoogleRefreshAfterStart(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer() }, nil))
+	defer srv.Close()
+	start, cancel := context.WithCancel(context.Background())
+	c, err := mcp.Dial(start, "run", mcp.ServerConfig{HTTPURL: srv.URL + "/mcp", Auth: mcp.AuthGoogle}, mcp.Options{Auth: mcp.AuthOptions{
+		Google: func(ctx context.Context, _ string, _ []string) (oauth2.TokenSource, error) {
+			return ctxTokenSource{ctx}, nil
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cancel()
+	if _, err := c.Tools(context.Background()); err != nil {
+		t.Fatalf("after the start's context ended: %v", err)
+	}
+}
+
 // A token store whose directory is relative (it would be the working directory's, a folder of
 // evidence others wrote) keeps nothing there and reads nothing from there.
 func TestTokenStoreRelativeDir(t *testing.T) {
