@@ -261,9 +261,9 @@ func TestBadServers(t *testing.T) {
 		cfg  mcp.ServerConfig
 		says string
 	}{
-		{"noauth", mcp.ServerConfig{HTTPURL: signIn.URL}, `MCP server noauth did not start and is left out: MCP server noauth asks for credentials (HTTP 401): set "auth": "oauth" (then 'alertchat mcp login noauth')`},
-		{"noauthsse", mcp.ServerConfig{URL: signIn.URL}, `MCP server noauthsse did not start and is left out: MCP server noauthsse asks for credentials (HTTP 401): set "auth": "google" or its "headers"`},
-		{"stale", mcp.ServerConfig{HTTPURL: signIn.URL, Headers: map[string]string{"Authorization": "Bearer old"}}, `MCP server stale did not start and is left out: MCP server stale refused the credentials of its "headers" (HTTP 401)`},
+		{"noauth", mcp.ServerConfig{HTTPURL: signIn.URL}, `MCP server noauth asks for credentials (HTTP 401): set "auth": "oauth" (then 'alertchat mcp login noauth')`},
+		{"noauthsse", mcp.ServerConfig{URL: signIn.URL}, `MCP server noauthsse asks for credentials (HTTP 401): set "auth": "google" or its "headers"`},
+		{"stale", mcp.ServerConfig{HTTPURL: signIn.URL, Headers: map[string]string{"Authorization": "Bearer old"}}, `MCP server stale refused the credentials of its "headers" (HTTP 401)`},
 		{"missing", mcp.ServerConfig{Command: "/nonexistent/mcp-server"}, "MCP server missing did not start and is left out: "},
 		{"refused", mcp.ServerConfig{HTTPURL: refused.URL}, "MCP server refused did not start and is left out: "},
 		{"refusedsse", mcp.ServerConfig{URL: refused.URL}, "MCP server refusedsse did not start and is left out: "},

@@ -546,5 +546,9 @@ func authError(err error) (error, bool) {
 	if errors.As(err, &f) {
 		return f, true
 	}
+	var n *NoAuthError
+	if errors.As(err, &n) {
+		return n, true
+	}
 	return nil, false
 }

@@ -72,10 +72,6 @@ func connect(ctx context.Context, name string, cfg ServerConfig, o Options, tran
 		if e, ok := authError(err); ok {
 			return nil, e
 		}
-		var noAuth *NoAuthError
-		if errors.As(err, &noAuth) {
-			return nil, noAuth
-		}
 		return nil, err
 	}
 	s.session = session
