@@ -100,6 +100,7 @@ type oauthHandler struct {
 	resource string // the server's URL
 	cfg      OAuthConfig
 	opts     AuthOptions
+	warn     func(string) // a line for the analyst (nil: none)
 
 	mu     sync.Mutex // guards ts, loaded, fresh
 	ts     oauth2.TokenSource
@@ -117,8 +118,8 @@ type oauthHandler struct {
 	signedIn bool
 }
 
-func newOAuthHandler(label, resource string, cfg *OAuthConfig, o AuthOptions) *oauthHandler {
-	h := &oauthHandler{label: label, resource: resource, opts: o}
+func newOAuthHandler(label, resource string, cfg *OAuthConfig, o AuthOptions, warn func(string)) *oauthHandler {
+	h := &oauthHandler{label: label, resource: resource, opts: o, warn: warn}
 	if cfg != nil {
 		h.cfg = *cfg
 	}
@@ -435,7 +436,13 @@ func (h *oauthHandler) save(cfg *oauth2.Config, tok *oauth2.Token) error {
 func (h *oauthHandler) saving(cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
 	// The refresh outlives any one request: a background context carrying the client.
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.opts.HTTPClient)
-	return &savingTokenSource{base: cfg.TokenSource(ctx, tok), last: tok.AccessToken, save: func(t *oauth2.Token) { _ = h.save(cfg, t) }}
+	return &savingTokenSource{base: cfg.TokenSource(ctx, tok), last: tok.AccessToken, save: func(t *oauth2.Token) {
+		// The chat goes on with the new token; a server that rotates its refresh tokens will
+		// refuse the old one next time, and the analyst should know why.
+		if err := h.save(cfg, t); err != nil && h.warn != nil {
+			h.warn(fmt.Sprintf("%s; the next run may need 'alertchat mcp login %s'", oneLine(err.Error()), h.label))
+		}
+	}}
 }
 
 // savingTokenSource keeps each token its base source refreshes.

@@ -283,7 +283,28 @@ func TestOAuthSignInThenChat(t *testing.T) {
 	if a.refreshed.Load() != 1 || g.Token.AccessToken == old || opened.Load() != 1 {
 		t.Fatalf("refreshed %d, token still %q: %v, browser opened %d", a.refreshed.Load(), old, g.Token.AccessToken == old, opened.Load())
 	}
+
+	// Due again, and the new token cannot be kept: the chat goes on, and says so.
+	g.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := store.Save(g); err != nil {
+		t.Fatal(err)
+	}
+	warnings = nil
+	m = mcp.Start(ctx, &mcp.Config{Servers: map[string]mcp.ServerConfig{"siem": cfg}}, mcp.Options{Auth: mcp.AuthOptions{Tokens: failingSaves{store}},
+		Warn: func(l string) { warnings = append(warnings, l) }})
+	if got := m.Tools(ctx, 20*time.Second); len(got) == 0 {
+		t.Fatalf("no tools when the refreshed token cannot be kept; warnings %q", warnings)
+	}
+	_ = m.Close()
+	if !slices.Contains(warnings, "keeping the sign-in of MCP server siem: disk full; the next run may need 'alertchat mcp login siem'") {
+		t.Fatalf("warnings %q", warnings)
+	}
 }
+
+// failingSaves is a token store that can load but no longer save.
+type failingSaves struct{ mcp.TokenStore }
+
+func (failingSaves) Save(*mcp.Grant) error { return errors.New("disk full") }
 
 // A chat never signs in: a server that asks for it (no sign-in stored, or one it refuses) is
 // one line naming the command that signs in, its tools left out, and nothing is registered or

@@ -112,7 +112,7 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 		base = rt
 	}
 	if cfg.Auth == AuthOAuth {
-		s.oauth = newOAuthHandler(s.name, endpoint, cfg.OAuth, s.o.Auth)
+		s.oauth = newOAuthHandler(s.name, endpoint, cfg.OAuth, s.o.Auth, s.o.Warn)
 		base = s.oauth.watch(base)
 	}
 	if cfg.Auth == "" {
