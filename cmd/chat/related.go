@@ -104,9 +104,9 @@ func (c *conversation) sharedIndicators(ctx context.Context, a *record.Alert, rs
 			if err != nil {
 				return
 			}
-			theirs := indicators(other)
+			theirs := compounds(other)
 			for _, ind := range mine {
-				if slices.Contains(theirs, ind) {
+				if _, ok := theirs[ind]; ok {
 					out[i].shared = ind
 					return
 				}
@@ -118,10 +118,9 @@ func (c *conversation) sharedIndicators(ctx context.Context, a *record.Alert, rs
 }
 
 // indicators are the alert's values with inner punctuation (addresses, domains, e-mails,
-// ARNs, finding types), most telling first: public IP addresses, then e-mails, then names with
-// a dot, then private addresses (every network has a 192.168.0.1), then the rest.
+// ARNs, finding types), each once, most telling first: public IP addresses, then e-mails, then
+// names with a dot, then private addresses (every network has a 192.168.0.1), then the rest.
 func indicators(a *record.Alert) []string {
-	cs := index.Compounds(index.AlertText(a.Title, a.Data))
 	rank := func(s string) int {
 		ip, err := netip.ParseAddr(s)
 		switch {
@@ -136,14 +135,35 @@ func indicators(a *record.Alert) []string {
 		}
 		return 4
 	}
-	var out []string
-	for _, s := range cs {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+	type ranked struct {
+		s    string
+		rank int
+	}
+	var rs []ranked
+	seen := map[string]struct{}{}
+	for _, s := range index.Compounds(index.AlertText(a.Title, a.Data)) {
+		if _, ok := seen[s]; !ok {
+			seen[s] = struct{}{}
+			rs = append(rs, ranked{s, rank(s)})
 		}
 	}
-	slices.SortStableFunc(out, func(x, y string) int { return rank(x) - rank(y) })
+	slices.SortStableFunc(rs, func(x, y ranked) int { return x.rank - y.rank })
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.s
+	}
 	return out
+}
+
+// compounds are the values indicators ranks, as a set: what another alert shares is looked up
+// in it, in no order.
+func compounds(a *record.Alert) map[string]struct{} {
+	cs := index.Compounds(index.AlertText(a.Title, a.Data))
+	set := make(map[string]struct{}, len(cs))
+	for _, s := range cs {
+		set[s] = struct{}{}
+	}
+	return set
 }
 
 // describeRelated is what the analyst is shown: a line per shared indicator saying how its

@@ -101,3 +101,24 @@ func resolveAll(b *testing.B, opts *Options, alerts []string) {
 		}
 	}
 }
+
+// BenchmarkIndicators: the indicators of a large alert (5,000 addresses, each twice), ranked
+// before the first question of an interactive chat.
+func BenchmarkIndicators(b *testing.B) {
+	var data bytes.Buffer
+	data.WriteString(`{"Title":"Scan","events":[`)
+	for i := range 10000 {
+		if i > 0 {
+			data.WriteByte(',')
+		}
+		fmt.Fprintf(&data, `{"src":"198.51.%d.%d","user":"u%d@example.com"}`, i%5000/250, i%250, i%5000)
+	}
+	data.WriteString(`]}`)
+	a := &record.Alert{ID: "0f1e2d3c-aaaa-5000-8000-000000000001", Title: "Scan", Data: data.Bytes()}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(indicators(a)) < 10000 {
+			b.Fatal("indicators missing")
+		}
+	}
+}
