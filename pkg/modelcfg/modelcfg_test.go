@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/genai"
@@ -197,6 +198,42 @@ func TestExplainerNamesAlternatives(t *testing.T) {
 	if errors.As(err, &un) || err == nil {
 		t.Fatalf("429: %v", err)
 	}
+}
+
+// A list that could not be read at the first refusal (the turn was cancelled, the network
+// failed) is read again at the next one, not remembered as empty.
+func TestExplainerReadsAgainAfterAFailedList(t *testing.T) {
+	t.Parallel()
+	srv := geminitest.NewServer(t, geminitest.WithGemini3())
+	c := client(t, srv)
+	list := &failFirstList{Lister: c.Models}
+	x := modelcfg.NewExplainer(c.Models, list)
+	for i, want := range []int{0, 6, 6} {
+		_, err := x.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text("q"), nil)
+		var un *modelcfg.UnavailableError
+		if !errors.As(err, &un) {
+			t.Fatalf("refusal %d: %v", i, err)
+		}
+		if len(un.Alternatives) != want || (un.ListErr != nil) != (i == 0) {
+			t.Fatalf("refusal %d: %v (list error %v), want %d alternatives", i, err, un.ListErr, want)
+		}
+	}
+	if n := list.calls.Load(); n != 2 {
+		t.Fatalf("the list was asked for %d times, want 2 (the failure, then once)", n)
+	}
+}
+
+// failFirstList fails its first List.
+type failFirstList struct {
+	modelcfg.Lister
+	calls atomic.Int32
+}
+
+func (l *failFirstList) List(ctx context.Context, cfg *genai.ListModelsConfig) (genai.Page[genai.Model], error) {
+	if l.calls.Add(1) == 1 {
+		return genai.Page[genai.Model]{}, errors.New("network down")
+	}
+	return l.Lister.List(ctx, cfg)
 }
 
 // Explain names the alternatives of a refusal met outside an Explainer (the Batch API's

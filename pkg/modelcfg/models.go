@@ -123,21 +123,21 @@ type StreamGenerator interface {
 }
 
 // Explainer wraps a generator: a request refused because its model is unavailable returns an
-// *UnavailableError naming the models that can be used instead. The list is read once, on
-// the first refusal, and shared by every later one.
+// *UnavailableError naming the models that can be used instead. The list is read on the first
+// refusal and shared by every later one; a read that failed (a cancelled turn, the network) is
+// tried again at the next refusal.
 type Explainer struct {
 	next StreamGenerator
 	list Lister
 
-	once  sync.Once
-	alts  []string
-	lerr  error
-	limit int
+	mu   sync.Mutex
+	alts []string // the alternatives, once read
+	read bool
 }
 
 // NewExplainer wraps next; list reads the API's model list.
 func NewExplainer(next StreamGenerator, list Lister) *Explainer {
-	return &Explainer{next: next, list: list, limit: suggested}
+	return &Explainer{next: next, list: list}
 }
 
 // GenerateContent calls the wrapped generator.
@@ -168,8 +168,16 @@ func (x *Explainer) explain(ctx context.Context, model string, err error) error 
 	if !IsModelNotFound(err) {
 		return err
 	}
-	x.once.Do(func() { x.alts, x.lerr = alternatives(ctx, x.list, x.limit) })
-	return &UnavailableError{Model: strings.TrimPrefix(model, "models/"), Alternatives: x.alts, ListErr: x.lerr, Err: err}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var lerr error
+	if !x.read {
+		var alts []string
+		if alts, lerr = alternatives(ctx, x.list, suggested); lerr == nil {
+			x.alts, x.read = alts, true
+		}
+	}
+	return &UnavailableError{Model: strings.TrimPrefix(model, "models/"), Alternatives: x.alts, ListErr: lerr, Err: err}
 }
 
 // Explain is err as an *UnavailableError naming the models that can be used instead (read
