@@ -293,8 +293,8 @@ func (s *Session) exchange(ctx context.Context, user *genai.Content, onText func
 			continue
 		}
 		for _, fc := range fcs[:run] {
-			seen[callKey(fc)]++
-			if seen[callKey(fc)] >= sameCallLimit {
+			k := callKey(fc)
+			if seen[k]++; seen[k] >= sameCallLimit {
 				mode = toolsFinal
 			}
 		}
