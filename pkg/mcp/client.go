@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // Client is one server reached outside a chat ('alertchat mcp tools', 'call', 'login'): the
@@ -22,7 +24,7 @@ func Dial(ctx context.Context, label string, cfg ServerConfig, o Options) (*Clie
 		if e, ok := authError(err); ok {
 			return nil, e
 		}
-		return nil, fmt.Errorf("MCP server %s: %s", label, oneLine(err.Error()))
+		return nil, fmt.Errorf("MCP server %s: %s", label, termsafe.Line(err.Error()))
 	}
 	return &Client{s: s}, nil
 }
@@ -36,7 +38,7 @@ func (c *Client) Tools(ctx context.Context) ([]*sdk.Tool, error) {
 			if e, ok := authError(err); ok {
 				return nil, e
 			}
-			return nil, fmt.Errorf("MCP server %s did not list its tools: %s", c.s.name, oneLine(err.Error()))
+			return nil, fmt.Errorf("MCP server %s did not list its tools: %s", c.s.name, termsafe.Line(err.Error()))
 		}
 		if c.s.cfg.Wants(t.Name) {
 			out = append(out, t)
@@ -53,7 +55,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any) (*s
 		if e, ok := authError(err); ok {
 			return nil, e
 		}
-		return nil, fmt.Errorf("MCP server %s: calling %s: %s", c.s.name, name, oneLine(err.Error()))
+		return nil, fmt.Errorf("MCP server %s: calling %s: %s", c.s.name, name, termsafe.Line(err.Error()))
 	}
 	return res, nil
 }

@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // What alertchat checks of a server's sign-in metadata before the SDK's handler runs the flow.
@@ -75,7 +78,7 @@ func (h *oauthHandler) resourceMetadata(ctx context.Context, challenges []oauthe
 			return true, nil
 		case p.own && ResourceKey(strings.TrimSuffix(res, "/")) != ResourceKey(strings.TrimSuffix(p.resource, "/")):
 			return false, fmt.Errorf("MCP server %s: its metadata names another resource (%s), not the server's own URL; refusing to sign in",
-				h.label, oneLine(clip(res, 120)))
+				h.label, termsafe.Line(format.Truncate(res, 120, "...")))
 		}
 	}
 	return false, nil

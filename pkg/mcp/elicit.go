@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -333,7 +334,7 @@ func (s *server) elicit(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitRes
 	fields, _ := elicitationFields(r.Params.RequestedSchema)
 	names := make([]string, len(fields))
 	for i, f := range fields {
-		names[i] = clip(f.Name, 64)
+		names[i] = format.Truncate(f.Name, 64, "...")
 	}
 	e := tool.Elicitation{Server: s.name, Action: "decline", Fields: names}
 	if s.o.Elicitor == nil {

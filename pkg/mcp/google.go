@@ -10,6 +10,8 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 	"google.golang.org/api/idtoken"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // "auth": "google": a server on Cloud Run takes a Google ID token whose audience is the
@@ -62,7 +64,7 @@ func googleTransport(ctx context.Context, label, endpoint string, cfg *OAuthConf
 	// sources do), and the chat outlives the start that dials: its cancellation is not theirs.
 	ts, err := get(context.WithoutCancel(ctx), aud, scopes)
 	if err != nil {
-		return nil, fmt.Errorf("MCP server %s: no Google credentials (Application Default Credentials): %s", label, oneLine(err.Error()))
+		return nil, fmt.Errorf("MCP server %s: no Google credentials (Application Default Credentials): %s", label, termsafe.Line(err.Error()))
 	}
 	return &oauth2.Transport{Source: oauth2.ReuseTokenSource(nil, ts), Base: base}, nil
 }

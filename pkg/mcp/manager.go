@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/alertchat/alertchat/pkg/termsafe"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -99,7 +100,7 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 		return
 	}
 	if err != nil {
-		m.o.Warn(fmt.Sprintf("MCP server %s did not start and is left out: %s", name, oneLine(err.Error())))
+		m.o.Warn(fmt.Sprintf("MCP server %s did not start and is left out: %s", name, termsafe.Line(err.Error())))
 		return
 	}
 	s.setOnStop(func(name string) {
@@ -113,7 +114,7 @@ func (m *Manager) start(ctx context.Context, name string, cfg ServerConfig) {
 	}
 	if err != nil {
 		_ = s.close()
-		m.o.Warn(fmt.Sprintf("MCP server %s did not list its tools and is left out: %s", name, oneLine(err.Error())))
+		m.o.Warn(fmt.Sprintf("MCP server %s did not list its tools and is left out: %s", name, termsafe.Line(err.Error())))
 		return
 	}
 	for _, sk := range skipped {
@@ -179,7 +180,7 @@ func (m *Manager) Changed(ctx context.Context, wait time.Duration) map[string][]
 	for _, s := range changed {
 		ts, skipped, err := s.tools(ctx)
 		if err != nil {
-			m.o.Warn(fmt.Sprintf("MCP server %s changed its tools and did not list them: %s", s.name, oneLine(err.Error())))
+			m.o.Warn(fmt.Sprintf("MCP server %s changed its tools and did not list them: %s", s.name, termsafe.Line(err.Error())))
 		}
 		for _, sk := range skipped {
 			m.o.Warn(fmt.Sprintf("MCP server %s: tool %s is left out: Gemini cannot take its input schema", s.name, sk))
@@ -246,5 +247,3 @@ func (m *Manager) Close() error {
 	}
 	return nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

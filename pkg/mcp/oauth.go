@@ -16,6 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // Sign-in to a server of "auth": "oauth", on the Go SDK's authorization-code handler (the MCP
@@ -168,7 +171,7 @@ func (h *oauthHandler) hasGrant() bool {
 // server, said as it is.
 type signInFailed struct{ err error }
 
-func (e *signInFailed) Error() string { return oneLine(e.err.Error()) }
+func (e *signInFailed) Error() string { return termsafe.Line(e.err.Error()) }
 func (e *signInFailed) Unwrap() error { return e.err }
 
 // Authorize implements auth.OAuthHandler: a 401, or a 403 for want of scope, runs the sign-in
@@ -218,7 +221,7 @@ func (h *oauthHandler) authorize(ctx context.Context, req *http.Request, resp *h
 		return err
 	}
 	if err := code.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("signing in to MCP server %s: %s", h.label, oneLine(err.Error()))
+		return fmt.Errorf("signing in to MCP server %s: %s", h.label, termsafe.Line(err.Error()))
 	}
 	ts, err := code.TokenSource(ctx)
 	if err != nil || ts == nil {
@@ -279,7 +282,7 @@ func (h *oauthHandler) watch(next http.RoundTripper) http.RoundTripper {
 // refusalOf is a refusal as it is told: the server's error code and scope, cleaned.
 func refusalOf(label string, status int, challenges []oauthex.Challenge) *AccessRefusedError {
 	return &AccessRefusedError{Server: label, Status: status,
-		Code: challengeCode(challengeParam(challenges, "error")), Scope: oneLine(clip(challengeParam(challenges, "scope"), 120))}
+		Code: challengeCode(challengeParam(challenges, "error")), Scope: termsafe.Line(format.Truncate(challengeParam(challenges, "scope"), 120, "..."))}
 }
 
 // refusal is how the server refused the token of the last sign-in, nil when it did not.
@@ -440,7 +443,7 @@ func (h *oauthHandler) saving(cfg *oauth2.Config, tok *oauth2.Token) oauth2.Toke
 		// The chat goes on with the new token; a server that rotates its refresh tokens will
 		// refuse the old one next time, and the analyst should know why.
 		if err := h.save(cfg, t); err != nil && h.warn != nil {
-			h.warn(fmt.Sprintf("%s; the next run may need 'alertchat mcp login %s'", oneLine(err.Error()), h.label))
+			h.warn(fmt.Sprintf("%s; the next run may need 'alertchat mcp login %s'", termsafe.Line(err.Error()), h.label))
 		}
 	}}
 }
@@ -500,7 +503,7 @@ func listenLoopback() (*loopback, error) {
 			if e == "" {
 				e = "no authorization code"
 			}
-			res.err = oneLine(clip(e+" "+q.Get("error_description"), 200))
+			res.err = termsafe.Line(format.Truncate(e+" "+q.Get("error_description"), 200, "..."))
 			msg = "Sign-in failed: " + res.err
 		}
 		select {
@@ -524,13 +527,6 @@ func (lb *loopback) drain() {
 }
 
 func (lb *loopback) close() { _ = lb.srv.Close() }
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-3]) + "..."
-	}
-	return s
-}
 
 // errSignInRequired reports whether err is (or wraps) a sign-in nobody can do here.
 func errSignInRequired(err error) (*SignInRequiredError, bool) {

@@ -576,9 +576,10 @@ func TestGoogleAuth(t *testing.T) {
 	// A failing source is one line naming the server.
 	_, err = mcp.Dial(context.Background(), "run", mcp.ServerConfig{HTTPURL: srv.URL, Auth: mcp.AuthGoogle}, mcp.Options{Auth: mcp.AuthOptions{
 		Google: func(context.Context, string, []string) (oauth2.TokenSource, error) {
-			return nil, errors.New("could not find default credentials")
+			return nil, errors.New("could not find\x1b]0;title\x07 default \u202ecredentials")
 		}}})
-	if err == nil || !strings.Contains(err.Error(), "no Google credentials") {
+	// what comes from outside is shown as text: no escape sequence, no bidi override
+	if err == nil || !strings.Contains(err.Error(), "no Google credentials (Application Default Credentials): could not find default credentials") {
 		t.Fatalf("error %v", err)
 	}
 }
