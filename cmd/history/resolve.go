@@ -156,6 +156,8 @@ func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id rec
 		return nil, false, factory.DescribeModelError(err)
 	}
 	fmt.Fprintf(ios.ErrOut, "Gemini suggests: %s\n%s\n", sg.Verdict.Label(), indent(termsafe.String(sg.Conclusion)))
+	verdict.Ground(sg, verdict.SourcesOf(a, h.Contents))
+	printEvidence(ios.ErrOut, sg.Evidence)
 	res := &record.Resolution{Verdict: sg.Verdict, Note: sg.Conclusion, Suggested: true}
 	if opts.Yes {
 		return res, true, nil
@@ -246,4 +248,23 @@ func indent(s string) string {
 		lines[i] = "  " + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// printEvidence lists what a suggested conclusion rests on, one value a line, marking what
+// appears nowhere in the alert or the investigation's tool results.
+func printEvidence(w io.Writer, ev []verdict.Evidence) {
+	if len(ev) == 0 {
+		fmt.Fprintln(w, "Evidence: none cited.")
+		return
+	}
+	fmt.Fprintln(w, "Evidence:")
+	for _, e := range ev {
+		mark := "  "
+		note := ""
+		if e.Unsupported {
+			mark = "! "
+			note = "  [unsupported: found neither in the alert nor in any tool result]"
+		}
+		fmt.Fprintf(w, "%s%s: %s%s\n", mark, e.Value, e.Claim, note)
+	}
 }

@@ -382,3 +382,30 @@ func TestResolveSuggest(t *testing.T) {
 		t.Fatalf("bad answers: exit %d, %q", code, errOut)
 	}
 }
+
+// --suggest shows the evidence each conclusion rests on, and marks what appears neither in
+// the alert nor in any tool result of the investigation (the model's own words do not count).
+func TestResolveSuggestEvidence(t *testing.T) {
+	t.Parallel()
+	srv := geminitest.NewServer(t)
+	dir := t.TempDir()
+	h := asked("alert-aaaaaaaaaa", "Port probe", store.Now(), "bob")
+	h.Contents = append(h.Contents,
+		&genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{ID: "c1", Name: "search_alerts", Args: map[string]any{"query": "scanner"}}}}},
+		&genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{ID: "c1", Name: "search_alerts",
+			Response: map[string]any{"results": []any{map[string]any{"title": "Scanner vuln-scan-01 probing ports"}}}}}}},
+		genai.NewContentFromText("It is vuln-scan-01, as 192.0.2.99 shows.", genai.RoleModel))
+	h.MessageCount = len(h.Contents)
+	clitest.SeedHistories(t, dir, "default", h)
+	srv.Enqueue(geminitest.Reply{Text: `{"verdict":"false_positive","conclusion":"Our scanner.","evidence":[` +
+		`{"value":"vuln-scan-01","claim":"the team's scanner"},{"value":"192.0.2.99","claim":"the scanner's address"}]}`})
+	_, errOut, code := clitest.RunWith(t, dir, "", false, clitest.FakeGemini(srv.URL()),
+		"--model", "gemini-test", "history", "resolve", string(h.ID), "--suggest", "-y")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "Evidence:\n  vuln-scan-01: the team's scanner\n") ||
+		!strings.Contains(errOut, "! 192.0.2.99: the scanner's address  [unsupported: found neither in the alert nor in any tool result]") {
+		t.Fatalf("evidence not shown as expected:\n%s", errOut)
+	}
+}

@@ -42,6 +42,21 @@ func Outcome(h *record.History, loc *time.Location) string {
 type Suggestion struct {
 	Verdict    record.Verdict `json:"verdict"`
 	Conclusion string         `json:"conclusion"`
+	// Evidence are the values the conclusion rests on, each with what it shows. Ground marks
+	// those found nowhere in the investigation.
+	Evidence []Evidence `json:"evidence,omitempty"`
+	// Usage is what the request cost (both tries when it was asked twice).
+	Usage record.Usage `json:"-"`
+}
+
+// Evidence is one value a conclusion rests on: an indicator, a field's value, a log line's
+// part, exactly as it appears in the alert or a tool's result.
+type Evidence struct {
+	Value string `json:"value"`
+	Claim string `json:"claim"`
+	// Unsupported is set by Ground when Value appears neither in the alert nor in any tool
+	// result of the investigation: the model cited something it did not see.
+	Unsupported bool `json:"unsupported,omitempty"`
 }
 
 // ErrBadAnswer is returned when Gemini's answer is not a verdict and a conclusion in the
@@ -50,7 +65,7 @@ var ErrBadAnswer = errors.New("not the schema asked for")
 
 // answerTokens is the allowance of the answer itself (a verdict and a conclusion of at most
 // maxConclusion bytes), thinking aside: modelcfg adds room for the model's thinking.
-const answerTokens = 1024
+const answerTokens = 2048
 
 // temperature is for models older than Gemini 3 only (modelcfg keeps Gemini 3's default).
 const temperature = 0.2
@@ -62,6 +77,13 @@ const maxTranscriptBytes = 400 << 10
 // maxConclusion bounds the conclusion (two to four sentences are asked for).
 const maxConclusion = 2000
 
+// maxEvidence bounds the evidence listed; maxEvidenceValue and maxClaim one item's parts.
+const (
+	maxEvidence      = 8
+	maxEvidenceValue = 512
+	maxClaim         = 300
+)
+
 const instruction = `You conclude a security investigation. Below are the alert under investigation and the conversation in which a security analyst investigated it with an assistant.
 Decide the investigation's verdict:
 - true_positive: the alert is a real threat or compromise;
@@ -70,6 +92,7 @@ Decide the investigation's verdict:
 - escalated: it must be handed to incident response or to others to act on;
 - inconclusive: the evidence gathered does not decide.
 Write a conclusion of two to four sentences, in the language of the conversation, saying what was found and why the verdict follows.
+List as evidence the values the conclusion rests on (at most 8): each value copied exactly as it appears in the alert or in a tool's result (an IP address, a user, a domain, a hash, an API call, a field's value), with what it shows in a few words. Cite only values you saw there.
 Values such as [REDACTED_IP_k3v9q2m7xa] are redacted values: equal tokens are equal values; refer to them by their token.
 Answer with the JSON object only.`
 
@@ -85,9 +108,23 @@ func Schema() *genai.Schema {
 		Properties: map[string]*genai.Schema{
 			"verdict":    {Type: genai.TypeString, Format: "enum", Enum: enum, Description: "how the investigation ended"},
 			"conclusion": {Type: genai.TypeString, Description: "two to four sentences: what was found and why the verdict follows"},
+			"evidence": {
+				Type:        genai.TypeArray,
+				Description: "the values the conclusion rests on, copied exactly from the alert or a tool result",
+				MaxItems:    genai.Ptr[int64](maxEvidence),
+				Items: &genai.Schema{
+					Type: genai.TypeObject,
+					Properties: map[string]*genai.Schema{
+						"value": {Type: genai.TypeString, Description: "the value exactly as it appears"},
+						"claim": {Type: genai.TypeString, Description: "what it shows, in a few words"},
+					},
+					Required:         []string{"value", "claim"},
+					PropertyOrdering: []string{"value", "claim"},
+				},
+			},
 		},
-		Required:         []string{"verdict", "conclusion"},
-		PropertyOrdering: []string{"verdict", "conclusion"},
+		Required:         []string{"verdict", "conclusion", "evidence"},
+		PropertyOrdering: []string{"verdict", "conclusion", "evidence"},
 	}
 }
 
@@ -153,8 +190,12 @@ func conversation(h *record.History) string {
 func Suggest(ctx context.Context, gen modelcfg.Generator, model string, a *record.Alert, h *record.History) (*Suggestion, error) {
 	contents, cfg := Request(model, a, h)
 	var why error
+	var used record.Usage
 	for range 2 {
 		resp, err := modelcfg.Generate(ctx, gen, model, contents, cfg)
+		if resp != nil {
+			used = used.Add(usageOf(resp.UsageMetadata))
+		}
 		if errors.Is(err, modelcfg.ErrNoText) {
 			why = err
 			break // asked with room already: that was the one retry
@@ -164,6 +205,7 @@ func Suggest(ctx context.Context, gen modelcfg.Generator, model string, a *recor
 		}
 		s, err := parse(resp)
 		if err == nil {
+			s.Usage = used
 			return s, nil
 		}
 		why = err
@@ -191,6 +233,7 @@ func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
 		return nil, fmt.Errorf("%q is not one of the verdicts", termsafe.Line(string(s.Verdict)))
 	}
 	s.Conclusion = strings.TrimSpace(termsafe.String(s.Conclusion))
+	s.Evidence = cleanEvidence(s.Evidence)
 	switch {
 	case s.Conclusion == "":
 		return nil, errors.New("the conclusion is empty")
@@ -198,4 +241,35 @@ func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
 		return nil, fmt.Errorf("the conclusion is %d bytes long, not two to four sentences", len(s.Conclusion))
 	}
 	return &s, nil
+}
+
+// cleanEvidence keeps the items that name a value, at most maxEvidence, each made one
+// terminal-safe line and bounded (the model's text is shown and stored).
+func cleanEvidence(in []Evidence) []Evidence {
+	var out []Evidence
+	for _, e := range in {
+		e.Value = strings.TrimSpace(termsafe.Line(e.Value))
+		e.Claim = strings.TrimSpace(termsafe.Line(e.Claim))
+		e.Unsupported = false // only Ground decides
+		if e.Value == "" || len(e.Value) > maxEvidenceValue {
+			continue
+		}
+		if len(e.Claim) > maxClaim {
+			e.Claim = e.Claim[:maxClaim]
+			e.Claim = strings.ToValidUTF8(e.Claim, "")
+		}
+		out = append(out, e)
+		if len(out) == maxEvidence {
+			break
+		}
+	}
+	return out
+}
+
+// usageOf reads a response's usage report (nil: nothing counted).
+func usageOf(u *genai.GenerateContentResponseUsageMetadata) record.Usage {
+	if u == nil {
+		return record.Usage{}
+	}
+	return record.Usage{InputTokens: int64(u.PromptTokenCount), OutputTokens: int64(u.CandidatesTokenCount), ThoughtTokens: int64(u.ThoughtsTokenCount)}
 }

@@ -66,7 +66,7 @@ func TestSuggestRequest(t *testing.T) {
 		t.Fatalf("generation config %+v, thinking %+v", gc, gc.ThinkingConfig)
 	}
 	sch := gc.ResponseSchema
-	if sch == nil || sch.Type != genai.TypeObject || !slices.Equal(sch.Required, []string{"verdict", "conclusion"}) {
+	if sch == nil || sch.Type != genai.TypeObject || !slices.Equal(sch.Required, []string{"verdict", "conclusion", "evidence"}) {
 		t.Fatalf("schema %+v", sch)
 	}
 	want := []string{"true_positive", "false_positive", "benign", "escalated", "inconclusive"}
@@ -75,6 +75,10 @@ func TestSuggestRequest(t *testing.T) {
 	}
 	if c := sch.Properties["conclusion"]; c == nil || c.Type != genai.TypeString {
 		t.Fatalf("conclusion schema %+v", sch.Properties["conclusion"])
+	}
+	if e := sch.Properties["evidence"]; e == nil || e.Type != genai.TypeArray || e.Items == nil ||
+		!slices.Equal(e.Items.Required, []string{"value", "claim"}) {
+		t.Fatalf("evidence schema %+v", sch.Properties["evidence"])
 	}
 	body := r.LastUserText()
 	if !strings.Contains(body, "Recon:EC2/PortProbeUnprotectedPort") || !strings.Contains(body, "Analyst: Who owns 203.0.113.7?") ||
