@@ -19,6 +19,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/batch"
 	"github.com/alertchat/alertchat/cmd/chat"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	evalcmd "github.com/alertchat/alertchat/cmd/eval"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
 	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
@@ -182,6 +183,7 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 			batch.NewCmdBatch(f, nil),
 			mcpcmd.NewCmdMCP(f.Factory, o.Getenv),
 			models.NewCmdModels(f, nil),
+			evalcmd.NewCmdEval(f, nil),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
