@@ -109,6 +109,8 @@ func Attempts(err error) int {
 type Client struct {
 	next Generator
 	opts Options
+	// levels are the thinking levels the API said models take (levels.go).
+	levels learnedLevels
 }
 
 var _ Generator = (*Client)(nil)
@@ -141,6 +143,8 @@ var errTimedOut = errors.New("call timeout")
 
 // GenerateContent calls the wrapped GenerateContent, retrying as the package describes.
 func (c *Client) GenerateContent(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) (*genai.GenerateContentResponse, error) {
+	config = c.levels.adjust(model, config)
+	relearned := false
 	for attempt := 1; ; attempt++ {
 		if err := c.opts.Limiter.Wait(ctx); err != nil {
 			return nil, err
@@ -148,6 +152,12 @@ func (c *Client) GenerateContent(ctx context.Context, model string, contents []*
 		resp, err := c.generateOnce(ctx, model, contents, config)
 		if err == nil {
 			return resp, nil
+		}
+		if next := c.levels.relearn(model, config, err); next != nil && !relearned {
+			// The model refused the level and named the ones it takes: once more at the nearest.
+			config, relearned = next, true
+			attempt--
+			continue
 		}
 		if err := c.beforeRetry(ctx, attempt, err); err != nil {
 			return nil, err
@@ -169,6 +179,8 @@ func (c *Client) generateOnce(ctx context.Context, model string, contents []*gen
 // first chunk is retried; once a chunk was yielded, an error ends the stream as it is.
 func (c *Client) GenerateContentStream(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig) iter.Seq2[*genai.GenerateContentResponse, error] {
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		config := c.levels.adjust(model, config)
+		relearned := false
 		for attempt := 1; ; attempt++ {
 			if err := c.opts.Limiter.Wait(ctx); err != nil {
 				yield(nil, err)
@@ -181,6 +193,11 @@ func (c *Client) GenerateContentStream(ctx context.Context, model string, conten
 			case started:
 				yield(nil, err)
 				return
+			}
+			if next := c.levels.relearn(model, config, err); next != nil && !relearned {
+				config, relearned = next, true
+				attempt--
+				continue
 			}
 			if err := c.beforeRetry(ctx, attempt, err); err != nil {
 				yield(nil, err)

@@ -30,6 +30,10 @@ import (
 // default before, shuts down on 2026-12-01.
 const DefaultModel = "gemini-3.8-flash"
 
+// ThinkingLevelXHigh is the level above HIGH that Gemini 4 models offer (third parties
+// report low, medium, high and xhigh, and MINIMAL refused); the SDK has no constant for it.
+const ThinkingLevelXHigh genai.ThinkingLevel = "XHIGH"
+
 // Levels, lowest first.
 var allLevels = []genai.ThinkingLevel{genai.ThinkingLevelMinimal, genai.ThinkingLevelLow, genai.ThinkingLevelMedium, genai.ThinkingLevelHigh}
 
@@ -71,6 +75,8 @@ var (
 	flash3    = []genai.ThinkingLevel{genai.ThinkingLevelLow, genai.ThinkingLevelMedium, genai.ThinkingLevelHigh}
 	pro3      = flash3
 	flashLite = allLevels
+	// gemini4 are the levels reported for Gemini 4 models (gemini-4-neon: default HIGH).
+	gemini4 = []genai.ThinkingLevel{genai.ThinkingLevelLow, genai.ThinkingLevelMedium, genai.ThinkingLevelHigh, ThinkingLevelXHigh}
 )
 
 var table = map[string]Profile{
@@ -119,6 +125,11 @@ func For(model string) Profile {
 	major, _ := strconv.Atoi(m[1])
 	minor, _ := strconv.Atoi(m[2])
 	switch {
+	case major >= 4:
+		// Placed by what third parties report of Gemini 4; what the API says when a level is
+		// refused corrects it (pkg/llm learns the levels a model names and asks again).
+		p.Kind, p.Offered, p.Default = Levels, gemini4, genai.ThinkingLevelHigh
+		return p
 	case major >= 3:
 		return withKind(p, m[3])
 	case major == 2 && minor == 5:
@@ -180,7 +191,7 @@ func (e *LevelError) Error() string {
 	return fmt.Sprintf("%s does not offer thinking level %q: it offers %s", e.Profile.Model, e.Value, e.Profile.LevelNames())
 }
 
-// ParseLevel reads a user's level (minimal, low, medium, high; any case); "" is the model's
+// ParseLevel reads a user's level (minimal, low, medium, high, xhigh; any case); "" is the model's
 // own. A level the model does not offer, or a word that is no level, is a *LevelError naming
 // the ones it offers.
 func (p Profile) ParseLevel(s string) (genai.ThinkingLevel, error) {
@@ -233,6 +244,7 @@ var room = map[genai.ThinkingLevel]int32{
 	genai.ThinkingLevelLow:     2048,
 	genai.ThinkingLevelMedium:  8192,
 	genai.ThinkingLevelHigh:    16384,
+	ThinkingLevelXHigh:         32768,
 }
 
 // unknownRoom is the room left when the model's thinking cannot be set (an Unknown model).

@@ -36,8 +36,10 @@ func TestProfiles(t *testing.T) {
 		// Placed by name: a later flash, lite and pro like the current ones; 2.5 by budget;
 		// older ones do not think; anything else is unknown (every level passed on).
 		{"gemini-3.9-flash", modelcfg.Levels, "low, medium, high", "MEDIUM", "LOW", false, 0},
-		{"gemini-4-flash-lite-preview", modelcfg.Levels, "minimal, low, medium, high", "MINIMAL", "MINIMAL", false, 0},
-		{"gemini-4.2-pro", modelcfg.Levels, "low, medium, high", "HIGH", "LOW", false, 0},
+		// Gemini 4, as third parties report it: no MINIMAL, an XHIGH, HIGH by default.
+		{"gemini-4-neon", modelcfg.Levels, "low, medium, high, xhigh", "HIGH", "LOW", false, 0},
+		{"gemini-4-flash-lite-preview", modelcfg.Levels, "low, medium, high, xhigh", "HIGH", "LOW", false, 0},
+		{"gemini-4.2-pro", modelcfg.Levels, "low, medium, high, xhigh", "HIGH", "LOW", false, 0},
 		{"gemini-flash-latest", modelcfg.Levels, "low, medium, high", "MEDIUM", "LOW", false, 0},
 		{"gemini-2.5-pro-preview-06-05", modelcfg.Budget, "minimal, low, medium, high", "", "", false, 128},
 		{"gemini-2.0-flash", modelcfg.NoThinking, "", "", "", false, 0},
@@ -65,6 +67,9 @@ func TestParseLevel(t *testing.T) {
 		{"gemini-3.5-flash-lite", "minimal", genai.ThinkingLevelMinimal, ""},
 		{"gemini-2.5-flash", "low", genai.ThinkingLevelLow, ""},
 		{"gemini-2.0-flash", "low", "", "gemini-2.0-flash does not think"},
+		{"gemini-4-neon", "xhigh", modelcfg.ThinkingLevelXHigh, ""},
+		{"gemini-4-neon", "minimal", "", "it offers low, medium, high, xhigh"},
+		{"gemini-3.8-flash", "xhigh", "", "it offers low, medium, high"},
 	} {
 		got, err := modelcfg.For(tc.model).ParseLevel(tc.in)
 		if tc.err == "" && (err != nil || got != tc.want) || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
