@@ -1,5 +1,5 @@
 # alertchat: `make run` (embedded local store) and `make test` (every test).
-.PHONY: build run test bench vet
+.PHONY: build run test bench vet eval
 
 build:
 	go build -o bin/alertchat .
@@ -17,3 +17,12 @@ test:
 
 bench:
 	go run ./internal/cmd/testrun -- go test -run='^$$' -bench=. -benchmem ./...
+
+# Runs the team's case pack (testdata/eval) against the real model and keeps the report in
+# docs/eval-results/ (needs GEMINI_API_KEY; never part of make test). EVAL_MODELS=a,b compares.
+eval:
+	@if [ -z "$$GEMINI_API_KEY$$GOOGLE_API_KEY" ]; then echo "make eval asks the real model: set GEMINI_API_KEY (skipped)"; exit 0; fi; \
+	mkdir -p docs/eval-results; d=$$(mktemp -d); \
+	out=docs/eval-results/$$(date -u +%Y-%m-%d)-$$(echo $${EVAL_MODELS:-gemini-3.8-flash} | tr ',' '+').json; \
+	go run . --data-dir "$$d" --model "$${EVAL_MODELS:-gemini-3.8-flash}" eval -f testdata/eval/cases.jsonl --repeat $${EVAL_REPEAT:-3} -o json > "$$out"; \
+	code=$$?; rm -rf "$$d"; echo "report: $$out"; exit $$code
