@@ -30,7 +30,7 @@ func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) err
 		Name:  "list",
 		Usage: "list alerts, newest first",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many alerts", Destination: &opts.Limit},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {

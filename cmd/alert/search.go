@@ -37,10 +37,10 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 		Usage:     "find stored alerts by the words of their fields or a raw indicator (an IP, a domain, a hash, an ARN), best first",
 		UsageText: "alertchat alert search QUERY [--severity S] [--source S] [--limit N] [-o text|json]\ne.g. alertchat alert search 198.51.100.23 --severity high",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "severity", Usage: "only alerts of this severity: " + strings.Join(alert.Severities, ", "), Destination: &opts.Severity},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "severity", Usage: "only alerts of this severity", Destination: &opts.Severity}, alert.Severities...),
 			&cli.StringFlag{Name: "source", Usage: "only alerts of this source (guardduty, securityhub, scc, suricata, falco, ...)", Destination: &opts.Source},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many alerts", Destination: &opts.Limit},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")

@@ -31,7 +31,7 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) err
 		Usage:     "show an alert as stored",
 		UsageText: "alertchat alert show ID [-o json]   (ID: full, or a unique prefix of 8+ characters)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text (the alert as stored) or json (with its metadata)", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (text: the alert as stored; json: with its metadata)", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {

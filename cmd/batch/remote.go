@@ -185,7 +185,7 @@ func newCmdJobs(f *factory.Factory, runF func(context.Context, *JobsOptions) err
 		Usage:     "list the workspace's recorded Batch API jobs, newest first",
 		UsageText: "alertchat batch jobs [-o json] [--limit N]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "text or json", Value: "text", Destination: &opts.Format},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format", Value: "text", Destination: &opts.Format}, "text", "json"),
 			&cli.IntFlag{Name: "limit", Usage: "at most N jobs", Value: store.DefaultLimit, Destination: &opts.Limit},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {

@@ -83,7 +83,7 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 			&cli.StringFlag{Name: "judge-model", Usage: "model that tells whether a new chat's first question continues an earlier conversation (default: --model)", Sources: cmdutil.EnvVar("JUDGE_MODEL"), Destination: &opts.JudgeModel},
 			&cli.StringFlag{Name: "title", Usage: "title the conversation yourself (never replaced by a generated one)", Destination: &opts.Title},
 			&cli.BoolFlag{Name: "raw", Usage: "print the answer as raw text, without Markdown rendering", Sources: cmdutil.EnvVar("RAW"), Destination: &opts.Raw},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (json: one question only)", Destination: &opts.Output}, "text", "json"),
 			&cli.BoolFlag{Name: "no-related", Usage: "do not show related conversations of other alerts when this alert has none yet", Sources: cmdutil.EnvVar("NO_RELATED"), Destination: &opts.NoRelated},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
 			&cli.StringFlag{Name: "mcp-config", Usage: "MCP servers' config file (default $XDG_CONFIG_HOME/alertchat/mcp.json when it exists)", Sources: cmdutil.EnvVar("MCP_CONFIG"), Destination: &opts.MCPConfig},

@@ -38,7 +38,7 @@ func NewCmdFsck(f *factory.Factory, runF func(context.Context, *FsckOptions) err
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "repair", Usage: "repair what is found (moved aside to lost+found, never deleted)", Destination: &opts.Repair},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Minute, Usage: "leave alone orphans and temporary files younger than this (a save may be in progress)", Destination: &opts.Grace},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {

@@ -48,7 +48,7 @@ func NewCmdResolve(f *factory.Factory, runF func(context.Context, *ResolveOption
 		UsageText: "alertchat history resolve ID --verdict " + strings.ReplaceAll(record.VerdictNames(), ", ", "|") + " [--note TEXT]\n" +
 			"alertchat history resolve ID --suggest [-y]   (Gemini proposes; you confirm or edit, or -y records it)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "verdict", Usage: "how it ended: " + record.VerdictNames(), Destination: &verdictArg},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "verdict", Usage: "how it ended", Destination: &verdictArg}, verdictValues()...),
 			&cli.StringFlag{Name: "note", Usage: "the conclusion in a few sentences (redacted like every write)", Destination: &opts.Note},
 			&cli.BoolFlag{Name: "suggest", Usage: "ask Gemini for a verdict and a conclusion from the transcript, then confirm or edit them", Destination: &opts.Suggest},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "with --suggest: record the suggestion without asking (needed where nothing can be asked)", Destination: &opts.Yes},

@@ -52,7 +52,7 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "only histories of this alert (full ID or a unique prefix)", Destination: &opts.AlertID},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many histories", Destination: &opts.Limit},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat history search 'lateral movement'")

@@ -33,7 +33,7 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) err
 		Usage:     "show one transcript",
 		UsageText: "alertchat history show ID [-o text|md|json]   (ID: full, or a unique prefix of 8+ characters)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, md (Markdown) or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (md: Markdown)", Destination: &opts.Output}, "text", "md", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.CheckFormat(opts.Output, "text", "md", "json"); err != nil {

@@ -39,8 +39,8 @@ func NewCmdCall(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *CallOptio
 		Usage:     "call a server's tool (the call is your consent: no approval is asked)",
 		ArgsUsage: "SERVER|URL TOOL [JSON arguments, or - for stdin]",
 		Flags: []cli.Flag{cfgFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, or json (the result as the server sent it)", Destination: &opts.Output},
-			&cli.StringFlag{Name: "elicit", Value: "ask", Usage: "when the server asks for input: ask (on a terminal; declined elsewhere), accept-defaults or decline", Destination: &opts.Elicit},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (json: the result as the server sent it)", Destination: &opts.Output}, "text", "json"),
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "elicit", Value: "ask", Usage: "when the server asks for input (ask: on a terminal, declined elsewhere)", Destination: &opts.Elicit}, "ask", "accept-defaults", "decline"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			args := c.Args().Slice()

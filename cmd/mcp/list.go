@@ -41,7 +41,7 @@ func NewCmdList(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *ListOptio
 		Name:  "list",
 		Usage: "the configured servers: transport, state, tools, trust and sign-in",
 		Flags: []cli.Flag{cfgFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "mcp list lists every configured server"); err != nil {

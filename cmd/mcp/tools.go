@@ -24,7 +24,7 @@ func NewCmdTools(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *ToolsOpt
 		Usage:     "list a server's tools",
 		ArgsUsage: "SERVER|URL",
 		Flags: []cli.Flag{cfgFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (the tools as the server sent them)", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (json: the tools as the server sent them)", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {

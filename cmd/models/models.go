@@ -42,7 +42,7 @@ func NewCmdModels(f *factory.Factory, runF func(context.Context, *ModelsOptions)
 		Name:  "models",
 		Usage: "list the Gemini models the configured credentials can use for chat (the one in use marked)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
