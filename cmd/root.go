@@ -162,8 +162,22 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 		o.Customize(f)
 	}
 	root := &cli.Command{
-		Name:    "alertchat",
-		Usage:   "chat with Gemini about security alerts",
+		Name:  "alertchat",
+		Usage: "chat with Gemini about security alerts",
+		Description: `alertchat loads security alerts (GuardDuty, Security Hub, Security Command Center, Suricata, any JSON),
+lets you ask Gemini about them, and keeps each conversation as a titled, redacted history you can list,
+search, resume, resolve with a verdict and script. Without Google Cloud settings everything stays in an
+embedded local store; with --firestore-project and --bucket, in Firestore and Cloud Storage.
+
+Every global flag has an ALERTCHAT_ variable; .env in the working directory is read (see docs/configuration.md).
+
+Examples:
+  alertchat alert add -f finding.json
+  alertchat chat -a ALERT_ID
+  alertchat history search 203.0.113.7
+
+Exit status: 0 success, 1 failure (Gemini, storage), 2 usage or invalid input, 3 not found,
+130 interrupted.`,
 		Version: Version,
 		Flags:   globalFlags(cfg, &logLevel),
 		Reader:  ios.In, Writer: ios.Out, ErrWriter: ios.ErrOut,

@@ -27,8 +27,15 @@ type ShowOptions struct {
 func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
 	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show an alert as stored",
+		Name:  "show",
+		Usage: "show an alert as stored",
+		Description: `Prints an alert exactly as it was stored; -o json adds its metadata (title, severity, source,
+investigations, verdict).
+
+Example:
+  alertchat alert show 514c60ac
+
+Exit status: 3 when no alert of the workspace has that ID, 2 when a prefix matches several.`,
 		UsageText: "alertchat alert show ID [-o json]   (ID: full, or a unique prefix of 8+ characters)",
 		Flags: []cli.Flag{
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (text: the alert as stored; json: with its metadata)", Destination: &opts.Output}, "text", "json"),

@@ -69,6 +69,21 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 	return &cli.Command{
 		Name:  "chat",
 		Usage: "chat with Gemini about an alert (interactive on a terminal, one question with -q or piped stdin)",
+		Description: `Chats with Gemini about one alert. On a terminal it is interactive (Markdown rendered, /help
+lists the chat's commands); with -q, or with stdin not a terminal, it answers one question and exits.
+Gemini may call read-only tools over the store (and MCP servers' tools, asking you first unless the
+server is trusted). Each conversation is saved, titled and redacted, as a history; --history or
+--continue resumes one.
+
+Examples:
+  alertchat chat -a 514c60ac
+  alertchat chat -f finding.json
+  alertchat chat -a 514c60ac -q 'What happened, in two sentences?' -o json
+  alertchat chat -a 514c60ac --continue
+
+Exit status: 1 when Gemini or the store fails (the question is kept, its reply marked cut short),
+2 for invalid flags, 3 for an unknown alert or history, 130 for Ctrl-C in a one-shot chat (what
+arrived is saved first).`,
 		UsageText: "alertchat chat -a ALERT_ID                 interactive\n" +
 			"alertchat chat -f alert.json               add the alert, then chat\n" +
 			"alertchat chat -a ALERT_ID -q TEXT [-o json] one question\n" +

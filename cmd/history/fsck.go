@@ -33,6 +33,15 @@ func NewCmdFsck(f *factory.Factory, runF func(context.Context, *FsckOptions) err
 	return &cli.Command{
 		Name:  "fsck",
 		Usage: "check the store for content without metadata, metadata without content, unreadable transcripts and leftover files",
+		Description: `Checks the store for what a crash or an outside hand can leave: content without metadata,
+metadata without content, unreadable transcripts, temporary files. --repair moves orphans and
+unreadable objects aside to lost+found (never deletes them). Objects younger than --grace are left alone.
+
+Examples:
+  alertchat history fsck
+  alertchat history fsck --repair -o json
+
+Exit status: 0 consistent (or everything repaired), 1 problems found and not repaired.`,
 		UsageText: "alertchat history fsck [--repair] [--grace 5m] [-o text|json]\n" +
 			"exit 0: consistent (or everything repaired); 1: problems found and not repaired",
 		Flags: []cli.Flag{

@@ -67,8 +67,16 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
-		Name:      "list",
-		Usage:     "list histories, most recently updated first",
+		Name:  "list",
+		Usage: "list histories, most recently updated first",
+		Description: `Lists histories, most recently updated first: a table on a terminal, tab-separated rows when
+piped (--header adds the column names), an array of objects with -o json. A listing cut by --limit
+says so on stderr, with the --cursor that continues it.
+
+Examples:
+  alertchat history list -a 514c60ac --limit 20 -o json
+  alertchat history list --open
+  alertchat history list --verdict true_positive --analyst alice@example.com`,
 		UsageText: "alertchat history list [-a ALERT_ID] [--verdict V | --open] [--analyst A] [--limit N] [-o text|json]",
 		Flags:     listFlags(opts, false),
 		Action: func(ctx context.Context, c *cli.Command) error {

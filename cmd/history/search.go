@@ -47,6 +47,14 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 	return &cli.Command{
 		Name:  "search",
 		Usage: "find histories by words, by indicator (an IP, an e-mail, ... as typed) and by meaning, best first",
+		Description: `Finds past investigations of the workspace: words match titles, summaries and transcripts
+(Japanese, Chinese and Korean text included), and a raw value that redaction would replace (an IP,
+an e-mail, a key) finds the histories holding its token. Results are ranked and diversified, best first;
+with --embeddings, by meaning too.
+
+Examples:
+  alertchat history search 203.0.113.7
+  alertchat history search 'where did we see this domain' -a 514c60ac -o json`,
 		UsageText: "alertchat history search QUERY [-a ALERT_ID] [--limit N] [-o text|json]\n" +
 			"e.g. alertchat history search 'where did we see 203.0.113.7'",
 		Flags: []cli.Flag{

@@ -41,6 +41,13 @@ func NewCmdModels(f *factory.Factory, runF func(context.Context, *ModelsOptions)
 	return &cli.Command{
 		Name:  "models",
 		Usage: "list the Gemini models the configured credentials can use for chat (the one in use marked)",
+		Description: `Lists the Gemini models the configured credentials can use for chat, with their input token
+limit and thinking levels; the one in use is marked.
+
+Example:
+  alertchat models -o json
+
+Exit status: 1 when the model list cannot be read (credentials, network).`,
 		Flags: []cli.Flag{
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
