@@ -1,5 +1,5 @@
 # alertchat: `make run` (embedded local store) and `make test` (every test).
-.PHONY: build run test bench vet
+.PHONY: build run test bench vet docs install-man
 
 build:
 	go build -o bin/alertchat .
@@ -17,3 +17,17 @@ test:
 
 bench:
 	go run ./internal/cmd/testrun -- go test -run='^$$' -bench=. -benchmem ./...
+
+
+# The command reference (docs/reference/) and the man pages (docs/man/), generated from the command
+# definitions; a test fails when the committed ones are stale.
+docs:
+	go run ./internal/cmd/gen-docs -dir docs
+
+# Installs the man pages: man alertchat-history-search. PREFIX=$$HOME/.local needs no root (man
+# finds ~/.local/share/man when ~/.local/bin is on PATH).
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man/man1
+install-man:
+	mkdir -p $(MANDIR)
+	install -m 0644 docs/man/*.1 $(MANDIR)/
