@@ -11,6 +11,8 @@ import (
 func writeMan(w io.Writer, c *Command, env []Variable) {
 	fmt.Fprintln(w, `.\" Generated from the command definitions by make docs (go run ./internal/cmd/gen-docs). Do not edit.`)
 	fmt.Fprintf(w, ".TH %s 1 \"\" \"alertchat\" \"alertchat manual\"\n", roff(strings.ToUpper(c.Slug())))
+	// No hyphenation and a ragged right edge: flag names and IDs are typed as they are printed.
+	fmt.Fprint(w, ".nh\n.ad l\n")
 	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n", roff(c.Slug()), roff(c.Usage))
 	fmt.Fprintf(w, ".SH SYNOPSIS\n.nf\n%s\n.fi\n", roffLines(Synopsis(c)))
 	if c.Description != "" {
