@@ -18,13 +18,12 @@ test:
 bench:
 	go run ./internal/cmd/testrun -- go test -run='^$$' -bench=. -benchmem ./...
 
-
 # The command reference (docs/reference/) and the man pages (docs/man/), generated from the command
 # definitions; a test fails when the committed ones are stale.
 docs:
 	go run ./internal/cmd/gen-docs -dir docs
 
-# Installs the man pages: man alertchat-history-search. PREFIX=$$HOME/.local needs no root (man
+# Installs the man pages: man alertchat-history-search. PREFIX=$HOME/.local needs no root (man
 # finds ~/.local/share/man when ~/.local/bin is on PATH).
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man/man1
