@@ -1,5 +1,5 @@
 # alertchat: `make run` (embedded local store) and `make test` (every test).
-.PHONY: build run test bench vet eval
+.PHONY: build run test bench vet eval docs install-man
 
 build:
 	go build -o bin/alertchat .
@@ -26,3 +26,16 @@ eval:
 	out=docs/eval-results/$$(date -u +%Y-%m-%d)-$$(echo $${EVAL_MODELS:-gemini-3.8-flash} | tr ',' '+').json; \
 	go run . --data-dir "$$d" --model "$${EVAL_MODELS:-gemini-3.8-flash}" eval -f testdata/eval/cases.jsonl --repeat $${EVAL_REPEAT:-3} -o json > "$$out"; \
 	code=$$?; rm -rf "$$d"; echo "report: $$out"; exit $$code
+
+# The command reference (docs/reference/) and the man pages (docs/man/), generated from the command
+# definitions; a test fails when the committed ones are stale.
+docs:
+	go run ./internal/cmd/gen-docs -dir docs
+
+# Installs the man pages: man alertchat-history-search. PREFIX=$HOME/.local needs no root (man
+# finds ~/.local/share/man when ~/.local/bin is on PATH).
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man/man1
+install-man:
+	mkdir -p $(MANDIR)
+	install -m 0644 docs/man/*.1 $(MANDIR)/

@@ -9,20 +9,11 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 )
 
+// envKeys reads a flag's variables through the interface every urfave flag implements, so
+// flags of our own types (cmdutil.EnumFlag) are walked too.
 func envKeys(f cli.Flag) []string {
-	switch fl := f.(type) {
-	case *cli.StringFlag:
-		return fl.Sources.EnvKeys()
-	case *cli.BoolFlag:
-		return fl.Sources.EnvKeys()
-	case *cli.IntFlag:
-		return fl.Sources.EnvKeys()
-	case *cli.DurationFlag:
-		return fl.Sources.EnvKeys()
-	case *cli.FloatFlag:
-		return fl.Sources.EnvKeys()
-	case *cli.GenericFlag:
-		return fl.Sources.EnvKeys()
+	if d, ok := f.(cli.DocGenerationFlag); ok {
+		return d.GetEnvVars()
 	}
 	return nil
 }

@@ -74,18 +74,18 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 // globalFlags are the flags every command shares; each has an ALERTCHAT_ variable.
 func globalFlags(cfg *cmdutil.Config, logLevel *string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "data-dir", Usage: "directory of the embedded local store", Value: defaultDataDir(), Sources: cmdutil.EnvVar("DATA_DIR"), Destination: &cfg.DataDir},
+		&cli.StringFlag{Name: "data-dir", Usage: "directory of the embedded local store", Value: defaultDataDir(), DefaultText: "$XDG_DATA_HOME/alertchat, else ~/.local/share/alertchat", Sources: cmdutil.EnvVar("DATA_DIR"), Destination: &cfg.DataDir},
 		&cli.StringFlag{Name: "firestore-project", Usage: "Google Cloud project of Firestore (with --bucket: use the cloud store)", Sources: cmdutil.EnvVar("FIRESTORE_PROJECT"), Destination: &cfg.FirestoreProject},
 		&cli.StringFlag{Name: "firestore-database", Usage: "Firestore database ID", Value: "(default)", Sources: cmdutil.EnvVar("FIRESTORE_DATABASE"), Destination: &cfg.FirestoreDatabase},
 		&cli.StringFlag{Name: "bucket", Usage: "Cloud Storage bucket for transcripts (with --firestore-project: use the cloud store)", Sources: cmdutil.EnvVar("BUCKET"), Destination: &cfg.Bucket},
 		&cli.StringFlag{Name: "prefix", Usage: "object key prefix, e.g. alertchat/", Sources: cmdutil.EnvVar("PREFIX"), Destination: &cfg.Prefix},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace: histories and alerts of other workspaces are invisible", Value: "default", Sources: cmdutil.EnvVar("WORKSPACE"), Destination: &cfg.Workspace},
 		&cli.StringFlag{Name: "model", Usage: "Gemini model ('alertchat models' lists those the credentials can use)", Value: modelcfg.DefaultModel, Sources: cmdutil.EnvVar("MODEL"), Destination: &cfg.Model},
-		&cli.StringFlag{Name: "thinking", Usage: "how much the model thinks before it answers: minimal, low, medium or high, as the model offers them (default: the model's own)", Sources: cmdutil.EnvVar("THINKING"), Destination: &cfg.Thinking},
+		cmdutil.StringEnumFlag(&cli.StringFlag{Name: "thinking", Usage: "how much the model thinks before it answers, as the model offers the levels", DefaultText: "the model's own", Sources: cmdutil.EnvVar("THINKING"), Destination: &cfg.Thinking}, "minimal", "low", "medium", "high"),
 		&cli.IntFlag{Name: "max-context-tokens", Usage: "token budget of one request (alert, summary, recent turns, question); older turns are summarised and left out, never deleted", Value: session.DefaultMaxContextTokens, Sources: cmdutil.EnvVar("MAX_CONTEXT_TOKENS"), Destination: &cfg.MaxContextTokens},
 		&cli.BoolFlag{Name: "embeddings", Usage: "embed each history's redacted text with Gemini as it is saved, and search by meaning too", Sources: cmdutil.EnvVar("EMBEDDINGS"), Destination: &cfg.Embeddings},
 		&cli.StringFlag{Name: "analyst", Usage: "who asks, recorded beside each question and on a verdict (default: the cloud store's Google identity, else user@host)", Sources: cmdutil.EnvVar("ANALYST"), Destination: &cfg.Analyst},
-		&cli.StringFlag{Name: "log-level", Usage: "debug, info, warn or error (logs go to stderr)", Value: "warn", Sources: cmdutil.EnvVar("LOG_LEVEL"), Destination: logLevel},
+		cmdutil.StringEnumFlag(&cli.StringFlag{Name: "log-level", Usage: "what is logged (to stderr)", Value: "warn", Sources: cmdutil.EnvVar("LOG_LEVEL"), Destination: logLevel}, "debug", "info", "warn", "error"),
 		&cli.StringFlag{Name: "redact", Usage: "what to redact before anything is stored: all, none, or a list of email,phone,cc,ssn,ip,api_key,secret", Value: "all", Sources: cmdutil.EnvVar("REDACT"), Destination: &cfg.Redact},
 		&cli.StringFlag{Name: "token-key-file", Usage: "file holding the workspace's token key (64 hex characters), instead of the key kept with the workspace's records", Sources: cmdutil.EnvVar("TOKEN_KEY_FILE"), Destination: &cfg.TokenKeyFile},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logs and error details", Sources: cmdutil.EnvVar("VERBOSE"), Destination: &cfg.Verbose},
@@ -163,8 +163,22 @@ func newRoot(ios *cmdutil.IOStreams, o RunOptions) (*cli.Command, *cmdutil.Confi
 		o.Customize(f)
 	}
 	root := &cli.Command{
-		Name:    "alertchat",
-		Usage:   "chat with Gemini about security alerts",
+		Name:  "alertchat",
+		Usage: "chat with Gemini about security alerts",
+		Description: `alertchat loads security alerts (GuardDuty, Security Hub, Security Command Center, Suricata, any JSON),
+lets you ask Gemini about them, and keeps each conversation as a titled, redacted history you can list,
+search, resume, resolve with a verdict and script. Without Google Cloud settings everything stays in an
+embedded local store; with --firestore-project and --bucket, in Firestore and Cloud Storage.
+
+Every global flag has an ALERTCHAT_ variable; .env in the working directory is read (see docs/configuration.md).
+
+Examples:
+  alertchat alert add -f finding.json
+  alertchat chat -a ALERT_ID
+  alertchat history search 203.0.113.7
+
+Exit status: 0 success, 1 failure (Gemini, storage), 2 usage or invalid input, 3 not found,
+130 interrupted.`,
 		Version: Version,
 		Flags:   globalFlags(cfg, &logLevel),
 		Reader:  ios.In, Writer: ios.Out, ErrWriter: ios.ErrOut,

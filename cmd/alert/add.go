@@ -37,6 +37,18 @@ func NewCmdAdd(f *factory.Factory, runF func(context.Context, *AddOptions) error
 	return &cli.Command{
 		Name:  "add",
 		Usage: "store the findings of alert files (one finding, an envelope of several, or newline-delimited JSON) and print their IDs, one a line, in order",
+		Description: `Reads each file (or stdin with -f -) and stores every finding it holds: one finding object, an
+envelope of several (AWS {"Findings": [...]}, GuardDuty's {"findings": [...]}, Security Command Center
+lists and notifications, EventBridge events) or newline-delimited JSON (Suricata eve.json, Falco, a
+SIEM's export). Prints one ID a line, in input order; adding the same finding again prints the same ID.
+
+Examples:
+  alertchat alert add -f finding.json
+  alertchat alert add -f findings/*.json
+  aws guardduty get-findings --detector-id D --finding-ids F1 F2 | alertchat alert add -f -
+
+Exit status: 2 when an input (or a line or element of it) is not a finding, naming its place; nothing
+of that input is stored. An envelope holding no finding is a notice, exit 0.`,
 		UsageText: "alertchat alert add -f FILE [FILE...]   (-f - reads stdin; a shell glob gives several files)\n" +
 			"e.g. aws guardduty get-findings --detector-id D --finding-ids ID... | alertchat alert add -f -\n" +
 			"     gcloud scc findings list organizations/ORG --format=json | alertchat alert add -f -",

@@ -17,6 +17,13 @@ func NewCmdAlert(f *factory.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "alert",
 		Usage: "add, pull, list, show and search alerts",
+		Description: `Alerts are the evidence under analysis: stored as given (never redacted), one ID per finding,
+the same finding giving the same ID. IDs may be shortened to a unique prefix of 8 or more characters.
+
+Examples:
+  alertchat alert add -f findings.json
+  alertchat alert list --limit 20
+  alertchat alert search 198.51.100.23`,
 		Commands: []*cli.Command{
 			NewCmdAdd(f, nil),
 			NewCmdList(f, nil),

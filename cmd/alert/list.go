@@ -29,8 +29,13 @@ func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) err
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list alerts, newest first",
+		Description: `Lists the workspace's alerts, newest first: a table on a terminal, tab-separated rows when piped,
+an array of objects with -o json (with "investigations" and the latest "verdict").
+
+Example:
+  alertchat alert list --limit 20 -o json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many alerts", Destination: &opts.Limit},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {

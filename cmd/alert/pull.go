@@ -53,6 +53,15 @@ func NewCmdPull(f *factory.Factory, runF func(context.Context, *PullOptions) err
 	return &cli.Command{
 		Name:  "pull",
 		Usage: "store the alerts of a Pub/Sub subscription (e.g. Security Command Center notifications) and print their IDs, one a line",
+		Description: `Pulls the messages of a Pub/Sub subscription (for example Security Command Center
+notifications), stores the alerts they hold and acknowledges each message once its alerts are stored,
+so a crash never stores one twice. Stops after --max alerts or when nothing arrives for --wait.
+PUBSUB_EMULATOR_HOST is honoured.
+
+Example:
+  alertchat alert pull --subscription projects/P/subscriptions/scc-findings --wait 30s
+
+Exit status: 2 when a message is not an alert (the rest are stored), 3 when the subscription does not exist.`,
 		UsageText: "alertchat alert pull --subscription projects/P/subscriptions/S [--max N] [--wait DURATION]\n" +
 			"Each message is stored, then acknowledged; a message that is not an alert is named on stderr and left\n" +
 			"unacknowledged (the subscription's dead-letter topic, if set, takes it after its delivery attempts).",

@@ -33,14 +33,20 @@ type SearchOptions struct {
 func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions) error) *cli.Command {
 	opts := &SearchOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "search",
-		Usage:     "find stored alerts by the words of their fields or a raw indicator (an IP, a domain, a hash, an ARN), best first",
+		Name:  "search",
+		Usage: "find stored alerts by the words of their fields or a raw indicator (an IP, a domain, a hash, an ARN), best first",
+		Description: `Ranks the workspace's alerts by the words of their fields and by raw indicators (an IP, a
+domain, a hash, an ARN) found in them, best first, with a snippet of where they matched.
+
+Examples:
+  alertchat alert search 198.51.100.23
+  alertchat alert search 'drop point' --severity high -o json`,
 		UsageText: "alertchat alert search QUERY [--severity S] [--source S] [--limit N] [-o text|json]\ne.g. alertchat alert search 198.51.100.23 --severity high",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "severity", Usage: "only alerts of this severity: " + strings.Join(alert.Severities, ", "), Destination: &opts.Severity},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "severity", Usage: "only alerts of this severity", Destination: &opts.Severity}, alert.Severities...),
 			&cli.StringFlag{Name: "source", Usage: "only alerts of this source (guardduty, securityhub, scc, suricata, falco, ...)", Destination: &opts.Source},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many alerts", Destination: &opts.Limit},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")

@@ -27,11 +27,18 @@ type ShowOptions struct {
 func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
 	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show an alert as stored",
+		Name:  "show",
+		Usage: "show an alert as stored",
+		Description: `Prints an alert exactly as it was stored; -o json adds its metadata (title, severity, source,
+investigations, verdict).
+
+Example:
+  alertchat alert show 514c60ac
+
+Exit status: 3 when no alert of the workspace has that ID, 2 when a prefix matches several.`,
 		UsageText: "alertchat alert show ID [-o json]   (ID: full, or a unique prefix of 8+ characters)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text (the alert as stored) or json (with its metadata)", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (text: the alert as stored; json: with its metadata)", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {

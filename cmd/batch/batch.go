@@ -47,6 +47,18 @@ func NewCmdBatch(f *factory.Factory, runF func(context.Context, *Options) error)
 	return &cli.Command{
 		Name:  "batch",
 		Usage: "ask many one-shot questions from a JSONL file; one JSON line per question on stdout, in input order",
+		Description: `Asks many one-shot questions from a JSONL file (one {"alert_id","query"} object a line, with
+"history_id" to continue a history and "id" to name the line) and prints one JSON line per question,
+in input order, each saved as a history. Questions run --concurrency at a time, under --rpm.
+--remote sends them as one Gemini Batch API job (about half the price, answered within hours):
+running the same command again finds the recorded job instead of submitting twice.
+
+Examples:
+  alertchat batch -f questions.jsonl > answers.jsonl
+  alertchat batch -f questions.jsonl --remote --no-wait
+
+Exit status: 2 for a malformed line (with --remote, before anything is submitted), 1 when a
+remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 		UsageText: "alertchat batch -f questions.jsonl [--concurrency N] [--rpm N] > answers.jsonl\n" +
 			`input lines:  {"alert_id": "...", "query": "...", "history_id": "...", "id": "..."}` + "\n" +
 			`output lines: {"id", "line", "alert_id", "history_id", "title", "answer", "usage": {"input_tokens", "output_tokens", "thought_tokens"}, "error"}`,

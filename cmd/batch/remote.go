@@ -181,11 +181,15 @@ type JobsOptions struct {
 func newCmdJobs(f *factory.Factory, runF func(context.Context, *JobsOptions) error) *cli.Command {
 	opts := &JobsOptions{SessionDeps: f.SessionDeps()}
 	return &cli.Command{
-		Name:      "jobs",
-		Usage:     "list the workspace's recorded Batch API jobs, newest first",
+		Name:  "jobs",
+		Usage: "list the workspace's recorded Batch API jobs, newest first",
+		Description: `Lists the Batch API jobs recorded in the workspace, newest first, with their state and counts.
+
+Example:
+  alertchat batch jobs -o json`,
 		UsageText: "alertchat batch jobs [-o json] [--limit N]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "text or json", Value: "text", Destination: &opts.Format},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format", Value: "text", Destination: &opts.Format}, "text", "json"),
 			&cli.IntFlag{Name: "limit", Usage: "at most N jobs", Value: store.DefaultLimit, Destination: &opts.Limit},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
@@ -260,8 +264,14 @@ type CancelOptions struct {
 func newCmdCancel(f *factory.Factory, runF func(context.Context, *CancelOptions) error) *cli.Command {
 	opts := &CancelOptions{SessionDeps: f.SessionDeps()}
 	return &cli.Command{
-		Name:      "cancel",
-		Usage:     "cancel a recorded Batch API job (JOB: its name or a unique prefix)",
+		Name:  "cancel",
+		Usage: "cancel a recorded Batch API job (JOB: its name or a unique prefix)",
+		Description: `Cancels a recorded Batch API job by its name or a unique prefix of it.
+
+Example:
+  alertchat batch cancel batches/abc123
+
+Exit status: 3 when no recorded job matches.`,
 		UsageText: "alertchat batch cancel JOB",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			args := c.Args().Slice()

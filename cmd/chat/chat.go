@@ -69,6 +69,21 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 	return &cli.Command{
 		Name:  "chat",
 		Usage: "chat with Gemini about an alert (interactive on a terminal, one question with -q or piped stdin)",
+		Description: `Chats with Gemini about one alert. On a terminal it is interactive (Markdown rendered, /help
+lists the chat's commands); with -q, or with stdin not a terminal, it answers one question and exits.
+Gemini may call read-only tools over the store (and MCP servers' tools, asking you first unless the
+server is trusted). Each conversation is saved, titled and redacted, as a history; --history or
+--continue resumes one.
+
+Examples:
+  alertchat chat -a 514c60ac
+  alertchat chat -f finding.json
+  alertchat chat -a 514c60ac -q 'What happened, in two sentences?' -o json
+  alertchat chat -a 514c60ac --continue
+
+Exit status: 1 when Gemini or the store fails (the question is kept, its reply marked cut short),
+2 for invalid flags, 3 for an unknown alert or history, 130 for Ctrl-C in a one-shot chat (what
+arrived is saved first).`,
 		UsageText: "alertchat chat -a ALERT_ID                 interactive\n" +
 			"alertchat chat -f alert.json               add the alert, then chat\n" +
 			"alertchat chat -a ALERT_ID -q TEXT [-o json] one question\n" +
@@ -83,7 +98,7 @@ func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) 
 			&cli.StringFlag{Name: "judge-model", Usage: "model that tells whether a new chat's first question continues an earlier conversation (default: --model)", Sources: cmdutil.EnvVar("JUDGE_MODEL"), Destination: &opts.JudgeModel},
 			&cli.StringFlag{Name: "title", Usage: "title the conversation yourself (never replaced by a generated one)", Destination: &opts.Title},
 			&cli.BoolFlag{Name: "raw", Usage: "print the answer as raw text, without Markdown rendering", Sources: cmdutil.EnvVar("RAW"), Destination: &opts.Raw},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (one question only)", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (json: one question only)", Destination: &opts.Output}, "text", "json"),
 			&cli.BoolFlag{Name: "no-related", Usage: "do not show related conversations of other alerts when this alert has none yet", Sources: cmdutil.EnvVar("NO_RELATED"), Destination: &opts.NoRelated},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
 			&cli.StringFlag{Name: "mcp-config", Usage: "MCP servers' config file (default $XDG_CONFIG_HOME/alertchat/mcp.json when it exists)", Sources: cmdutil.EnvVar("MCP_CONFIG"), Destination: &opts.MCPConfig},

@@ -33,12 +33,21 @@ func NewCmdFsck(f *factory.Factory, runF func(context.Context, *FsckOptions) err
 	return &cli.Command{
 		Name:  "fsck",
 		Usage: "check the store for content without metadata, metadata without content, unreadable transcripts and leftover files",
+		Description: `Checks the store for what a crash or an outside hand can leave: content without metadata,
+metadata without content, unreadable transcripts, temporary files. --repair moves orphans and
+unreadable objects aside to lost+found (never deletes them). Objects younger than --grace are left alone.
+
+Examples:
+  alertchat history fsck
+  alertchat history fsck --repair -o json
+
+Exit status: 0 consistent (or everything repaired), 1 problems found and not repaired.`,
 		UsageText: "alertchat history fsck [--repair] [--grace 5m] [-o text|json]\n" +
 			"exit 0: consistent (or everything repaired); 1: problems found and not repaired",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "repair", Usage: "repair what is found (moved aside to lost+found, never deleted)", Destination: &opts.Repair},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Minute, Usage: "leave alone orphans and temporary files younger than this (a save may be in progress)", Destination: &opts.Grace},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.CheckFormat(opts.Output, "text", "json"); err != nil {

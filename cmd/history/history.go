@@ -21,8 +21,16 @@ import (
 func NewCmdHistory(f *factory.Factory) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
-		Name:      "history",
-		Usage:     "list, show, search, rename, resolve and remove conversation histories",
+		Name:  "history",
+		Usage: "list, show, search, rename, resolve and remove conversation histories",
+		Description: `A history is one conversation: its transcript (redacted) and metadata (title, alert, verdict,
+who asked). Without a subcommand, lists them like "history list". IDs may be shortened to a unique
+prefix of 8 or more characters. Another workspace's history is "not found".
+
+Examples:
+  alertchat history
+  alertchat history show 6e6f461a -o md
+  alertchat history search 'lateral movement smb'`,
 		UsageText: "alertchat history [list] [-a ALERT_ID] [--limit N] [-o text|json]",
 		Flags:     listFlags(opts, true),
 		Commands: []*cli.Command{

@@ -52,11 +52,11 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "only histories of this alert (full ID or a unique prefix)", Destination: &opts.AlertID, Local: local},
 		&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many histories", Destination: &opts.Limit, Local: local},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output, Local: local},
+		cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output, Local: local}, "text", "json"),
 		&cli.StringFlag{Name: "cursor", Usage: "continue a listing where the last one stopped (stderr names the cursor when there are more)", Destination: &opts.Cursor, Local: local},
 		&cli.BoolFlag{Name: "header", Usage: "print the column names when piped too (TSV); a terminal always shows them", Destination: &opts.Header, Local: local},
-		&cli.StringFlag{Name: "verdict", Usage: "only histories resolved with this verdict: " + record.VerdictNames(), Destination: &opts.verdictArg, Local: local,
-			Action: func(context.Context, *cli.Command, string) error { opts.verdictSet = true; return nil }},
+		cmdutil.StringEnumFlag(&cli.StringFlag{Name: "verdict", Usage: "only histories resolved with this verdict", Destination: &opts.verdictArg, Local: local,
+			Action: func(context.Context, *cli.Command, string) error { opts.verdictSet = true; return nil }}, verdictValues()...),
 		&cli.BoolFlag{Name: "open", Usage: "only histories without a verdict", Destination: &opts.Open, Local: local},
 		&cli.StringFlag{Name: "analyst", Usage: "only histories in which this analyst asked a question", Destination: &opts.Analyst, Local: local,
 			Action: func(context.Context, *cli.Command, string) error { opts.analystSet = true; return nil }},
@@ -67,8 +67,16 @@ func listFlags(opts *ListOptions, local bool) []cli.Flag {
 func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) error) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
-		Name:      "list",
-		Usage:     "list histories, most recently updated first",
+		Name:  "list",
+		Usage: "list histories, most recently updated first",
+		Description: `Lists histories, most recently updated first: a table on a terminal, tab-separated rows when
+piped (--header adds the column names), an array of objects with -o json. A listing cut by --limit
+says so on stderr, with the --cursor that continues it.
+
+Examples:
+  alertchat history list -a 514c60ac --limit 20 -o json
+  alertchat history list --open
+  alertchat history list --verdict true_positive --analyst alice@example.com`,
 		UsageText: "alertchat history list [-a ALERT_ID] [--verdict V | --open] [--analyst A] [--limit N] [-o text|json]",
 		Flags:     listFlags(opts, false),
 		Action: func(ctx context.Context, c *cli.Command) error {

@@ -36,8 +36,16 @@ func NewCmdPrune(f *factory.Factory, runF func(context.Context, *PruneOptions) e
 	opts := &PruneOptions{IO: f.IO, OpenStore: f.OpenStore}
 	var olderThan string
 	return &cli.Command{
-		Name:      "prune",
-		Usage:     "delete histories not updated for a while",
+		Name:  "prune",
+		Usage: "delete histories not updated for a while",
+		Description: `Deletes the histories last updated longer ago than --older-than. --dry-run lists them
+instead. On a terminal it asks; where nothing can be asked it refuses unless -y is given.
+
+Examples:
+  alertchat history prune --older-than 30d --dry-run
+  alertchat history prune --older-than 12w -y
+
+Exit status: 2 when it cannot ask and -y is missing.`,
 		UsageText: "alertchat history prune --older-than DURATION [--dry-run] [-y]   (DURATION: 30d, 2w, 12h, 90m, ...; asks on a terminal, needs -y elsewhere)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "older-than", Usage: "delete histories last updated longer ago than this (30d, 2w, 12h, 90m)", Required: true, Destination: &olderThan},

@@ -32,8 +32,13 @@ func NewCmdReindex(f *factory.Factory, runF func(context.Context, *ReindexOption
 		opts.Embedder = func(context.Context) (search.Embedder, error) { return nil, nil }
 	}
 	return &cli.Command{
-		Name:      "reindex",
-		Usage:     "add histories saved before search existed to the search index (resumable)",
+		Name:  "reindex",
+		Usage: "add histories saved before search existed to the search index (resumable)",
+		Description: `Adds the histories saved before search existed to the search index. It can be stopped and run
+again: it goes on where it stopped.
+
+Example:
+  alertchat history reindex`,
 		UsageText: "alertchat history reindex",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {

@@ -26,8 +26,14 @@ type RenameOptions struct {
 func NewCmdRename(f *factory.Factory, runF func(context.Context, *RenameOptions) error) *cli.Command {
 	opts := &RenameOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "rename",
-		Usage:     "set a history's title (a manual title is never regenerated)",
+		Name:  "rename",
+		Usage: "set a history's title (a manual title is never regenerated)",
+		Description: `Sets a history's title. A title set by hand is never replaced by a generated one.
+
+Example:
+  alertchat history rename 6e6f461a 'Drop point triage'
+
+Exit status: 3 when the workspace has no such history.`,
 		UsageText: "alertchat history rename ID TITLE",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 2 {

@@ -23,8 +23,14 @@ type ReopenOptions struct {
 func NewCmdReopen(f *factory.Factory, runF func(context.Context, *ReopenOptions) error) *cli.Command {
 	opts := &ReopenOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "reopen",
-		Usage:     "clear an investigation's verdict",
+		Name:  "reopen",
+		Usage: "clear an investigation's verdict",
+		Description: `Clears an investigation's verdict, so it counts as open again.
+
+Example:
+  alertchat history reopen 6e6f461a
+
+Exit status: 3 when the workspace has no such history.`,
 		UsageText: "alertchat history reopen ID",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {

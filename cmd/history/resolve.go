@@ -45,10 +45,20 @@ func NewCmdResolve(f *factory.Factory, runF func(context.Context, *ResolveOption
 	return &cli.Command{
 		Name:  "resolve",
 		Usage: "conclude an investigation: record its verdict, who resolved it and when",
+		Description: `Records how an investigation ended: its verdict, an optional note (redacted), who resolved it
+and when. The next analyst sees it in history list, in chat and in the tools Gemini uses.
+--suggest asks Gemini for a verdict and a conclusion from the transcript, with the evidence they
+rest on, and records it when you confirm (-y where nothing can be asked).
+
+Examples:
+  alertchat history resolve 6e6f461a --verdict benign --note 'scheduled scan from the vuln scanner'
+  alertchat history resolve 6e6f461a --suggest
+
+Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 for an unknown history.`,
 		UsageText: "alertchat history resolve ID --verdict " + strings.ReplaceAll(record.VerdictNames(), ", ", "|") + " [--note TEXT]\n" +
 			"alertchat history resolve ID --suggest [-y]   (Gemini proposes; you confirm or edit, or -y records it)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "verdict", Usage: "how it ended: " + record.VerdictNames(), Destination: &verdictArg},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "verdict", Usage: "how it ended", Destination: &verdictArg}, verdictValues()...),
 			&cli.StringFlag{Name: "note", Usage: "the conclusion in a few sentences (redacted like every write)", Destination: &opts.Note},
 			&cli.BoolFlag{Name: "suggest", Usage: "ask Gemini for a verdict and a conclusion from the transcript, then confirm or edit them", Destination: &opts.Suggest},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "with --suggest: record the suggestion without asking (needed where nothing can be asked)", Destination: &opts.Yes},

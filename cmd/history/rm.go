@@ -30,8 +30,15 @@ type RmOptions struct {
 func NewCmdRm(f *factory.Factory, runF func(context.Context, *RmOptions) error) *cli.Command {
 	opts := &RmOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "rm",
-		Usage:     "delete histories (transcript and metadata)",
+		Name:  "rm",
+		Usage: "delete histories (transcript and metadata)",
+		Description: `Deletes histories, transcript and metadata. On a terminal it asks, naming each one; where
+nothing can be asked it refuses unless -y is given.
+
+Example:
+  alertchat history rm -y 6e6f461a 0b1c2d3e
+
+Exit status: 2 when it cannot ask and -y is missing, 3 for an unknown history.`,
 		UsageText: "alertchat history rm [-y] ID...   (IDs: full, or unique prefixes of 8+ characters; asks on a terminal, needs -y elsewhere)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "delete without asking (needed where nothing can be asked)", Destination: &opts.Yes},

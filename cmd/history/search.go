@@ -47,12 +47,20 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 	return &cli.Command{
 		Name:  "search",
 		Usage: "find histories by words, by indicator (an IP, an e-mail, ... as typed) and by meaning, best first",
+		Description: `Finds past investigations of the workspace: words match titles, summaries and transcripts
+(Japanese, Chinese and Korean text included), and a raw value that redaction would replace (an IP,
+an e-mail, a key) finds the histories holding its token. Results are ranked and diversified, best first;
+with --embeddings, by meaning too.
+
+Examples:
+  alertchat history search 203.0.113.7
+  alertchat history search 'where did we see this domain' -a 514c60ac -o json`,
 		UsageText: "alertchat history search QUERY [-a ALERT_ID] [--limit N] [-o text|json]\n" +
 			"e.g. alertchat history search 'where did we see 203.0.113.7'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "alert", Aliases: []string{"a"}, Usage: "only histories of this alert (full ID or a unique prefix)", Destination: &opts.AlertID},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "how many histories", Destination: &opts.Limit},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat history search 'lateral movement'")

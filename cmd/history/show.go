@@ -29,11 +29,19 @@ type ShowOptions struct {
 func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) error) *cli.Command {
 	opts := &ShowOptions{IO: f.IO, OpenStore: f.OpenStore}
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show one transcript",
+		Name:  "show",
+		Usage: "show one transcript",
+		Description: `Prints one transcript: the questions (and who asked them), the answers, tool calls and their
+results. On a terminal it is rendered, through $PAGER when taller than the screen; -o md writes
+Markdown, -o json the stored contents.
+
+Example:
+  alertchat history show 6e6f461a -o md > investigation.md
+
+Exit status: 3 when the workspace has no such history.`,
 		UsageText: "alertchat history show ID [-o text|md|json]   (ID: full, or a unique prefix of 8+ characters)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, md (Markdown) or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (md: Markdown)", Destination: &opts.Output}, "text", "md", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.CheckFormat(opts.Output, "text", "md", "json"); err != nil {

@@ -24,6 +24,13 @@ func NewCmdSync(f *factory.Factory, runF func(context.Context, *SyncOptions) err
 	return &cli.Command{
 		Name:  "sync",
 		Usage: "upload the turns kept locally while the store was unavailable",
+		Description: `Uploads the turns that were kept in the local spool while the store could not be reached.
+Every command that reaches the store does this first; sync does it on demand and reports what it uploaded.
+
+Example:
+  alertchat history sync
+
+Exit status: 1 when the store still cannot be reached (the spool is left intact).`,
 		UsageText: "alertchat history sync\n" +
 			"(every command that reaches the store does this first; sync does it on demand and reports)",
 		Action: func(ctx context.Context, c *cli.Command) error {

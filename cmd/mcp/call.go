@@ -35,12 +35,20 @@ type CallOptions struct {
 func NewCmdCall(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *CallOptions) error) *cli.Command {
 	opts := &CallOptions{Deps: d}
 	return &cli.Command{
-		Name:      "call",
-		Usage:     "call a server's tool (the call is your consent: no approval is asked)",
+		Name:  "call",
+		Usage: "call a server's tool (the call is your consent: no approval is asked)",
+		Description: `Calls one tool of a server with JSON arguments (or - to read them from stdin) and prints the
+result. The call is your consent: no approval is asked. When the server asks for input, --elicit says
+what happens.
+
+Example:
+  alertchat mcp call intel lookup '{"ip": "203.0.113.7"}' -o json
+
+Exit status: 1 when the server answers with an error, 2 for arguments that are not a JSON object.`,
 		ArgsUsage: "SERVER|URL TOOL [JSON arguments, or - for stdin]",
 		Flags: []cli.Flag{cfgFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text, or json (the result as the server sent it)", Destination: &opts.Output},
-			&cli.StringFlag{Name: "elicit", Value: "ask", Usage: "when the server asks for input: ask (on a terminal; declined elsewhere), accept-defaults or decline", Destination: &opts.Elicit},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (json: the result as the server sent it)", Destination: &opts.Output}, "text", "json"),
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "elicit", Value: "ask", Usage: "when the server asks for input (ask: on a terminal, declined elsewhere)", Destination: &opts.Elicit}, "ask", "accept-defaults", "decline"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			args := c.Args().Slice()

@@ -40,8 +40,12 @@ func NewCmdList(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *ListOptio
 	return &cli.Command{
 		Name:  "list",
 		Usage: "the configured servers: transport, state, tools, trust and sign-in",
+		Description: `Lists the configured servers: transport, state, tool count, trust and whether you are signed in.
+
+Example:
+  alertchat mcp list -o json`,
 		Flags: []cli.Flag{cfgFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "mcp list lists every configured server"); err != nil {

@@ -40,7 +40,16 @@ func NewCmdLogin(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *LoginOpt
 	if runF == nil {
 		runF = loginRun
 	}
-	return loginCmd("login", "sign in to a server (OAuth, in your browser)", d, cfgFlag, runF)
+	c := loginCmd("login", "sign in to a server (OAuth, in your browser)", d, cfgFlag, runF)
+	c.Description = `Runs a server's OAuth sign-in in your browser ($BROWSER, else the system's opener, else the
+URL is printed) and keeps the tokens (in the system keyring, or a 0600 file where there is none) for
+the chats that follow, refreshed as needed. alertchat never asks for a password itself.
+
+Example:
+  alertchat mcp login siem
+
+Exit status: 3 for a server name that is not configured.`
+	return c
 }
 
 // NewCmdLogout is "alertchat mcp logout SERVER|URL": the server's tokens forgotten.
@@ -48,7 +57,12 @@ func NewCmdLogout(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *LoginOp
 	if runF == nil {
 		runF = logoutRun
 	}
-	return loginCmd("logout", "forget the sign-in of a server", d, cfgFlag, runF)
+	c := loginCmd("logout", "forget the sign-in of a server", d, cfgFlag, runF)
+	c.Description = `Forgets the tokens kept for a server; the next chat that needs it says which command signs in.
+
+Example:
+  alertchat mcp logout siem`
+	return c
 }
 
 // oauthTarget resolves a server that signs in with OAuth; others are a usage error saying how

@@ -50,6 +50,13 @@ func NewCmdMCP(f *cmdutil.Factory, getenv func(string) string) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "MCP servers outside a chat: list, tools, call, login, logout",
+		Description: `Reaches the Model Context Protocol servers of the MCP config (--mcp-config, else
+$XDG_CONFIG_HOME/alertchat/mcp.json) outside a chat, or any server by its streamable-HTTP URL.
+
+Examples:
+  alertchat mcp list
+  alertchat mcp tools intel
+  alertchat mcp call intel lookup '{"ip": "203.0.113.7"}'`,
 		Commands: []*cli.Command{
 			NewCmdList(d, cfgFlag(), nil),
 			NewCmdTools(d, cfgFlag(), nil),

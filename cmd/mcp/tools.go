@@ -20,11 +20,17 @@ type ToolsOptions struct {
 func NewCmdTools(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *ToolsOptions) error) *cli.Command {
 	opts := &ToolsOptions{Deps: d}
 	return &cli.Command{
-		Name:      "tools",
-		Usage:     "list a server's tools",
+		Name:  "tools",
+		Usage: "list a server's tools",
+		Description: `Lists a server's tools, by the server's name in the config or by its URL.
+
+Example:
+  alertchat mcp tools https://mcp.example/mcp
+
+Exit status: 3 for a server name that is not configured.`,
 		ArgsUsage: "SERVER|URL",
 		Flags: []cli.Flag{cfgFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json (the tools as the server sent them)", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format (json: the tools as the server sent them)", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {

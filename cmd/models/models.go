@@ -41,8 +41,15 @@ func NewCmdModels(f *factory.Factory, runF func(context.Context, *ModelsOptions)
 	return &cli.Command{
 		Name:  "models",
 		Usage: "list the Gemini models the configured credentials can use for chat (the one in use marked)",
+		Description: `Lists the Gemini models the configured credentials can use for chat, with their input token
+limit and thinking levels; the one in use is marked.
+
+Example:
+  alertchat models -o json
+
+Exit status: 1 when the model list cannot be read (credentials, network).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "text or json", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {

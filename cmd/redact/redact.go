@@ -28,8 +28,18 @@ type Options struct {
 func NewCmdRedact(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cli.Command {
 	opts := &Options{IO: f.IO, Config: f.Config}
 	return &cli.Command{
-		Name:      "redact",
-		Usage:     "redact personal data and secrets from stdin to stdout",
+		Name:  "redact",
+		Usage: "redact personal data and secrets from stdin to stdout",
+		Description: `Redacts personal data and secrets, as alertchat does before it writes anything: e-mail
+addresses, phone numbers, card numbers, national IDs, IP addresses, API keys, passwords and other secrets.
+Values are replaced by placeholders such as [REDACTED_EMAIL]. With --jsonl each {"id","text"} line
+is redacted on its own.
+
+Examples:
+  alertchat redact < notes.txt > clean.txt
+  alertchat --redact email,ip redact < notes.txt
+
+Exit status: 2 for an invalid --redact list or a line that is not {"id","text"} JSON.`,
 		UsageText: "alertchat redact < notes.txt > clean.txt\nalertchat redact --jsonl   ({\"id\",\"text\"} lines in and out)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "jsonl", Usage: `read {"id":...,"text":...} lines and write them redacted, one per line`, Destination: &opts.JSONL},

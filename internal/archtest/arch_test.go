@@ -1,4 +1,4 @@
-// Package archtest holds the import rules of the README's Architecture section as a test: a
+// Package archtest holds the import rules of docs/contributing.md's Architecture section as a test: a
 // package that imports against them fails `go test ./...`.
 package archtest
 

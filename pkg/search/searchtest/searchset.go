@@ -128,5 +128,5 @@ func testSearchSetCJK(t *testing.T, h *storetest.Harness) {
 	}
 }
 
-// The floors the search set must keep (measured: see README, "Text in every script").
+// The floors the search set must keep (measured: see docs/histories-and-search.md, "Text in every script").
 const minSetP1, minSetP5 = 0.85, 0.75

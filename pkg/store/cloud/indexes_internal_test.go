@@ -19,7 +19,7 @@ import (
 
 // The emulator runs any query without an index; real Firestore refuses one whose composite
 // index is missing. These tests hold the queries of listings and of an alert's latest verdict to
-// firestore.indexes.json, and the README's gcloud commands to the same file.
+// firestore.indexes.json, and the gcloud commands of docs/storage-and-operations.md to the same file.
 
 type indexField struct {
 	FieldPath   string `json:"fieldPath"`
@@ -151,11 +151,11 @@ func TestQueriesHaveIndexes(t *testing.T) {
 	}
 }
 
-// Every composite index of firestore.indexes.json is in the README's gcloud commands, and the
-// other way round.
+// Every composite index of firestore.indexes.json is in the gcloud commands of
+// docs/storage-and-operations.md, and the other way round.
 func TestIndexesDocumented(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../../README.md")
+	readme, err := os.ReadFile("../../../docs/storage-and-operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestIndexesDocumented(t *testing.T) {
 	slices.Sort(documented)
 	slices.Sort(shipped)
 	if !slices.Equal(documented, shipped) {
-		t.Fatalf("README's gcloud commands and firestore.indexes.json differ:\nREADME:\n  %s\nfirestore.indexes.json:\n  %s",
+		t.Fatalf("docs/storage-and-operations.md's gcloud commands and firestore.indexes.json differ:\ndocs:\n  %s\nfirestore.indexes.json:\n  %s",
 			strings.Join(documented, "\n  "), strings.Join(shipped, "\n  "))
 	}
 }

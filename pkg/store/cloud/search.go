@@ -161,7 +161,7 @@ func cjkPhrases(q store.SearchQuery) [][]string {
 // however many histories match. Firestore does not rank: of the most recently updated
 // matching histories, those matching more of the query (tokens and compounds count double, a
 // title or summary match counts extra) come first. So an old history matching a common word
-// can fall outside the window the query reads (see README).
+// can fall outside the window the query reads (see docs/histories-and-search.md).
 func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) ([]store.SearchHit, error) {
 	terms := queryTerms(q)
 	if len(terms) == 0 {

@@ -10,7 +10,7 @@ import (
 // 発生"), so a run of such characters is indexed as its overlapping character bigrams
 // (不審 審な なロ ログ グイ イン …) and a word of the query as the phrase of its bigrams: a word
 // of two or more characters is found wherever it stands, spaces or not. A one-character word is
-// its own term. Bigrams were chosen over a morphological analyser by measurement (see README,
+// its own term. Bigrams were chosen over a morphological analyser by measurement (see docs/histories-and-search.md,
 // "Text in every script"): better precision on our test set, no dictionary in the binary, and
 // no dependence on how a dictionary splits a word it does not know (product names, katakana
 // loanwords).
