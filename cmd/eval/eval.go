@@ -51,6 +51,20 @@ func NewCmdEval(f *factory.Factory, runF func(context.Context, *Options) error) 
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "measure how well the model triages labelled alerts: accuracy, consistency, evidence, tokens",
+		Description: `Investigates each labelled case afresh as a one-shot chat would (the same system instruction and
+tools), asks for a verdict with the evidence it rests on (as history resolve --suggest does), and
+reports per model: accuracy, the confusion matrix, consistency across --repeat runs, recall of the
+case's must_mention indicators, evidence cited that appears in neither the alert nor any tool
+result, tokens and seconds. Cases come from a JSONL file or from the workspace's resolved
+investigations (their verdicts as labels). Nothing is saved as a history unless --save.
+
+Examples:
+  alertchat eval --from-history --model gemini-3.8-flash,gemini-3.7-flash
+  alertchat eval -f testdata/eval/cases.jsonl --repeat 3 -o json --min-accuracy 0.8
+
+Exit status: 2 for a line that is not a case, an unknown verdict or alert (naming the line);
+1 when a model cannot be used or falls below --min-accuracy; 130 when interrupted (the report
+of the finished runs is printed first).`,
 		UsageText: "alertchat eval -f cases.jsonl [--model A,B] [--repeat N] [--concurrency N] [-o json] [--min-accuracy X]\n" +
 			"alertchat eval --from-history [--model A,B] ...   (the workspace's resolved investigations, their verdicts as labels)\n" +
 			`case lines:  {"id", "alert": {...} | "alert_id": ID, "verdict": V, "must_mention": [...], "question": "..."}`,
@@ -59,7 +73,7 @@ func NewCmdEval(f *factory.Factory, runF func(context.Context, *Options) error) 
 			&cli.BoolFlag{Name: "from-history", Usage: "take the cases from the workspace's resolved investigations", Destination: &opts.FromHistory},
 			&cli.IntFlag{Name: "repeat", Usage: "investigate each case N times (consistency)", Value: 1, Destination: &opts.Repeat},
 			&cli.IntFlag{Name: "concurrency", Usage: "investigations at once", Value: 4, Destination: &opts.Concurrency},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table", Destination: &opts.Output},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format", Value: "table", Destination: &opts.Output}, "table", "json"),
 			&cli.FloatFlag{Name: "min-accuracy", Usage: "exit 1 when a model's accuracy is below X (0 to 1)", Destination: &opts.MinAccuracy},
 			&cli.BoolFlag{Name: "save", Usage: "keep each investigation as a history (titled, redacted)", Destination: &opts.Save},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
