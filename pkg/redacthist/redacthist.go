@@ -7,6 +7,8 @@ package redacthist
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"google.golang.org/genai"
 
@@ -145,16 +147,30 @@ func countsMap(c redact.Counts) map[string]int {
 	return m
 }
 
+// PartialMarker ends a reply that was cut short (the turn was cancelled, the stream broke, or
+// the model failed before answering): a text part of its own after what had arrived. The walk
+// reads the text before it as a text that may end inside a value (redact.Redactor.Pieces).
+const PartialMarker = "[answer cut short]"
+
 // Contents redacts, in place, every string inside the contents with r:
 //
-//   - Part.Text (thoughts included) and AudioTranscription.Text;
+//   - the text of a content as one text: its parts' Text (answer parts apart from thought
+//     parts) joined, whatever parts it came in (streamed chunks, a signed part, text on
+//     either side of a function call), so that a value a part boundary cuts is replaced
+//     whole, with the token it has anywhere else (redact.Redactor.Pieces). Parts keep their
+//     order and their signatures; a replacement is written into the part where its value
+//     begins, and a part left with no text and nothing else to carry is dropped (the API
+//     refuses an empty part). A model content that ends with PartialMarker was cut short:
+//     the end of its text is read as a value that may go on;
+//   - AudioTranscription.Text;
 //   - FunctionCall.Args, FunctionResponse.Response, ToolCall.Args and
 //     ToolResponse.Response at any depth (redact.Map): string values inside
 //     maps, slices and arrays (JSON-shaped map[string]any/[]any values, and
 //     typed Go maps, slices, pointers and exported struct fields via
-//     reflection), map keys (a result keyed by IP or e-mail address), long
-//     integers; what is nested deeper than redact.MaxDepth is replaced;
-//     FunctionCall.PartialArgs string values;
+//     reflection), judged with their keys (a value under a secret-ish key, or beside a
+//     secret-ish name); map keys (a result keyed by IP or e-mail address), long
+//     integers and numbers under personal-data keys; what is nested deeper than
+//     redact.MaxDepth is replaced; FunctionCall.PartialArgs string values;
 //   - ExecutableCode.Code and CodeExecutionResult.Output;
 //   - InlineData (and FunctionResponse.Parts inline data) with a textual MIME
 //     type, see the package documentation for the rule.
@@ -168,15 +184,36 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 		return counts
 	}
 	str := func(s *string) { r.Into(s, counts) }
+	var answer, thought []*string
+	var had []bool // parts that held text
 	for _, c := range contents {
 		if c == nil {
 			continue
+		}
+		answer, thought = answer[:0], thought[:0]
+		had = slices.Grow(had[:0], len(c.Parts))[:len(c.Parts)]
+		clear(had)
+		marker := cutMarker(c)
+		for i, p := range c.Parts {
+			if p == nil || p.Text == "" || i == marker {
+				continue
+			}
+			had[i] = true
+			if p.Thought {
+				thought = append(thought, &p.Text)
+			} else {
+				answer = append(answer, &p.Text)
+			}
+		}
+		cut := marker >= 0
+		changed := r.Pieces(answer, cut, counts)
+		if r.Pieces(thought, cut && len(answer) == 0, counts) {
+			changed = true
 		}
 		for _, p := range c.Parts {
 			if p == nil {
 				continue
 			}
-			str(&p.Text)
 			if p.AudioTranscription != nil {
 				str(&p.AudioTranscription.Text)
 			}
@@ -216,6 +253,39 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 				}
 			}
 		}
+		if changed {
+			c.Parts = dropEmptied(c.Parts, had)
+		}
 	}
 	return counts
+}
+
+// cutMarker returns the index of a model content's last part when it is the PartialMarker
+// part of a reply cut short, else -1.
+func cutMarker(c *genai.Content) int {
+	if c.Role != genai.RoleModel || len(c.Parts) == 0 {
+		return -1
+	}
+	i := len(c.Parts) - 1
+	if p := c.Parts[i]; p != nil && !p.Thought && strings.TrimLeft(p.Text, "\n") == PartialMarker {
+		return i
+	}
+	return -1
+}
+
+// dropEmptied removes the parts that held text (had) and that redaction left with nothing:
+// no text (the rest of a value whose token went into an earlier part) and nothing else, not
+// even a signature.
+func dropEmptied(parts []*genai.Part, had []bool) []*genai.Part {
+	out := parts[:0]
+	for i, p := range parts {
+		if had[i] && p.Text == "" && len(p.ThoughtSignature) == 0 && p.InlineData == nil && p.FileData == nil &&
+			p.FunctionCall == nil && p.FunctionResponse == nil && p.ExecutableCode == nil && p.CodeExecutionResult == nil &&
+			p.VideoMetadata == nil && p.ToolCall == nil && p.ToolResponse == nil && p.AudioTranscription == nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	clear(parts[len(out):])
+	return out
 }

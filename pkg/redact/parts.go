@@ -1,0 +1,148 @@
+package redact
+
+import "strings"
+
+// # One text in pieces
+//
+// A text often arrives in pieces: a streamed answer's chunks, a signed part that must stay
+// a part of its own, text on either side of a function call. Redacting each piece alone
+// misses a value a boundary cuts (postgres://admin:S3cr | 3t@db.internal) and gives a piece
+// of a value its own token. Pieces judges the pieces as the one text they make and writes
+// each replacement back into the pieces: the token goes where its value begins, and the
+// rest of the value is removed from the pieces it runs into. Pieces keep their number and
+// order; a piece that held nothing but the rest of a value becomes empty (the caller decides
+// whether its part stays). The pieces joined are then exactly the whole text redacted,
+// tokens included.
+
+// replacement is an applied match: bytes [start,end) of the joined text become text.
+type replacement struct {
+	start, end int
+	text       string
+}
+
+// Pieces redacts, in place, the pieces of one text (see above). With cut, the text was cut
+// short (a cancelled turn, a broken stream): its end is read as a value that may continue,
+// and what could still become a value of an enabled type is replaced (see tailMatch).
+// Counts of replacements are added to counts (which may be nil); it reports whether any
+// piece changed. Nil pointers are skipped.
+func (r *Redactor) Pieces(ps []*string, cut bool, counts Counts) bool {
+	if !r.Enabled() {
+		return false
+	}
+	sc := getScanner()
+	defer putScanner(sc)
+	var st *tokenState
+	if r.tok != nil {
+		st = r.tok.getMemo()
+		defer r.tok.put(st)
+	}
+	return r.pieces(sc, st, ps, cut, counts)
+}
+
+func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, counts Counts) bool {
+	total, nonEmpty, only := 0, 0, -1
+	for i, p := range ps {
+		if p != nil && len(*p) > 0 {
+			total += len(*p)
+			nonEmpty++
+			only = i
+		}
+	}
+	if total == 0 {
+		return false
+	}
+	if nonEmpty == 1 && !cut {
+		out, changed := r.redactWith(sc, st, *ps[only], counts)
+		if changed {
+			*ps[only] = out
+		}
+		return changed
+	}
+	s := *ps[only]
+	if nonEmpty > 1 {
+		var b strings.Builder
+		b.Grow(total)
+		for _, p := range ps {
+			if p != nil {
+				b.WriteString(*p)
+			}
+		}
+		s = b.String()
+	}
+	ms := sc.find(s)
+	if len(r.known) > 0 {
+		ms = r.withKnown(s, ms)
+	}
+	if cut {
+		// the probes scan again: ms aliases the scanner's memory, so they take another
+		ms = r.withTail(s, append([]match(nil), ms...))
+	}
+	reps := r.replacements(st, s, ms, counts)
+	if len(reps) == 0 {
+		return false
+	}
+	if nonEmpty == 1 {
+		*ps[only] = applyReplacements(s, 0, len(s), reps)
+		return true
+	}
+	// write each replacement back into the pieces: a piece that no replacement touches
+	// keeps its string
+	pos, ri := 0, 0
+	for _, p := range ps {
+		if p == nil || len(*p) == 0 {
+			continue
+		}
+		a, b := pos, pos+len(*p)
+		pos = b
+		for ri < len(reps) && reps[ri].end <= a {
+			ri++
+		}
+		if ri == len(reps) || reps[ri].start >= b {
+			continue
+		}
+		*p = applyReplacements(s, a, b, reps[ri:])
+	}
+	return true
+}
+
+// replacements turns the matches of s into what replaces them (placeholders or tokens),
+// counting them; matches of types not enabled, existing placeholders and kept values are
+// left out.
+func (r *Redactor) replacements(st *tokenState, s string, ms []match, counts Counts) []replacement {
+	var reps []replacement
+	for _, m := range ms {
+		if m.typ == tKeep || m.typ == tProbe || !r.on[m.typ] {
+			continue
+		}
+		rep, ok := r.repl(s[m.start:m.end], m.typ, st)
+		if !ok {
+			continue
+		}
+		reps = append(reps, replacement{m.start, m.end, rep})
+		if counts != nil {
+			counts[allTypes[m.typ]]++
+		}
+	}
+	return reps
+}
+
+// applyReplacements returns the piece s[a:b] with reps (sorted, not overlapping, the first
+// one ending after a) applied: a replacement that begins in the piece is written there; of
+// one that began before it, the piece loses the part it holds.
+func applyReplacements(s string, a, b int, reps []replacement) string {
+	var out strings.Builder
+	out.Grow(b - a + 16)
+	c := a
+	for _, rp := range reps {
+		if rp.start >= b {
+			break
+		}
+		if rp.start >= c {
+			out.WriteString(s[c:rp.start])
+			out.WriteString(rp.text)
+		}
+		c = max(c, min(rp.end, b))
+	}
+	out.WriteString(s[c:b])
+	return out.String()
+}
