@@ -60,6 +60,8 @@ type walker struct {
 	// plain holds keys seen that redaction leaves as they are, by a small hash of the key: a
 	// result repeats the same few keys in every record, and a hit saves a scan
 	plain [64]string
+	// labels caches, by the same hash, whether a key labels its value (labels.go)
+	labels [64]labelEntry
 }
 
 // rename is a map key that redaction changes.
@@ -132,8 +134,19 @@ func (w *walker) unsigned(u uint64) (any, bool) {
 
 func (w *walker) walkMap(m map[string]any, depth int) {
 	var renames []rename
+	name := w.valueName(m)
 	for k, v := range m {
-		if nv, ok := w.walkValue(v, depth+1); ok {
+		var nv any
+		var ok bool
+		switch {
+		case name != "" && (k == "value" || k == "Value"):
+			nv, ok = w.judged(k, name, v, depth)
+		case w.labelled(k):
+			nv, ok = w.judged(k, "", v, depth)
+		default:
+			nv, ok = w.walkValue(v, depth+1)
+		}
+		if ok {
 			m[k] = nv
 		}
 		if nk, changed := w.key(k); changed {
@@ -269,7 +282,13 @@ func (w *walker) walkValue(v any, depth int) (any, bool) {
 	case map[string]string:
 		var renames []rename
 		for k, e := range x {
-			if out, changed := w.str(e); changed {
+			out, changed := "", false
+			if w.labelled(k) {
+				out, changed = w.judgeText(k, "", e, true)
+			} else {
+				out, changed = w.str(e)
+			}
+			if changed {
 				x[k] = out
 			}
 			if nk, changed := w.key(k); changed {
