@@ -470,7 +470,9 @@ func TestMapJudgesValuesWithTheirLabels(t *testing.T) {
 // values JSON escapes and name/value pairs are left out.
 func checkLabelledAsText(t *testing.T, r *redact.Redactor, in map[string]any) {
 	t.Helper()
-	plain := func(s string) bool { return !strings.ContainsAny(s, "\"\\") && strings.IndexFunc(s, func(c rune) bool { return c < 0x20 }) < 0 }
+	plain := func(s string) bool {
+		return !strings.ContainsAny(s, "\"\\") && strings.IndexFunc(s, func(c rune) bool { return c < 0x20 }) < 0
+	}
 	out := map[string]any{}
 	for k, v := range in {
 		out[k] = v
