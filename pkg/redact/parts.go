@@ -51,6 +51,9 @@ func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, c
 	if total == 0 {
 		return false
 	}
+	if nonEmpty == 1 && !cut && total > bigText {
+		return r.bigPiece(ps[only], counts)
+	}
 	if nonEmpty == 1 && !cut {
 		out, changed := r.redactWith(sc, st, *ps[only], counts)
 		if changed {
@@ -100,9 +103,87 @@ func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, c
 		if ri == len(reps) || reps[ri].start >= b {
 			continue
 		}
-		*p = applyReplacements(s, a, b, reps[ri:])
+		*p = applyPiece(*p, s, a, b, reps[ri:])
 	}
 	return true
+}
+
+// bigText is the size from which a text of one piece is redacted in windows (Copy): what it
+// holds in memory is then the text, its redacted copy and a window, whatever its size.
+const bigText = 4 << 20
+
+// bigPiece redacts one large piece in windows, as String would redact it. The redacted text
+// is gathered in chunks and made one string at the end: no buffer is grown by copying.
+func (r *Redactor) bigPiece(p *string, counts Counts) bool {
+	var out chunks
+	c, err := r.Copy(&out, strings.NewReader(*p))
+	if err != nil {
+		// neither side of the copy fails; should it, the text is redacted whole
+		o, changed := r.redact(*p, counts)
+		*p = o
+		return changed
+	}
+	changed := false
+	for t, n := range c {
+		if n > 0 {
+			changed = true
+			if counts != nil {
+				counts[t] += n
+			}
+		}
+	}
+	if changed {
+		*p = out.String()
+	}
+	return changed
+}
+
+// chunks is a writer that keeps what it is given in chunks of up to 1 MB.
+type chunks struct {
+	cs [][]byte
+	n  int
+}
+
+func (w *chunks) Write(b []byte) (int, error) {
+	const size = 1 << 20
+	n := len(b)
+	for len(b) > 0 {
+		if len(w.cs) == 0 || len(w.cs[len(w.cs)-1]) == cap(w.cs[len(w.cs)-1]) {
+			w.cs = append(w.cs, make([]byte, 0, size))
+		}
+		last := &w.cs[len(w.cs)-1]
+		k := min(len(b), cap(*last)-len(*last))
+		*last = append(*last, b[:k]...)
+		b = b[k:]
+	}
+	w.n += n
+	return n, nil
+}
+
+func (w *chunks) String() string {
+	var b strings.Builder
+	b.Grow(w.n)
+	for i, c := range w.cs {
+		b.Write(c)
+		w.cs[i] = nil // each chunk goes as soon as it is copied
+	}
+	return b.String()
+}
+
+// applyPiece is applyReplacements for piece p, s[a:b]: a piece that keeps one run of its own
+// bytes, or becomes one replacement or nothing, takes no new memory.
+func applyPiece(p, s string, a, b int, reps []replacement) string {
+	// the common cases of small pieces: inside one value, or cut by one
+	first := reps[0]
+	switch {
+	case first.start < a && first.end >= b:
+		return "" // the rest of a value that began before
+	case first.start < a && (len(reps) == 1 || reps[1].start >= b):
+		return p[first.end-a:] // a value's end, then the piece's own bytes
+	case first.start == a && first.end >= b:
+		return first.text // a value's beginning, and nothing else of the piece
+	}
+	return applyReplacements(s, a, b, reps)
 }
 
 // replacements turns the matches of s into what replaces them (placeholders or tokens),

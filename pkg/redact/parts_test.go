@@ -240,3 +240,23 @@ func addCorpusSeeds2(f *testing.F) {
 		}
 	}
 }
+
+// TestPiecesBigText: a text of one piece larger than bigText is redacted in windows, into what
+// String makes of it, counts included.
+func TestPiecesBigText(t *testing.T) {
+	t.Parallel()
+	keyed := all.WithTokens(testTokenizer(t, []byte("0123456789abcdef0123456789abcdef")))
+	unit := "host 203.0.113.7 user alice@example.com password: Tr0mbone!77 ok\n"
+	text := strings.Repeat(unit, bigText/len(unit)+1000)
+	want, wantCounts := keyed.String(text)
+	got, ps := piecesOf([]string{text})
+	counts := Counts{}
+	if !keyed.Pieces(ps, false, counts) || got[0] != want {
+		t.Fatal("a big piece is not redacted as String redacts it")
+	}
+	for k, v := range wantCounts {
+		if counts[k] != v {
+			t.Fatalf("counts %v, String's %v", counts, wantCounts)
+		}
+	}
+}

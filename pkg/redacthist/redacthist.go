@@ -190,7 +190,7 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 		if c == nil {
 			continue
 		}
-		answer, thought = answer[:0], thought[:0]
+		answer, thought = slices.Grow(answer[:0], len(c.Parts)), thought[:0]
 		had = slices.Grow(had[:0], len(c.Parts))[:len(c.Parts)]
 		clear(had)
 		marker := cutMarker(c)
