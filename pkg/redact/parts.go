@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"sync"
+)
 
 // # One text in pieces
 //
@@ -23,11 +27,11 @@ type replacement struct {
 // Pieces redacts, in place, the pieces of one text (see above). With cut, the text was cut
 // short (a cancelled turn, a broken stream): its end is read as a value that may continue,
 // and what could still become a value of an enabled type is replaced (see tailMatch).
-// Counts of replacements are added to counts (which may be nil); it reports whether any
-// piece changed. Nil pointers are skipped.
-func (r *Redactor) Pieces(ps []*string, cut bool, counts Counts) bool {
+// Counts of replacements are added to counts (which may be nil). It reports whether any
+// piece changed, and whether one that held text was left empty. Nil pointers are skipped.
+func (r *Redactor) Pieces(ps []*string, cut bool, counts Counts) (changed, emptied bool) {
 	if !r.Enabled() {
-		return false
+		return false, false
 	}
 	sc := getScanner()
 	defer putScanner(sc)
@@ -39,34 +43,49 @@ func (r *Redactor) Pieces(ps []*string, cut bool, counts Counts) bool {
 	return r.pieces(sc, st, ps, cut, counts)
 }
 
-func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, counts Counts) bool {
+var lensPool = sync.Pool{New: func() any { return new([]int) }}
+
+func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, counts Counts) (changed, emptied bool) {
+	lp := lensPool.Get().(*[]int)
+	defer func() {
+		if cap(*lp) <= 1<<16 {
+			lensPool.Put(lp)
+		}
+	}()
+	lens := slices.Grow((*lp)[:0], len(ps))[:len(ps)]
+	*lp = lens
 	total, nonEmpty, only := 0, 0, -1
 	for i, p := range ps {
+		lens[i] = 0
 		if p != nil && len(*p) > 0 {
+			lens[i] = len(*p)
 			total += len(*p)
 			nonEmpty++
 			only = i
 		}
 	}
 	if total == 0 {
-		return false
-	}
-	if nonEmpty == 1 && !cut && total > bigText {
-		return r.bigPiece(ps[only], counts)
+		return false, false
 	}
 	if nonEmpty == 1 && !cut {
-		out, changed := r.redactWith(sc, st, *ps[only], counts)
-		if changed {
-			*ps[only] = out
+		var out string
+		if total > bigText {
+			changed = r.bigPiece(ps[only], counts)
+			out = *ps[only]
+		} else {
+			out, changed = r.redactWith(sc, st, *ps[only], counts)
+			if changed {
+				*ps[only] = out
+			}
 		}
-		return changed
+		return changed, changed && out == ""
 	}
 	s := *ps[only]
 	if nonEmpty > 1 {
 		var b strings.Builder
 		b.Grow(total)
-		for _, p := range ps {
-			if p != nil {
+		for i, p := range ps {
+			if lens[i] > 0 {
 				b.WriteString(*p)
 			}
 		}
@@ -82,30 +101,37 @@ func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, c
 	}
 	reps := r.replacements(st, s, ms, counts)
 	if len(reps) == 0 {
-		return false
+		return false, false
 	}
 	if nonEmpty == 1 {
 		*ps[only] = applyReplacements(s, 0, len(s), reps)
-		return true
+		return true, *ps[only] == ""
 	}
 	// write each replacement back into the pieces: a piece that no replacement touches
 	// keeps its string
 	pos, ri := 0, 0
-	for _, p := range ps {
-		if p == nil || len(*p) == 0 {
+	for i, n := range lens {
+		if n == 0 {
 			continue
 		}
-		a, b := pos, pos+len(*p)
+		a, b := pos, pos+n
 		pos = b
 		for ri < len(reps) && reps[ri].end <= a {
 			ri++
 		}
-		if ri == len(reps) || reps[ri].start >= b {
+		if ri == len(reps) {
+			break
+		}
+		if reps[ri].start >= b {
 			continue
 		}
+		p := ps[i]
 		*p = applyPiece(*p, s, a, b, reps[ri:])
+		if *p == "" {
+			emptied = true
+		}
 	}
-	return true
+	return true, emptied
 }
 
 // bigText is the size from which a text of one piece is redacted in windows (Copy): what it

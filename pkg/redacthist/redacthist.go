@@ -9,6 +9,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -184,35 +185,25 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 		return counts
 	}
 	str := func(s *string) { r.Into(s, counts) }
-	var answer, thought []*string
-	var had []bool // parts that held text
+	sp := scratchPool.Get().(*scratch)
+	defer sp.put()
 	for _, c := range contents {
 		if c == nil {
 			continue
 		}
-		answer, thought = slices.Grow(answer[:0], len(c.Parts)), thought[:0]
-		had = slices.Grow(had[:0], len(c.Parts))[:len(c.Parts)]
-		clear(had)
+		// one pass over the parts: their text gathered, everything else redacted
+		answer, thought := slices.Grow(sp.answer[:0], len(c.Parts)), sp.thought[:0]
 		marker := cutMarker(c)
 		for i, p := range c.Parts {
-			if p == nil || p.Text == "" || i == marker {
-				continue
-			}
-			had[i] = true
-			if p.Thought {
-				thought = append(thought, &p.Text)
-			} else {
-				answer = append(answer, &p.Text)
-			}
-		}
-		cut := marker >= 0
-		changed := r.Pieces(answer, cut, counts)
-		if r.Pieces(thought, cut && len(answer) == 0, counts) {
-			changed = true
-		}
-		for _, p := range c.Parts {
 			if p == nil {
 				continue
+			}
+			if p.Text != "" && i != marker {
+				if p.Thought {
+					thought = append(thought, &p.Text)
+				} else {
+					answer = append(answer, &p.Text)
+				}
 			}
 			if p.AudioTranscription != nil {
 				str(&p.AudioTranscription.Text)
@@ -253,11 +244,32 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 				}
 			}
 		}
-		if changed {
-			c.Parts = dropEmptied(c.Parts, had)
+		cut := marker >= 0
+		_, emptied := r.Pieces(answer, cut, counts)
+		if _, e := r.Pieces(thought, cut && len(answer) == 0, counts); e {
+			emptied = true
 		}
+		if emptied {
+			c.Parts = dropEmptied(c.Parts)
+		}
+		sp.answer, sp.thought = answer, thought
 	}
 	return counts
+}
+
+// scratch is the memory a walk of contents reuses from one content to the next (and from one
+// walk to the next: a streamed answer has a part per chunk).
+type scratch struct{ answer, thought []*string }
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func (sp *scratch) put() {
+	if cap(sp.answer)+cap(sp.thought) > 1<<16 {
+		return
+	}
+	clear(sp.answer[:cap(sp.answer)]) // no part outlives its walk here
+	clear(sp.thought[:cap(sp.thought)])
+	scratchPool.Put(sp)
 }
 
 // cutMarker returns the index of a model content's last part when it is the PartialMarker
@@ -273,13 +285,13 @@ func cutMarker(c *genai.Content) int {
 	return -1
 }
 
-// dropEmptied removes the parts that held text (had) and that redaction left with nothing:
-// no text (the rest of a value whose token went into an earlier part) and nothing else, not
-// even a signature.
-func dropEmptied(parts []*genai.Part, had []bool) []*genai.Part {
+// dropEmptied removes the parts that redaction left with nothing: no text (the rest of a
+// value whose token went into an earlier part) and nothing else, not even a signature (such
+// a part, had it come so, the API would refuse as well). Nil parts are kept as they are.
+func dropEmptied(parts []*genai.Part) []*genai.Part {
 	out := parts[:0]
-	for i, p := range parts {
-		if had[i] && p.Text == "" && len(p.ThoughtSignature) == 0 && p.InlineData == nil && p.FileData == nil &&
+	for _, p := range parts {
+		if p != nil && p.Text == "" && len(p.ThoughtSignature) == 0 && p.InlineData == nil && p.FileData == nil &&
 			p.FunctionCall == nil && p.FunctionResponse == nil && p.ExecutableCode == nil && p.CodeExecutionResult == nil &&
 			p.VideoMetadata == nil && p.ToolCall == nil && p.ToolResponse == nil && p.AudioTranscription == nil {
 			continue
