@@ -54,15 +54,26 @@ func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, c
 	}()
 	lens := slices.Grow((*lp)[:0], len(ps))[:len(ps)]
 	*lp = lens
+	// one pass over the pieces: their lengths, and their text joined from the second
+	// non-empty one on (a text of one piece is not copied)
 	total, nonEmpty, only := 0, 0, -1
+	var b strings.Builder
 	for i, p := range ps {
 		lens[i] = 0
-		if p != nil && len(*p) > 0 {
-			lens[i] = len(*p)
-			total += len(*p)
-			nonEmpty++
-			only = i
+		if p == nil || len(*p) == 0 {
+			continue
 		}
+		lens[i] = len(*p)
+		total += len(*p)
+		nonEmpty++
+		if nonEmpty == 2 {
+			b.Grow(2 * (len(*ps[only]) + len(*p)))
+			b.WriteString(*ps[only])
+		}
+		if nonEmpty >= 2 {
+			b.WriteString(*p)
+		}
+		only = i
 	}
 	if total == 0 {
 		return false, false
@@ -82,13 +93,6 @@ func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, c
 	}
 	s := *ps[only]
 	if nonEmpty > 1 {
-		var b strings.Builder
-		b.Grow(total)
-		for i, p := range ps {
-			if lens[i] > 0 {
-				b.WriteString(*p)
-			}
-		}
 		s = b.String()
 	}
 	ms := sc.find(s)

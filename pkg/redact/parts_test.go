@@ -182,6 +182,11 @@ func checkPieces(t *testing.T, r *Redactor, s string, parts []string, cut bool) 
 	if j := strings.Join(got, ""); j != whole {
 		t.Fatalf("pieces %q redacted and joined:\n%q\nthe whole text redacted:\n%q", parts, j, whole)
 	}
+	// redaction is idempotent, also of a text cut short
+	again, ps2 := piecesOf(got)
+	if changed, _ := r.Pieces(ps2, cut, nil); changed {
+		t.Fatalf("redacting again (cut %v) changed %q into %q", cut, got, again)
+	}
 	for k, v := range wantCounts {
 		if counts[k] != v {
 			t.Fatalf("pieces %q: counts %v, the whole text's %v", parts, counts, wantCounts)
