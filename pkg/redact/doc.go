@@ -111,10 +111,11 @@
 //
 // # genai contents
 //
-// redacthist.Contents redacts []*genai.Content in place with a Redactor: Part.Text (thoughts
-// included), function call arguments and function responses at any depth
-// (strings in maps, slices and typed values, map keys, and integers long
-// enough to be card numbers; see Map), tool calls and responses, executable
+// redacthist.Contents redacts []*genai.Content in place with a Redactor: the text of each
+// content as one text across its parts (thoughts apart; see "Where redaction happens" and
+// Pieces), function call arguments and function responses at any depth
+// (strings in maps, slices and typed values, map keys, integers long
+// enough to be card numbers, and values judged with their keys; see Map), tool calls and responses, executable
 // code and its results, and audio transcriptions. A key that redaction
 // changes is renamed, and keys that become equal are all kept (Map says
 // how); a container nested deeper than MaxDepth is replaced by TooDeep. Thought signatures are opaque and never touched. FileData

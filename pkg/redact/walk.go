@@ -30,7 +30,10 @@ const TooDeep = "[REDACTED_TOO_DEEP]"
 //     order of their original text, the first free of "NEW", "NEW#2", "NEW#3", ...;
 //   - integers large enough to be card numbers (numbers of 12 digits and more, float64 as
 //     encoding/json decodes them, Go integers, json.Number), replaced by the placeholder text
-//     when redaction changes how JSON writes them.
+//     when redaction changes how JSON writes them;
+//   - a value under a key that labels it (a secret, a key or a token, personal data), and the
+//     "value" beside a "name" or "key" that does, judged as the same bytes written as
+//     "key": value in text would be, numbers as their digits (labels.go).
 //
 // Containers nested deeper than MaxDepth are replaced by TooDeep. A disabled Redactor leaves
 // m as it is. Counts of replacements are added to counts (which may be nil).
