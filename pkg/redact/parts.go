@@ -67,7 +67,10 @@ func (r *Redactor) pieces(sc *scanner, st *tokenState, ps []*string, cut bool, c
 		total += len(*p)
 		nonEmpty++
 		if nonEmpty == 2 {
-			b.Grow(2 * (len(*ps[only]) + len(*p)))
+			// pieces of a stream are much alike: the first two tell the size of the rest (up
+			// to 64 MB; past that the builder grows as it goes)
+			avg := (len(*ps[only]) + len(*p)) / 2
+			b.Grow(min(len(ps)-only, (64<<20)/max(avg, 1)) * max(avg, 1))
 			b.WriteString(*ps[only])
 		}
 		if nonEmpty >= 2 {
@@ -220,7 +223,7 @@ func applyPiece(p, s string, a, b int, reps []replacement) string {
 // counting them; matches of types not enabled, existing placeholders and kept values are
 // left out.
 func (r *Redactor) replacements(st *tokenState, s string, ms []match, counts Counts) []replacement {
-	var reps []replacement
+	reps := make([]replacement, 0, len(ms))
 	for _, m := range ms {
 		if m.typ == tKeep || m.typ == tProbe || !r.on[m.typ] {
 			continue

@@ -194,6 +194,7 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 		// one pass over the parts: their text gathered, everything else redacted
 		answer, thought := slices.Grow(sp.answer[:0], len(c.Parts)), sp.thought[:0]
 		marker := cutMarker(c)
+		droppable := false // a part that carries nothing but its text
 		for i, p := range c.Parts {
 			if p == nil {
 				continue
@@ -204,6 +205,7 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 				} else {
 					answer = append(answer, &p.Text)
 				}
+				droppable = droppable || len(p.ThoughtSignature) == 0
 			}
 			if p.AudioTranscription != nil {
 				str(&p.AudioTranscription.Text)
@@ -249,7 +251,7 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 		if _, e := r.Pieces(thought, cut && len(answer) == 0, counts); e {
 			emptied = true
 		}
-		if emptied {
+		if emptied && droppable {
 			c.Parts = dropEmptied(c.Parts)
 		}
 		sp.answer, sp.thought = answer, thought
