@@ -12,6 +12,8 @@ import (
 
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // streamedAnswer is what the model answers, echoing the question's e-mail address, a
@@ -99,6 +101,11 @@ func TestStreamedAnswerRedactedWhole(t *testing.T) {
 				t.Errorf("an empty part was stored: %+v", h.Contents[1].Parts)
 			}
 		}
+		// The parts of a content joined, as stored (a byte scan of the files would not see a
+		// value whose pieces are stored as parts of their own).
+		if c == local {
+			noRawText(t, "local history", c.history(got.HistoryID).Contents)
+		}
 		// The stored content is sent back as it is: the fake checks its signatures and parts.
 		if _, r := c.askG3("--history", got.HistoryID, "-q", "again?"); r.code != 0 {
 			t.Errorf("going on with the stored conversation: exit %d: %s", r.code, r.stderr)
@@ -107,6 +114,9 @@ func TestStreamedAnswerRedactedWhole(t *testing.T) {
 		broken, _ := c.askG3("-a", alertID, "-q", "break the stream")
 		if broken.HistoryID == "" {
 			t.Fatalf("the cut-short turn was not saved: %+v", broken)
+		}
+		if c == local {
+			noRawText(t, "local cut-short history", c.history(broken.HistoryID).Contents)
 		}
 	}
 
@@ -124,6 +134,11 @@ func TestStreamedAnswerRedactedWhole(t *testing.T) {
 		}
 		data, _ := io.ReadAll(rd)
 		rd.Close()
+		contents, err := store.DecodeTranscript(record.HistoryID(strings.TrimSuffix(filepath.Base(name), ".json")), data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		noRawText(t, name, contents)
 		for _, raw := range streamedRaw() {
 			if strings.Contains(string(data), raw) {
 				t.Errorf("%s holds %q", name, raw)
@@ -139,6 +154,22 @@ func TestStreamedAnswerRedactedWhole(t *testing.T) {
 		for _, raw := range streamedRaw() {
 			if strings.Contains(string(data), raw) {
 				t.Errorf("metadata %s holds %q", d.Ref.ID, raw)
+			}
+		}
+	}
+}
+
+// noRawText fails when the text of a content, its parts joined, holds a piece of a value.
+func noRawText(t *testing.T, where string, contents []*genai.Content) {
+	t.Helper()
+	for i, c := range contents {
+		var all strings.Builder
+		for _, p := range c.Parts {
+			all.WriteString(p.Text)
+		}
+		for _, raw := range streamedRaw() {
+			if strings.Contains(all.String(), raw) {
+				t.Errorf("%s: content %d holds %q: %q", where, i, raw, all.String())
 			}
 		}
 	}

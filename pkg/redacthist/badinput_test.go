@@ -122,8 +122,12 @@ func TestContentsBadInput(t *testing.T) {
 		}
 	})
 
-	t.Run("a million tiny parts", func(t *testing.T) {
-		text := strings.Repeat("see 203.0.113.7 and bob@example.org; ", 1<<20/36)
+	t.Run("a million tiny parts", func(t *testing.T) { // a hundred thousand under -race
+		size := 1 << 20
+		if raceOn {
+			size = 128 << 10 // the race detector makes a part cost a hundred times more
+		}
+		text := strings.Repeat("see 203.0.113.7 and bob@example.org; ", size/36)
 		var parts []*genai.Part
 		for i := 0; i < len(text); i += 1 {
 			parts = append(parts, &genai.Part{Text: text[i : i+1], ThoughtSignature: []byte("s")})
@@ -142,7 +146,9 @@ func TestContentsBadInput(t *testing.T) {
 			t.Errorf("%d signed parts became %d", len(parts), len(cs[0].Parts))
 		}
 		// a pointer and a flag per part, the joined text, the rewritten parts' texts
-		if limit := uint64(24*len(parts) + 4*len(text) + 8<<20); n > limit {
+		// (the race detector's own bookkeeping allocates, and its sync.Pool drops what it is
+		// given at random: the bound holds without it)
+		if limit := uint64(24*len(parts) + 4*len(text) + 8<<20); n > limit && !raceOn {
 			t.Errorf("%d parts of %d bytes allocated %d MB, more than %d MB", len(parts), len(text), n>>20, limit>>20)
 		}
 		storable(t, cs)
