@@ -111,10 +111,11 @@
 //
 // # genai contents
 //
-// redacthist.Contents redacts []*genai.Content in place with a Redactor: Part.Text (thoughts
-// included), function call arguments and function responses at any depth
-// (strings in maps, slices and typed values, map keys, and integers long
-// enough to be card numbers; see Map), tool calls and responses, executable
+// redacthist.Contents redacts []*genai.Content in place with a Redactor: the text of each
+// content as one text across its parts (thoughts apart; see "Where redaction happens" and
+// Pieces), function call arguments and function responses at any depth
+// (strings in maps, slices and typed values, map keys, integers long
+// enough to be card numbers, and values judged with their keys; see Map), tool calls and responses, executable
 // code and its results, and audio transcriptions. A key that redaction
 // changes is renamed, and keys that become equal are all kept (Map says
 // how); a container nested deeper than MaxDepth is replaced by TooDeep. Thought signatures are opaque and never touched. FileData
@@ -127,6 +128,47 @@
 // other than UTF-8/US-ASCII makes the data binary. The bytes are decoded as
 // text, redacted and replaced. All other inline data (images, audio, PDF,
 // octet-stream, ...) is left untouched. See IsTextualMIME.
+//
+// # Where redaction happens
+//
+// Gemini is not storage: what a session sends it is not redacted. Everything written is, and
+// every write goes through this package by one of a few doors:
+//
+//   - a history (transcript, title, summary, conclusion note), by redacthist.History or a
+//     session's save (pkg/session), whichever path writes it: a chat turn, a one-shot
+//     question, a local batch and a Batch API job's results (both saved through sessions), a
+//     spool file replayed (pkg/spool redacts what it is given again), and every other write
+//     of the command line (pkg/store/redacting wraps the store);
+//   - the stores' search data (the embedded database's full-text index, the cloud store's
+//     search fields) is made from the history as stored, after redaction, never from the
+//     live contents;
+//   - the line editor's input history (pkg/inputhist), one question a text;
+//   - alertchat redact, a stream of text (Copy).
+//
+// The alert under discussion is stored as given: a session's redactor keeps the values it
+// holds (WithEvidence).
+//
+// A content's text is judged as one text, whatever parts it came in: a streamed answer's
+// chunks (signed chunks stay parts of their own), a Gemini 3 signed last part, text on either
+// side of a function call. redacthist.Contents gathers the text of a content (its answer
+// parts, and apart from them its thought parts) and Pieces redacts the pieces as the one text
+// they make: each replacement is written into the part where its value begins, with the token
+// the whole value has anywhere else, the rest of the value is removed from the parts it runs
+// into, and a part left with nothing at all is dropped (the API refuses an empty part).
+// Parts keep their order, their kinds and their thought signatures, so the stored content is
+// what the API accepts when it is sent back; the parts joined are exactly the whole text
+// redacted (TestPiecesProperty, FuzzPieces). Summaries, notes, titles and questions are one
+// string each and are redacted whole. A reply cut short (it ends with the part
+// redacthist.PartialMarker) may end inside a value: its end is read as a value that may go on
+// (tail.go), so no piece of a value that had arrived is written.
+//
+// Decoded JSON (function-call arguments, tool results, MCP structuredContent) is walked by
+// Map; a value under a key that labels it (a secret, a key or a token, personal data) or the
+// "value" beside such a "name" or "key" is judged as the same bytes written as "key": value
+// in text would be (labels.go), numbers included.
+//
+// A text of one piece larger than 4 MB is redacted in windows (Copy): memory holds the text,
+// its redacted copy and a window, whatever its size.
 //
 // # Limits
 //

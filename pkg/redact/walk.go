@@ -30,7 +30,10 @@ const TooDeep = "[REDACTED_TOO_DEEP]"
 //     order of their original text, the first free of "NEW", "NEW#2", "NEW#3", ...;
 //   - integers large enough to be card numbers (numbers of 12 digits and more, float64 as
 //     encoding/json decodes them, Go integers, json.Number), replaced by the placeholder text
-//     when redaction changes how JSON writes them.
+//     when redaction changes how JSON writes them;
+//   - a value under a key that labels it (a secret, a key or a token, personal data), and the
+//     "value" beside a "name" or "key" that does, judged as the same bytes written as
+//     "key": value in text would be, numbers as their digits (labels.go).
 //
 // Containers nested deeper than MaxDepth are replaced by TooDeep. A disabled Redactor leaves
 // m as it is. Counts of replacements are added to counts (which may be nil).
@@ -60,6 +63,8 @@ type walker struct {
 	// plain holds keys seen that redaction leaves as they are, by a small hash of the key: a
 	// result repeats the same few keys in every record, and a hit saves a scan
 	plain [64]string
+	// labels caches, by the same hash, whether a key labels its value (labels.go)
+	labels [64]labelEntry
 }
 
 // rename is a map key that redaction changes.
@@ -132,8 +137,19 @@ func (w *walker) unsigned(u uint64) (any, bool) {
 
 func (w *walker) walkMap(m map[string]any, depth int) {
 	var renames []rename
+	name := w.valueName(m)
 	for k, v := range m {
-		if nv, ok := w.walkValue(v, depth+1); ok {
+		var nv any
+		var ok bool
+		switch {
+		case name != "" && (k == "value" || k == "Value"):
+			nv, ok = w.judged(k, name, v, depth)
+		case w.labelled(k):
+			nv, ok = w.judged(k, "", v, depth)
+		default:
+			nv, ok = w.walkValue(v, depth+1)
+		}
+		if ok {
 			m[k] = nv
 		}
 		if nk, changed := w.key(k); changed {
@@ -269,7 +285,13 @@ func (w *walker) walkValue(v any, depth int) (any, bool) {
 	case map[string]string:
 		var renames []rename
 		for k, e := range x {
-			if out, changed := w.str(e); changed {
+			out, changed := "", false
+			if w.labelled(k) {
+				out, changed = w.judgeText(k, "", e, true)
+			} else {
+				out, changed = w.str(e)
+			}
+			if changed {
 				x[k] = out
 			}
 			if nk, changed := w.key(k); changed {

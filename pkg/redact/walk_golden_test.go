@@ -211,5 +211,33 @@ func goldenCorpus() []walkGolden {
 	}
 	add("every-string", all)
 	add("text", map[string]any{"content": strings.Repeat(goldenStrings[len(goldenStrings)-7]+" ", 20)})
+	for i, v := range labelledShapes() {
+		add(fmt.Sprintf("labelled-%02d", i), v)
+	}
 	return out
+}
+
+// labelledShapes are results whose values only their keys make sensitive: secrets under
+// secret-ish keys, the value beside a secret-ish name (ECS and Kubernetes environment lists),
+// phone, SSN and card numbers held as JSON numbers, and the look-alikes that must stay.
+func labelledShapes() []map[string]any {
+	return []map[string]any{
+		{"password": "Tr0mbone!77", "client_secret": "q8Zt2-vWx_91LmNo", "token": "p9XfQ2vL7kR4sW1z", "api_key": "a1b2c3d4e5f6g7h8",
+			"user": "deploy", "password_policy": "12 characters", "token_count": 1234.0},
+		{"taskDefinition": map[string]any{"containerDefinitions": []any{map[string]any{"name": "web", "environment": []any{
+			map[string]any{"name": "DB_PASSWORD", "value": "s3cr3t-Db-Pw"},
+			map[string]any{"name": "API_TOKEN", "value": "tok-8f7e6d5c4b3a2910"},
+			map[string]any{"name": "LOG_LEVEL", "value": "debug"},
+			map[string]any{"name": "DB_PASSWORD_FILE", "value": "/run/secrets/db"},
+		}}}}},
+		{"spec": map[string]any{"containers": []any{map[string]any{"env": []any{
+			map[string]any{"name": "AWS_SECRET_ACCESS_KEY", "value": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+			map[string]any{"name": "REDIS_PASSWORD", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "redis", "key": "password"}}},
+		}}}}},
+		{"Parameters": []any{map[string]any{"Key": "ClientSecret", "Value": "Zx9-vB7nM5qW3eR1"}, map[string]any{"Key": "Region", "Value": "us-east-1"}}},
+		{"phone": 2025550143.0, "mobile": 9012345678.0, "ssn": 123456789.0, "card_number": 4111111111111111.0, "port": 5432.0,
+			"employees": 2025550143.0, "fax": "2025550144"},
+		{"password": "${DB_PASSWORD}", "secret": "get_secret()", "token": "xxxxxxxxxxxxxxxx", "api_key": "", "passwd": 12345678.0},
+		{"args": map[string]any{"password": "line one\nline \"two\" 9Zq!", "credentials": map[string]any{"username": "root", "password": "W1nter!Sky"}}},
+	}
 }

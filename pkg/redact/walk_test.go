@@ -241,6 +241,9 @@ func FuzzMap(f *testing.F) {
 		`{"a":` + strings.Repeat(`{"b":[`, 80) + `"x@y.example"` + strings.Repeat(`]}`, 80) + `}`,
 		`{"` + strings.Repeat("k", 5000) + `@example.com":"v"}`,
 		`{"password=hunter2hunter2":"","-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----":0}`,
+		`{"password":"Tr0mbone!77","client_secret":"q8Zt2-vWx_91LmNo","token":"p9XfQ2vL7kR4sW1z","api_key":7}`,
+		`{"env":[{"name":"DB_PASSWORD","value":"s3cr3t-Db-Pw"},{"Key":"ClientSecret","Value":12345678}]}`,
+		`{"phone":2025550143,"ssn":123456789,"card_number":4111111111111111,"fax":"2025550144","パスワード":"x9!Qz7Lm"}`,
 		"\x00\x01\x02\x05\x03\x04\x07\x01\x06\x02\x05",
 		strings.Repeat("\x01", 300),
 		strings.Repeat("\x05\x02", 40),
@@ -267,6 +270,7 @@ func FuzzMap(f *testing.F) {
 				t.Skip("not representable as JSON (deeper than encoding/json reads)")
 			}
 			entries := countEntries(x, 0)
+			checkLabelledAsText(t, r, x)
 			r.Map(x, nil)
 			out, err := json.Marshal(x)
 			if err != nil {
@@ -420,4 +424,72 @@ func shape(data []byte) any {
 		}
 	}
 	return root
+}
+
+// TestMapJudgesValuesWithTheirLabels: a value under a secret-ish or personal-data key, or
+// beside a secret-ish name, is redacted as the same bytes written as "key": value in text
+// would be; look-alikes under other keys, and placeholders, stay.
+func TestMapJudgesValuesWithTheirLabels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a password", `{"password":"Tr0mbone!77","user":"deploy"}`, `{"password":"[REDACTED_SECRET]","user":"deploy"}`},
+		{"a client secret", `{"client_secret":"q8Zt2-vWx_91LmNo"}`, `{"client_secret":"[REDACTED_SECRET]"}`},
+		{"a token and an API key", `{"token":"p9XfQ2vL7kR4sW1z","api_key":"a1b2c3d4e5f6g7h8"}`, `{"api_key":"[REDACTED_API_KEY]","token":"[REDACTED_API_KEY]"}`},
+		{"an ECS environment list", `{"environment":[{"name":"DB_PASSWORD","value":"s3cr3t-Db-Pw"},{"name":"LOG_LEVEL","value":"debug"}]}`,
+			`{"environment":[{"name":"DB_PASSWORD","value":"[REDACTED_SECRET]"},{"name":"LOG_LEVEL","value":"debug"}]}`},
+		{"a parameter list with Key and Value", `{"p":[{"Key":"ClientSecret","Value":"Zx9-vB7nM5qW3eR1"}]}`, `{"p":[{"Key":"ClientSecret","Value":"[REDACTED_SECRET]"}]}`},
+		{"numbers under personal-data keys", `{"phone":2025550143,"ssn":123456789,"card_number":4111111111111111,"employees":2025550143}`,
+			`{"card_number":"[REDACTED_CC]","employees":2025550143,"phone":"[REDACTED_PHONE]","ssn":"[REDACTED_SSN]"}`},
+		{"a password held as a number", `{"passwd":12345678}`, `{"passwd":"[REDACTED_SECRET]"}`},
+		{"bare digits as a string under a phone key", `{"fax":"2025550144"}`, `{"fax":"[REDACTED_PHONE]"}`},
+		{"a value JSON escapes", `{"password":"two\nlines 9Zq!"}`, `{"password":"[REDACTED_SECRET]"}`},
+		{"placeholders and metadata stay", `{"password":"${DB_PASSWORD}","token":"xxxxxxxxxxxxxxxx","password_policy":"12 characters","token_count":1234,"name":"DB_PASSWORD_FILE","value":"/run/secrets/db"}`,
+			`{"name":"DB_PASSWORD_FILE","password":"${DB_PASSWORD}","password_policy":"12 characters","token":"xxxxxxxxxxxxxxxx","token_count":1234,"value":"/run/secrets/db"}`},
+		{"already redacted", `{"password":"[REDACTED_SECRET]","phone":"[REDACTED_PHONE]"}`, `{"password":"[REDACTED_SECRET]","phone":"[REDACTED_PHONE]"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, _ := walkJSON(t, plainAll, []byte(tt.in))
+			if string(out) != tt.want {
+				t.Errorf("Map(%s)\n got %s\nwant %s", tt.in, out, tt.want)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(tt.in), &m); err != nil {
+				t.Fatal(err)
+			}
+			checkLabelledAsText(t, plainAll, m)
+		})
+	}
+}
+
+// checkLabelledAsText holds the walk's top-level string values to the redaction of the same
+// bytes in text: the value of "k": "v" in what String makes of it. Keys that redaction changes,
+// values JSON escapes and name/value pairs are left out.
+func checkLabelledAsText(t *testing.T, r *redact.Redactor, in map[string]any) {
+	t.Helper()
+	plain := func(s string) bool {
+		return !strings.ContainsAny(s, "\"\\") && strings.IndexFunc(s, func(c rune) bool { return c < 0x20 }) < 0
+	}
+	out := map[string]any{}
+	for k, v := range in {
+		out[k] = v
+	}
+	r.Map(out, nil)
+	for k, v := range in {
+		s, ok := v.(string)
+		if !ok || !plain(k) || !plain(s) || k == "value" || k == "Value" {
+			continue
+		}
+		prefix := `"` + k + `": "`
+		text, _ := r.String(prefix + s + `"`)
+		if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, `"`) {
+			continue // the key itself is redacted
+		}
+		if want := text[len(prefix) : len(text)-1]; out[k] != want {
+			t.Fatalf("%q under %q became %q; as text %q", s, k, out[k], want)
+		}
+	}
 }

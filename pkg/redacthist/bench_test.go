@@ -2,6 +2,7 @@ package redacthist_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"google.golang.org/genai"
@@ -94,6 +95,46 @@ func BenchmarkContents(b *testing.B) {
 				c := cloneTranscript(src)
 				b.StartTimer()
 				redacthist.Contents(all, c)
+			}
+		})
+	}
+}
+
+// BenchmarkContentParts redacts a model's answer (analyst prose in English and Japanese with
+// values in it, about 8 KB) as one part, and as the same text streamed in signed parts of a
+// few bytes (each a part of its own): judged as one text, the parts must cost about what the
+// one part does.
+func BenchmarkContentParts(b *testing.B) {
+	text := strings.Repeat(sampleProse, 8192/len(sampleProse)+1)
+	for _, size := range []int{0, 64, 16, 4} {
+		var orig []*genai.Part
+		if size == 0 {
+			orig = []*genai.Part{{Text: text, ThoughtSignature: []byte("sig")}}
+		} else {
+			for i := 0; i < len(text); i += size {
+				orig = append(orig, &genai.Part{Text: text[i:min(i+size, len(text))], ThoughtSignature: []byte("sig")})
+			}
+		}
+		name := "one-part"
+		if size > 0 {
+			name = fmt.Sprintf("parts-of-%dB", size)
+		}
+		parts := make([]*genai.Part, len(orig))
+		for i, p := range orig {
+			cp := *p
+			parts[i] = &cp
+		}
+		c := &genai.Content{Role: genai.RoleModel}
+		cs := []*genai.Content{c}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Parts = append(c.Parts[:0], parts...)
+				for i, p := range parts {
+					p.Text = orig[i].Text
+				}
+				redacthist.Contents(all, cs)
 			}
 		})
 	}

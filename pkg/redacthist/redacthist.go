@@ -7,6 +7,9 @@ package redacthist
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -145,16 +148,30 @@ func countsMap(c redact.Counts) map[string]int {
 	return m
 }
 
+// PartialMarker ends a reply that was cut short (the turn was cancelled, the stream broke, or
+// the model failed before answering): a text part of its own after what had arrived. The walk
+// reads the text before it as a text that may end inside a value (redact.Redactor.Pieces).
+const PartialMarker = "[answer cut short]"
+
 // Contents redacts, in place, every string inside the contents with r:
 //
-//   - Part.Text (thoughts included) and AudioTranscription.Text;
+//   - the text of a content as one text: its parts' Text (answer parts apart from thought
+//     parts) joined, whatever parts it came in (streamed chunks, a signed part, text on
+//     either side of a function call), so that a value a part boundary cuts is replaced
+//     whole, with the token it has anywhere else (redact.Redactor.Pieces). Parts keep their
+//     order and their signatures; a replacement is written into the part where its value
+//     begins, and a part left with no text and nothing else to carry is dropped (the API
+//     refuses an empty part). A model content that ends with PartialMarker was cut short:
+//     the end of its text is read as a value that may go on;
+//   - AudioTranscription.Text;
 //   - FunctionCall.Args, FunctionResponse.Response, ToolCall.Args and
 //     ToolResponse.Response at any depth (redact.Map): string values inside
 //     maps, slices and arrays (JSON-shaped map[string]any/[]any values, and
 //     typed Go maps, slices, pointers and exported struct fields via
-//     reflection), map keys (a result keyed by IP or e-mail address), long
-//     integers; what is nested deeper than redact.MaxDepth is replaced;
-//     FunctionCall.PartialArgs string values;
+//     reflection), judged with their keys (a value under a secret-ish key, or beside a
+//     secret-ish name); map keys (a result keyed by IP or e-mail address), long
+//     integers and numbers under personal-data keys; what is nested deeper than
+//     redact.MaxDepth is replaced; FunctionCall.PartialArgs string values;
 //   - ExecutableCode.Code and CodeExecutionResult.Output;
 //   - InlineData (and FunctionResponse.Parts inline data) with a textual MIME
 //     type, see the package documentation for the rule.
@@ -168,15 +185,28 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 		return counts
 	}
 	str := func(s *string) { r.Into(s, counts) }
+	sp := scratchPool.Get().(*scratch)
+	defer sp.put()
 	for _, c := range contents {
 		if c == nil {
 			continue
 		}
-		for _, p := range c.Parts {
+		// one pass over the parts: their text gathered, everything else redacted
+		answer, thought := slices.Grow(sp.answer[:0], len(c.Parts)), sp.thought[:0]
+		marker := cutMarker(c)
+		droppable := false // a part that carries nothing but its text
+		for i, p := range c.Parts {
 			if p == nil {
 				continue
 			}
-			str(&p.Text)
+			if p.Text != "" && i != marker {
+				if p.Thought {
+					thought = append(thought, &p.Text)
+				} else {
+					answer = append(answer, &p.Text)
+				}
+				droppable = droppable || len(p.ThoughtSignature) == 0
+			}
 			if p.AudioTranscription != nil {
 				str(&p.AudioTranscription.Text)
 			}
@@ -216,6 +246,60 @@ func Contents(r *redact.Redactor, contents []*genai.Content) redact.Counts {
 				}
 			}
 		}
+		cut := marker >= 0
+		_, emptied := r.Pieces(answer, cut, counts)
+		if _, e := r.Pieces(thought, cut && len(answer) == 0, counts); e {
+			emptied = true
+		}
+		if emptied && droppable {
+			c.Parts = dropEmptied(c.Parts)
+		}
+		sp.answer, sp.thought = answer, thought
 	}
 	return counts
+}
+
+// scratch is the memory a walk of contents reuses from one content to the next (and from one
+// walk to the next: a streamed answer has a part per chunk).
+type scratch struct{ answer, thought []*string }
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func (sp *scratch) put() {
+	if cap(sp.answer)+cap(sp.thought) > 1<<16 {
+		return
+	}
+	clear(sp.answer[:cap(sp.answer)]) // no part outlives its walk here
+	clear(sp.thought[:cap(sp.thought)])
+	scratchPool.Put(sp)
+}
+
+// cutMarker returns the index of a model content's last part when it is the PartialMarker
+// part of a reply cut short, else -1.
+func cutMarker(c *genai.Content) int {
+	if c.Role != genai.RoleModel || len(c.Parts) == 0 {
+		return -1
+	}
+	i := len(c.Parts) - 1
+	if p := c.Parts[i]; p != nil && !p.Thought && strings.TrimLeft(p.Text, "\n") == PartialMarker {
+		return i
+	}
+	return -1
+}
+
+// dropEmptied removes the parts that redaction left with nothing: no text (the rest of a
+// value whose token went into an earlier part) and nothing else, not even a signature (such
+// a part, had it come so, the API would refuse as well). Nil parts are kept as they are.
+func dropEmptied(parts []*genai.Part) []*genai.Part {
+	out := parts[:0]
+	for _, p := range parts {
+		if p != nil && p.Text == "" && len(p.ThoughtSignature) == 0 && p.InlineData == nil && p.FileData == nil &&
+			p.FunctionCall == nil && p.FunctionResponse == nil && p.ExecutableCode == nil && p.CodeExecutionResult == nil &&
+			p.VideoMetadata == nil && p.ToolCall == nil && p.ToolResponse == nil && p.AudioTranscription == nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	clear(parts[len(out):])
+	return out
 }

@@ -183,7 +183,8 @@ const TokenNote = "Earlier turns may hold tokens such as [REDACTED_IP_k3v9q2m7xa
 // the model failed before answering): it is a text part of its own, appended to what had
 // arrived, both in what later requests carry and in what is stored. A turn that ended during
 // tool calls gets a reply of its own holding only the marker, after the calls' responses.
-const PartialMarker = "[answer cut short]"
+// Redaction reads the text before it as one that may end inside a value.
+const PartialMarker = redacthist.PartialMarker
 
 // History returns the session's history as stored (metadata and the redacted transcript).
 func (s *Session) History() *record.History { return s.history }

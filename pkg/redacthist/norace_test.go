@@ -1,0 +1,5 @@
+//go:build !race
+
+package redacthist_test
+
+const raceOn = false
