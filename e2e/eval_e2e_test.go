@@ -45,6 +45,7 @@ func TestEvalFromHistoryBothStores(t *testing.T) {
 			c.env = append(c.env, "ALERTCHAT_MODEL=gemini-3.8-flash")
 			if cloud {
 				c.env = append(c.env, testenv.CloudEnv(t).Env()...)
+				c.env = append(c.env, "ALERTCHAT_STORE_TIMEOUT=60s") // the emulator on a loaded machine
 			}
 			alertID := c.addAlert("guardduty.json")
 			first := c.askJSON("", "-a", alertID, "-q", "Who probed us?")
