@@ -339,6 +339,19 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 			return end
 		}
 	}
+	// My Number: 12 digits with a valid check digit, plain after a My
+	// Number word, or grouped in fours (1234 5678 9018, 1234-5678-9018)
+	// anywhere; a plain run alone reads as an account ID or an ordinary
+	// number and is left
+	if !plus && !paren && nd == 12 && left && right && validMyNumber(digits[:12]) {
+		grouped := k == 3 && sameSep && (sep == " " || sep == "-") &&
+			units[0].digits == 4 && units[1].digits == 4 && units[2].digits == 4
+		if (k == 1 || grouped) && (myNumberContext(s, first) ||
+			grouped && !hasContext(s, first, cardContext) && !hasContext(s, first, phoneContext)) {
+			sc.add(first, end, tMyNumber, prioSSN)
+			return end
+		}
+	}
 	// payment card
 	cardGrouped := k >= 2 && !paren && sameSep && (sep == " " || sep == "-") && units[0].digits == 4
 	if cardGrouped {
@@ -680,4 +693,78 @@ func versionContext(s string, i int) bool {
 		return true
 	}
 	return false
+}
+
+// validMyNumber checks the check digit of a 12-digit Individual Number
+// (マイナンバー) by the official rule: with P(n) the n-th of the first eleven
+// digits counted from the right and Q(n) = n+1 for n <= 6, n-5 above, the
+// twelfth digit is 0 when ΣP(n)Q(n) mod 11 <= 1, else 11 minus it.
+func validMyNumber(d []byte) bool {
+	if len(d) != 12 {
+		return false
+	}
+	sum := 0
+	for n := 1; n <= 11; n++ {
+		p := int(d[11-n] - '0')
+		q := n + 1
+		if n >= 7 {
+			q = n - 5
+		}
+		sum += p * q
+	}
+	check := 0
+	if r := sum % 11; r > 1 {
+		check = 11 - r
+	}
+	return int(d[11]-'0') == check
+}
+
+// myNumberWords name an Individual Number before it (compared lower-case,
+// ASCII folded).
+var myNumberWords = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my_number", "my-number",
+	"individual number", "マイナンバーカード"}
+
+// myNumberContext reports a My Number word shortly before the number at i,
+// with nothing but separators, filler and Japanese particles between.
+func myNumberContext(s string, i int) bool {
+	a := max(0, i-48)
+	for a < i && a > 0 && s[a]&0xC0 == 0x80 {
+		a++ // start on a character boundary
+	}
+	w := s[a:i]
+	for _, kw := range myNumberWords {
+		k := lastIndexFold(w, kw)
+		if k < 0 {
+			continue
+		}
+		if gapOK(w[k+len(kw):]) {
+			return true
+		}
+	}
+	return false
+}
+
+// gapOK reports whether the text between a keyword and its value holds no
+// other value: separators, short filler words and Japanese particles only.
+func gapOK(g string) bool {
+	if len(g) > 24 {
+		return false
+	}
+	for i := 0; i < len(g); i++ {
+		if isDigit(g[i]) || g[i] == '[' {
+			return false
+		}
+	}
+	return true
+}
+
+// lastIndexFold is strings.LastIndex with ASCII letters compared
+// case-insensitively (kw is lower-case).
+func lastIndexFold(s, kw string) int {
+	for k := len(s) - len(kw); k >= 0; k-- {
+		if hasPrefixFold(s[k:], kw) {
+			return k
+		}
+	}
+	return -1
 }

@@ -74,6 +74,10 @@ var vendorRules = []vrule{
 	{"bedrock-api-key-", setB64, 16, 400, tAPIKey, fPad},
 	// Google
 	{"AIza", setAND, 35, 35, tAPIKey, 0},
+	// Gemini API authorization keys, which AI Studio issues since 2026
+	// instead of AIza… keys: "AQ." and a base64url body (50 characters in
+	// the keys seen; a range keeps longer ones)
+	{"AQ.", setAND, 40, 120, tAPIKey, fMixed},
 	{"ya29.", setAND, 30, 400, tAPIKey, 0},
 	{"GOCSPX-", setAND, 28, 28, tSecret, 0},
 	// GitHub

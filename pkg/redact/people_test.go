@@ -1,0 +1,107 @@
+package redact
+
+import (
+	"testing"
+)
+
+// Secrets as people write them, today's key formats and Japanese personal
+// data: each case is written from its category's definition; clean
+// sentences about the same things must come through untouched.
+func TestPeopleWrittenSecrets(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in, want string
+	}{
+		// a password after the word, without a copula
+		{"password then value", "password Tr0mbone!77 for the db", "password [REDACTED_SECRET] for the db"},
+		{"quoted passphrase", `passphrase "red-Otter-19"`, `passphrase "[REDACTED_SECRET]"`},
+		{"db password mixed case", "use DB password Kx9vLm2Q to connect", "use DB password [REDACTED_SECRET] to connect"},
+		{"qualifier before copula", "the admin password for web02 is Qv7#pLx9!", "the admin password for web02 is [REDACTED_SECRET]"},
+		{"qualifier of user", "the password of user bob was Spr1ng2026!", "the password of user bob was [REDACTED_SECRET]"},
+		{"japanese passphrase", "パスフレーズは Red-Otter-19 です", "パスフレーズは [REDACTED_SECRET] です"},
+		{"japanese password", "パスワードは Hunter2abc です", "パスワードは [REDACTED_SECRET] です"},
+		// user / pass
+		{"login as user / pass", "login as root / W1nter!Sky", "login as root / [REDACTED_SECRET]"},
+		{"log in as", "log in as admin / Adm1n!2026 then check", "log in as admin / [REDACTED_SECRET] then check"},
+		{"credentials pair", "credentials: svc_backup / Bk9!xQ2z.", "credentials: svc_backup / [REDACTED_SECRET]."},
+		// command lines
+		{"net user add", "net user backup B4ckup!Pw /add", "net user backup [REDACTED_SECRET] /add"},
+		{"net user quoted", `net user "svc acct" "P@ss w0rd1" /add`, `net user "svc acct" "[REDACTED_SECRET]" /add`},
+		{"net user domain", "cmd /c net user jdoe Welcome123 /domain", "cmd /c net user jdoe [REDACTED_SECRET] /domain"},
+		{"sshpass", "sshpass -p 'Xy9!pass' ssh admin@10.0.0.5", "sshpass -p '[REDACTED_SECRET]' ssh admin@[REDACTED_IP]"},
+		{"docker login", "docker login -u bob -p Dck3r!Pass registry.example.com", "docker login -u bob -p [REDACTED_SECRET] registry.example.com"},
+		{"curl user", "curl -u admin:S3cret! https://api.example.com", "curl -u admin:[REDACTED_SECRET] https://api.example.com"},
+		{"pgpass line", "db.internal:5432:app:appuser:Pg!Pass2026", "db.internal:5432:app:appuser:[REDACTED_SECRET]"},
+		{"url password", "mongodb+srv://svc:M0ng0Pass@cluster0.example.net/test", "mongodb+srv://svc:[REDACTED_SECRET]@cluster0.example.net/test"},
+		// today's formats
+		{"gemini auth key", "the key AQ.Ab8RN6K9xYzQw3pLmN0vT5uH2sJ7dF4gB1cE6aR8sT0uV2wX4y leaked", "the key [REDACTED_API_KEY] leaked"},
+		{"gemini auth key env", "GEMINI_API_KEY=AQ.Ab8RN6K9xYzQw3pLmN0vT5uH2sJ7dF4gB1cE6aR8sT0uV2wX4y", "GEMINI_API_KEY=[REDACTED_API_KEY]"},
+		// Japanese personal data
+		{"my number spaced", "マイナンバー 1234 5678 9018", "マイナンバー [REDACTED_MY_NUMBER]"},
+		{"my number plain", "個人番号: 123456789018", "個人番号: [REDACTED_MY_NUMBER]"},
+		{"my number glued", "マイナンバーは1234-5678-9018です", "マイナンバーは[REDACTED_MY_NUMBER]です"},
+		{"my number english", "my number 1234-5678-9018", "my number [REDACTED_MY_NUMBER]"},
+		{"my number alone grouped", "番号 1234 5678 9018 を確認", "番号 [REDACTED_MY_NUMBER] を確認"},
+		{"my number fullwidth", "マイナンバー：１２３４－５６７８－９０１８", "マイナンバー：[REDACTED_MY_NUMBER]"},
+		{"jp mobile", "電話 090-1234-5678", "電話 [REDACTED_PHONE]"},
+		{"jp landline", "本社 06-6123-4567 まで", "本社 [REDACTED_PHONE] まで"},
+		{"jp +81", "+81 3-1234-5678", "[REDACTED_PHONE]"},
+		{"jp fullwidth", "携帯は０９０－１２３４－５６７８です", "携帯は[REDACTED_PHONE]です"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got, _ := all.String(tc.in); got != tc.want {
+				t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPeopleWrittenClean(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"password policy requires 12 characters",
+		"the password must be rotated every 90 days",
+		"password reset for user bob",
+		"password SHA256-hashed in the db",
+		"the password hash 5f4dcc3b5aa765d61d8327deb882cf99 was cracked",
+		"the password was changed on 2024-01-05",
+		"the password for the account is locked",
+		"password expired for user svc01 on web02",
+		"export DB_PASSWORD=${DB_PASSWORD}",
+		"token ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		"pwd /home/user2/projects",
+		"cd /var/log / tmp",
+		"ratio 3 / 4 of hosts",
+		"login as root / sudo was denied",
+		"net user backup * /add",
+		"net user bob /delete",
+		"net user %USERNAME% %NEWPASS% /add",
+		"パスワードは必須です",
+		"パスワードポリシーは12文字以上",
+		"Account 123456789018 in us-east-1",
+		"arn:aws:iam::123456789018:role/Admin",
+		"1234 5678 9012",
+		"マイナンバー 1234 5678 9012", // check digit fails
+		"AQ.short is a label",
+	} {
+		if got, _ := all.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+func TestValidMyNumber(t *testing.T) {
+	t.Parallel()
+	// the check digit of 12345678901x is 8 by the official rule
+	for d := byte('0'); d <= '9'; d++ {
+		n := []byte("12345678901" + string(d))
+		if got := validMyNumber(n); got != (d == '8') {
+			t.Errorf("validMyNumber(%s) = %v", n, got)
+		}
+	}
+	if !validMyNumber([]byte("000000000000")) {
+		t.Error("all zeros: remainder 0 gives check digit 0")
+	}
+}
