@@ -91,8 +91,8 @@ func (sc *scanner) numeric(s string, i int) int {
 			if q == p && !units[nu-1].paren && s[q] != '(' {
 				break // cannot happen: digits would have been consumed
 			}
-			if q == p && s[q] == '(' {
-				break // "12(34)" is not a phone layout
+			if q == p && s[q] == '(' && !(nu == 1 && units[0].digits >= 2 && units[0].digits <= 5 && s[units[0].start] == '0') {
+				break // "12(34)" is not a phone layout; a Japanese area code is: 06(6123)4567
 			}
 			seps[nu] = s[p:q]
 			p = q
@@ -412,7 +412,7 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		if nd < 7 {
 			return end
 		}
-		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) {
+		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) || jpMobile(digits[:min(nd, len(digits))]) {
 			sc.add(first, ext, tPhone, prioPhone)
 		}
 		return ext
@@ -641,7 +641,7 @@ func isFiller(w string) bool {
 func cjkContext(w string, kind ctxKind) bool {
 	switch kind {
 	case phoneContext:
-		return containsAny(w, "電話", "携帯", "連絡先", "ファックス", "ＦＡＸ")
+		return containsAny(w, "電話", "携帯", "連絡先", "ファックス", "ＦＡＸ", "代表番号", "内線", "直通")
 	case cardContext:
 		return containsAny(w, "カード")
 	case ssnContext:
@@ -767,4 +767,11 @@ func lastIndexFold(s, kw string) int {
 		}
 	}
 	return -1
+}
+
+// jpMobile reports a Japanese mobile or IP-phone number written as one run:
+// 11 digits starting 050, 060, 070, 080 or 090, which no other common
+// identifier shares.
+func jpMobile(d []byte) bool {
+	return len(d) == 11 && d[0] == '0' && d[1] >= '5' && d[1] <= '9' && d[2] == '0'
 }
