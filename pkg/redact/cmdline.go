@@ -486,11 +486,14 @@ func (sc *scanner) loginPairAt(s string, slash int) {
 	for !quoted && ve > vs && strings.IndexByte(".,;:)", s[ve-1]) >= 0 {
 		ve--
 	}
-	if proseSecretOK(s[vs:ve], quoted) {
-		sc.add(vs, ve, tSecret, prioAssign)
+	redacted := strings.HasPrefix(s[vs:], phPrefix) // the pair as redaction left it
+	if proseSecretOK(s[vs:ve], quoted) || redacted {
+		if !redacted {
+			sc.add(vs, ve, tSecret, prioAssign)
+		}
 		// "creds: ops-bot / …": the key word took the user name as its
 		// value; the pair says it is the user
-		for k := len(sc.cands) - 2; k >= 0 && sc.cands[k].start >= us-2; k-- {
+		for k := len(sc.cands) - 1; k >= 0 && sc.cands[k].start >= us-2; k-- {
 			if c := sc.cands[k]; c.start == us && c.end == ue && c.typ == tSecret {
 				sc.cands = append(sc.cands[:k], sc.cands[k+1:]...)
 				break

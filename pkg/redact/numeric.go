@@ -347,7 +347,7 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		grouped := k == 3 && sameSep && (sep == " " || sep == "-") &&
 			units[0].digits == 4 && units[1].digits == 4 && units[2].digits == 4
 		if (k == 1 || grouped) && (myNumberContext(s, first) ||
-			grouped && !hasContext(s, first, cardContext) && !hasContext(s, first, phoneContext)) {
+			grouped && !hasContext(s, first, cardContext) && !hasContext(s, first, phoneContext) && !codeGroupNear(s, first, end)) {
 			sc.add(first, end, tMyNumber, prioSSN)
 			return end
 		}
@@ -774,4 +774,29 @@ func lastIndexFold(s, kw string) int {
 // identifier shares.
 func jpMobile(d []byte) bool {
 	return len(d) == 11 && d[0] == '0' && d[1] >= '5' && d[1] <= '9' && d[2] == '0'
+}
+
+// codeGroupNear reports a code-like group (digits or capitals: "NBRB",
+// "2Z00", "BY13") one separator before first or after end: the number is a
+// part of a longer code such as an IBAN, not a value of its own.
+func codeGroupNear(s string, first, end int) bool {
+	codeLike := func(w string) bool {
+		return w != "" && len(w) <= 8 && (strings.ContainsAny(w, "0123456789") || allClass(w, cUpper|cDigit))
+	}
+	if first >= 2 && (s[first-1] == ' ' || s[first-1] == '-') && isAlnum(s[first-2]) {
+		a := first - 1
+		for a > 0 && isAlnum(s[a-1]) && first-a < 10 {
+			a--
+		}
+		if codeLike(s[a : first-1]) {
+			return true
+		}
+	}
+	if end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && isAlnum(s[end+1]) {
+		e := spanClass(s, end+1, cDigit|cUpper|cLower, 10)
+		if codeLike(s[end+1 : e]) {
+			return true
+		}
+	}
+	return false
 }

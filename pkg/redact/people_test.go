@@ -2,6 +2,7 @@ package redact
 
 import (
 	"testing"
+	"unicode/utf8"
 )
 
 // Secrets as people write them, today's key formats and Japanese personal
@@ -84,6 +85,8 @@ func TestPeopleWrittenClean(t *testing.T) {
 		"arn:aws:iam::123456789018:role/Admin",
 		"1234 5678 9012",
 		"マイナンバー 1234 5678 9012", // check digit fails
+		"BY13 NBRB 3600 9000 0000 2Z00 AB00", // groups of an IBAN
+		"ref ABCD 1234 5678 9018 X1",
 		"AQ.short is a label",
 	} {
 		if got, _ := all.String(in); got != in {
@@ -104,4 +107,42 @@ func TestValidMyNumber(t *testing.T) {
 	if !validMyNumber([]byte("000000000000")) {
 		t.Error("all zeros: remainder 0 gives check digit 0")
 	}
+}
+
+// FuzzPeopleWritten fuzzes the rules for secrets as people write them, My
+// Numbers and Japanese phone numbers: no panic, valid UTF-8 kept, redaction
+// idempotent, and every My Number replaced holds 12 digits with a valid
+// check digit.
+func FuzzPeopleWritten(f *testing.F) {
+	for _, s := range []string{
+		"password Tr0mbone!77 for the db", `passphrase "red-Otter-19"`, "the admin password for web02 is Qv7#pLx9!",
+		"login as root / W1nter!Sky", "creds: ops-bot / Tr0mbone33%", "net user backup B4ckup!Pw /add",
+		`net user "svc acct" "P@ss w0rd1" /add`, "マイナンバー 1234 5678 9018", "個人番号: 123456789018",
+		"マイナンバー：１２３４－５６７８－９０１８", "06(6123)4567", "代表番号 07098821782", "BY13 NBRB 3600 9000 0000 2Z00",
+		"glpat-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zA.01.0x1b2c3d4", "AQ.Ab8RN6K9xYzQw3pLmN0vT5uH2sJ7dF4gB1cE6aR8sT0uV2wX4y",
+		"パスフレーズは Red-Otter-19 です", "password for  is ", "net user ", " / ", "login as / x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := all.String(s)
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 output for %q: %q", s, out)
+		}
+		if again, _ := all.String(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+		sc := getScanner()
+		ms := append([]match(nil), sc.find(s)...)
+		putScanner(sc)
+		for _, m := range ms {
+			if m.typ != tMyNumber {
+				continue
+			}
+			d := appendNormalized(nil, tMyNumber, s[m.start:m.end])
+			if len(d) != 12 || !validMyNumber(d) {
+				t.Fatalf("MY_NUMBER %q in %q is not 12 digits with a valid check digit", s[m.start:m.end], s)
+			}
+		}
+	})
 }
