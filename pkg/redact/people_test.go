@@ -84,7 +84,7 @@ func TestPeopleWrittenClean(t *testing.T) {
 		"Account 123456789018 in us-east-1",
 		"arn:aws:iam::123456789018:role/Admin",
 		"1234 5678 9012",
-		"マイナンバー 1234 5678 9012", // check digit fails
+		"マイナンバー 1234 5678 9012",              // check digit fails
 		"BY13 NBRB 3600 9000 0000 2Z00 AB00", // groups of an IBAN
 		"ref ABCD 1234 5678 9018 X1",
 		"AQ.short is a label",
