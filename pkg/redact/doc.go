@@ -145,7 +145,7 @@
 // without a key word ("it is hunter2"), a password named in a sentence
 // without a copula or without a digit ("the passphrase was
 // correct-horse-battery-staple"), a password given positionally or to a
-// tool not in the option table (net user NAME PASS, .netrc "password X",
+// tool not in the option table (.netrc "password X",
 // a prompt echo "Password for user x: X"), a generic high-entropy string with no
 // key and no known prefix, and vendor formats not in the table are not found.
 // Conversely a number laid out like a phone number (three groups such as

@@ -206,8 +206,8 @@ func mayAssign(s string, i, j int) bool {
 		if k >= len(s) {
 			return false
 		}
-		if proseKey(s[i:j]) {
-			return true // "password Tr0mbone!77", "passphrase \"…\"", "password for web02 is …"
+		if passwordKey(s[i:j]) {
+			return true // "password Tr0mbone!77", "passphrase \"…\""
 		}
 		switch c := s[k]; {
 		case isAlpha(c):
@@ -245,6 +245,21 @@ func proseKey(w string) bool {
 		return hasSuffixFold(w, "secret")
 	case 'y':
 		return hasSuffixFold(w, "key")
+	}
+	return false
+}
+
+// passwordKey is a cheap test for a word naming a password itself, whose
+// value may follow with no copula: its last letter first.
+func passwordKey(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	switch w[len(w)-1] | 0x20 {
+	case 'd':
+		return hasSuffixFold(w, "pwd") || hasSuffixFold(w, "passwd") || hasSuffixFold(w, "password")
+	case 'e':
+		return hasSuffixFold(w, "passphrase") || hasSuffixFold(w, "passcode")
 	}
 	return false
 }
