@@ -37,6 +37,10 @@ func TestPeopleWrittenSecrets(t *testing.T) {
 		// today's formats
 		{"gemini auth key", "the key AQ.Ab8RN6K9xYzQw3pLmN0vT5uH2sJ7dF4gB1cE6aR8sT0uV2wX4y leaked", "the key [REDACTED_API_KEY] leaked"},
 		{"gemini auth key env", "GEMINI_API_KEY=AQ.Ab8RN6K9xYzQw3pLmN0vT5uH2sJ7dF4gB1cE6aR8sT0uV2wX4y", "GEMINI_API_KEY=[REDACTED_API_KEY]"},
+		{"gitlab routable pat", "token glpat-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zA.0a1b2c3d4 leaked", "token [REDACTED_API_KEY] leaked"},
+		{"gitlab routable runner", "glrt-t1_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zA.01.0a1b2c3d4", "[REDACTED_API_KEY]"},
+		{"artifactory reference", "ref cmVmdGtuOjAxOjE3MzQ1Njc4OTA6QWJDZEVmR2hJaktsTW5PcFFyU3RVdld4WXo0 leaked", "ref [REDACTED_API_KEY] leaked"},
+		{"jwt in base64", "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lp", "[REDACTED_API_KEY]"},
 		// Japanese personal data
 		{"my number spaced", "マイナンバー 1234 5678 9018", "マイナンバー [REDACTED_MY_NUMBER]"},
 		{"my number plain", "個人番号: 123456789018", "個人番号: [REDACTED_MY_NUMBER]"},

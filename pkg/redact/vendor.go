@@ -207,6 +207,8 @@ var vendorRules = []vrule{
 	{"hvb.", setAND, 130, 300, tAPIKey, 0},                 // HashiCorp Vault batch token
 	{"AKCp", setAN, 60, 80, tAPIKey, 0},                    // JFrog
 	{"AKC", setAN, 10, 100, tAPIKey, fMixed},               // Artifactory
+	{"cmVmd", setAN, 59, 59, tAPIKey, fMixed},              // Artifactory reference token ("ref" in base64)
+	{"ZXlK", setB64, 60, 4000, tAPIKey, fPad | fMixed},     // a JWT encoded again in base64 ("eyJ" in base64)
 	{"pk.eyJ", setSG, 60, 300, tAPIKey, 0},                 // Mapbox
 	{"sk.eyJ", setSG, 60, 300, tAPIKey, 0},                 // Mapbox
 	{"NRAK-", setUD, 27, 27, tAPIKey, 0},                   // New Relic
