@@ -783,6 +783,12 @@ func codeGroupNear(s string, first, end int) bool {
 	codeLike := func(w string) bool {
 		return w != "" && len(w) <= 8 && (strings.ContainsAny(w, "0123456789") || allClass(w, cUpper|cDigit))
 	}
+	// a placeholder counts as the value it replaced, so that redacting a
+	// neighbour never changes the decision
+	if first >= 2 && (s[first-1] == ' ' || s[first-1] == '-') && phBefore(s, first-1) ||
+		end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && phAfter(s, end+1) {
+		return true
+	}
 	if first >= 2 && (s[first-1] == ' ' || s[first-1] == '-') && isAlnum(s[first-2]) {
 		a := first - 1
 		for a > 0 && isAlnum(s[a-1]) && first-a < 10 {
