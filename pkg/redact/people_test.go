@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -149,4 +150,23 @@ func FuzzPeopleWritten(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkPeopleWritten measures analyst prose dense in the words the new
+// rules look at (password, login, net user, My Number, phones), beside
+// BenchmarkString's mixed text.
+func BenchmarkPeopleWritten(b *testing.B) {
+	line := "the admin password for web02 is Qv7#pLx9! and password policy requires 12 characters; " +
+		"login as root / W1nter!Sky, net user backup B4ckup!Pw /add, マイナンバー 1234 5678 9018, 電話 090-1234-5678, " +
+		"see https://wiki.example.com/runbooks/ssh for the 42 attempts between 06:11 and 07:22.\n"
+	var sb strings.Builder
+	for sb.Len() < 1<<20 {
+		sb.WriteString(line)
+	}
+	s := sb.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		all.String(s)
+	}
 }
