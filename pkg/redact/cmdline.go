@@ -487,7 +487,7 @@ func (sc *scanner) loginPairAt(s string, slash int) {
 		ve--
 	}
 	redacted := strings.HasPrefix(s[vs:], phPrefix) // the pair as redaction left it
-	if proseSecretOK(s[vs:ve], quoted) || redacted {
+	if proseSecretOK(s[vs:ve], quoted) && !describes(s[vs:ve]) || redacted {
 		if !redacted {
 			sc.add(vs, ve, tSecret, prioAssign)
 		}

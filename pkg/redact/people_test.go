@@ -81,6 +81,7 @@ func TestPeopleWrittenClean(t *testing.T) {
 		"cd /var/log / tmp",
 		"ratio 3 / 4 of hosts",
 		"login as root / sudo was denied",
+		"user alice / 2FA-enabled",
 		"net user backup * /add",
 		"net user bob /delete",
 		"net user %USERNAME% %NEWPASS% /add",

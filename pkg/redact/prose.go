@@ -173,9 +173,12 @@ func strongPassword(v string) bool {
 	if allClass(v, cHex) {
 		return false
 	}
-	// "SHA256-hashed", "2FA-protected", "AES-256-encrypted": a description
-	if k := strings.LastIndexByte(v, '-'); k > 0 && len(v)-k-1 >= 4 && allClass(v[k+1:], cLower) {
-		return false
-	}
-	return true
+	return !describes(v)
+}
+
+// describes reports a value that reads as a description, not a password:
+// "SHA256-hashed", "2FA-protected", "AES-256-encrypted".
+func describes(v string) bool {
+	k := strings.LastIndexByte(v, '-')
+	return k > 0 && len(v)-k-1 >= 4 && allClass(v[k+1:], cLower)
 }
