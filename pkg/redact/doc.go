@@ -143,8 +143,9 @@
 // IBANs and other identifiers are out of scope. A phone number written as a
 // bare run of digits without a phone word nearby, a secret in free prose
 // without a key word ("it is hunter2"), a password named in a sentence
-// without a copula or without a digit ("the passphrase was
-// correct-horse-battery-staple"), a password given positionally or to a
+// without a digit ("the password was letmein") or, without a copula, too
+// weak to stand on its own ("password hunter2"), a passphrase of fewer
+// than three words without a digit, a password given positionally or to a
 // tool not in the option table (.netrc "password X",
 // a prompt echo "Password for user x: X"), a generic high-entropy string with no
 // key and no known prefix, and vendor formats not in the table are not found.

@@ -50,6 +50,10 @@ func (sc *scanner) proseStatement(s string, i, ke, q int) int {
 	switch {
 	case ki.cls == keySecret && copula && proseSecretOK(val, quoted):
 		sc.add(vs, ve, tSecret, prioAssign)
+	case ki.cls == keySecret && hasSuffixFold(key, "passphrase") && passphraseOK(val, quoted):
+		// `passphrase "correct horse battery staple"`, "the passphrase was
+		// correct-horse-battery-staple": words, no digit needed
+		sc.add(vs, ve, tSecret, prioAssign)
 	case ki.cls == keySecret && !copula && passwordWord(key) &&
 		(quoted && proseSecretOK(val, true) || !quoted && strongPassword(val)):
 		// "password Tr0mbone!77 for the db", `passphrase "red-Otter-19"`:
@@ -181,4 +185,29 @@ func strongPassword(v string) bool {
 func describes(v string) bool {
 	k := strings.LastIndexByte(v, '-')
 	return k > 0 && len(v)-k-1 >= 4 && allClass(v[k+1:], cLower)
+}
+
+// passphraseOK checks a passphrase of words: quoted, 12 to 100 bytes with a
+// space or dash between three or more words; unquoted, three or more words
+// joined by dashes. Placeholders and references are not passphrases.
+func passphraseOK(v string, quoted bool) bool {
+	if len(v) < 12 || len(v) > 100 || !hasLetter(v) || placeholderValue(v) || referenceValue(v) ||
+		strings.Contains(v, "://") {
+		return false
+	}
+	sep := " -"
+	if !quoted {
+		sep = "-"
+		if strings.IndexByte(v, ' ') >= 0 {
+			return false
+		}
+	}
+	words := 0
+	for w := range strings.FieldsFuncSeq(v, func(r rune) bool { return strings.ContainsRune(sep, r) }) {
+		if len(w) < 2 {
+			return false
+		}
+		words++
+	}
+	return words >= 3
 }
