@@ -160,6 +160,9 @@ func (sc *scanner) assignment(s string, i int) int {
 				// `private_key "value";`, `(def api-token "value")`
 				_, ve, _, ok := parseValue(s, q, false, false)
 				if !ok || ve+1 >= n || (s[ve+1] != ';' && s[ve+1] != ')') {
+					if q > p && !xml {
+						return sc.proseStatement(s, i, ke, q) // passphrase "red-Otter-19"
+					}
 					return -1
 				}
 				v = q

@@ -13,6 +13,7 @@ var cjkKeywords = []struct {
 	typ            uint8
 }{
 	{"パスワード", "", tSecret},
+	{"パスフレーズ", "", tSecret},
 	{"暗証番号", "", tSecret},
 	{"シークレット", "", tSecret},
 	{"キー", "api", tAPIKey},

@@ -380,3 +380,124 @@ func commandExpr(v string) bool {
 	}
 	return referenceValue(v)
 }
+
+// netUserAt handles Windows' "net user NAME PASSWORD [/add|/domain|…]" with
+// p just after "net user ": the second positional argument is the
+// password. "*" (prompt), options and variables are not passwords. It
+// returns where scanning continues, or -1.
+func (sc *scanner) netUserAt(s string, p int) int {
+	n := len(s)
+	var args [2][2]int
+	k := 0
+	for k < 2 {
+		for p < n && (s[p] == ' ' || s[p] == '\t') {
+			p++
+		}
+		if p >= n || s[p] == '\n' || s[p] == '\r' {
+			return -1
+		}
+		if s[p] == '/' {
+			for p < n && !isSpace(s[p]) {
+				p++ // an option before the arguments
+			}
+			continue
+		}
+		vs, ve, quoted, ok := parseValue(s, p, false, false)
+		if !ok || ve <= vs {
+			return -1
+		}
+		args[k] = [2]int{vs, ve}
+		k++
+		p = ve
+		if quoted {
+			p++
+		}
+	}
+	vs, ve := args[1][0], args[1][1]
+	for ve > vs && (s[ve-1] == ';' || s[ve-1] == ',') {
+		ve--
+	}
+	// what follows must end the command: an option, the end of the line or
+	// of a quoted command string
+	q := p
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	if q < n && s[q] != '/' && s[q] != '\n' && s[q] != '\r' && s[q] != '"' && s[q] != '\'' && s[q] != '`' && s[q] != '&' && s[q] != '|' && s[q] != ';' {
+		return -1
+	}
+	val := s[vs:ve]
+	if len(val) < 3 || val == "*" || placeholderValue(val) || val[0] == '%' || strings.HasPrefix(val, "[REDACTED_") {
+		return -1
+	}
+	sc.add(vs, ve, tSecret, prioAssign)
+	return ve
+}
+
+// loginPairAt handles "user / password" written after a login word: "login
+// as root / W1nter!Sky", "credentials: admin / P@ssw0rd1". slash is the
+// index of a '/' with a space on each side. The password must have a letter
+// and a digit, as a password named in a sentence must.
+func (sc *scanner) loginPairAt(s string, slash int) {
+	// the user name before the slash
+	ue := slash - 1
+	us := ue
+	for us > 0 && (ctab[s[us-1]]&cKey != 0 || s[us-1] == '@' || s[us-1] == '\\') && ue-us < 64 {
+		us--
+	}
+	if us == ue || !isAlnum(s[us]) {
+		return
+	}
+	// a login word before it, with at most "as", "with", "is", ":" between
+	j := us
+	ok := false
+	for step := 0; step < 3 && !ok; step++ {
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == ':' || s[j-1] == '\t') {
+			j--
+		}
+		w := j
+		for w > 0 && isAlpha(s[w-1]) && j-w < 16 {
+			w--
+		}
+		if w == j {
+			break
+		}
+		word := s[w:j]
+		switch {
+		case eqFold(word, "login") || eqFold(word, "logon") || eqFold(word, "credentials") || eqFold(word, "creds") ||
+			eqFold(word, "username") || eqFold(word, "user") || eqFold(word, "account") || eqFold(word, "signin"):
+			ok = true
+		case eqFold(word, "in") && w >= 4 && (hasSuffixFold(s[:w-1], "log") || hasSuffixFold(s[:w-1], "sign")):
+			ok = true // log in as …, sign in as …
+		case eqFold(word, "as") || eqFold(word, "with") || eqFold(word, "is") || eqFold(word, "pass"):
+			j = w
+		default:
+			step = 3
+		}
+	}
+	if !ok {
+		return
+	}
+	v := slash + 2
+	vs, ve, quoted, okv := parseValue(s, v, false, false)
+	if !okv {
+		return
+	}
+	for !quoted && ve > vs && strings.IndexByte(".,;:)", s[ve-1]) >= 0 {
+		ve--
+	}
+	redacted := strings.HasPrefix(s[vs:], phPrefix) // the pair as redaction left it
+	if proseSecretOK(s[vs:ve], quoted) && !describes(s[vs:ve]) || redacted {
+		if !redacted {
+			sc.add(vs, ve, tSecret, prioAssign)
+		}
+		// "creds: ops-bot / …": the key word took the user name as its
+		// value; the pair says it is the user
+		for k := len(sc.cands) - 1; k >= 0 && sc.cands[k].start >= us-2; k-- {
+			if c := sc.cands[k]; c.start == us && c.end == ue && c.typ == tSecret {
+				sc.cands = append(sc.cands[:k], sc.cands[k+1:]...)
+				break
+			}
+		}
+	}
+}

@@ -20,7 +20,7 @@
 //	         and loopback ranges included; ports and prefix lengths are kept
 //	API_KEY  vendor token formats (AWS access key IDs, Google API keys, GitHub,
 //	         GitLab, Slack tokens and webhook URLs, Stripe, OpenAI, Anthropic,
-//	         Hugging Face, JWTs, about 215 prefixes in all, taken from the
+//	         Hugging Face, Gemini AQ. auth keys, JWTs, about 215 prefixes in all, taken from the
 //	         prefix conventions of the public detector lists by category:
 //	         infrastructure-as-code clouds, secret vaults, code-quality and
 //	         developer services, payment, feature-flag and messaging vendors,
@@ -30,6 +30,10 @@
 //	         cloud access key IDs under access_key_id / AccessKeyId (AWS
 //	         upper-case IDs and other clouds' random IDs), and a random token
 //	         named in a sentence ("the leaked token wf8Y… was revoked")
+//	MY_NUMBER the Japanese Individual Number (マイナンバー): 12 digits whose
+//	         last is the check digit of the official rule, plain, spaced or
+//	         hyphenated in fours after マイナンバー, 個人番号 or "My Number",
+//	         and grouped in fours alone
 //	SECRET   values assigned to password, passwd, pwd, secret, private_key,
 //	         client_secret, ... (also パスワード and contraseña), PEM private-key
 //	         blocks, the password of scheme://user:pass@host and of curl -u
@@ -41,7 +45,12 @@
 //	         (host:port:database:user:password, also inside JSON), the
 //	         password options of common tools (sshpass -p, docker/podman/
 //	         helm/oras/az login -p, ldap* -w, redis-cli -a, smbclient -U
-//	         user%pass) and the literal of ConvertTo-SecureString
+//	         user%pass, net user NAME PASS) and the literal of
+//	         ConvertTo-SecureString; a password right after the word without
+//	         a copula when it looks like one on its own ("password
+//	         Tr0mbone!77", passphrase "red-Otter-19"), after a qualifier
+//	         ("the password for web02 is …"), and the password of a
+//	         "user / password" pair after a login word
 //
 // ParseTypes reads a comma-separated list of these names (or "all", "none")
 // for command-line flags.
@@ -176,9 +185,10 @@
 // IBANs and other identifiers are out of scope. A phone number written as a
 // bare run of digits without a phone word nearby, a secret in free prose
 // without a key word ("it is hunter2"), a password named in a sentence
-// without a copula or without a digit ("the passphrase was
-// correct-horse-battery-staple"), a password given positionally or to a
-// tool not in the option table (net user NAME PASS, .netrc "password X",
+// without a digit ("the password was letmein") or, without a copula, too
+// weak to stand on its own ("password hunter2"), a passphrase of fewer
+// than three words without a digit, a password given positionally or to a
+// tool not in the option table (.netrc "password X",
 // a prompt echo "Password for user x: X"), a generic high-entropy string with no
 // key and no known prefix, and vendor formats not in the table are not found.
 // Conversely a number laid out like a phone number (three groups such as

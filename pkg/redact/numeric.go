@@ -91,8 +91,8 @@ func (sc *scanner) numeric(s string, i int) int {
 			if q == p && !units[nu-1].paren && s[q] != '(' {
 				break // cannot happen: digits would have been consumed
 			}
-			if q == p && s[q] == '(' {
-				break // "12(34)" is not a phone layout
+			if q == p && s[q] == '(' && !(nu == 1 && units[0].digits >= 2 && units[0].digits <= 5 && s[units[0].start] == '0') {
+				break // "12(34)" is not a phone layout; a Japanese area code is: 06(6123)4567
 			}
 			seps[nu] = s[p:q]
 			p = q
@@ -339,6 +339,19 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 			return end
 		}
 	}
+	// My Number: 12 digits with a valid check digit, plain after a My
+	// Number word, or grouped in fours (1234 5678 9018, 1234-5678-9018)
+	// anywhere; a plain run alone reads as an account ID or an ordinary
+	// number and is left
+	if !plus && !paren && nd == 12 && left && right && validMyNumber(digits[:12]) {
+		grouped := k == 3 && sameSep && (sep == " " || sep == "-") &&
+			units[0].digits == 4 && units[1].digits == 4 && units[2].digits == 4
+		if (k == 1 || grouped) && (myNumberContext(s, first) ||
+			grouped && !hasContext(s, first, cardContext) && !hasContext(s, first, phoneContext) && !codeGroupNear(s, first, end)) {
+			sc.add(first, end, tMyNumber, prioSSN)
+			return end
+		}
+	}
 	// payment card
 	cardGrouped := k >= 2 && !paren && sameSep && (sep == " " || sep == "-") && units[0].digits == 4
 	if cardGrouped {
@@ -399,7 +412,7 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		if nd < 7 {
 			return end
 		}
-		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) {
+		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) || jpMobile(digits[:min(nd, len(digits))]) {
 			sc.add(first, ext, tPhone, prioPhone)
 		}
 		return ext
@@ -628,7 +641,7 @@ func isFiller(w string) bool {
 func cjkContext(w string, kind ctxKind) bool {
 	switch kind {
 	case phoneContext:
-		return containsAny(w, "電話", "携帯", "連絡先", "ファックス", "ＦＡＸ")
+		return containsAny(w, "電話", "携帯", "連絡先", "ファックス", "ＦＡＸ", "代表番号", "内線", "直通")
 	case cardContext:
 		return containsAny(w, "カード")
 	case ssnContext:
@@ -678,6 +691,118 @@ func versionContext(s string, i int) bool {
 	}
 	if j >= 12 && s[j-12:j] == "バージョン" {
 		return true
+	}
+	return false
+}
+
+// validMyNumber checks the check digit of a 12-digit Individual Number
+// (マイナンバー) by the official rule: with P(n) the n-th of the first eleven
+// digits counted from the right and Q(n) = n+1 for n <= 6, n-5 above, the
+// twelfth digit is 0 when ΣP(n)Q(n) mod 11 <= 1, else 11 minus it.
+func validMyNumber(d []byte) bool {
+	if len(d) != 12 {
+		return false
+	}
+	sum := 0
+	for n := 1; n <= 11; n++ {
+		p := int(d[11-n] - '0')
+		q := n + 1
+		if n >= 7 {
+			q = n - 5
+		}
+		sum += p * q
+	}
+	check := 0
+	if r := sum % 11; r > 1 {
+		check = 11 - r
+	}
+	return int(d[11]-'0') == check
+}
+
+// myNumberWords name an Individual Number before it (compared lower-case,
+// ASCII folded).
+var myNumberWords = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my_number", "my-number",
+	"individual number", "マイナンバーカード"}
+
+// myNumberContext reports a My Number word shortly before the number at i,
+// with nothing but separators, filler and Japanese particles between.
+func myNumberContext(s string, i int) bool {
+	a := max(0, i-48)
+	for a < i && a > 0 && s[a]&0xC0 == 0x80 {
+		a++ // start on a character boundary
+	}
+	w := s[a:i]
+	for _, kw := range myNumberWords {
+		k := lastIndexFold(w, kw)
+		if k < 0 {
+			continue
+		}
+		if gapOK(w[k+len(kw):]) {
+			return true
+		}
+	}
+	return false
+}
+
+// gapOK reports whether the text between a keyword and its value holds no
+// other value: separators, short filler words and Japanese particles only.
+func gapOK(g string) bool {
+	if len(g) > 24 {
+		return false
+	}
+	for i := 0; i < len(g); i++ {
+		if isDigit(g[i]) || g[i] == '[' {
+			return false
+		}
+	}
+	return true
+}
+
+// lastIndexFold is strings.LastIndex with ASCII letters compared
+// case-insensitively (kw is lower-case).
+func lastIndexFold(s, kw string) int {
+	for k := len(s) - len(kw); k >= 0; k-- {
+		if hasPrefixFold(s[k:], kw) {
+			return k
+		}
+	}
+	return -1
+}
+
+// jpMobile reports a Japanese mobile or IP-phone number written as one run:
+// 11 digits starting 050, 060, 070, 080 or 090, which no other common
+// identifier shares.
+func jpMobile(d []byte) bool {
+	return len(d) == 11 && d[0] == '0' && d[1] >= '5' && d[1] <= '9' && d[2] == '0'
+}
+
+// codeGroupNear reports a code-like group (digits or capitals: "NBRB",
+// "2Z00", "BY13") one separator before first or after end: the number is a
+// part of a longer code such as an IBAN, not a value of its own.
+func codeGroupNear(s string, first, end int) bool {
+	codeLike := func(w string) bool {
+		return w != "" && len(w) <= 8 && (strings.ContainsAny(w, "0123456789") || allClass(w, cUpper|cDigit))
+	}
+	// a placeholder counts as the value it replaced, so that redacting a
+	// neighbour never changes the decision
+	if first >= 2 && (s[first-1] == ' ' || s[first-1] == '-') && phBefore(s, first-1) ||
+		end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && phAfter(s, end+1) {
+		return true
+	}
+	if first >= 2 && (s[first-1] == ' ' || s[first-1] == '-') && isAlnum(s[first-2]) {
+		a := first - 1
+		for a > 0 && isAlnum(s[a-1]) && first-a < 10 {
+			a--
+		}
+		if codeLike(s[a : first-1]) {
+			return true
+		}
+	}
+	if end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && isAlnum(s[end+1]) {
+		e := spanClass(s, end+1, cDigit|cUpper|cLower, 10)
+		if codeLike(s[end+1 : e]) {
+			return true
+		}
 	}
 	return false
 }

@@ -158,7 +158,7 @@ func (st *tokenState) tag(dst []byte) {
 func appendNormalized(dst []byte, n uint8, value string) []byte {
 	start := len(dst)
 	switch n {
-	case tPhone, tCC, tSSN:
+	case tPhone, tCC, tSSN, tMyNumber:
 		for i := 0; i < len(value); {
 			c := value[i]
 			if c < utf8.RuneSelf {

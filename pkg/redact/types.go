@@ -20,10 +20,13 @@ const (
 	IP         Type = "IP"
 	APIKey     Type = "API_KEY"
 	Secret     Type = "SECRET"
+	// MyNumber is the Japanese Individual Number (マイナンバー): 12 digits
+	// whose last is a check digit.
+	MyNumber Type = "MY_NUMBER"
 )
 
 // allTypes is indexed by the internal type number (see typeNum).
-var allTypes = [...]Type{Email, Phone, CreditCard, SSN, IP, APIKey, Secret}
+var allTypes = [...]Type{Email, Phone, CreditCard, SSN, IP, APIKey, Secret, MyNumber}
 
 const numTypes = len(allTypes)
 
@@ -36,6 +39,7 @@ const (
 	tIP
 	tAPIKey
 	tSecret
+	tMyNumber
 	tKeep  uint8 = 255 // an existing placeholder: never replaced, blocks overlapping matches
 	tProbe uint8 = 254 // a rejected candidate: never replaced, triggers a rescan when it loses text
 )
@@ -85,11 +89,15 @@ var typeAliases = map[string]Type{
 	"api-key":     APIKey,
 	"secret":      Secret,
 	"password":    Secret,
+	"my_number":   MyNumber,
+	"mynumber":    MyNumber,
+	"my-number":   MyNumber,
 }
 
 // ParseTypes parses a comma-separated list of type names such as
 // "email,ip,api_key" (case-insensitive, surrounding spaces ignored). The names
-// are the placeholder names (EMAIL, PHONE, CC, SSN, IP, API_KEY, SECRET) and a
+// are the placeholder names (EMAIL, PHONE, CC, SSN, IP, API_KEY, SECRET,
+// MY_NUMBER) and a
 // few aliases (credit_card, apikey, ...). "all" selects every type; "none"
 // turns redaction off and returns an empty, non-nil slice. Duplicates are
 // removed; the result follows the order of AllTypes. An unknown or empty name,
@@ -115,7 +123,7 @@ func ParseTypes(s string) ([]Type, error) {
 		t, ok := typeAliases[name]
 		if !ok {
 			bad := strings.TrimSpace(raw)
-			return nil, goerr.New(fmt.Sprintf("unknown redaction type %q (want a comma-separated list of email, phone, cc, ssn, ip, api_key, secret, or all or none)", bad), goerr.V("type", bad))
+			return nil, goerr.New(fmt.Sprintf("unknown redaction type %q (want a comma-separated list of email, phone, cc, ssn, ip, api_key, secret, my_number, or all or none)", bad), goerr.V("type", bad))
 		}
 		n, _ := typeNum(t)
 		sel[n] = true

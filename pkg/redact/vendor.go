@@ -52,6 +52,7 @@ const (
 	fPad                         // up to 3 trailing '=' allowed
 	fUUID                        // body is a UUID layout (8-4-4-4-12 hex-like groups)
 	fShape                       // body has a vendor-specific layout, checked by shapeOK
+	fRoutable                    // may end in GitLab's routing suffix: "." + 2 + 7 of [0-9a-z]
 )
 
 type vrule struct {
@@ -74,6 +75,10 @@ var vendorRules = []vrule{
 	{"bedrock-api-key-", setB64, 16, 400, tAPIKey, fPad},
 	// Google
 	{"AIza", setAND, 35, 35, tAPIKey, 0},
+	// Gemini API authorization keys, which AI Studio issues since 2026
+	// instead of AIza… keys: "AQ." and a base64url body (50 characters in
+	// the keys seen; a range keeps longer ones)
+	{"AQ.", setAND, 40, 120, tAPIKey, fMixed},
 	{"ya29.", setAND, 30, 400, tAPIKey, 0},
 	{"GOCSPX-", setAND, 28, 28, tSecret, 0},
 	// GitHub
@@ -84,16 +89,18 @@ var vendorRules = []vrule{
 	{"ghr_", setAN, 36, 36, tAPIKey, 0},
 	{"github_pat_", setANU, 60, 100, tAPIKey, 0},
 	// GitLab
-	{"glpat-", setAND, 20, 100, tAPIKey, 0},
+	// (routable tokens end in a routing suffix of [0-9a-z] after a dot and
+	// carry up to 300 body characters: glpat-….0a1b2c3d4, glrt-t1_….01.…)
+	{"glpat-", setAND, 20, 300, tAPIKey, fRoutable},
 	{"glptt-", setHexL, 40, 40, tAPIKey, 0},
-	{"gldt-", setAND, 20, 100, tAPIKey, 0},
-	{"glrt-", setAND, 20, 100, tAPIKey, 0},
-	{"glsoat-", setAND, 20, 100, tAPIKey, 0},
-	{"glcbt-", setAND, 20, 100, tAPIKey, 0},
-	{"glimt-", setAND, 25, 100, tAPIKey, 0},
-	{"glffct-", setAND, 20, 100, tAPIKey, 0},
-	{"glagent-", setAND, 50, 200, tAPIKey, 0},
-	{"gloas-", setAND, 64, 128, tAPIKey, 0},
+	{"gldt-", setAND, 20, 300, tAPIKey, fRoutable},
+	{"glrt-", setAND, 20, 300, tAPIKey, fRoutable},
+	{"glsoat-", setAND, 20, 300, tAPIKey, fRoutable},
+	{"glcbt-", setAND, 20, 300, tAPIKey, fRoutable},
+	{"glimt-", setAND, 25, 300, tAPIKey, fRoutable},
+	{"glffct-", setAND, 20, 300, tAPIKey, fRoutable},
+	{"glagent-", setAND, 50, 300, tAPIKey, fRoutable},
+	{"gloas-", setAND, 64, 300, tAPIKey, fRoutable},
 	{"GR1348941", setAND, 20, 100, tAPIKey, 0},
 	// Grafana
 	{"glc_", setB64, 32, 400, tAPIKey, fPad},
@@ -200,6 +207,8 @@ var vendorRules = []vrule{
 	{"hvb.", setAND, 130, 300, tAPIKey, 0},                 // HashiCorp Vault batch token
 	{"AKCp", setAN, 60, 80, tAPIKey, 0},                    // JFrog
 	{"AKC", setAN, 10, 100, tAPIKey, fMixed},               // Artifactory
+	{"cmVmd", setAN, 59, 59, tAPIKey, fMixed},              // Artifactory reference token ("ref" in base64)
+	{"ZXlK", setB64, 60, 4000, tAPIKey, fPad | fMixed},     // a JWT encoded again in base64 ("eyJ" in base64)
 	{"pk.eyJ", setSG, 60, 300, tAPIKey, 0},                 // Mapbox
 	{"sk.eyJ", setSG, 60, 300, tAPIKey, 0},                 // Mapbox
 	{"NRAK-", setUD, 27, 27, tAPIKey, 0},                   // New Relic
@@ -384,6 +393,17 @@ func matchVendor(s string, i int) (int, uint8, bool) {
 		if r.flags&fPad != 0 {
 			for k := 0; k < 3 && e < n && s[e] == '='; k++ {
 				e++
+			}
+		}
+		if r.flags&fRoutable != 0 {
+			// ".0a1b2c3d4" (the rule sets' layout) or ".01.0a1b2c3d4" (as
+			// self-managed instances print it)
+			for k := 0; k < 2 && e+3 <= n && s[e] == '.'; k++ {
+				g := spanClass(s, e+1, cDigit|cLower, 10) - e - 1
+				if g < 2 || g > 9 {
+					break
+				}
+				e += 1 + g
 			}
 		}
 		if e < n && (isWord(s[e]) || (s[e] == '.' || s[e] == '-') && e+1 < n && isAlnum(s[e+1])) {

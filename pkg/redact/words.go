@@ -46,6 +46,8 @@ func (sc *scanner) scanWords(s string) {
 					i = e // sshpass -p …, redis-cli -a …
 					continue
 				}
+			case c == '/' && i > 0 && s[i-1] == ' ' && i+1 < n && s[i+1] == ' ':
+				sc.loginPairAt(s, i) // login as root / W1nter!Sky
 			case c == '*' && i > 0 && s[i-1] == ':' && i+1 < n && s[i+1] == ':':
 				if e := sc.pgpassAt(s, i-1); e > 0 {
 					i = e // host:*:db:user:password
@@ -155,6 +157,11 @@ func (sc *scanner) alphaWord(s string, i, j int) int {
 	if e := sc.atlasToken(s, i, j); e > 0 {
 		return e
 	}
+	if j-i == 3 && j+6 < len(s) && s[j] == ' ' && eqFold(s[i:j], "net") && hasPrefixFold(s[j+1:], "user ") {
+		if e := sc.netUserAt(s, j+6); e > 0 {
+			return e
+		}
+	}
 	if e, typ, ok := matchVendor(s, i); ok {
 		sc.add(i, e, typ, prioVendor)
 		return e
@@ -199,6 +206,9 @@ func mayAssign(s string, i, j int) bool {
 		if k >= len(s) {
 			return false
 		}
+		if passwordKey(s[i:j]) {
+			return true // "password Tr0mbone!77", "passphrase \"…\""
+		}
 		switch c := s[k]; {
 		case isAlpha(c):
 			switch c | 0x20 {
@@ -235,6 +245,21 @@ func proseKey(w string) bool {
 		return hasSuffixFold(w, "secret")
 	case 'y':
 		return hasSuffixFold(w, "key")
+	}
+	return false
+}
+
+// passwordKey is a cheap test for a word naming a password itself, whose
+// value may follow with no copula: its last letter first.
+func passwordKey(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	switch w[len(w)-1] | 0x20 {
+	case 'd':
+		return hasSuffixFold(w, "pwd") || hasSuffixFold(w, "passwd") || hasSuffixFold(w, "password")
+	case 'e':
+		return hasSuffixFold(w, "passphrase") || hasSuffixFold(w, "passcode")
 	}
 	return false
 }
