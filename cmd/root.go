@@ -60,6 +60,7 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 		o.Getenv = os.Getenv
 	}
 	root, cfg := newRoot(ios, o)
+	enableCompletion(root, cfg, args)
 	err := cmdutil.EnvValueError(root.Run(ctx, args))
 	// Whatever a command left on the status line goes, and the cursor is shown again.
 	ios.StopProgressIndicator()

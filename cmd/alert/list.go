@@ -88,7 +88,7 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		fmt.Fprintln(ios.ErrOut, "No alerts yet. Add one with: alertchat alert add -f alert.json")
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "TITLE").Fit(ios.TermWidth, "TITLE")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "TITLE").Fit(ios.TermWidth)
 	now := time.Now()
 	for _, a := range alerts {
 		id, created := string(a.ID), format.RFC3339(a.CreatedAt)

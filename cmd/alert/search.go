@@ -123,7 +123,7 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	t := cmdutil.NewTable(ios.Out, true, "ID", "SEVERITY", "TITLE", "ADDED", "MATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "SEVERITY", "TITLE", "ADDED", "MATCH").Fit(ios.TermWidth).Focus("MATCH", open)
 	now := time.Now()
 	for _, h := range hits {
 		t.RowStyled(format.ShortID(string(h.Alert.ID)), orDash(h.Alert.Severity), cmdutil.CleanCell(format.Truncate(h.Alert.Title, 48, format.Ellipsis)),

@@ -111,9 +111,19 @@ func (s *IOStreams) statusLine() *statusline.Line {
 			Indicator: s.StdoutTTY && s.StderrTTY && !s.NoColor,
 			Progress:  s.StderrTTY,
 			Width:     func() int { w, _ := s.TerminalSize(); return w },
+			Input:     s.ttyInput(),
 		})
 	})
 	return s.status
+}
+
+// ttyInput is stdin when it is a terminal file, for the status line to keep what is typed
+// ahead off the indicator's line.
+func (s *IOStreams) ttyInput() *os.File {
+	if f, ok := s.In.(*os.File); ok && s.StdinTTY {
+		return f
+	}
+	return nil
 }
 
 // StartProgressIndicatorWithLabel shows the indicator with label (one of pkg/statusline's

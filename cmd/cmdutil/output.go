@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
 
@@ -51,20 +52,22 @@ func NoArgs(args []string, hint string) error {
 
 // Table prints rows aligned under a header for a terminal, or tab-separated without a header
 // for a pipe. Columns are aligned by display width (a Japanese character takes two columns),
-// and with Fit a table wider than the terminal gives up room in one column, whose cells are cut.
+// and with Fit a table wider than the terminal gives up room in its widest columns, whose
+// cells are cut with "…". A pipe gets every cell whole.
 type Table struct {
 	w      io.Writer
 	pretty bool
 	rows   [][]string // pretty: the header and the rows, printed by Flush
 	header []string   // not pretty: the header, printed only by PipeHeader
 	width  int
-	flex   int
+	cut    []bool           // the columns Fit may cut; nil: any
+	focus  map[int][]string // per column, marks that a cut keeps in sight (a search match)
 }
 
 // NewTable starts a table; the header is printed only when pretty (or, tab-separated, with
 // PipeHeader).
 func NewTable(w io.Writer, pretty bool, header ...string) *Table {
-	t := &Table{w: w, pretty: pretty, flex: -1}
+	t := &Table{w: w, pretty: pretty}
 	if pretty {
 		t.rows = append(t.rows, header)
 	} else {
@@ -82,17 +85,37 @@ func (t *Table) PipeHeader(on bool) *Table {
 	return t
 }
 
-// Fit keeps a pretty table within width columns (0: no limit) by cutting the cells of the
-// column headed column.
-func (t *Table) Fit(width int, column string) *Table {
+// Fit keeps a pretty table within width columns (0: no limit): the widest column gives up
+// room first, down to minFlexWidth (or its header), then the next widest. With columns named,
+// only those are cut (IDs and dates stay whole).
+func (t *Table) Fit(width int, columns ...string) *Table {
 	t.width = width
-	if len(t.rows) > 0 {
-		t.flex = slices.Index(t.rows[0], column)
+	if len(columns) > 0 && len(t.rows) > 0 {
+		t.cut = make([]bool, len(t.rows[0]))
+		for _, c := range columns {
+			if i := slices.Index(t.rows[0], c); i >= 0 {
+				t.cut[i] = true
+			}
+		}
 	}
 	return t
 }
 
-// minFlexWidth is the narrowest a fitted column gets, however narrow the terminal.
+// Focus makes a cut of the column headed column keep the first of marks in sight (the start
+// of a search match's highlighting), dropping text before it as well as after.
+func (t *Table) Focus(column string, marks ...string) *Table {
+	if len(t.rows) > 0 {
+		if i := slices.Index(t.rows[0], column); i >= 0 {
+			if t.focus == nil {
+				t.focus = map[int][]string{}
+			}
+			t.focus[i] = marks
+		}
+	}
+	return t
+}
+
+// minFlexWidth is the narrowest a cut column gets, however narrow the terminal.
 const minFlexWidth = 12
 
 // Row adds a row; every cell is kept on one line and free of control characters.
@@ -132,24 +155,16 @@ func (t *Table) Flush() {
 			widths[i] = max(widths[i], cellWidth(c))
 		}
 	}
-	if t.width > 0 && t.flex >= 0 && t.flex < len(widths) {
-		total := 0
-		for i, w := range widths {
-			if i < len(widths)-1 {
-				w += 2
-			}
-			total += w
-		}
-		if over := total - t.width; over > 0 {
-			widths[t.flex] = max(widths[t.flex]-over, minFlexWidth, format.Width(t.rows[0][t.flex]))
-		}
+	full := slices.Clone(widths)
+	if t.width > 0 {
+		t.shrink(widths)
 	}
 	var b strings.Builder
 	for _, r := range t.rows {
 		b.Reset()
 		for i, c := range r {
-			if i == t.flex && cellWidth(c) > widths[i] {
-				c = format.Truncate(termsafe.StripCSI(c), widths[i], format.Ellipsis)
+			if widths[i] < full[i] && cellWidth(c) > widths[i] {
+				c = truncateStyled(keepInSight(c, widths[i], t.focus[i]), widths[i])
 			}
 			if i == len(r)-1 {
 				b.WriteString(c)
@@ -160,6 +175,61 @@ func (t *Table) Flush() {
 		fmt.Fprintln(t.w, b.String())
 	}
 	t.rows = nil
+}
+
+// shrink narrows the widest columns Fit may cut, a column at a time, until the table fits.
+func (t *Table) shrink(widths []int) {
+	total := 2 * (len(widths) - 1)
+	for _, w := range widths {
+		total += w
+	}
+	floor := make([]int, len(widths))
+	for i := range widths {
+		floor[i] = min(widths[i], max(minFlexWidth, format.Width(t.rows[0][i])))
+	}
+	for over := total - t.width; over > 0; over-- {
+		widest := -1
+		for i, w := range widths {
+			if w > floor[i] && (t.cut == nil || (i < len(t.cut) && t.cut[i])) && (widest < 0 || w > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			return // as narrow as it gets: the terminal wraps the rest
+		}
+		widths[widest]--
+	}
+}
+
+// keepInSight drops the start of a cell (for "…") when the first of marks would otherwise
+// fall past a third of width, so that a cut to width still shows it.
+func keepInSight(c string, width int, marks []string) string {
+	at := -1
+	for _, m := range marks {
+		if i := strings.Index(c, m); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return c
+	}
+	if before := cellWidth(c[:at]); before > width/3 {
+		return ansi.TruncateLeft(c, before-width/3+1, format.Ellipsis)
+	}
+	return c
+}
+
+// truncateStyled cuts a cell to width columns with "…", keeping its SGR styling (a search
+// match's highlighting) and ending it so nothing leaks into the next cell.
+func truncateStyled(c string, width int) string {
+	if !strings.Contains(c, "\x1b") {
+		return format.Truncate(c, width, format.Ellipsis)
+	}
+	out := ansi.Truncate(c, width, format.Ellipsis)
+	if cellWidth(out) > width { // a cluster ansi measures otherwise than format.Width
+		return format.Truncate(termsafe.StripCSI(c), width, format.Ellipsis)
+	}
+	return out + "\x1b[0m"
 }
 
 // cellWidth is the columns a cell takes: its SGR sequences take none.

@@ -188,7 +188,7 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 	if ios.StdoutTTY {
 		header = append(header, "VERDICT")
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, header...).PipeHeader(opts.Header).Fit(ios.TermWidth, "TITLE")
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, header...).PipeHeader(opts.Header).Fit(ios.TermWidth)
 	now := time.Now()
 	for _, h := range hs {
 		tokens := h.Usage.Total()

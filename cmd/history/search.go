@@ -137,7 +137,7 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if ios.Pretty() {
 		open, closing = "\x1b[1m", "\x1b[0m"
 	}
-	t := cmdutil.NewTable(ios.Out, true, "ID", "ALERT", "TITLE", "UPDATED", "VERDICT", "MATCH")
+	t := cmdutil.NewTable(ios.Out, true, "ID", "ALERT", "TITLE", "UPDATED", "VERDICT", "MATCH").Fit(ios.TermWidth).Focus("MATCH", open)
 	now := time.Now()
 	for _, r := range rs {
 		t.RowStyled(format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store/local"
@@ -49,8 +50,10 @@ func TestSearchJapanese(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"侵害", "ログイン", "不審な通信 不審なログイン"} {
+		// 120 columns leave the snippet room for the whole match (at 80 the table is cut to fit,
+		// keeping the match's start in sight: TestSearchTableFits).
 		ios, stdout, _ := cmdutil.TestIO("", true)
-		ios.TermWidth = 80
+		ios.TermWidth = 120
 		o := SearchOptions{IO: ios, OpenStore: open, Searcher: wordSearcher, Query: q, Limit: 20, Output: "text"}
 		if err := searchRun(ctx, &o, s); err != nil {
 			t.Fatal(err)
@@ -63,6 +66,21 @@ func TestSearchJapanese(t *testing.T) {
 		word := strings.Fields(q)[len(strings.Fields(q))-1]
 		if !strings.Contains(out, "«"+word+"»") {
 			t.Errorf("search %q: snippet does not mark %q: %q", q, word, out)
+		}
+		// At 80 columns the row fits (widths counted with CJK as two) and the match still shows.
+		ios, stdout, _ = cmdutil.TestIO("", true)
+		ios.TermWidth = 80
+		o = SearchOptions{IO: ios, OpenStore: open, Searcher: wordSearcher, Query: q, Limit: 20, Output: "text"}
+		if err := searchRun(ctx, &o, s); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+			if format.Width(l) > 80 {
+				t.Errorf("search %q at 80 columns: a row of %d columns: %q", q, format.Width(l), l)
+			}
+		}
+		if first := []rune(word)[0]; !strings.Contains(stdout.String(), "«"+string(first)) {
+			t.Errorf("search %q at 80 columns: the match went out of sight: %q", q, stdout.String())
 		}
 	}
 }

@@ -93,7 +93,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		fmt.Fprintln(o.IO.ErrOut, "No MCP servers are configured (--mcp-config, or $XDG_CONFIG_HOME/alertchat/mcp.json).")
 		return nil
 	}
-	tab := cmdutil.NewTable(o.IO.Out, o.IO.Pretty(), "NAME", "TRANSPORT", "STATE", "TOOLS", "TRUST", "AUTH").Fit(o.IO.TermWidth, "STATE")
+	tab := cmdutil.NewTable(o.IO.Out, o.IO.StdoutTTY, "NAME", "TRANSPORT", "STATE", "TOOLS", "TRUST", "AUTH").Fit(o.IO.TermWidth)
 	for _, r := range rows {
 		state := r.State
 		if r.Error != nil {

@@ -61,7 +61,7 @@ func toolsRun(ctx context.Context, o *ToolsOptions) error {
 	if o.Output == "json" {
 		return cmdutil.PrintJSON(o.IO.Out, tools)
 	}
-	tab := cmdutil.NewTable(o.IO.Out, o.IO.Pretty(), "TOOL", "DESCRIPTION").Fit(o.IO.TermWidth, "DESCRIPTION")
+	tab := cmdutil.NewTable(o.IO.Out, o.IO.StdoutTTY, "TOOL", "DESCRIPTION").Fit(o.IO.TermWidth)
 	for _, tl := range tools {
 		desc, _, _ := strings.Cut(strings.TrimSpace(tl.Description), "\n")
 		tab.Row(tl.Name, desc)

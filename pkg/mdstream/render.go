@@ -38,9 +38,11 @@ type Options struct {
 // Renderer renders Markdown for one terminal. Build it once (building costs milliseconds) and
 // use it for every answer; it is not safe for concurrent use.
 type Renderer struct {
-	tr     *glamour.TermRenderer
+	tr     *glamour.TermRenderer // wraps nothing: see wrap.go
+	table  *glamour.TermRenderer // lays tables out within the width
 	width  int
 	height int
+	limit  int // columns a line may take (wrapLimit)
 }
 
 // NewRenderer returns a renderer for a terminal described by opts.
@@ -53,14 +55,21 @@ func NewRenderer(opts Options) (*Renderer, error) {
 	if height <= 0 {
 		height = 24
 	}
-	wrap := min(width, 120) - margin
+	limit := wrapLimit(width)
 	style := Style()
 	markLinks(&style)
-	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(wrap))
+	// Width 0: glamour neither wraps nor pads; every line is wrapped once, by wrapRendered.
+	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(0))
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to build the Markdown renderer")
 	}
-	return &Renderer{tr: tr, width: width, height: height}, nil
+	// A table is laid out by glamour (lipgloss) within the limit: wrapping its rows afterwards
+	// would tear the columns apart.
+	table, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(limit))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to build the Markdown renderer")
+	}
+	return &Renderer{tr: tr, table: table, width: width, height: height, limit: limit}, nil
 }
 
 // Style is glamour's dark style with headings shown as headings: glamour's standard styles
@@ -102,7 +111,13 @@ func (r *Renderer) appendBlock(b *strings.Builder, block string) {
 // the padding glamour adds to the wrap width (dozens of escape sequences per line, which slow
 // the terminal down), each ending in a newline.
 func (r *Renderer) renderBlock(block string) string {
-	out, err := r.tr.Render(block)
+	tr := r.tr
+	if isTable(block) {
+		tr = r.table
+	} else {
+		block = joinSoftBreaks(block)
+	}
+	out, err := tr.Render(block)
 	if err != nil {
 		return indentPlain(block)
 	}
@@ -121,7 +136,7 @@ func (r *Renderer) renderBlock(block string) string {
 	if first == last {
 		return ""
 	}
-	return strings.Join(kept[first:last], "\n") + "\n"
+	return wrapRendered(strings.Join(kept[first:last], "\n"), r.limit) + "\n"
 }
 
 // indentPlain is a block as plain text, when glamour fails.

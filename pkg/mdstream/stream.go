@@ -159,7 +159,7 @@ func (s *Stream) writePlain(text string) {
 		b.WriteString(strings.Repeat(" ", margin))
 		s.rows, s.col = 1, margin
 	}
-	limit := max(min(s.r.width, 120)-1, margin+8)
+	limit := s.r.limit
 	for len(text) > 0 {
 		r, size := utf8.DecodeRuneInString(text)
 		text = text[size:]

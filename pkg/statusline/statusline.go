@@ -61,6 +61,11 @@ type Options struct {
 	// Width returns the terminal's width in columns, 0 when unknown. A label or progress line
 	// is cut to fit: a line that wrapped could not be redrawn in place.
 	Width func() int
+	// Input is the terminal the person types on (stdin), nil when it is not one. While the
+	// indicator is drawn its echo is off: keys typed ahead would otherwise be echoed by the
+	// terminal onto the indicator's line ("⠋ asking Gemini…CALL"), and the line editor could
+	// not take them back. They wait, unechoed, for the line editor's next prompt.
+	Input *os.File
 }
 
 // mode is what the line is asked to show.
@@ -90,6 +95,7 @@ type Line struct {
 	// What is on the screen: the running indicator, or a progress line.
 	spin     *spinner.Spinner
 	progress bool
+	echoOn   func() // gives the echo back; nil while it is on
 }
 
 // New returns the status line drawn on o.Out.
@@ -198,6 +204,9 @@ func (l *Line) draw() {
 			return
 		}
 		l.eraseProgress()
+		if l.o.Input != nil && l.echoOn == nil {
+			l.echoOn = echoOff(l.o.Input)
+		}
 		l.spin = spinner.New(frames, interval, spinner.WithWriterFile(l.file), spinner.WithSuffix(suffix))
 		l.spin.Start()
 	case showProgress:
@@ -241,6 +250,10 @@ func (l *Line) stopSpin() {
 		// Stop erases the line and shows the cursor; the spinner draws nothing after it.
 		l.spin.Stop()
 		l.spin = nil
+	}
+	if l.echoOn != nil {
+		l.echoOn()
+		l.echoOn = nil
 	}
 }
 

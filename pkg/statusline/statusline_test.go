@@ -215,3 +215,40 @@ func TestProgressAndNotATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Keys typed while the indicator spins are not drawn beside it (the terminal's echo is off
+// while it is drawn), and they are not lost: the program reads them afterwards, and typing is
+// echoed again once the indicator is gone.
+func TestTypedAheadIsNotDrawnOnTheIndicator(t *testing.T) {
+	t.Parallel()
+	term := termtest.Open(t, 60, 10)
+	l := statusline.New(statusline.Options{Out: term.TTY, Indicator: true, Width: func() int { return 60 }, Input: term.TTY})
+	t.Cleanup(l.Stop)
+	l.Start(statusline.AskingGemini)
+	waitSpinning(t, term, statusline.AskingGemini)
+	term.Type(t, "CALL lookup")
+	// Several frames: an echo would be on the screen by then.
+	time.Sleep(400 * time.Millisecond)
+	term.Flush(t)
+	// Raw, not the screen: the next frame erases the row, so an echo shows only between two
+	// frames, as a flicker a person does see.
+	if strings.Contains(term.Raw(), "CALL") {
+		t.Fatalf("typed-ahead keys are drawn on the status line: %q", term.Raw())
+	}
+	l.Stop()
+	term.Type(t, " 203.0.113.7\n")
+	got := make([]byte, 64)
+	n, err := term.TTY.Read(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:n]) != "CALL lookup 203.0.113.7\n" {
+		t.Fatalf("the program read %q, want what was typed before and after", got[:n])
+	}
+	term.Flush(t)
+	// After Stop the echo is back: what was typed then is on the screen.
+	term.WaitText(t, "203.0.113.7")
+	if hasFrame(term.Visible()) {
+		t.Fatalf("a frame is left on the screen:\n%s", term.Dump())
+	}
+}
