@@ -41,13 +41,14 @@ var idArgs = map[string]string{
 	"alertchat alert show":      local.KindAlerts,
 }
 
-// flagValues are the values of flags that take one of a few, by flag name; idFlags the flags
+// flagValues are the values of flags that take one of a few and are not enum flags
+// (cmdutil.StringEnumFlag, whose values the flag itself gives), by flag name; idFlags the flags
 // that take an ID.
 var (
 	flagValues = map[string][]string{
 		"log-level": {"debug", "info", "warn", "error"},
 		"thinking":  {"minimal", "low", "medium", "high"},
-		"redact":    {"all", "none", "email", "phone", "cc", "ssn", "ip", "api_key", "secret"},
+		"redact":    {"all", "none", "email", "phone", "cc", "ssn", "ip", "api_key", "secret", "my_number"},
 		"verdict":   {"true_positive", "false_positive", "benign", "escalated", "inconclusive"},
 	}
 	outputValues = map[string][]string{
@@ -94,8 +95,11 @@ func complete(ctx context.Context, c *cli.Command, path string, cfg *cmdutil.Con
 				printIDs(ctx, w, cfg, kind)
 				return
 			}
-			values := flagValues[flagName]
-			if flagName == "output" {
+			values := cmdutil.EnumValues(f)
+			if values == nil {
+				values = flagValues[flagName]
+			}
+			if values == nil && flagName == "output" {
 				values = outputValues[path]
 				if values == nil {
 					values = []string{"text", "json"}
