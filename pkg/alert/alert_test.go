@@ -354,6 +354,11 @@ func TestSampleFacts(t *testing.T) {
 		{"eventbridge-securityhub.json", "critical medium", "securityhub"},
 		{"suricata-eve.json", "medium high low", "suricata"},
 		{"falco-events.jsonl", "low medium critical", "falco"},
+		{"guardduty-getfindings-api.json", "high critical low", "guardduty"},
+		{"securityhub-findings-workflow.json", "critical high medium", "securityhub"},
+		{"scc-rest-list.json", "high critical medium", "scc"},
+		{"suricata-eve-mixed.json", "high", "suricata"},
+		{"gcp-audit-entries.jsonl", "low high", "gcp-audit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -362,9 +367,13 @@ func TestSampleFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs, err := alert.Parse(data)
-			if err != nil {
-				t.Fatal(err)
+			// As alert add reads it: the events of a stream that are not alerts left out.
+			var fs []alert.Finding
+			for f, err := range alert.Read(strings.NewReader(string(data)), alert.MaxSize) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs = append(fs, f)
 			}
 			var sev []string
 			for _, f := range fs {

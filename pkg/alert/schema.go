@@ -2,6 +2,7 @@ package alert
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,17 @@ func parseTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// AtLeast is the severities at least as severe as sev (any case): "high" is critical and high.
+// It is nil for "" and for a word not on the scale. An alert of no known severity is never at
+// least anything.
+func AtLeast(sev string) []string {
+	i := slices.Index(Severities, strings.ToLower(strings.TrimSpace(sev)))
+	if i < 0 {
+		return nil
+	}
+	return slices.Clone(Severities[:i+1])
 }
 
 // severityWord maps a severity written as a word (any case) onto the scale, or "".
