@@ -324,7 +324,23 @@ type scanState struct {
 
 // scan returns the index just after the value's end in chunk, or -1 when it goes on.
 func (s *scanState) scan(chunk []byte) int {
-	for i, c := range chunk {
+	for i := 0; i < len(chunk); i++ {
+		c := chunk[i]
+		if s.inString && !s.escape && c != '"' && c != '\\' {
+			// Inside a string only a quote or a backslash matters: jump to the next one
+			// (most of an event's bytes are strings).
+			j := bytes.IndexByte(chunk[i:], '"')
+			if j < 0 {
+				j = len(chunk) - i
+			}
+			if k := bytes.IndexByte(chunk[i:i+j], '\\'); k >= 0 {
+				j = k
+			}
+			if i += j; i == len(chunk) {
+				break
+			}
+			c = chunk[i]
+		}
 		switch {
 		case s.bare:
 			switch c {

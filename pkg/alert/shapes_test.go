@@ -310,3 +310,33 @@ func TestClosedStatus(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadMixedEve reads an eve.json of 10,000 events of about 500 bytes, 1% alerts:
+// the rate at which events are skipped or read.
+func BenchmarkReadMixedEve(b *testing.B) {
+	var in bytes.Buffer
+	for i := range 10_000 {
+		kind := []string{"flow", "dns", "http", "tls", "stats"}[i%5]
+		if i%100 == 0 {
+			kind = "alert"
+		}
+		head := fmt.Sprintf(`{"timestamp":"2025-06-09T10:00:00.%06d+0000","flow_id":%d,"in_iface":"eth0","event_type":"%s","src_ip":"10.0.%d.%d","src_port":%d,"dest_ip":"198.51.100.%d","dest_port":443,"proto":"TCP","%s":{"signature":"sig %d","severity":2,"note":"`,
+			i, 1000000000+i, kind, i>>8&255, i&255, 1024+i, i%250, kind, i)
+		in.WriteString(head + strings.Repeat("x", max(500-len(head)-4, 0)) + `"}}` + "\n")
+	}
+	b.SetBytes(int64(in.Len()))
+	for b.Loop() {
+		st := &alert.Stats{}
+		n := 0
+		for _, err := range alert.ReadWith(bytes.NewReader(in.Bytes()), alert.Options{}, st) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 100 || st.SkippedTotal() != 9_900 {
+			b.Fatalf("%d alerts, %d skipped", n, st.SkippedTotal())
+		}
+	}
+	b.ReportMetric(float64(b.N)*10_000/b.Elapsed().Seconds(), "events/s")
+}
