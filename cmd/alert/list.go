@@ -42,7 +42,7 @@ func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) err
 			&cli.BoolFlag{Name: "open", Usage: "leave out the findings their tool closed (resolved, suppressed, archived, inactive)", Destination: &opts.Open},
 			&cli.StringFlag{Name: "severity", Usage: "only alerts at least this severe (" + strings.Join(alert.Severities, " > ") + "): high shows high and critical",
 				Destination: &opts.Severity},
-			&cli.StringFlag{Name: "source", Usage: "only alerts of this tool (guardduty, securityhub, scc, suricata, falco, gcp-audit, ...)", Destination: &opts.Source},
+			&cli.StringFlag{Name: "source", Usage: "only alerts of this tool (guardduty, securityhub, scc, suricata, falco, gcp-audit, k8s-audit, okta, ...)", Destination: &opts.Source},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {

@@ -359,6 +359,8 @@ func TestSampleFacts(t *testing.T) {
 		{"scc-rest-list.json", "high critical medium", "scc"},
 		{"suricata-eve-mixed.json", "high", "suricata"},
 		{"gcp-audit-entries.jsonl", "low high", "gcp-audit"},
+		{"k8s-audit-events.jsonl", " ", "k8s-audit"},
+		{"okta-system-log.json", "medium info", "okta"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

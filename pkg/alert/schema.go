@@ -31,6 +31,8 @@ const (
 	SourceSuricata    = "suricata"
 	SourceFalco       = "falco"
 	SourceGCPAudit    = "gcp-audit"
+	SourceK8sAudit    = "k8s-audit"
+	SourceOkta        = "okta"
 )
 
 // Statuses of findings that their tool closed (record.Alert.Status).
@@ -67,6 +69,10 @@ func describe(v map[string]any) facts {
 		return falcoFacts(v)
 	case isGCPAudit(v):
 		return gcpAuditFacts(v)
+	case isK8sAudit(v):
+		return k8sAuditFacts(v)
+	case isOkta(v):
+		return oktaFacts(v)
 	}
 	return facts{title: Title(v), severity: severityWord(firstString(v, "severity", "Severity", "level", "priority")),
 		time: firstTime(v, "time", "timestamp", "@timestamp", "eventTime", "event_time", "createdAt", "created_at", "CreatedAt")}
@@ -386,6 +392,65 @@ func gcpAuditFacts(v map[string]any) facts {
 		f.severity = SeverityMedium
 	case "NOTICE":
 		f.severity = SeverityLow
+	case "INFO", "DEBUG":
+		f.severity = SeverityInfo
+	}
+	return f
+}
+
+// A Kubernetes API server audit event (audit.k8s.io/v1 Event): who did what to which object.
+// It carries no severity. https://kubernetes.io/docs/reference/config-api/apiserver-audit.v1/
+func isK8sAudit(v map[string]any) bool {
+	kind, _ := v["kind"].(string)
+	api, _ := v["apiVersion"].(string)
+	return kind == "Event" && strings.HasPrefix(api, "audit.k8s.io/")
+}
+
+func k8sAuditFacts(v map[string]any) facts {
+	ref := obj(v, "objectRef")
+	what := firstString(ref, "resource")
+	if sub := firstString(ref, "subresource"); sub != "" {
+		what += "/" + sub
+	}
+	if name := firstString(ref, "name"); name != "" {
+		what += " " + name
+	}
+	if ns := firstString(ref, "namespace"); ns != "" {
+		what += " in " + ns
+	}
+	if what == "" {
+		what = firstString(v, "requestURI")
+	}
+	title := strings.TrimSpace(firstString(v, "verb") + " " + what)
+	if who := str(obj(v, "user"), "username"); who != "" {
+		title += " by " + who
+	}
+	return facts{title: oneLine(title), source: SourceK8sAudit, time: firstTime(v, "stageTimestamp", "requestReceivedTimestamp")}
+}
+
+// An Okta System Log event (LogEvent): displayMessage, eventType, severity DEBUG, INFO, WARN
+// or ERROR, published. https://developer.okta.com/docs/reference/api/system-log/
+func isOkta(v map[string]any) bool {
+	_, uuid := v["uuid"].(string)
+	_, et := v["eventType"].(string)
+	_, published := v["published"].(string)
+	return uuid && et && published
+}
+
+func oktaFacts(v map[string]any) facts {
+	title := firstString(v, "displayMessage")
+	if title == "" {
+		title = firstString(v, "eventType")
+	}
+	if who := firstString(obj(v, "actor"), "alternateId"); who != "" {
+		title += " by " + who
+	}
+	f := facts{title: oneLine(title), source: SourceOkta, time: firstTime(v, "published")}
+	switch strings.ToUpper(firstString(v, "severity")) {
+	case "ERROR":
+		f.severity = SeverityHigh
+	case "WARN":
+		f.severity = SeverityMedium
 	case "INFO", "DEBUG":
 		f.severity = SeverityInfo
 	}
