@@ -26,6 +26,8 @@ type AddOptions struct {
 	OpenStore openStore
 	// Files are the alert files in order; "-" is stdin.
 	Files []string
+	// AllEvents keeps the events of a stream that are not alerts (Suricata flow, dns, ...).
+	AllEvents bool
 	// Stage tunes where findings wait until every input has been read (tests).
 	Stage stage.Options
 }
@@ -51,9 +53,11 @@ Exit status: 2 when an input (or a line or element of it) is not a finding, nami
 of that input is stored. An envelope holding no finding is a notice, exit 0.`,
 		UsageText: "alertchat alert add -f FILE [FILE...]   (-f - reads stdin; a shell glob gives several files)\n" +
 			"e.g. aws guardduty get-findings --detector-id D --finding-ids ID... | alertchat alert add -f -\n" +
-			"     gcloud scc findings list organizations/ORG --format=json | alertchat alert add -f -",
+			"     gcloud scc findings list organizations/ORG --format=json | alertchat alert add -f -\n" +
+			"     alertchat alert add -f /var/log/suricata/eve.json   (the alerts; --all-events keeps flow, dns, ... too)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "alert JSON file, - for stdin; more files may follow as arguments", Required: true, Destination: &first},
+			&cli.BoolFlag{Name: "all-events", Usage: "keep every event of a stream, not only its alerts (Suricata's flow, dns, http, stats, ... records)", Destination: &opts.AllEvents},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			opts.Files = append([]string{first}, c.Args().Slice()...)
@@ -119,8 +123,9 @@ func addTo(ctx context.Context, opts *AddOptions, s store.Alerts, inputs []io.Re
 	maxSize := maxAlertSize(s)
 	st := stage.New(ctx, opts.Stage)
 	defer st.Close()
+	read := alert.Options{MaxSize: maxSize, AllEvents: opts.AllEvents}
 	for i, in := range inputs {
-		if err := stageInput(opts.IO.ErrOut, st, i, cmdutil.InputName(opts.Files[i]), in, maxSize); err != nil {
+		if err := stageInput(opts.IO.ErrOut, st, i, cmdutil.InputName(opts.Files[i]), in, read); err != nil {
 			return err
 		}
 	}
@@ -128,13 +133,16 @@ func addTo(ctx context.Context, opts *AddOptions, s store.Alerts, inputs []io.Re
 }
 
 // stageInput reads one input's findings into st, and says on w how many repeated an earlier
-// finding of the input.
-func stageInput(w io.Writer, st *stage.Stage, input int, name string, in io.Reader, maxSize int) error {
-	repeats, example := 0, ""
-	for f, err := range alert.Read(in, maxSize) {
+// finding of the input, how many events that are not alerts it skipped, and when it held no
+// finding at all (an empty envelope: a scheduled export that found nothing is no fault).
+func stageInput(w io.Writer, st *stage.Stage, input int, name string, in io.Reader, read alert.Options) error {
+	repeats, example, found := 0, "", 0
+	var stats alert.Stats
+	for f, err := range alert.ReadWith(in, read, &stats) {
 		if err != nil {
 			return factory.InputError(name, err)
 		}
+		found++
 		first, dup, err := st.Add(input, f.Alert, f.Place.String())
 		if err != nil {
 			return err
@@ -149,7 +157,24 @@ func stageInput(w io.Writer, st *stage.Stage, input int, name string, in io.Read
 		fmt.Fprintf(w, "%s: %s the same as an earlier one, stored once (%s).\n", name,
 			format.Plural(repeats, "finding is", "findings are"), example)
 	}
+	if sum := stats.SkippedSummary(); sum != "" {
+		fmt.Fprintf(w, "%s: %s (--all-events keeps them).\n", name, sum)
+	}
+	if found == 0 && len(stats.Empty) > 0 {
+		fmt.Fprintf(w, "%s: no findings to add (%s).\n", name, emptyWhat(stats.Empty))
+	}
 	return nil
+}
+
+// emptyWhat says which envelopes held no finding.
+func emptyWhat(lists []string) string {
+	if len(lists) == 1 {
+		if lists[0] == "[]" {
+			return "the list is empty"
+		}
+		return "its " + lists[0] + " list is empty"
+	}
+	return format.Plural(len(lists), "envelope holds", "envelopes hold") + " no finding"
 }
 
 // storeStaged stores the staged findings in order, stamped with strictly increasing times so

@@ -140,9 +140,9 @@ func TestAlertAddBadInput(t *testing.T) {
 	}{
 		{"line not JSON", "{\"a\": 1}\n{\"a\": 2}\nnot json\n{\"a\": 3}\n", nil, "cannot add stdin: line 3: not JSON"},
 		{"broken line", "{\"a\": 1}\n{\"a\": \n", nil, "cannot add stdin: line 2: not valid JSON"},
-		{"empty envelope", `{"Findings": []}`, nil, "cannot add stdin: line 1: the Findings list is empty: no findings to add"},
-		{"empty scc list", "[]\n", nil, "cannot add stdin: line 1: the list is empty"},
-		{"empty security hub event", `{"detail-type": "Security Hub Findings - Imported", "detail": {"findings": []}}`, nil, "detail.findings: the list is empty"},
+		{"broken element of the API's envelope", "{\"findings\": [\n  {\"title\": \"x\"},\n  {\"title\": }\n]}", nil, "line 3, findings[1]: not valid JSON"},
+		{"broken SCC REST result", "{\"listFindingsResults\": [\n  {\"finding\": {\"name\": \"organizations/1/sources/2/findings/3\"}},\n  \"x\"\n], \"totalSize\": 2}", nil, "line 3, listFindingsResults[1]: not a JSON object"},
+		{"broken event among skipped ones", "{\"event_type\": \"flow\", \"flow_id\": 1}\n{\"event_type\": \"flow\", \"flow_id\": 2,}\n", nil, "cannot add stdin: line 2: not valid JSON"},
 		{"element not an object", "{\"Findings\": [\n  {\"Title\": \"x\"},\n  7\n]}", nil, "line 3, Findings[1]: not a JSON object"},
 		{"bad second file", "", []string{good, clitest.WriteFile(t, "bad.ndjson", "{\"a\": 1}\n[")}, "bad.ndjson: line 2"},
 	}
@@ -162,6 +162,90 @@ func TestAlertAddBadInput(t *testing.T) {
 				t.Fatalf("a failed add stored %d alerts", len(l))
 			}
 		})
+	}
+}
+
+// An envelope that holds no finding stores nothing and is no fault: a notice, exit 0.
+func TestAlertAddEmptyEnvelopes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, notice string }{
+		{`{"findings": []}`, "stdin: no findings to add (its findings list is empty)."},
+		{`{"Findings": []}`, "stdin: no findings to add (its Findings list is empty)."},
+		{`{"listFindingsResults": [], "readTime": "2024-05-02T00:00:00Z", "totalSize": 0}`, "stdin: no findings to add (its listFindingsResults list is empty)."},
+		{`{"readTime": "2024-05-02T00:00:00Z"}`, "stdin: no findings to add (its listFindingsResults list is empty)."},
+		{"[]\n", "stdin: no findings to add (the list is empty)."},
+		{`{"detail-type": "Security Hub Findings - Imported", "detail": {"findings": []}}`, "stdin: no findings to add (its detail.findings list is empty)."},
+		{"{\"Findings\": []}\n{\"findings\": []}\n", "stdin: no findings to add (2 envelopes hold no finding)."},
+	} {
+		dir := t.TempDir()
+		out, errOut, code := clitest.Run(t, dir, tc.in, "alert", "add", "-f", "-")
+		if code != 0 || out != "" || strings.TrimSpace(errOut) != tc.notice {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.in, code, out, errOut)
+		}
+		if l := listJSON(t, dir); len(l) != 0 {
+			t.Errorf("%s: stored %d alerts", tc.in, len(l))
+		}
+	}
+}
+
+// The raw APIs' responses: every finding its own alert, with its facts.
+func TestAlertAddRawAPIs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file       string
+		severities []string
+		source     string
+	}{
+		{"guardduty-getfindings-api.json", []string{"high", "critical", "low"}, "guardduty"},
+		{"scc-rest-list.json", []string{"high", "critical", "medium"}, "scc"},
+	} {
+		dir := t.TempDir()
+		out, errOut, code := clitest.Run(t, dir, sample(t, tc.file), "alert", "add", "-f", "-")
+		if code != 0 || len(strings.Fields(out)) != len(tc.severities) {
+			t.Fatalf("%s: exit %d, %q, %s", tc.file, code, out, errOut)
+		}
+		var sev []string
+		for _, a := range slices.Backward(listJSON(t, dir)) {
+			sev = append(sev, *a.Severity)
+			if *a.Source != tc.source || a.Title == "" || a.Time == nil {
+				t.Errorf("%s: %+v", tc.file, a)
+			}
+		}
+		if !slices.Equal(sev, tc.severities) {
+			t.Errorf("%s: severities %v, want %v", tc.file, sev, tc.severities)
+		}
+	}
+}
+
+// A Suricata eve.json keeps its alerts; the other events are counted on stderr, and kept with
+// --all-events, each titled after its kind.
+func TestAlertAddEventStream(t *testing.T) {
+	t.Parallel()
+	eve := sample(t, "suricata-eve-mixed.json")
+	dir := t.TempDir()
+	out, errOut, code := clitest.Run(t, dir, eve, "alert", "add", "-f", "-")
+	if ids := strings.Fields(out); code != 0 || len(ids) != 1 {
+		t.Fatalf("exit %d, %d IDs, stderr %q", code, len(ids), errOut)
+	}
+	want := "stdin: skipped 11 events that are not alerts: flow 4, dns 2, fileinfo 1, http 1, ssh 1, stats 1, tls 1 (--all-events keeps them).\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	l := listJSON(t, dir)
+	if len(l) != 1 || *l[0].Source != "suricata" || l[0].Title != "ET MALWARE Observed Suspicious UA (curl/8.1)" {
+		t.Fatalf("listed %+v", l)
+	}
+	dir = t.TempDir()
+	out, errOut, code = clitest.Run(t, dir, eve, "alert", "add", "--all-events", "-f", "-")
+	if ids := strings.Fields(out); code != 0 || len(ids) != 12 || errOut != "" {
+		t.Fatalf("--all-events: exit %d, %d IDs, stderr %q", code, len(ids), errOut)
+	}
+	titles := map[string]bool{}
+	for _, a := range listJSON(t, dir) {
+		titles[a.Title] = true
+	}
+	if !titles["Suricata stats"] || !titles["ET MALWARE Observed Suspicious UA (curl/8.1)"] {
+		t.Fatalf("titles %v", titles)
 	}
 }
 

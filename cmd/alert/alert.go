@@ -47,6 +47,9 @@ type alertJSON struct {
 	Severity *string `json:"severity"`
 	Source   *string `json:"source"`
 	Time     *string `json:"time"`
+	// Status says the finding's tool closed it (resolved, suppressed, archived, inactive); null
+	// while it is open.
+	Status *string `json:"status"`
 	investigationsJSON
 }
 
@@ -58,6 +61,9 @@ func newAlertJSON(a *record.Alert) alertJSON {
 	}
 	if a.Source != "" {
 		j.Source = &a.Source
+	}
+	if a.Status != "" {
+		j.Status = &a.Status
 	}
 	if !a.Time.IsZero() {
 		t := format.RFC3339(a.Time)

@@ -3,6 +3,7 @@ package alert
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -21,6 +23,11 @@ type ListOptions struct {
 	OpenStore openStore
 	Output    string
 	Limit     int
+	// Open leaves out the alerts their tool closed; Severity keeps the alerts at least this
+	// severe; Source the alerts of this tool.
+	Open     bool
+	Severity string
+	Source   string
 }
 
 // NewCmdList is "alertchat alert list".
@@ -37,6 +44,10 @@ Example:
 		Flags: []cli.Flag{
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "how many alerts", Destination: &opts.Limit},
+			&cli.BoolFlag{Name: "open", Usage: "leave out the findings their tool closed (resolved, suppressed, archived, inactive)", Destination: &opts.Open},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "severity", Usage: "only alerts at least this severe (" + strings.Join(alert.Severities, " > ") + "): high shows high and critical",
+				Destination: &opts.Severity}, alert.Severities...),
+			&cli.StringFlag{Name: "source", Usage: "only alerts of this tool (guardduty, securityhub, scc, suricata, falco, gcp-audit, k8s-audit, okta, ...)", Destination: &opts.Source},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
@@ -48,6 +59,9 @@ Example:
 			if opts.Limit <= 0 {
 				return cmdutil.UsageErrorf("--limit must be positive")
 			}
+			if opts.Severity != "" && alert.AtLeast(opts.Severity) == nil {
+				return cmdutil.UsageErrorf("invalid --severity %q: one of %s", opts.Severity, strings.Join(alert.Severities, ", "))
+			}
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -56,13 +70,16 @@ Example:
 	}
 }
 
-// listRun prints the workspace's newest alerts.
+// listRun prints the workspace's newest alerts that the options select, and on stderr how
+// many more there are past --limit.
 func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 	ios := opts.IO
 	var alerts []*record.Alert
+	q := store.AlertQuery{Open: opts.Open, Severities: alert.AtLeast(opts.Severity), Source: strings.ToLower(strings.TrimSpace(opts.Source))}
 	cursor := ""
 	for len(alerts) < opts.Limit {
-		page, err := s.ListAlerts(ctx, store.AlertQuery{Limit: opts.Limit - len(alerts), Cursor: cursor})
+		q.Limit, q.Cursor = opts.Limit-len(alerts), cursor
+		page, err := s.ListAlerts(ctx, q)
 		if err != nil {
 			return goerr.Wrap(err, "failed to list alerts")
 		}
@@ -70,6 +87,9 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		if cursor = page.NextCursor; cursor == "" {
 			break
 		}
+	}
+	if cursor != "" {
+		defer func() { fmt.Fprintln(ios.ErrOut, moreNote(ctx, s, q, len(alerts), opts.Limit)) }()
 	}
 	if opts.Output == "json" {
 		invs, err := investigations(ctx, s, alerts)
@@ -85,10 +105,14 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 		return cmdutil.PrintJSON(ios.Out, out)
 	}
 	if len(alerts) == 0 && ios.StdoutTTY {
+		if q.Open || q.Severities != nil || q.Source != "" {
+			fmt.Fprintln(ios.ErrOut, "No alerts match.")
+			return nil
+		}
 		fmt.Fprintln(ios.ErrOut, "No alerts yet. Add one with: alertchat alert add -f alert.json")
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "TITLE").Fit(ios.TermWidth)
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "STATUS", "TITLE").Fit(ios.TermWidth)
 	now := time.Now()
 	for _, a := range alerts {
 		id, created := string(a.ID), format.RFC3339(a.CreatedAt)
@@ -96,8 +120,19 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 			// A short ID leaves the title room, as history list does; any 8+ prefix is accepted.
 			id, created = format.ShortID(id), format.RelativeTime(now, a.CreatedAt)
 		}
-		t.Row(id, created, orDash(a.Severity), orDash(a.Source), a.Title)
+		t.Row(id, created, orDash(a.Severity), orDash(a.Source), orDash(a.Status), a.Title)
 	}
 	t.Flush()
 	return nil
+}
+
+// moreNote says how many alerts q selects past the shown ones (when the store counts them).
+func moreNote(ctx context.Context, s any, q store.AlertQuery, shown, limit int) string {
+	if c, ok := store.Find[store.AlertCounter](s); ok {
+		q.Cursor, q.Limit = "", 0
+		if total, err := c.CountAlerts(ctx, q); err == nil && total > shown {
+			return fmt.Sprintf("%s past --limit %d (%d in all; --limit N shows more).", format.Plural(total-shown, "more alert", "more alerts"), limit, total)
+		}
+	}
+	return fmt.Sprintf("More alerts past --limit %d (--limit N shows more).", limit)
 }

@@ -38,7 +38,8 @@ func TestListTableFitsTheTerminal(t *testing.T) {
 	} {
 		a := &record.Alert{ID: record.AlertID(fmt.Sprintf("%08d-2222-5222-8222-222222222222", i+1)), Title: title,
 			Data: []byte(`{}`), CreatedAt: base.Add(time.Duration(i) * time.Minute),
-			Severity: []string{"high", "medium", "critical", "", "info"}[i], Source: []string{"guardduty", "scc", "guardduty", "", "securityhub"}[i]}
+			Severity: []string{"high", "medium", "critical", "", "info"}[i], Source: []string{"guardduty", "scc", "guardduty", "", "securityhub"}[i],
+			Status: []string{"", "inactive", "", "", "resolved"}[i]}
 		if _, err := s.PutAlert(ctx, a); err != nil {
 			t.Fatal(err)
 		}

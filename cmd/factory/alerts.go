@@ -20,7 +20,8 @@ func ReadAlert(ios *cmdutil.IOStreams, path string) (*record.Alert, error) {
 	defer r.Close()
 	name := cmdutil.InputName(path)
 	var one *record.Alert
-	for f, err := range alert.Read(r, alert.MaxSize) {
+	// A chat is about the record given, whatever it is: an event that is not an alert too.
+	for f, err := range alert.ReadWith(r, alert.Options{AllEvents: true}, nil) {
 		if err != nil {
 			return nil, InputError(name, err)
 		}
@@ -28,6 +29,9 @@ func ReadAlert(ios *cmdutil.IOStreams, path string) (*record.Alert, error) {
 			return nil, cmdutil.UsageErrorf("%s holds several findings; a chat is about one: add them with 'alertchat alert add -f %s' and chat with -a ID", name, path)
 		}
 		one = f.Alert
+	}
+	if one == nil {
+		return nil, InputError(name, goerr.Wrap(alert.ErrInvalid, "it holds no findings (an empty list)"))
 	}
 	return one, nil
 }

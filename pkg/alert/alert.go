@@ -9,8 +9,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/m-mizutani/goerr/v2"
@@ -83,12 +88,76 @@ func findTitle(v any, depth int) string {
 	return ""
 }
 
-// maxTitleWidth bounds an alert's title, in display columns.
-const maxTitleWidth = 100
+// MaxTitleWidth bounds an alert's title, in display columns (an East Asian wide character
+// takes two): the design's title limit ("Text in every script").
+const MaxTitleWidth = 60
 
-// oneLine makes s a title: one line, at most maxTitleWidth columns.
+// oneLine makes s a title: one line, at most MaxTitleWidth columns, cut with "…" at a word
+// boundary in spaced scripts (never inside a word, unless one word fills the width) and between
+// characters in CJK text.
 func oneLine(s string) string {
-	return format.Truncate(strings.Join(strings.Fields(s), " "), maxTitleWidth, "...")
+	s = strings.Join(strings.Fields(s), " ")
+	if format.Width(s) <= MaxTitleWidth {
+		return s
+	}
+	body := strings.TrimSuffix(format.TruncateWords(s, MaxTitleWidth, format.Ellipsis), format.Ellipsis)
+	// TruncateWords cuts inside a word when its last space keeps less than half the width.
+	if rest := s[len(body):]; rest != "" && wordRune(lastRune(body)) && wordRune(firstRune(rest)) {
+		if i := strings.LastIndexByte(body, ' '); i > 0 {
+			body = body[:i]
+		}
+	}
+	return strings.TrimRight(body, " ") + format.Ellipsis
+}
+
+// wordRune reports whether r is part of a word of a script that separates words with spaces.
+func wordRune(r rune) bool {
+	cjk := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー' || r == '々'
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune("_-'./:@", r)) && !cjk
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// recordTitle says what a record with no descriptive field is: its scalar members, by name
+// ("host=web-1 user=alice"), else the names of its members.
+func recordTitle(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		var parts []string
+		for _, k := range keys {
+			switch val := x[k].(type) {
+			case string, json.Number, bool, float64:
+				parts = append(parts, fmt.Sprintf("%s=%v", k, val))
+			}
+		}
+		if len(parts) > 0 {
+			return oneLine(strings.Join(parts, " "))
+		}
+		if len(keys) > 0 {
+			return oneLine("JSON object of " + strings.Join(keys, ", "))
+		}
+		return "empty JSON object"
+	case []any:
+		return listTitle(x)
+	}
+	return ""
+}
+
+// listTitle is the title of a list that is not a list of findings.
+func listTitle(x []any) string {
+	if t := Title(x); t != "" {
+		return t
+	}
+	return fmt.Sprintf("JSON list of %d values", len(x))
 }
 
 // Putter is what storing an alert needs.

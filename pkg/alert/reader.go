@@ -44,32 +44,114 @@ func (p Place) in(path string) Place {
 	return p
 }
 
-// Read reads every finding of an input, in order, as a stream: the input is a sequence of
+// Options tune a read.
+type Options struct {
+	// MaxSize is the largest finding, in bytes (0: MaxSize).
+	MaxSize int
+	// AllEvents keeps the events of a stream that are not alerts (Suricata's flow, dns, stats,
+	// ... records), which are otherwise left out and counted in Stats.
+	AllEvents bool
+}
+
+// Stats say what a read left out: nothing of it is an error.
+type Stats struct {
+	// Skipped counts the events that are not alerts, by kind (Suricata's event_type).
+	Skipped map[string]int
+	// Empty names the envelopes that held no finding ("Findings", "listFindingsResults", ...).
+	Empty []string
+}
+
+// SkippedTotal is how many events were skipped.
+func (s *Stats) SkippedTotal() int {
+	n := 0
+	for _, c := range s.Skipped {
+		n += c
+	}
+	return n
+}
+
+// SkippedSummary says what was skipped, most frequent kind first: "skipped 11 events that are
+// not alerts: flow 5, dns 3, ...", or "" when nothing was.
+func (s *Stats) SkippedSummary() string {
+	total := s.SkippedTotal()
+	if total == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := s.Skipped[b] - s.Skipped[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, s.Skipped[k])
+	}
+	what := "events that are not alerts"
+	if total == 1 {
+		what = "event that is not an alert"
+	}
+	return fmt.Sprintf("skipped %d %s: %s", total, what, strings.Join(parts, ", "))
+}
+
+func (s *Stats) skip(kind string) {
+	if s.Skipped == nil {
+		s.Skipped = map[string]int{}
+	}
+	s.Skipped[kind]++
+}
+
+// Read reads every finding of an input as the design's "Alerts as the tools deliver them" has
+// it, with the default Options (events that are not alerts left out).
+func Read(in io.Reader, maxSize int) iter.Seq2[Finding, error] {
+	return ReadWith(in, Options{MaxSize: maxSize}, nil)
+}
+
+// ReadWith reads every finding of an input, in order, as a stream: the input is a sequence of
 // JSON values (one document, newline-delimited JSON, or values one after another as jq prints
 // them), each a finding, a list of findings or an envelope of them (see the README's "Alerts
-// as the tools deliver them"). A top-level array and an AWS {"Findings": [...]} that starts
-// with its list are read an element at a time, so memory holds one value (at most maxSize
-// bytes) whatever the input's size.
+// as the tools deliver them"). A top-level array and an envelope that starts with its list
+// (AWS {"Findings": [...]}, GuardDuty's {"findings": [...]}, SCC's {"listFindingsResults":
+// [...]}) are read an element at a time, so memory holds one value (at most opts.MaxSize bytes)
+// whatever the input's size. An envelope with no finding and an event that is not an alert
+// add nothing and are counted in st (which may be nil).
 //
 // The sequence ends after the first error, which names its place and wraps ErrInvalid when the
 // input is at fault (a read error is returned as it is). Nothing is deduplicated here.
-func Read(in io.Reader, maxSize int) iter.Seq2[Finding, error] {
+func ReadWith(in io.Reader, opts Options, st *Stats) iter.Seq2[Finding, error] {
+	return read(in, opts, st, true)
+}
+
+// read is ReadWith; quick lets events be skipped without decoding them (off in tests that
+// hold the two ways to the same answer).
+func read(in io.Reader, opts Options, st *Stats, quick bool) iter.Seq2[Finding, error] {
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = MaxSize
+	}
+	if st == nil {
+		st = &Stats{}
+	}
 	return func(yield func(Finding, error) bool) {
 		size := 64 << 10
 		if l, ok := in.(interface{ Len() int }); ok && l.Len()+1 < size {
 			size = l.Len() + 1
 		}
-		r := &reader{br: bufio.NewReaderSize(in, max(size, 512)), line: 1, max: maxSize, yield: yield}
+		r := &reader{br: bufio.NewReaderSize(in, max(size, 512)), line: 1, max: opts.MaxSize, all: opts.AllEvents, quick: quick, stats: st, yield: yield}
 		if err := r.run(); err != nil && !errors.Is(err, errStopped) {
 			yield(Finding{}, err)
 		}
 	}
 }
 
-// Parse reads every finding of data (see Read).
+// Parse reads every finding of data (see ReadWith), every event of a stream kept: it is what
+// a stored alert's data reads as.
 func Parse(data []byte) ([]Finding, error) {
 	var out []Finding
-	for f, err := range Read(bytes.NewReader(data), MaxSize) {
+	for f, err := range ReadWith(bytes.NewReader(data), Options{AllEvents: true}, nil) {
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +170,12 @@ type reader struct {
 	buf   []byte
 	yield func(Finding, error) bool
 	count int // findings yielded
+	// all keeps events that are not alerts; stats counts what was left out.
+	all   bool
+	quick bool
+	stats *Stats
+	left  int // values left out: skipped events and empty envelopes
+	keys  [][]byte
 	// tooLarge is set when value stopped at the size limit.
 	tooLarge bool
 }
@@ -96,9 +184,10 @@ func invalid(p Place, format string, args ...any) error {
 	return goerr.Wrap(ErrInvalid, p.String()+": "+fmt.Sprintf(format, args...))
 }
 
-// findingsFirst matches the start of an AWS envelope whose list comes first, as the AWS CLI
-// prints it.
-var findingsFirst = regexp.MustCompile(`^\{\s*"Findings"\s*:\s*\[`)
+// findingsFirst matches the start of an envelope whose list comes first, as the AWS CLI prints
+// it ({"Findings": [...]}), as GuardDuty's API returns it ({"findings": [...]}) and as
+// Security Command Center's REST API does ({"listFindingsResults": [...]}).
+var findingsFirst = regexp.MustCompile(`^\{\s*"(Findings|findings|listFindingsResults)"\s*:\s*\[`)
 
 func (r *reader) run() error {
 	if b, err := r.br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
@@ -118,7 +207,7 @@ func (r *reader) run() error {
 		}
 		values++
 		at := Place{Line: r.line}
-		before := r.count
+		before := r.count + r.left
 		switch {
 		case c == '[':
 			var raw []byte
@@ -126,7 +215,7 @@ func (r *reader) run() error {
 				// Too large to be one alert: a list of findings, read again an element at a time.
 				r.rewind(at)
 				_, _ = r.br.ReadByte()
-				err = r.array(at, "", r.element)
+				_, err = r.array(at, "", r.element)
 			} else if err == nil {
 				err = r.document(raw, at)
 			}
@@ -135,13 +224,20 @@ func (r *reader) run() error {
 		default:
 			var raw []byte
 			if raw, err = r.value(at); err == nil {
+				if kind, ok := r.quickEvent(raw); ok {
+					// An event that is not an alert, left out without decoding it: a stream of
+					// them is most of an eve.json.
+					r.stats.skip(kind)
+					r.left++
+					continue
+				}
 				err = r.document(raw, at)
 			}
 		}
 		if err != nil {
 			return err
 		}
-		if r.count == before {
+		if r.count+r.left == before {
 			return invalid(at, "no findings in this value")
 		}
 	}
@@ -228,7 +324,23 @@ type scanState struct {
 
 // scan returns the index just after the value's end in chunk, or -1 when it goes on.
 func (s *scanState) scan(chunk []byte) int {
-	for i, c := range chunk {
+	for i := 0; i < len(chunk); i++ {
+		c := chunk[i]
+		if s.inString && !s.escape && c != '"' && c != '\\' {
+			// Inside a string only a quote or a backslash matters: jump to the next one
+			// (most of an event's bytes are strings).
+			j := bytes.IndexByte(chunk[i:], '"')
+			if j < 0 {
+				j = len(chunk) - i
+			}
+			if k := bytes.IndexByte(chunk[i:i+j], '\\'); k >= 0 {
+				j = k
+			}
+			if i += j; i == len(chunk) {
+				break
+			}
+			c = chunk[i]
+		}
 		switch {
 		case s.bare:
 			switch c {
@@ -264,14 +376,14 @@ func (s *scanState) scan(chunk []byte) int {
 	return -1
 }
 
-// array reads the elements of a list whose '[' was read, giving each to fn; an empty list
-// is an error, since it adds nothing.
-func (r *reader) array(at Place, path string, fn func([]byte, Place) error) error {
+// array reads the elements of a list whose '[' was read, giving each to fn, and returns how
+// many there were.
+func (r *reader) array(at Place, path string, fn func([]byte, Place) error) (int, error) {
 	n := 0
 	for {
 		c, err := r.skipSpace()
 		if err != nil {
-			return invalid(at, "unexpected end of input inside a list")
+			return n, invalid(at, "unexpected end of input inside a list")
 		}
 		if c == ']' {
 			_, _ = r.br.ReadByte()
@@ -279,27 +391,30 @@ func (r *reader) array(at Place, path string, fn func([]byte, Place) error) erro
 		}
 		if n > 0 {
 			if c != ',' {
-				return invalid(Place{Line: r.line}, "not valid JSON: expected ',' or ']' after element %d of the list", n-1)
+				return n, invalid(Place{Line: r.line}, "not valid JSON: expected ',' or ']' after element %d of the list", n-1)
 			}
 			_, _ = r.br.ReadByte()
 			if _, err := r.skipSpace(); err != nil {
-				return invalid(at, "unexpected end of input inside a list")
+				return n, invalid(at, "unexpected end of input inside a list")
 			}
 		}
 		el := Place{Line: r.line, Path: fmt.Sprintf("%s[%d]", path, n)}
 		raw, err := r.value(el)
 		if err != nil {
-			return err
+			return n, err
 		}
 		if err := fn(raw, el); err != nil {
-			return err
+			return n, err
 		}
 		n++
 	}
-	if n == 0 {
-		return invalid(at, "the %slist is empty: no findings to add", strings.TrimPrefix(path+" ", " "))
-	}
-	return nil
+	return n, nil
+}
+
+// empty counts an envelope (or list) that holds no finding: nothing to add, and no fault.
+func (r *reader) empty(name string) {
+	r.stats.Empty = append(r.stats.Empty, name)
+	r.left++
 }
 
 // rewind makes what value read of the value at at unread again.
@@ -313,15 +428,25 @@ func (r *reader) peekFindings() bool {
 	return findingsFirst.Match(b)
 }
 
-// findingsEnvelope streams {"Findings": [...], ...}: the list an element at a time, then the
-// other members (NextToken, ...), checked and left out.
+// findingsEnvelope streams {"Findings": [...], ...} (or the envelopes of findingsFirst): the
+// list an element at a time, then the other members (NextToken, readTime, ...), checked and
+// left out.
 func (r *reader) findingsEnvelope(at Place) error {
 	b, _ := r.br.Peek(256)
-	m := findingsFirst.FindIndex(b)
+	m := findingsFirst.FindSubmatchIndex(b)
+	name := string(b[m[2]:m[3]])
 	r.line += bytes.Count(b[:m[1]], []byte{'\n'})
 	_, _ = r.br.Discard(m[1])
-	if err := r.array(at, "Findings", r.leafElement); err != nil {
+	each := r.leafElement
+	if name == sccListKey {
+		each = r.element
+	}
+	n, err := r.array(at, name, each)
+	if err != nil {
 		return err
+	}
+	if n == 0 {
+		r.empty(name)
 	}
 	for {
 		c, err := r.skipSpace()
@@ -388,11 +513,13 @@ func (r *reader) document(raw []byte, at Place) error {
 		return r.object(raw, x, at)
 	case []any:
 		if len(x) == 0 {
-			return invalid(at, "the list is empty: no findings to add")
+			// gcloud's list of findings when there are none.
+			r.empty("[]")
+			return nil
 		}
 		if !slices.ContainsFunc(x, isObject) {
 			// Not a list of findings: one alert, as any JSON is.
-			return r.emit(raw, x, facts{title: Title(x)}, at)
+			return r.emit(raw, x, facts{title: listTitle(x)}, at)
 		}
 		var raws []json.RawMessage
 		if err := json.Unmarshal(raw, &raws); err != nil {
@@ -460,15 +587,27 @@ func (r *reader) leafElement(raw []byte, at Place) error {
 // sccKeys are the members of a Security Command Center list result and notification.
 var sccKeys = map[string]bool{"finding": true, "resource": true, "notificationConfigName": true, "stateChange": true}
 
+// sccListKey holds the results of Security Command Center's REST findings.list.
+const sccListKey = "listFindingsResults"
+
+// sccListKeys are the members of that response (an empty one may hold readTime alone).
+var sccListKeys = map[string]bool{sccListKey: true, "readTime": true, "totalSize": true, "nextPageToken": true}
+
 // object recognises an envelope by its members and emits its findings, or v itself.
 func (r *reader) object(raw []byte, v map[string]any, at Place) error {
-	if list, ok := v["Findings"].([]any); ok {
-		return r.list(raw, []string{"Findings"}, list, at.in("Findings"))
+	for _, k := range []string{"Findings", "findings"} {
+		if list, ok := v[k].([]any); ok {
+			return r.list(raw, []string{k}, list, at.in(k), r.leaf)
+		}
+	}
+	if _, ok := v["readTime"]; ok && onlyKeys(v, sccListKeys) {
+		list, _ := v[sccListKey].([]any)
+		return r.list(raw, []string{sccListKey}, list, at.in(sccListKey), r.object)
 	}
 	if _, ok := v["detail-type"].(string); ok {
 		if detail, ok := v["detail"].(map[string]any); ok {
 			if list, ok := detail["findings"].([]any); ok {
-				return r.list(raw, []string{"detail", "findings"}, list, at.in("detail.findings"))
+				return r.list(raw, []string{"detail", "findings"}, list, at.in("detail.findings"), r.leaf)
 			}
 			f := describe(detail)
 			if f.source == "" {
@@ -499,11 +638,17 @@ func onlyKeys(v map[string]any, allowed map[string]bool) bool {
 	return true
 }
 
-// list emits the findings of the list found at path inside raw (decoded: items), each stored
-// as given in the input.
-func (r *reader) list(raw []byte, path []string, items []any, at Place) error {
+// leaf emits an element of a list of findings.
+func (r *reader) leaf(raw []byte, m map[string]any, at Place) error {
+	return r.emit(raw, m, describe(m), at)
+}
+
+// list gives each element of the list found at path inside raw (decoded: items) to each, as
+// given in the input; an empty list adds nothing.
+func (r *reader) list(raw []byte, path []string, items []any, at Place, each func([]byte, map[string]any, Place) error) error {
 	if len(items) == 0 {
-		return invalid(at, "the list is empty: no findings to add")
+		r.empty(strings.Join(path, "."))
+		return nil
 	}
 	cur := json.RawMessage(raw)
 	for _, k := range path {
@@ -524,7 +669,7 @@ func (r *reader) list(raw []byte, path []string, items []any, at Place) error {
 		if !ok {
 			return invalid(p, "not a JSON object (%s)", preview(el))
 		}
-		if err := r.emit(el, m, describe(m), p); err != nil {
+		if err := each(el, m, p); err != nil {
 			return err
 		}
 	}
@@ -535,13 +680,21 @@ func (r *reader) list(raw []byte, path []string, items []any, at Place) error {
 // the part of the input that holds it (data, which may be its envelope: an SCC notification,
 // an EventBridge event).
 func (r *reader) emit(data []byte, finding any, f facts, at Place) error {
+	if f.event != "" && !r.all {
+		r.stats.skip(f.event)
+		r.left++
+		return nil
+	}
+	if f.title == "" {
+		f.title = recordTitle(finding)
+	}
 	canonical, err := canonicalJSON(finding)
 	if err != nil {
 		return invalid(at, "cannot read the finding: %v", err)
 	}
 	a := &record.Alert{
 		ID:    record.AlertID(uuid.NewSHA1(namespace, canonical).String()),
-		Title: f.title, Severity: f.severity, Source: f.source, Time: f.time,
+		Title: f.title, Severity: f.severity, Source: f.source, Time: f.time, Status: f.status,
 		Data: bytes.Clone(bytes.TrimSpace(data)),
 	}
 	r.count++

@@ -29,6 +29,9 @@ type Alert struct {
 	Severity string    `json:"severity,omitempty"`
 	Source   string    `json:"source,omitempty"`
 	Time     time.Time `json:"time,omitzero"`
+	// Status is set when the finding's tool marks it closed: resolved, suppressed or archived
+	// (Security Hub), archived (GuardDuty), inactive (Security Command Center); "" is open.
+	Status string `json:"status,omitempty"`
 }
 
 // Usage is the token usage reported by the model, summed over a history's turns. OutputTokens

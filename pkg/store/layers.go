@@ -46,3 +46,9 @@ type Counter interface {
 	// CountHistories returns how many histories q selects, its cursor and limit aside.
 	CountHistories(ctx context.Context, q HistoryQuery) (int, error)
 }
+
+// AlertCounter is implemented by stores that count alerts without listing them.
+type AlertCounter interface {
+	// CountAlerts returns how many alerts q selects, its cursor and limit aside.
+	CountAlerts(ctx context.Context, q AlertQuery) (int, error)
+}

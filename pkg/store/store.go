@@ -81,6 +81,12 @@ type Histories interface {
 type AlertQuery struct {
 	Limit  int
 	Cursor string
+	// Open leaves out the alerts whose tool closed them (record.Alert.Status set).
+	Open bool
+	// Severities, when set, keeps the alerts of these severities; Source, when set, the
+	// alerts of that source.
+	Severities []string
+	Source     string
 }
 
 // AlertPage is one page of alerts (Data is nil in listings).

@@ -27,6 +27,9 @@ type alertDoc struct {
 	Severity string    `firestore:"severity"`
 	Source   string    `firestore:"source"`
 	Time     time.Time `firestore:"time,omitempty"`
+	// Status is "" for an open alert (and missing from documents written before it existed,
+	// which Firestore's filters cannot match: see ListAlerts).
+	Status string `firestore:"status"`
 }
 
 // maxAlertData keeps an alert document under Firestore's 1 MiB document limit (a string field
@@ -51,7 +54,7 @@ func alertDocID(workspace string, id record.AlertID) string {
 func validAlertID(id record.AlertID) bool { return id != "" && len(id) <= maxAlertID }
 
 func (d *alertDoc) alert(withData bool) *record.Alert {
-	a := &record.Alert{ID: record.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC(), Severity: d.Severity, Source: d.Source}
+	a := &record.Alert{ID: record.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC(), Severity: d.Severity, Source: d.Source, Status: d.Status}
 	if !d.Time.IsZero() {
 		a.Time = d.Time.UTC()
 	}
@@ -88,7 +91,7 @@ func (s *Store) newAlertDoc(a *record.Alert) (*alertDoc, error) {
 			goerr.V("alert_id", a.ID), goerr.V("size", len(a.Data)))
 	}
 	d := &alertDoc{Workspace: s.workspace, ID: string(a.ID), Title: a.Title, Data: string(a.Data), CreatedAt: normTime(a.CreatedAt),
-		Terms: union(nil, index.Terms(index.AlertText(a.Title, a.Data)), maxTerms), Severity: a.Severity, Source: a.Source}
+		Terms: union(nil, index.Terms(index.AlertText(a.Title, a.Data)), maxTerms), Severity: a.Severity, Source: a.Source, Status: a.Status}
 	if !a.Time.IsZero() {
 		d.Time = normTime(a.Time)
 	}
@@ -190,41 +193,116 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert,
 	return d.alert(true), nil
 }
 
-// ListAlerts returns a page of alerts, newest first (Data is nil): one bounded query on the
-// (workspace, created_at desc, __name__ desc) index, reading no data field.
+// alertFilter is the query of the alerts q selects by severity and source (not by status),
+// unordered.
+func (s *Store) alertFilter(q store.AlertQuery) firestore.Query {
+	query := s.alerts().Where("workspace", "==", s.workspace)
+	switch len(q.Severities) {
+	case 0:
+	case 1:
+		query = query.Where("severity", "==", q.Severities[0])
+	default:
+		query = query.Where("severity", "in", q.Severities)
+	}
+	if q.Source != "" {
+		query = query.Where("source", "==", q.Source)
+	}
+	return query
+}
+
+// listAlertsQuery is ListAlerts' query: q's severity and source filters on an index of
+// (workspace, [severity,] [source,] created_at desc, __name__ desc) (firestore.indexes.json).
+func (s *Store) listAlertsQuery(q store.AlertQuery) firestore.Query {
+	return s.alertFilter(q).OrderBy("created_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+}
+
+// closedStatuses are the statuses of closed alerts; an open alert has none (an empty status,
+// or no status field at all in a document written before statuses were kept).
+var closedStatuses = []string{"resolved", "suppressed", "archived", "inactive"}
+
+// CountAlerts implements store.AlertCounter with aggregation queries of equality filters
+// only, which Firestore serves by merging single-field indexes: open alerts are all of them
+// less the closed ones (an older document has no status field for a filter to match).
+func (s *Store) CountAlerts(ctx context.Context, q store.AlertQuery) (int, error) {
+	s.calls.Add("firestore.count")
+	n, err := count(ctx, s.alertFilter(q))
+	if err != nil {
+		return 0, goerr.Wrap(err, "failed to count alerts", goerr.V("workspace", s.workspace))
+	}
+	if !q.Open {
+		return n, nil
+	}
+	s.calls.Add("firestore.count")
+	closed, err := count(ctx, s.alertFilter(q).Where("status", "in", closedStatuses))
+	if err != nil {
+		return 0, goerr.Wrap(err, "failed to count alerts", goerr.V("workspace", s.workspace))
+	}
+	return max(n-closed, 0), nil
+}
+
+// ListAlerts returns a page of alerts, newest first (Data is nil): bounded queries on the
+// index of listAlertsQuery, reading no data field. Closed alerts are left out as they are read
+// (q.Open): documents written before statuses were kept have no status field, which no
+// Firestore filter matches, and closed alerts are few.
 func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
 	limit := store.ClampLimit(q.Limit)
-	query := s.alerts().Where("workspace", "==", s.workspace).
-		OrderBy("created_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
-	if q.Cursor != "" {
-		t, id, err := store.DecodeCursor(q.Cursor)
+	page := &store.AlertPage{Alerts: make([]*record.Alert, 0, limit)}
+	cursor := q.Cursor
+	for {
+		n := limit + 1 - len(page.Alerts)
+		if q.Open {
+			n = max(n, 100) // room for closed alerts in between
+		}
+		batch, more, err := s.listAlerts(ctx, q, cursor, n)
 		if err != nil {
 			return nil, err
 		}
+		for _, a := range batch {
+			if q.Open && a.Status != "" {
+				continue
+			}
+			if len(page.Alerts) == limit {
+				last := page.Alerts[limit-1]
+				page.NextCursor = store.EncodeCursor(last.CreatedAt, string(last.ID))
+				return page, nil
+			}
+			page.Alerts = append(page.Alerts, a)
+		}
+		if !more {
+			return page, nil
+		}
+		last := batch[len(batch)-1]
+		cursor = store.EncodeCursor(last.CreatedAt, string(last.ID))
+	}
+}
+
+// listAlerts reads at most n alerts of q after cursor, and whether there may be more.
+func (s *Store) listAlerts(ctx context.Context, q store.AlertQuery, cursor string, n int) ([]*record.Alert, bool, error) {
+	query := s.listAlertsQuery(q)
+	if cursor != "" {
+		t, id, err := store.DecodeCursor(cursor)
+		if err != nil {
+			return nil, false, err
+		}
 		if !validAlertID(record.AlertID(id)) {
-			return nil, goerr.Wrap(store.ErrInvalid, "bad cursor", goerr.V("cursor", q.Cursor))
+			return nil, false, goerr.Wrap(store.ErrInvalid, "bad cursor", goerr.V("cursor", cursor))
 		}
 		query = query.StartAfter(t, alertDocID(s.workspace, record.AlertID(id)))
 	}
 	s.calls.Add("firestore.query")
-	snaps, err := query.Select("workspace", "id", "title", "created_at", "severity", "source", "time").Limit(limit + 1).Documents(ctx).GetAll()
+	snaps, err := query.Select("workspace", "id", "title", "created_at", "severity", "source", "time", "status").Limit(n).Documents(ctx).GetAll()
 	if err != nil {
-		return nil, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))
+		return nil, false, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))
 	}
-	page := &store.AlertPage{Alerts: make([]*record.Alert, 0, min(len(snaps), limit))}
-	for i, snap := range snaps {
-		if i == limit {
-			last := page.Alerts[limit-1]
-			page.NextCursor = store.EncodeCursor(last.CreatedAt, string(last.ID))
-			break
-		}
+	out := make([]*record.Alert, 0, len(snaps))
+	for _, snap := range snaps {
 		var d alertDoc
 		if err := snap.DataTo(&d); err != nil {
-			return nil, goerr.Wrap(err, "failed to decode alert", goerr.V("doc", snap.Ref.ID))
+			return nil, false, goerr.Wrap(err, "failed to decode alert", goerr.V("doc", snap.Ref.ID))
 		}
-		page.Alerts = append(page.Alerts, d.alert(false))
+		out = append(out, d.alert(false))
 	}
-	return page, nil
+	return out, len(snaps) == n, nil
 }
 
 // FindAlerts returns the IDs starting with prefix, in ID order: a document ID range within the

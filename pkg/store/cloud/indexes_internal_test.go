@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,7 +75,7 @@ func needs(t *testing.T, q firestore.Query) (set []indexField, order []indexFiel
 		}
 		ff := f.GetFieldFilter()
 		switch ff.GetOp() {
-		case firestorepb.StructuredQuery_FieldFilter_EQUAL:
+		case firestorepb.StructuredQuery_FieldFilter_EQUAL, firestorepb.StructuredQuery_FieldFilter_IN:
 			set = append(set, indexField{FieldPath: ff.Field.FieldPath, Order: "ASCENDING"})
 		case firestorepb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, firestorepb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
 			set = append(set, indexField{FieldPath: ff.Field.FieldPath, ArrayConfig: "CONTAINS"})
@@ -140,10 +141,24 @@ func TestQueriesHaveIndexes(t *testing.T) {
 	}
 	queries = append(queries, s.latestResolved("a"))
 	names = append(names, "latest verdict of an alert")
+	groups := make([]string, len(queries))
+	for i := range groups {
+		groups[i] = historiesCollection
+	}
+	for _, sev := range [][]string{nil, {"high"}, {"critical", "high"}} {
+		for _, src := range []string{"", "guardduty"} {
+			for _, open := range []bool{false, true} {
+				q := store.AlertQuery{Severities: sev, Source: src, Open: open}
+				queries = append(queries, s.listAlertsQuery(q))
+				names = append(names, fmt.Sprintf("alert list %+v", q))
+				groups = append(groups, alertsCollection)
+			}
+		}
+	}
 	for i, q := range queries {
 		set, order := needs(t, q)
 		found := slices.ContainsFunc(indexes, func(idx compositeIndex) bool {
-			return idx.CollectionGroup == historiesCollection && covered(idx, set, order)
+			return idx.CollectionGroup == groups[i] && covered(idx, set, order)
 		})
 		if !found {
 			t.Errorf("%s needs an index on %v then %v: none in firestore.indexes.json", names[i], set, order)
@@ -151,13 +166,19 @@ func TestQueriesHaveIndexes(t *testing.T) {
 	}
 }
 
-// Every composite index of firestore.indexes.json is in the gcloud commands of
-// docs/storage-and-operations.md, and the other way round.
+// Every composite index of firestore.indexes.json is in the gcloud commands of the pages of
+// docs/ (storage-and-operations.md, and alert-shapes.md for alert list's), and the other way
+// round.
 func TestIndexesDocumented(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../../docs/storage-and-operations.md")
-	if err != nil {
-		t.Fatal(err)
+	var readme []byte
+	pages, _ := filepath.Glob("../../../docs/*.md")
+	for _, p := range pages {
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(append(readme, '\n'), page...)
 	}
 	describe := func(group string, fields []string) string { return group + ": " + strings.Join(fields, ", ") }
 	var documented []string

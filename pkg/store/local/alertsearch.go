@@ -52,6 +52,22 @@ func addAlertFacts(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// addAlertStatus gives a store made before alerts had a status its column: the alerts it
+// holds are open.
+func addAlertStatus(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('alerts') WHERE name = 'status'`).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE alerts ADD COLUMN status TEXT NOT NULL DEFAULT ''`); err != nil {
+		return goerr.Wrap(err, "failed to add the alerts' status")
+	}
+	return nil
+}
+
 // alertTime is a stored alert time (0: none).
 func alertTime(us int64) time.Time {
 	if us == 0 {

@@ -167,6 +167,9 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if err := addAlertFacts(ctx, tx); err != nil {
 		return err
 	}
+	if err := addAlertStatus(ctx, tx); err != nil {
+		return err
+	}
 	if err := createAlertIndex(ctx, tx); err != nil {
 		return err
 	}
@@ -517,8 +520,8 @@ func putAlert(t *txStmts, workspace string, a *record.Alert) (bool, error) {
 	if !a.Time.IsZero() {
 		when = micros(a.Time)
 	}
-	res, err := t.exec(`INSERT INTO alerts (workspace, id, title, data, created_at, severity, source, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		workspace, string(a.ID), a.Title, []byte(a.Data), micros(created), a.Severity, a.Source, when)
+	res, err := t.exec(`INSERT INTO alerts (workspace, id, title, data, created_at, severity, source, time, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		workspace, string(a.ID), a.Title, []byte(a.Data), micros(created), a.Severity, a.Source, when, a.Status)
 	if err != nil {
 		return false, goerr.Wrap(err, "failed to store alert", goerr.V("alert_id", a.ID))
 	}
@@ -539,8 +542,8 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert,
 	var data []byte
 	var created, when int64
 	s.calls.Add("sqlite.query")
-	err := s.db.QueryRowContext(ctx, `SELECT title, data, created_at, severity, source, time FROM alerts WHERE workspace = ? AND id = ?`, s.workspace, string(id)).
-		Scan(&title, &data, &created, &a.Severity, &a.Source, &when)
+	err := s.db.QueryRowContext(ctx, `SELECT title, data, created_at, severity, source, time, status FROM alerts WHERE workspace = ? AND id = ?`, s.workspace, string(id)).
+		Scan(&title, &data, &created, &a.Severity, &a.Source, &when, &a.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, goerr.Wrap(store.ErrNotFound, "alert not found", goerr.V("alert_id", id))
 	}
@@ -551,11 +554,42 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert,
 	return &a, nil
 }
 
+// alertFilter is the WHERE clause of the alerts q selects, its cursor aside.
+func (s *Store) alertFilter(q store.AlertQuery) (string, []any) {
+	where := ` WHERE workspace = ?`
+	args := []any{s.workspace}
+	if q.Open {
+		where += ` AND status = ''`
+	}
+	if len(q.Severities) > 0 {
+		where += ` AND severity IN (?` + strings.Repeat(`, ?`, len(q.Severities)-1) + `)`
+		for _, sev := range q.Severities {
+			args = append(args, sev)
+		}
+	}
+	if q.Source != "" {
+		where += ` AND source = ?`
+		args = append(args, q.Source)
+	}
+	return where, args
+}
+
+// CountAlerts implements store.AlertCounter.
+func (s *Store) CountAlerts(ctx context.Context, q store.AlertQuery) (int, error) {
+	where, args := s.alertFilter(q)
+	var n int
+	s.calls.Add("sqlite.query")
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts`+where, args...).Scan(&n); err != nil {
+		return 0, goerr.Wrap(err, "failed to count alerts")
+	}
+	return n, nil
+}
+
 // ListAlerts implements store.Alerts.
 func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
 	limit := store.ClampLimit(q.Limit)
-	query := `SELECT id, title, created_at, severity, source, time FROM alerts WHERE workspace = ?`
-	args := []any{s.workspace}
+	where, args := s.alertFilter(q)
+	query := `SELECT id, title, created_at, severity, source, time, status FROM alerts` + where
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {
@@ -574,13 +608,13 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 	defer rows.Close()
 	page := &store.AlertPage{}
 	for rows.Next() {
-		var id, title, severity, source string
+		var id, title, severity, source, status string
 		var created, when int64
-		if err := rows.Scan(&id, &title, &created, &severity, &source, &when); err != nil {
+		if err := rows.Scan(&id, &title, &created, &severity, &source, &when, &status); err != nil {
 			return nil, goerr.Wrap(err, "failed to read alert row")
 		}
 		page.Alerts = append(page.Alerts, &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC(),
-			Severity: severity, Source: source, Time: alertTime(when)})
+			Severity: severity, Source: source, Time: alertTime(when), Status: status})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts")

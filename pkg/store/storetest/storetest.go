@@ -52,6 +52,7 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"AlertSearch", testAlertSearch},
 		{"AlertFacts", testAlertFacts},
 		{"PutAlerts", testPutAlerts},
+		{"AlertFilters", testAlertFilters},
 		{"BatchJobs", testBatchJobs},
 		{"VerdictsRoundTrip", testVerdictsRoundTrip},
 		{"ListByVerdictAndAnalyst", testListByVerdictAndAnalyst},
