@@ -34,7 +34,7 @@ type kindCache struct {
 	m  map[sniffKey]file
 }
 
-func (c *kindCache) kind(e entry) file {
+func (c *kindCache) kind(e entry, floor int64) file {
 	k := sniffKey{e.f.root + "\x00" + e.rel, e.size, e.mod}
 	c.mu.Lock()
 	f, ok := c.m[k]
@@ -43,7 +43,7 @@ func (c *kindCache) kind(e entry) file {
 		return f
 	}
 	f = file{entry: e}
-	kind, err := sniff(e)
+	kind, err := sniff(e, floor)
 	if err != nil {
 		f.kind, f.err = kindText, err.Error()
 		if isGzip(e.rel) {
@@ -66,7 +66,7 @@ func (c *kindCache) kind(e entry) file {
 func (s *Set) catalog() ([]file, error) {
 	var out []file
 	if err := s.files("", func(e entry) bool {
-		out = append(out, s.kinds.kind(e))
+		out = append(out, s.kinds.kind(e, s.bombFloor))
 		return len(out) < maxFiles
 	}); err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/m-mizutani/goerr/v2"
 )
@@ -44,6 +45,9 @@ type Set struct {
 	cacheDir string
 	idx      *indexer
 	kinds    kindCache
+	// bombFloor and timeout are the package's bounds (tests lower them).
+	bombFloor int64
+	timeout   time.Duration
 }
 
 // Options configure a Set.
@@ -63,7 +67,7 @@ func (e *DirError) Error() string { return fmt.Sprintf("evidence folder %s %s", 
 // Open checks dirs (each must be an existing folder) and returns their Set. Nothing is read
 // beyond the folders' own metadata: indexes are built on the first query.
 func Open(dirs []string, o Options) (*Set, error) {
-	s := &Set{cacheDir: o.CacheDir}
+	s := &Set{cacheDir: o.CacheDir, bombFloor: bombFloor, timeout: QueryTimeout}
 	seen := map[string]bool{}
 	names := map[string]int{}
 	for _, d := range dirs {

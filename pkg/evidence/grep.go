@@ -185,7 +185,7 @@ type pending struct {
 }
 
 func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, e entry, o GrepOptions, res *GrepResult) error {
-	r, err := openEntry(e)
+	r, err := openEntry(e, s.bombFloor)
 	if err != nil {
 		if errors.Is(err, errOutside) || errors.Is(err, errNotFound) {
 			return nil // it changed since the walk: skip it

@@ -207,7 +207,7 @@ func (x *indexer) build(ctx context.Context, f file) (built, error) {
 	if err != nil {
 		return b, goerr.Wrap(err, "cannot write the evidence index")
 	}
-	t := &tableBuilder{ctx: ctx, tx: tx, table: f.table}
+	t := &tableBuilder{ctx: ctx, tx: tx, table: f.table, floor: x.s.bombFloor}
 	st, rerr := t.fill(f)
 	if rerr == nil {
 		rerr = t.finish()
@@ -268,6 +268,7 @@ type tableBuilder struct {
 	byKey   map[string]int // field -> column
 	lower   map[string]bool
 	created bool
+	floor   int64
 	// dryRun only names the columns (a listing's sample): nothing is written.
 	dryRun bool
 	insert *sql.Stmt
@@ -277,7 +278,7 @@ type tableBuilder struct {
 }
 
 func (t *tableBuilder) fill(f file) (parseStats, error) {
-	r, err := openEntry(f.entry)
+	r, err := openEntry(f.entry, t.floor)
 	if err != nil {
 		return parseStats{}, err
 	}

@@ -68,7 +68,7 @@ func (s *Set) describe(ctx context.Context, f file) FileInfo {
 		}
 		return fi
 	}
-	cols, err := sampleColumns(f)
+	cols, err := sampleColumns(f, s.bombFloor)
 	if err != nil {
 		fi.Error = err.Error()
 	}
@@ -79,8 +79,8 @@ func (s *Set) describe(ctx context.Context, f file) FileInfo {
 var errEnough = errors.New("enough records")
 
 // sampleColumns are the columns of f's first records, named as the index names them.
-func sampleColumns(f file) ([]string, error) {
-	r, err := openEntry(f.entry)
+func sampleColumns(f file, floor int64) ([]string, error) {
+	r, err := openEntry(f.entry, floor)
 	if err != nil {
 		return nil, err
 	}

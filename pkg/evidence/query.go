@@ -65,7 +65,7 @@ func (s *Set) Query(ctx context.Context, q string, limit int) (*QueryResult, err
 			return nil, userErrorf("table %s (%s) cannot be read: %s", f.table, f.logical(), b.err)
 		}
 	}
-	qctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	qctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	res, err := s.idx.query(qctx, q, limit)
 	if err != nil {

@@ -45,7 +45,7 @@ func (e *errTooLarge) Error() string {
 }
 
 // gzipBound is the most a .gz file of size bytes may decompress to.
-func gzipBound(size int64) int64 { return max(bombFloor, size*bombRatio) }
+func gzipBound(size, floor int64) int64 { return max(floor, size*bombRatio) }
 
 // reader is an open file, decompressed when it ends in .gz.
 type reader struct {
@@ -64,7 +64,7 @@ func (r *reader) Close() error {
 }
 
 // openEntry opens e for reading, gzip read through and bounded.
-func openEntry(e entry) (*reader, error) {
+func openEntry(e entry, floor int64) (*reader, error) {
 	fd, fi, err := e.f.open(e.rel)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func openEntry(e entry) (*reader, error) {
 		return nil, fmt.Errorf("%s is not gzip data", e.logical())
 	}
 	r.closers = append(r.closers, zr)
-	limit := gzipBound(fi.Size())
+	limit := gzipBound(fi.Size(), floor)
 	r.Reader = &boundReader{r: zr, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}
 	return r, nil
 }
@@ -157,12 +157,12 @@ func identifier(s string) string {
 func tableName(p string) string { return identifier(stripExt(p)) }
 
 // sniff tells e's kind from its name and first bytes.
-func sniff(e entry) (string, error) {
+func sniff(e entry, floor int64) (string, error) {
 	name := strings.ToLower(e.rel)
 	if isGzip(name) {
 		name = name[:len(name)-3]
 	}
-	r, err := openEntry(e)
+	r, err := openEntry(e, floor)
 	if err != nil {
 		return "", err
 	}
