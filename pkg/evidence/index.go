@@ -214,6 +214,7 @@ func (x *indexer) build(ctx context.Context, f file) (built, error) {
 	}
 	if rerr != nil {
 		_ = tx.Rollback()
+		_ = conn.Close() // the one connection, which record needs
 		if ctx.Err() != nil {
 			return b, ctx.Err()
 		}
