@@ -195,3 +195,26 @@ func TestEvidenceFolders(t *testing.T) {
 	}
 	c.env = env
 }
+
+// In an interactive chat on a terminal: /evidence lists the folders and their tables, and each
+// evidence call shows as one line, the pattern as typed.
+func TestEvidenceInteractive(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, toolRound(evidenceCalls[1], evidenceCalls[2]))
+	alertID := c.addAlert("guardduty.json")
+	dir := evidenceFolder(t)
+	term := startTerminal(t, c, 160, "chat", "-a", alertID, "--evidence", dir)
+	term.waitFor("/help for commands")
+	term.typeLine("/evidence")
+	term.waitFor("aws_cloudtrail")
+	term.waitFor("hosts.csv (csv)")
+	term.typeLine("what did 203.0.113.7 do?")
+	term.waitFor(`→ grep_evidence pattern="203\.0\.113\.7"`)
+	term.waitFor(`→ query_evidence sql="SELECT eventName`)
+	term.waitFor(`ConsoleLogin`)
+	term.typeLine("/exit")
+	screen := term.wait()
+	if !strings.Contains(screen, "dns.ndjson (ndjson)") {
+		t.Errorf("/evidence: %q", screen)
+	}
+}

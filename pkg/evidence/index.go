@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -352,16 +351,12 @@ func (t *tableBuilder) addCSV(fields []string) error {
 
 func (t *tableBuilder) addJSON(rec record) error {
 	var fresh []string
-	for k := range rec.obj {
-		if _, ok := t.byKey[k]; !ok {
-			fresh = append(fresh, k)
+	for _, k := range rec.keys {
+		if _, ok := t.byKey[k]; !ok && !slices.Contains(fresh, k) {
+			fresh = append(fresh, k) // new fields in the order of the record's text
 		}
 	}
 	if len(fresh) > 0 {
-		// New fields take the order they have in the record's text.
-		slices.SortFunc(fresh, func(a, b string) int {
-			return bytes.Index(rec.raw, jsonKey(a)) - bytes.Index(rec.raw, jsonKey(b))
-		})
 		if err := t.columns(fresh); err != nil {
 			return err
 		}
@@ -370,15 +365,10 @@ func (t *tableBuilder) addJSON(rec record) error {
 		return nil
 	}
 	t.vals = append(t.vals[:0], make([]any, len(t.names))...)
-	for k, v := range rec.obj {
-		t.vals[t.byKey[k]] = jsonValue(v)
+	for i, k := range rec.keys {
+		t.vals[t.byKey[k]] = jsonValue(rec.vals[i])
 	}
 	return t.exec()
-}
-
-func jsonKey(k string) []byte {
-	b, _ := json.Marshal(k)
-	return b
 }
 
 func (t *tableBuilder) exec() error {

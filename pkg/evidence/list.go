@@ -94,7 +94,7 @@ func sampleColumns(f file, floor int64) ([]string, error) {
 				return err
 			}
 			return errEnough
-		case rec.obj != nil:
+		case rec.keys != nil:
 			if err := t.addJSON(rec); err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -246,4 +247,34 @@ func TestGrepMatchesNaive(t *testing.T) {
 			t.Errorf("%s: bytes_searched %d, want %d", path, res.BytesSearched, len(text))
 		}
 	}
+}
+
+// FuzzObjectRecord: the hand-split members of any valid object are those encoding/json finds.
+func FuzzObjectRecord(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a" : "x\"}" , "b":[1,{"c":"]"}],"d":null}`, `{"\u0041":true,"e":-1.5e3}`, ` {"a":{}} `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rec, ok := objectRecord(bytes.TrimSpace([]byte(s)))
+		var m map[string]json.RawMessage
+		err := json.Unmarshal([]byte(s), &m)
+		if ok != (err == nil && m != nil && strings.HasPrefix(strings.TrimSpace(s), "{")) {
+			t.Fatalf("%q: ok %v, unmarshal %v", s, ok, err)
+		}
+		if !ok {
+			return
+		}
+		got := map[string]string{}
+		for i, k := range rec.keys {
+			got[k] = string(rec.vals[i])
+		}
+		if len(got) != len(m) {
+			t.Fatalf("%q: %v vs %v", s, got, m)
+		}
+		for k, v := range m {
+			if got[k] != strings.TrimSpace(string(v)) {
+				t.Fatalf("%q: key %q = %q, want %q", s, k, got[k], v)
+			}
+		}
+	})
 }

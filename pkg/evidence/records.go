@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
 // envelopes are the keys of JSON documents that hold records: CloudTrail's Records, AWS
@@ -18,8 +19,9 @@ var envelopes = map[string]bool{"Records": true, "Findings": true, "items": true
 // record is one row of a structured file: a JSON object (obj, with its text raw, which orders
 // new columns as the file does) or a CSV row (fields, in the header's order).
 type record struct {
-	obj    map[string]json.RawMessage
-	raw    []byte
+	// keys and vals are a JSON object's members, in the file's order (values as JSON text).
+	keys   []string
+	vals   [][]byte
 	fields []string
 	// header, in the first record of a CSV file, names its columns (and fields is nil).
 	header []string
@@ -78,12 +80,12 @@ func readNDJSON(r io.Reader, emit func(record) error) (parseStats, error) {
 				long = long[:0]
 			}
 			if t := bytes.TrimSpace(line); len(t) > 0 {
-				obj := map[string]json.RawMessage{}
-				if t[0] != '{' || json.Unmarshal(t, &obj) != nil {
+				rec, ok := objectRecord(t)
+				if !ok {
 					st.skipped++
 					break
 				}
-				if e := emit(record{obj: obj, raw: t}); e != nil {
+				if e := emit(rec); e != nil {
 					return st, e
 				}
 				st.rows++
@@ -130,7 +132,7 @@ func readJSON(r io.Reader, emit func(record) error) (parseStats, error) {
 	}
 	// An object: stream the first envelope array found; other members are kept in case there
 	// is none, and then the object is one record.
-	rest := map[string]json.RawMessage{}
+	var rest record
 	var restSize int
 	found := false
 	for dec.More() {
@@ -155,7 +157,7 @@ func readJSON(r io.Reader, emit func(record) error) (parseStats, error) {
 			// Not an array: an ordinary member whose first token is read. Keep scalars only.
 			if b, err := json.Marshal(t); err == nil && t != nil {
 				if _, isDelim := t.(json.Delim); !isDelim {
-					rest[key] = b
+					rest.keys, rest.vals = append(rest.keys, key), append(rest.vals, b)
 					continue
 				}
 			}
@@ -167,12 +169,15 @@ func readJSON(r io.Reader, emit func(record) error) (parseStats, error) {
 			return st, jsonErr(err, dec)
 		}
 		if !found && restSize < maxRecord {
-			rest[key] = raw
+			rest.keys, rest.vals = append(rest.keys, key), append(rest.vals, raw)
 			restSize += len(raw)
 		}
 	}
 	if !found {
-		if err := emit(record{obj: rest}); err != nil {
+		if rest.keys == nil {
+			rest.keys, rest.vals = []string{}, [][]byte{}
+		}
+		if err := emit(rest); err != nil {
 			return st, err
 		}
 		st.rows++
@@ -182,13 +187,89 @@ func readJSON(r io.Reader, emit func(record) error) (parseStats, error) {
 
 // elementRecord is an array element as a record: an object's members, or {"value": x}.
 func elementRecord(raw json.RawMessage) record {
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		obj := map[string]json.RawMessage{}
-		if json.Unmarshal(raw, &obj) == nil {
-			return record{obj: obj, raw: raw}
+	if rec, ok := objectRecord(bytes.TrimSpace(raw)); ok {
+		return rec
+	}
+	return record{keys: []string{"value"}, vals: [][]byte{raw}}
+}
+
+// objectRecord splits a JSON object's text into its members, in order, without decoding the
+// values (they are converted one by one, as columns): false when t is not a valid object.
+func objectRecord(t []byte) (record, bool) {
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return record{}, false
+	}
+	rec := record{keys: []string{}, vals: [][]byte{}}
+	i := skipSpace(t, 1)
+	for i < len(t) && t[i] != '}' {
+		// t is valid JSON: a member is "key" : value, then , or }.
+		end := skipString(t, i)
+		key := t[i+1 : end-1]
+		var k string
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+			_ = json.Unmarshal(t[i:end], &k)
+		} else {
+			k = string(key)
+		}
+		i = skipSpace(t, end)
+		i = skipSpace(t, i+1) // the colon
+		vend := skipValue(t, i)
+		rec.keys, rec.vals = append(rec.keys, k), append(rec.vals, t[i:vend])
+		i = skipSpace(t, vend)
+		if i < len(t) && t[i] == ',' {
+			i = skipSpace(t, i+1)
 		}
 	}
-	return record{obj: map[string]json.RawMessage{"value": raw}}
+	return rec, true
+}
+
+func skipSpace(t []byte, i int) int {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at t[i] (a quote).
+func skipString(t []byte, i int) int {
+	for j := i + 1; j < len(t); j++ {
+		switch t[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(t)
+}
+
+// skipValue returns the index after the (valid) JSON value starting at t[i].
+func skipValue(t []byte, i int) int {
+	switch t[i] {
+	case '"':
+		return skipString(t, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(t); j++ {
+			switch t[j] {
+			case '"':
+				j = skipString(t, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(t)
+	}
+	j := i
+	for j < len(t) && t[j] != ',' && t[j] != '}' && t[j] != ']' && t[j] != ' ' && t[j] != '\t' && t[j] != '\n' && t[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 func jsonErr(err error, dec *json.Decoder) error {
