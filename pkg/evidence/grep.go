@@ -187,10 +187,8 @@ type pending struct {
 func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, e entry, o GrepOptions, res *GrepResult) error {
 	r, err := openEntry(e, s.bombFloor)
 	if err != nil {
-		if errors.Is(err, errOutside) || errors.Is(err, errNotFound) {
-			return nil // it changed since the walk: skip it
-		}
-		return userErrorf("%s", err.Error())
+		// It changed since the walk, or it is a .gz that is not gzip: not text to search.
+		return nil
 	}
 	defer r.Close()
 	buf := make([]byte, 2*grepChunk)

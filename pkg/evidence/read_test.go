@@ -278,3 +278,21 @@ func FuzzObjectRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestNotGzip: a .gz that is not gzip is listed as binary with its error, skipped by grep, and
+// a table that cannot be read says why.
+func TestNotGzip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "fake.json.gz"), []byte(`{"Records":[]}`), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "ok.log"), []byte("Records here\n"), 0o644)
+	s := openSet(t, dir)
+	f := call(t, s, "list_evidence", nil)["files"].([]any)[0].(map[string]any)
+	if f["kind"] != "binary" || !strings.Contains(fmt.Sprint(f["error"]), "not gzip") {
+		t.Errorf("listing: %v", f)
+	}
+	g := call(t, s, "grep_evidence", map[string]any{"pattern": "Records"})
+	if ms, _ := g["matches"].([]any); len(ms) != 1 || g["files_searched"] != 1.0 {
+		t.Errorf("grep: %v", g)
+	}
+}
