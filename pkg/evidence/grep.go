@@ -191,6 +191,18 @@ func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, e entry, o GrepOp
 		return nil
 	}
 	defer r.Close()
+	find := re.FindIndex
+	if lit, complete := re.LiteralPrefix(); complete && lit != "" {
+		// A plain string (an address with its dots escaped, a user name): a byte search is
+		// several times faster than the regexp machine on the same string.
+		b := []byte(lit)
+		find = func(text []byte) []int {
+			if i := bytes.Index(text, b); i >= 0 {
+				return []int{i, i + len(b)}
+			}
+			return nil
+		}
+	}
 	buf := make([]byte, 2*grepChunk)
 	n := 0         // bytes held in buf
 	var line int64 // lines before buf[0]
@@ -243,7 +255,7 @@ func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, e entry, o GrepOp
 		counted := 0
 		pos := 0
 		for pos < len(chunk) && !res.Truncated {
-			loc := re.FindIndex(chunk[pos:])
+			loc := find(chunk[pos:])
 			if loc == nil {
 				break
 			}
