@@ -43,6 +43,8 @@ var (
 		"SSL_CERT_FILE", "SSL_CERT_DIR", // which servers are believed
 		// store what is typed raw
 		"ALERTCHAT_REDACT",
+		// hand files to the model (and through it, to the conversation)
+		"ALERTCHAT_EVIDENCE",
 	}
 	// dotenvRefusedSuffixes and dotenvRefusedPrefixes are refused by the end or start of the name.
 	dotenvRefusedSuffixes = []string{"_EMULATOR_HOST"} // FIRESTORE_, STORAGE_, PUBSUB_, ...: the store elsewhere

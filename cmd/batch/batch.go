@@ -69,6 +69,7 @@ remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query, read only (repeatable)", Destination: &opts.Tools.Evidence},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
 			&cli.BoolFlag{Name: "remote", Usage: "answer through one Gemini Batch API job (about half the price, answered within hours; no tools)", Destination: &opts.Remote.Enabled},
 			&cli.BoolFlag{Name: "resubmit", Usage: "with --remote: submit a new job even when one for this input is recorded", Destination: &opts.Remote.Resubmit},
@@ -106,6 +107,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
 	case opts.Remote.Check() != nil:
 		return opts.Remote.Check()
+	case opts.Remote.Enabled && len(opts.Tools.Evidence) > 0:
+		return cmdutil.UsageErrorf("--evidence needs the answers made here: a --remote job cannot call tools")
 	}
 	data, err := cmdutil.ReadInput(opts.IO, opts.File, batch.MaxInputBytes)
 	if err != nil {
@@ -142,6 +145,11 @@ func batchRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	closeEvidence, err := opts.Tools.OpenEvidence(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer closeEvidence()
 	sessOpts, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	alertpkg "github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -105,11 +106,14 @@ arrived is saved first).`,
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools: Gemini answers from the alert and the conversation only", Sources: cmdutil.EnvVar("NO_TOOLS"), Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question; past it Gemini is asked to answer without tools", Value: session.DefaultMaxToolCalls, Sources: cmdutil.EnvVar("MAX_TOOL_CALLS"), Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON; a larger one is cut and says so", Value: session.DefaultMaxToolResult, Sources: cmdutil.EnvVar("MAX_TOOL_RESULT"), Destination: &opts.Tools.MaxResult},
+			// ALERTCHAT_EVIDENCE is read below, from the real environment only, split like PATH.
+			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query, read only (repeatable; default $" + factory.EvidenceEnv + ", separated like PATH)", Destination: &opts.Tools.Evidence},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), `quote the question: -q "..."`); err != nil {
 				return err
 			}
+			opts.Tools.Evidence = factory.EvidenceDirs(opts.Tools.Evidence, c.IsSet("evidence"), f.Getenv)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -213,6 +217,11 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	cfg := opts.Config()
+	closeEvidence, err := opts.Tools.OpenEvidence(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer closeEvidence()
 	sessOpts, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
 	if err != nil {
 		return err
@@ -227,7 +236,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	// A question typed here exists nowhere else: a turn that ends without an answer, whatever
 	// ended it, is saved with its reply marked cut short.
 	sessOpts.KeepUnanswered = true
-	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, mcp: servers, tools: sessOpts.Tools}
+	conv := &conversation{opts: opts, cfg: cfg, store: s, llm: client, mcp: servers, tools: sessOpts.Tools, evidence: opts.Tools.EvidenceSet()}
 	sessOpts.Approver = newApprover(opts.IO, conv.readApproval, conv.interruptTurn)
 	servers.askWith(conv.readApproval)
 	newSession := func(h *record.History) (*session.Session, error) { return session.New(sessOpts, a, h) }
@@ -257,6 +266,8 @@ type conversation struct {
 	// tools are the chat's tools (nil with --no-tools); mcp its MCP servers (nil without).
 	tools *tool.Registry
 	mcp   *mcpTools
+	// evidence are the folders of --evidence (nil without).
+	evidence *evidence.Set
 	// lineReader, in an interactive chat, asks the approval questions through the line
 	// editor; nil reads stdin.
 	lineReader func(prompt string) (string, error)

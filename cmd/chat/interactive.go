@@ -39,6 +39,7 @@ const chatHelp = `Type a question and press Enter. Commands:
   /retry           ask the last question again (after a failure or Ctrl-C)
   /export FILE     write the conversation to FILE (.md or .json)
   /tools           list the tools Gemini may call, their server and whether they ask
+  /evidence        the evidence folders (--evidence) and their tables
   /exit            leave (Ctrl-D works too)
 Multi-line input: a line with just """ starts and ends a block; a line ending in \ continues.
 Ctrl-C stops an answer in flight; at the prompt it clears the line.
@@ -306,6 +307,8 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 	case "/tools":
 		c.mcp.ready(ctx) // the servers' tools too, once they are up
 		listTools(c.ios, c.tools)
+	case "/evidence":
+		listEvidence(out, c.evidence)
 	case "/usage":
 		h := c.sess.History()
 		fmt.Fprintf(out, "Tokens: %d in, %d out, %d thinking (%d total) over %d messages.\n",

@@ -170,17 +170,27 @@ func toolLine(name string, args map[string]any) string {
 	var b strings.Builder
 	b.WriteString("→ " + name)
 	for _, k := range keys {
-		v, err := json.Marshal(args[k])
-		if err != nil {
+		val, ok := argText(args[k])
+		if !ok {
 			continue
 		}
-		val := string(v)
 		if r := []rune(val); len(r) > 80 {
 			val = string(r[:77]) + "..."
 		}
 		b.WriteString(" " + k + "=" + val)
 	}
 	return cmdutil.OneLine(b.String())
+}
+
+// argText is an argument as a call line shows it: JSON, except that a string keeps its
+// backslashes single (a pattern reads as typed: pattern="203\.0\.113\.7") and <, > and &
+// unescaped.
+func argText(v any) (string, bool) {
+	if s, ok := v.(string); ok {
+		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`, true
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
 }
 
 // offerMove asks, on stderr and stdin, whether to ask the question again in the conversation

@@ -17,6 +17,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
+	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
@@ -41,6 +42,8 @@ import (
 // client: lazy functions a command calls only when it needs them.
 type Factory struct {
 	*cmdutil.Factory
+	// Getenv reads the real environment (variables a .env may not set, ALERTCHAT_EVIDENCE).
+	Getenv func(string) string
 	// OpenStore opens the configured backend inside the stack every command uses: retries and
 	// circuit breaker (resilient), the redaction of every history write with the workspace's
 	// keyed tokens (redacting), and the local spool (spooled), whose pending turns are uploaded
@@ -96,7 +99,7 @@ type LLMOptions struct {
 // the Gemini SDK's own variables; cfg is filled by the root command once the flags are
 // parsed, and must not change after.
 func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil.Config, logger **slog.Logger) *Factory {
-	f := &Factory{Factory: cmdutil.NewFactory(ios, cfg, logger)}
+	f := &Factory{Factory: cmdutil.NewFactory(ios, cfg, logger), Getenv: getenv}
 	f.OpenStore = func(ctx context.Context, o StoreOptions) (*Store, error) {
 		types, err := redact.ParseTypes(cfg.Redact)
 		if err != nil {
@@ -354,6 +357,9 @@ type ToolOptions struct {
 	NoTools   bool
 	MaxCalls  int
 	MaxResult int
+	// Evidence are the folders of --evidence (evidence.go); set is them opened.
+	Evidence []string
+	set      *evidence.Set
 }
 
 // WithTools adds to o the built-in tools over st (the workspace's own store, read only) and the
@@ -375,7 +381,11 @@ func WithTools(o session.Options, st *Store, to ToolOptions) (session.Options, e
 	if as, ok := store.Find[store.AlertSearcher](st); ok {
 		deps.Alerts = as
 	}
-	reg, err := tool.NewRegistry(builtin.Tools(deps)...)
+	tools := builtin.Tools(deps)
+	if to.set != nil {
+		tools = append(tools, to.set.Tools()...)
+	}
+	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
 		return o, err
 	}
@@ -391,5 +401,5 @@ func (to ToolOptions) Check() error {
 	case to.MaxResult < 0 || to.MaxResult > 0 && to.MaxResult < 256:
 		return cmdutil.UsageErrorf("invalid --max-tool-result %d: at least 256 bytes", to.MaxResult)
 	}
-	return nil
+	return to.checkEvidence()
 }

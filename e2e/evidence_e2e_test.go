@@ -1,0 +1,220 @@
+package e2e_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/internal/testenv"
+)
+
+// evidenceFolder writes the docs' worked example: gzip'd CloudTrail Records, DNS NDJSON, an
+// auth log and a CSV of hosts. A personal address sits in the DNS log, to be redacted when
+// stored.
+func evidenceFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var ct bytes.Buffer
+	zw := gzip.NewWriter(&ct)
+	_, _ = zw.Write([]byte(`{"Records":[{"eventTime":"2026-11-20T10:01:00Z","eventName":"ConsoleLogin","sourceIPAddress":"203.0.113.7","userIdentity":{"type":"IAMUser","userName":"alice"}},` +
+		`{"eventTime":"2026-11-20T10:05:00Z","eventName":"ListBuckets","sourceIPAddress":"203.0.113.7","userIdentity":{"type":"IAMUser","userName":"alice"}},` +
+		`{"eventTime":"2026-11-20T11:00:00Z","eventName":"GetObject","sourceIPAddress":"198.51.100.20","userIdentity":{"type":"AssumedRole","userName":"build"}}]}`))
+	_ = zw.Close()
+	files := map[string][]byte{
+		"aws/cloudtrail.json.gz": ct.Bytes(),
+		"dns.ndjson": []byte(`{"ts":"2026-11-20T09:59:58Z","client":"10.0.3.7","query":"login.example.com","answer":"203.0.113.7","owner":"mallory.owner@example.com"}` + "\n" +
+			`{"ts":"2026-11-20T10:00:30Z","client":"10.0.3.7","query":"evil.example.net","answer":"198.51.100.20"}` + "\n"),
+		"auth.log":  []byte("Nov 20 10:00:01 web1 sshd[411]: Accepted publickey for alice from 203.0.113.7 port 50522 (mallory.owner@example.com)\n"),
+		"hosts.csv": []byte("hostname,ip,owner\nweb1,10.0.3.7,alice\n"),
+		".env":      []byte("SECRET=do-not-read\n"),
+	}
+	for rel, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var evidenceCalls = []*genai.FunctionCall{
+	{Name: "list_evidence", Args: map[string]any{}},
+	{Name: "grep_evidence", Args: map[string]any{"pattern": `203\.0\.113\.7`}},
+	{Name: "query_evidence", Args: map[string]any{"sql": `SELECT eventName, json_extract(userIdentity, '$.userName') AS user FROM aws_cloudtrail WHERE sourceIPAddress = '203.0.113.7'`}},
+	{Name: "grep_evidence", Args: map[string]any{"pattern": "do-not-read", "path": ".env"}},
+}
+
+// checkEvidenceChat asks one question in which the model lists, greps and queries the case
+// folder, and checks what the model got (raw), what chat -o json says, and what is stored
+// (redacted), through history show.
+func checkEvidenceChat(t *testing.T, c *cli, dir string) {
+	t.Helper()
+	gd := c.addAlert("guardduty.json")
+	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "what did 203.0.113.7 do?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out toolChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if len(out.ToolCalls) != 4 {
+		t.Fatalf("tool_calls %+v", out.ToolCalls)
+	}
+	for i, tc := range out.ToolCalls[:3] {
+		if tc.Name != evidenceCalls[i].Name || tc.Error != "" {
+			t.Fatalf("call %d: %+v", i, tc)
+		}
+	}
+	if out.ToolCalls[3].Error != "outside the evidence folder" {
+		t.Fatalf("grep of .env: %+v", out.ToolCalls[3])
+	}
+	// What the model got, live and raw.
+	for _, want := range []string{`"table":"aws_cloudtrail"`, `"kind":"csv"`, `"path":"auth.log"`, `"line":1`,
+		`["ConsoleLogin","alice"]`, `["ListBuckets","alice"]`, "mallory.owner@example.com"} {
+		if !strings.Contains(out.Answer, want) {
+			t.Errorf("the model did not get %s: %s", want, out.Answer)
+		}
+	}
+	if strings.Contains(out.Answer, "do-not-read\"") {
+		t.Errorf("a hidden file was read: %s", out.Answer)
+	}
+	// The evidence tools were declared, beside the store's.
+	reqs := c.answerRequests()
+	var declared []string
+	for _, tl := range reqs[0].Tools {
+		for _, d := range tl.FunctionDeclarations {
+			declared = append(declared, d.Name)
+		}
+	}
+	if s := strings.Join(declared, " "); !strings.Contains(s, "grep_evidence list_evidence") || !strings.Contains(s, "query_evidence") {
+		t.Errorf("declared %s", s)
+	}
+	// Stored redacted: the address is gone from the responses, the calls are shown.
+	stored := c.mustRun("", "history", "show", out.HistoryID, "-o", "json")
+	if strings.Contains(stored, "mallory.owner@example.com") || !strings.Contains(stored, "REDACTED_EMAIL") {
+		t.Errorf("stored evidence results are not redacted: %s", stored)
+	}
+	if !strings.Contains(stored, "ConsoleLogin") || !strings.Contains(stored, "aws_cloudtrail") {
+		t.Errorf("stored results lost their content: %s", stored)
+	}
+	text := c.mustRun("", "history", "show", out.HistoryID)
+	for _, want := range []string{"grep_evidence", "query_evidence", "list_evidence"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("history show does not render %s:\n%s", want, text)
+		}
+	}
+	// Nothing was written into the folder; the index went to the cache directory.
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 5 {
+		t.Errorf("the folder holds %d entries, want 5", len(ents))
+	}
+	if m, _ := filepath.Glob(filepath.Join(c.dataDir, ".cache", "alertchat", "evidence", "*.db")); len(m) != 1 {
+		t.Errorf("index files in the cache: %v", m)
+	}
+}
+
+func TestEvidenceOneShotLocal(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, toolRound(evidenceCalls...))
+	checkEvidenceChat(t, c, evidenceFolder(t))
+}
+
+func TestEvidenceOneShotCloud(t *testing.T) {
+	t.Parallel()
+	cloud := testenv.CloudEnv(t)
+	c := newCLI(t, toolRound(evidenceCalls...))
+	c.env = append(c.env, cloud.Env()...)
+	checkEvidenceChat(t, c, evidenceFolder(t))
+}
+
+// TestEvidenceFolders: bad folders exit 2 naming them; ALERTCHAT_EVIDENCE counts from the
+// environment, never from a .env; without a folder no evidence tool is declared.
+func TestEvidenceFolders(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, titleAnswer("T"))
+	gd := c.addAlert("guardduty.json")
+	dir := evidenceFolder(t)
+	missing := filepath.Join(dir, "missing")
+	file := filepath.Join(dir, "auth.log")
+	for _, c2 := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chat", "-a", gd, "-q", "x", "--evidence", missing}, "evidence folder " + missing + " does not exist"},
+		{[]string{"chat", "-a", gd, "-q", "x", "--evidence", dir, "--evidence", file}, "evidence folder " + file + " is not a folder"},
+		{[]string{"batch", "-f", "-", "--evidence", missing}, "evidence folder " + missing + " does not exist"},
+	} {
+		r := c.run(`{"alert_id":"`+gd+`","query":"x"}`, c2.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c2.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c2.args, r.code, r.stderr, c2.want)
+		}
+	}
+	declares := func() bool {
+		reqs := c.answerRequests()
+		for _, tl := range reqs[len(reqs)-1].Tools {
+			for _, d := range tl.FunctionDeclarations {
+				if d.Name == "grep_evidence" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	c.mustRun("", "chat", "-a", gd, "-q", "no folder")
+	if declares() {
+		t.Error("evidence tools declared without a folder")
+	}
+	// A .env in the working directory may not hand a folder to the model.
+	if err := os.WriteFile(filepath.Join(c.dataDir, ".env"), []byte("ALERTCHAT_EVIDENCE="+dir+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := c.run("", "chat", "-a", gd, "-q", "from .env")
+	if r.code != 0 || !strings.Contains(r.stderr, "sets ALERTCHAT_EVIDENCE, which is honoured only from the environment") || declares() {
+		t.Errorf(".env: exit %d, declared %v, stderr %q", r.code, declares(), r.stderr)
+	}
+	_ = os.Remove(filepath.Join(c.dataDir, ".env"))
+	env := c.env
+	c.env = append(append([]string{}, env...), "ALERTCHAT_EVIDENCE="+missing+string(os.PathListSeparator)+dir)
+	if r := c.run("", "chat", "-a", gd, "-q", "x"); r.code != 2 || !strings.Contains(r.stderr, missing) {
+		t.Errorf("ALERTCHAT_EVIDENCE with a missing folder: exit %d %q", r.code, r.stderr)
+	}
+	c.env = append(append([]string{}, env...), "ALERTCHAT_EVIDENCE="+dir)
+	c.mustRun("", "chat", "-a", gd, "-q", "from the environment")
+	if !declares() {
+		t.Error("ALERTCHAT_EVIDENCE from the environment declared no evidence tools")
+	}
+	c.env = env
+}
+
+// In an interactive chat on a terminal: /evidence lists the folders and their tables, and each
+// evidence call shows as one line, the pattern as typed.
+func TestEvidenceInteractive(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, toolRound(evidenceCalls[1], evidenceCalls[2]))
+	alertID := c.addAlert("guardduty.json")
+	dir := evidenceFolder(t)
+	term := startTerminal(t, c, 160, "chat", "-a", alertID, "--evidence", dir)
+	term.waitFor("/help for commands")
+	term.typeLine("/evidence")
+	term.waitFor("aws_cloudtrail")
+	term.waitFor("hosts.csv (csv)")
+	term.typeLine("what did 203.0.113.7 do?")
+	term.waitFor(`→ grep_evidence pattern="203\.0\.113\.7"`)
+	term.waitFor(`→ query_evidence sql="SELECT eventName`)
+	term.waitFor(`ConsoleLogin`)
+	term.typeLine("/exit")
+	screen := term.wait()
+	if !strings.Contains(screen, "dns.ndjson (ndjson)") {
+		t.Errorf("/evidence: %q", screen)
+	}
+}

@@ -1,0 +1,198 @@
+package evidence
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchMB is the size of the benchmarks' data, in MB: EVIDENCE_BENCH_MB, default small enough
+// for a shared machine (the figures are per byte: b.SetBytes reports MB/s).
+func benchMB(def int) int64 {
+	if n, err := strconv.Atoi(os.Getenv("EVIDENCE_BENCH_MB")); err == nil && n > 0 {
+		return int64(n)
+	}
+	return int64(def)
+}
+
+// writeLogs writes about mb MB of syslog-like lines to path (gzip'd when it ends in .gz),
+// streamed; one line in 100k holds 203.0.113.7.
+func writeLogs(b *testing.B, path string, mb int64) int64 {
+	b.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var w *bufio.Writer
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(f)
+		w = bufio.NewWriterSize(zw, 1<<20)
+	} else {
+		w = bufio.NewWriterSize(f, 1<<20)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	users := []string{"alice", "bob", "carol", "deploy", "root"}
+	var n int64
+	for i := 0; n < mb<<20; i++ {
+		ip := fmt.Sprintf("10.%d.%d.%d", r.IntN(256), r.IntN(256), r.IntN(256))
+		if i%100_000 == 99_999 {
+			ip = "203.0.113.7"
+		}
+		k, _ := fmt.Fprintf(w, "Nov 20 10:%02d:%02d web%d sshd[%d]: Accepted publickey for %s from %s port %d ssh2: ED25519 SHA256:%016x\n",
+			r.IntN(60), r.IntN(60), r.IntN(9), r.IntN(65536), users[r.IntN(len(users))], ip, 1024+r.IntN(60000), r.Uint64())
+		n += int64(k)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return n
+}
+
+// BenchmarkGrepPlain: grep_evidence over plain logs (target: 1 GB in under 5 s on one core,
+// i.e. over 200 MB/s; run with -cpu 1).
+func BenchmarkGrepPlain(b *testing.B) {
+	dir := b.TempDir()
+	size := writeLogs(b, filepath.Join(dir, "auth.log"), benchMB(256))
+	s := openSet(b, dir)
+	for _, c := range []struct {
+		name string
+		o    GrepOptions
+	}{
+		{"literal", GrepOptions{Pattern: `203\.0\.113\.7`, Limit: 1000}},
+		{"ignore_case", GrepOptions{Pattern: `accepted publickey for \w+ from 203\.0`, IgnoreCase: true, Limit: 1000}},
+		{"class", GrepOptions{Pattern: `from 203\.\d+\.\d+\.\d+ port`, Limit: 1000}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				res, err := s.Grep(context.Background(), c.o)
+				if err != nil || len(res.Matches) == 0 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGrepGzip: grep_evidence over a .gz beside `zcat FILE | grep -c PATTERN` on the same
+// file (target: within 2x).
+func BenchmarkGrepGzip(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "auth.log.gz")
+	size := writeLogs(b, path, benchMB(256))
+	s := openSet(b, dir)
+	b.Run("alertchat", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			res, err := s.Grep(context.Background(), GrepOptions{Pattern: `203\.0\.113\.7`, Limit: 1000})
+			if err != nil || len(res.Matches) == 0 {
+				b.Fatal(res, err)
+			}
+		}
+	})
+	b.Run("zcat-grep", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			out, err := exec.Command("sh", "-c", `zcat "$1" | grep -c '203\.0\.113\.7'`, "sh", path).Output()
+			if err != nil || strings.TrimSpace(string(out)) == "0" {
+				b.Fatal(string(out), err)
+			}
+		}
+	})
+}
+
+// writeNDJSON writes about mb MB of CloudTrail-like NDJSON records to path, streamed.
+func writeNDJSON(b *testing.B, path string, mb int64) int64 {
+	b.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	r := rand.New(rand.NewPCG(3, 4))
+	names := []string{"ConsoleLogin", "ListBuckets", "GetObject", "AssumeRole", "DescribeInstances"}
+	var n int64
+	for i := 0; n < mb<<20; i++ {
+		ip := fmt.Sprintf("10.%d.%d.%d", r.IntN(256), r.IntN(256), r.IntN(256))
+		if i%10_000 == 0 {
+			ip = "203.0.113.7"
+		}
+		k, _ := fmt.Fprintf(w, `{"eventVersion":"1.08","eventTime":"2026-11-20T10:%02d:%02dZ","eventSource":"s3.amazonaws.com","eventName":"%s","awsRegion":"us-east-1","sourceIPAddress":"%s","userAgent":"aws-cli/2.15","userIdentity":{"type":"IAMUser","principalId":"AIDA%012d","userName":"user%d"},"requestParameters":{"bucketName":"logs-%d"},"eventID":"%016x","readOnly":true}`+"\n",
+			r.IntN(60), r.IntN(60), names[r.IntN(len(names))], ip, r.IntN(1e12), r.IntN(50), r.IntN(20), r.Uint64())
+		n += int64(k)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+const benchQuery = `SELECT eventName, json_extract(userIdentity, '$.userName') AS user, count(*) AS n
+FROM cloudtrail WHERE sourceIPAddress = '203.0.113.7' GROUP BY 1, 2 ORDER BY n DESC`
+
+// BenchmarkQueryFirst: the first query_evidence over NDJSON, the index built (targets: 200 MB
+// in under 20 s). peak-RSS-MB is the process's peak resident set (VmHWM) after the builds.
+func BenchmarkQueryFirst(b *testing.B) {
+	dir := b.TempDir()
+	size := writeNDJSON(b, filepath.Join(dir, "cloudtrail.ndjson"), benchMB(200))
+	b.SetBytes(size)
+	for b.Loop() {
+		s, err := Open([]string{dir}, Options{CacheDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := s.Query(context.Background(), benchQuery, 100)
+		if err != nil || len(res.Rows) == 0 {
+			b.Fatal(res, err)
+		}
+		_ = s.Close()
+	}
+	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+}
+
+// BenchmarkQueryLater: a query over the same files once the index is built (target: under 2 s).
+func BenchmarkQueryLater(b *testing.B) {
+	dir := b.TempDir()
+	writeNDJSON(b, filepath.Join(dir, "cloudtrail.ndjson"), benchMB(200))
+	s := openSet(b, dir)
+	if _, err := s.Query(context.Background(), benchQuery, 100); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := s.Query(context.Background(), benchQuery, 100)
+		if err != nil || len(res.Rows) == 0 {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// peakRSSMB is the process's peak resident set size (Linux VmHWM), in MB.
+func peakRSSMB(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ := strconv.Atoi(strings.Fields(l)[1])
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}

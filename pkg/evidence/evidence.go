@@ -1,0 +1,140 @@
+// Package evidence gives the chat read-only access to the folders of logs and exports an
+// analyst collected (chat --evidence DIR): list_evidence lists their files, grep_evidence
+// searches their text, query_evidence runs SQL over their structured files.
+//
+// The folders and everything in them are untrusted, as are the model's arguments (a log line
+// can carry a prompt injection). So:
+//   - every path is confined to its folder: no "..", no absolute path, no hidden file or folder,
+//     no symlink that resolves outside, nothing but regular files; the resolved path of every
+//     file opened is checked, not only the argument (confine.go);
+//   - nothing is ever written into a folder: the SQL index lives in the cache directory, keyed
+//     by the file's path, size and modification time (index.go);
+//   - only reading SQL runs, on a read-only connection, under a time limit and a row cap
+//     (query.go);
+//   - decompression and records are bounded, so a gzip bomb or a line of gigabytes costs
+//     bounded time and memory (read.go).
+//
+// Indexing happens on the first query that needs a table, never when a chat starts.
+package evidence
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/m-mizutani/goerr/v2"
+)
+
+// ErrOutside is the one answer to a path that leaves a folder, names a hidden entry or is not
+// a regular file or folder: the model is told no more than that.
+const ErrOutside = "outside the evidence folder"
+
+// folder is one evidence folder.
+type folder struct {
+	// root is the folder's resolved absolute path (symlinks followed once, at start).
+	root string
+	// name prefixes the folder's paths when there are several folders ("" with one).
+	name string
+}
+
+// Set is the evidence folders of one chat.
+type Set struct {
+	folders  []folder
+	cacheDir string
+	idx      *indexer
+	kinds    kindCache
+	// bombFloor and timeout are the package's bounds (tests lower them).
+	bombFloor int64
+	timeout   time.Duration
+}
+
+// Options configure a Set.
+type Options struct {
+	// CacheDir is where indexes are kept (the user's cache directory + alertchat/evidence).
+	CacheDir string
+}
+
+// DirError is a folder given on the command line that cannot be used: missing, or a file.
+type DirError struct {
+	Dir    string
+	Reason string
+}
+
+func (e *DirError) Error() string { return fmt.Sprintf("evidence folder %s %s", e.Dir, e.Reason) }
+
+// Open checks dirs (each must be an existing folder) and returns their Set. Nothing is read
+// beyond the folders' own metadata: indexes are built on the first query.
+func Open(dirs []string, o Options) (*Set, error) {
+	s := &Set{cacheDir: o.CacheDir, bombFloor: bombFloor, timeout: QueryTimeout}
+	seen := map[string]bool{}
+	names := map[string]int{}
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, &DirError{Dir: d, Reason: "cannot be resolved"}
+		}
+		root, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, &DirError{Dir: d, Reason: "does not exist"}
+			}
+			return nil, &DirError{Dir: d, Reason: "cannot be read"}
+		}
+		fi, err := os.Stat(root)
+		if err != nil {
+			return nil, &DirError{Dir: d, Reason: "cannot be read"}
+		}
+		if !fi.IsDir() {
+			return nil, &DirError{Dir: d, Reason: "is not a folder"}
+		}
+		if seen[root] {
+			continue
+		}
+		seen[root] = true
+		base := safeName(filepath.Base(root))
+		names[base]++
+		if n := names[base]; n > 1 {
+			base = fmt.Sprintf("%s_%d", base, n)
+		}
+		s.folders = append(s.folders, folder{root: root, name: base})
+	}
+	if len(s.folders) == 1 {
+		s.folders[0].name = ""
+	}
+	if len(s.folders) == 0 {
+		return nil, goerr.New("no evidence folder given")
+	}
+	s.idx = newIndexer(s)
+	return s, nil
+}
+
+// Folders are the folders' resolved paths, in the order given.
+func (s *Set) Folders() []string {
+	out := make([]string, len(s.folders))
+	for i, f := range s.folders {
+		out[i] = f.root
+	}
+	return out
+}
+
+// Close releases the index's database.
+func (s *Set) Close() error {
+	if s == nil || s.idx == nil {
+		return nil
+	}
+	return s.idx.close()
+}
+
+// safeName makes a folder's base name a path element and identifier part.
+func safeName(s string) string {
+	s = identifier(s)
+	if s == "" || s == "_" {
+		return "evidence"
+	}
+	return s
+}
