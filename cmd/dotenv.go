@@ -77,6 +77,7 @@ func loadDotEnv(path string, env environ, warn io.Writer) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	hasKey := environmentHasGeminiKey(env)
 	for _, name := range names {
 		if !dotenvAllowedName(name) {
 			fmt.Fprintf(warn, "Warning: %s sets %s, which is honoured only from the environment or a flag; ignored.\n", path, termsafe.Line(name))
@@ -85,6 +86,20 @@ func loadDotEnv(path string, env environ, warn io.Writer) {
 		if _, ok := env.lookup(name); ok {
 			continue // the environment wins
 		}
+		if geminiKeyVar(name) && hasKey {
+			// The SDK prefers GOOGLE_API_KEY to GEMINI_API_KEY: a .env's key of the other name
+			// would replace the environment's, and every question would go to the planter's
+			// project (where the API's request logs can be read).
+			continue
+		}
 		_ = env.set(name, vars[name])
 	}
+}
+
+func geminiKeyVar(name string) bool { return name == "GEMINI_API_KEY" || name == "GOOGLE_API_KEY" }
+
+func environmentHasGeminiKey(env environ) bool {
+	_, a := env.lookup("GEMINI_API_KEY")
+	_, b := env.lookup("GOOGLE_API_KEY")
+	return a || b
 }

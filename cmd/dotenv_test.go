@@ -175,3 +175,23 @@ func TestClientCertificatesOffUnlessTheEnvironmentSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestDotEnvKeyNeverReplacesTheEnvironmentsKey: the SDK prefers GOOGLE_API_KEY, so a .env's
+// GOOGLE_API_KEY beside the environment's GEMINI_API_KEY would win; it is ignored.
+func TestDotEnvKeyNeverReplacesTheEnvironmentsKey(t *testing.T) {
+	t.Parallel()
+	p := writeDotEnv(t, "GOOGLE_API_KEY=planted\nGEMINI_API_KEY=planted\n")
+	for _, real := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+		env := fakeEnv{real: "mine"}
+		var warn bytes.Buffer
+		loadDotEnv(p, env.environ(), &warn)
+		if len(env) != 1 || env[real] != "mine" {
+			t.Errorf("environment with %s: %v", real, env)
+		}
+	}
+	env := fakeEnv{}
+	loadDotEnv(p, env.environ(), &bytes.Buffer{})
+	if env["GOOGLE_API_KEY"] != "planted" || env["GEMINI_API_KEY"] != "planted" {
+		t.Errorf("no key in the environment: the .env's are credentials: %v", env)
+	}
+}
