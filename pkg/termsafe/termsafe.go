@@ -16,8 +16,8 @@ import (
 // two-byte escapes.
 var escapeSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
 
-// String removes escape sequences, control characters (but newline and tab) and
-// bidirectional overrides from s.
+// String removes escape sequences, control characters (but newline and tab), bidirectional
+// overrides and invisible format characters (zero-width, tags) from s.
 func String(s string) string {
 	if !strings.ContainsFunc(s, unsafe) {
 		return s
@@ -37,7 +37,19 @@ func Line(s string) string {
 }
 
 func unsafe(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029')
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029' || invisible(r))
+}
+
+// invisible: format characters a terminal draws as nothing (zero-width spaces and joiners, the
+// word joiner, the byte-order mark, tag characters): they hide text inside what is shown
+// ("ad\u200bmin" is not "admin"), or carry text nobody sees (tags).
+func invisible(r rune) bool { return r >= 0x80 && unicode.Is(unicode.Cf, r) }
+
+// Hidden reports whether r is a character that is not plainly visible on a terminal: a
+// control character past ASCII (C1), DEL, a bidirectional control, a line or paragraph
+// separator, or an invisible format character. JSON printed for a person escapes these.
+func Hidden(r rune) bool {
+	return r >= 0x7f && (unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029' || invisible(r) || !unicode.IsGraphic(r) && !unicode.IsSpace(r))
 }
 
 func isBidiControl(r rune) bool {

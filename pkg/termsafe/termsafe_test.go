@@ -135,3 +135,18 @@ func FuzzWriter(f *testing.F) {
 		}
 	})
 }
+
+// Zero-width and tag characters hide text inside what is shown, or carry text nobody sees.
+func TestStringDropsInvisibleCharacters(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"ad\u200bmin":                   "admin",
+		"a\u200cb\u200dc\u2060d\ufeffe": "abcde",
+		"ok\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065\U000E007F": "ok",
+		"日本語\u00ad": "日本語",
+	} {
+		if got := termsafe.String(in); got != want {
+			t.Errorf("String(%+q) = %+q, want %+q", in, got, want)
+		}
+	}
+}
