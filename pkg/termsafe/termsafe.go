@@ -23,12 +23,40 @@ func String(s string) string {
 		return s
 	}
 	s = escapeSequence.ReplaceAllString(s, "")
-	return strings.Map(func(r rune) rune {
-		if unsafe(r) {
-			return -1
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := rune(-1)
+	for i, r := range s {
+		if unsafe(r) && !joining(r, prev, s[i+utf8.RuneLen(r):]) {
+			continue
 		}
-		return r
-	}, s)
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+// joining keeps a zero-width joiner where it joins two pictographs into one (👨‍👩‍👧), and a
+// zero-width non-joiner between two letters of a script that needs it (Persian, Indic
+// scripts): there they change how text is drawn, not what it says. Between Latin letters
+// ("ad\u200dmin") they only hide.
+func joining(r, prev rune, rest string) bool {
+	if r != '\u200d' && r != '\u200c' || prev < 0 || rest == "" {
+		return false
+	}
+	next, _ := utf8.DecodeRuneInString(rest)
+	if r == '\u200d' {
+		return pictograph(prev) && pictograph(next)
+	}
+	return joinedLetter(prev) && joinedLetter(next)
+}
+
+func pictograph(r rune) bool {
+	return r > 0xff && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\ufe0f')
+}
+
+func joinedLetter(r rune) bool {
+	return r > 0x24f && (unicode.IsLetter(r) || unicode.IsMark(r))
 }
 
 // Line is String on one line: runs of white space, newlines included, become one space.

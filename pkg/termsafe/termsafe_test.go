@@ -150,3 +150,22 @@ func TestStringDropsInvisibleCharacters(t *testing.T) {
 		}
 	}
 }
+
+// Joiners stay where they change how text is drawn (an emoji sequence, a script that needs a
+// non-joiner), and go where they only hide.
+func TestStringKeepsJoinersThatJoin(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a\u200db":                       "ab",
+		"ad\u200cmin":                    "admin",
+		"👨\u200d👩\u200d👧":                "👨\u200d👩\u200d👧",
+		"👍🏽\u200d🔥":                      "👍🏽\u200d🔥",
+		"\u0645\u06cc\u200c\u062e\u0648": "\u0645\u06cc\u200c\u062e\u0648",
+		"\u200d👩":                        "👩",
+		"👩\u200d":                        "👩",
+	} {
+		if got := termsafe.String(in); got != want {
+			t.Errorf("String(%+q) = %+q, want %+q", in, got, want)
+		}
+	}
+}
