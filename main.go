@@ -14,8 +14,11 @@ import (
 
 func main() {
 	// .env in the working directory, when present, fills variables the environment lacks,
-	// never those that run a program or send data elsewhere (cmd/dotenv.go).
+	// only plain settings and the Gemini API key (cmd/dotenv.go).
 	cmd.LoadDotEnv(".env", os.Stderr)
+	// The Google client libraries start the program a certificate configuration names unless
+	// told not to: only the real environment may turn client certificates on.
+	cmd.KeepClientCertificatesOff()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(cmd.Run(ctx, os.Args, cmdutil.SystemIO()))

@@ -7,68 +7,49 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/joho/godotenv"
+
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
 // A .env in the working directory fills variables the environment lacks. Analysts work inside
-// folders of evidence that others wrote, so a .env there may set credentials and plain
-// settings, but nothing that makes alertchat run a program, send what it holds elsewhere or
-// store what is typed raw: those variables are honoured only from the real environment (or
-// their flags). A .env that sets one gets one warning line naming it, and the value is ignored.
+// folders of evidence that others wrote, so what a .env may set is an allow-list: the plain
+// ALERTCHAT_* settings that neither read nor write a file nor send data anywhere but where the
+// real environment already sends it, and the Gemini API key. Everything else (every other
+// variable the Go runtime, the Google client libraries, a child program or alertchat reads)
+// gets one warning line naming it, and its value is ignored. A list of what is refused would
+// lose: the variables that matter are the ones nobody listed (GOOGLE_API_CERTIFICATE_CONFIG
+// names a program the Google libraries start; GOOGLE_GENAI_USE_VERTEXAI moves every question
+// to another project).
 //
-// The design names ALERTCHAT_MCP_CONFIG, GOOGLE_GEMINI_BASE_URL, *_EMULATOR_HOST and
-// ALERTCHAT_REDACT; the others below reach the same ends another way (the default MCP config
-// under XDG_CONFIG_HOME or HOME, a command found on PATH, a proxy in front of every request).
-var (
-	// dotenvRefused are refused by name (compared in upper case).
-	dotenvRefused = []string{
-		// run a program
-		"ALERTCHAT_MCP_CONFIG", // MCP servers are commands
-		"XDG_CONFIG_HOME",      // where the default MCP config is looked for
-		"HOME",                 // the same, when XDG_CONFIG_HOME is unset
-		"PATH",                 // which program a server's "command", the pager or the browser opener is
-		"PAGER",
-		"BROWSER",
-		"GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES", // credentials that run a program
-		"ALERTCHAT_MCP_TOKEN_STORE",                 // where MCP sign-ins are kept
-		// send data elsewhere
-		"GOOGLE_GEMINI_BASE_URL", // the API key and the conversation
-		"GOOGLE_VERTEX_BASE_URL",
-		"GOOGLE_CLOUD_UNIVERSE_DOMAIN", // every Google Cloud endpoint
-		"GCE_METADATA_HOST",            // where credentials come from
-		"GCE_METADATA_IP",
-		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", // every request
-		"SSL_CERT_FILE", "SSL_CERT_DIR", // which servers are believed
-		// store what is typed raw
-		"ALERTCHAT_REDACT",
-		// hand files to the model (and through it, to the conversation)
-		"ALERTCHAT_EVIDENCE",
-	}
-	// dotenvRefusedSuffixes and dotenvRefusedPrefixes are refused by the end or start of the name.
-	dotenvRefusedSuffixes = []string{"_EMULATOR_HOST"} // FIRESTORE_, STORAGE_, PUBSUB_, ...: the store elsewhere
-	dotenvRefusedPrefixes = []string{"LD_", "DYLD_"}   // code loaded into every program started
-)
-
-// dotenvRefusedName reports whether a .env may not set name.
-func dotenvRefusedName(name string) bool {
-	up := strings.ToUpper(name)
-	if slices.Contains(dotenvRefused, up) {
-		return true
-	}
-	for _, s := range dotenvRefusedSuffixes {
-		if strings.HasSuffix(up, s) {
-			return true
-		}
-	}
-	for _, p := range dotenvRefusedPrefixes {
-		if strings.HasPrefix(up, p) {
-			return true
-		}
-	}
-	return false
+// Left out on purpose, though they are ALERTCHAT_* settings:
+//   - where the store is: ALERTCHAT_DATA_DIR (a planted spool is uploaded, a planted key copy
+//     or alert cache is read), ALERTCHAT_FIRESTORE_PROJECT, ALERTCHAT_FIRESTORE_DATABASE,
+//     ALERTCHAT_BUCKET, ALERTCHAT_PREFIX (a project and a bucket turn a local-store analyst's
+//     histories into writes to someone else's project, and open Google clients);
+//   - files read: ALERTCHAT_TOKEN_KEY_FILE, ALERTCHAT_MCP_CONFIG, ALERTCHAT_EVIDENCE;
+//   - ALERTCHAT_REDACT (none would store what is typed raw), ALERTCHAT_MCP_TOKEN_STORE;
+//   - ALERTCHAT_ANALYST: who asks is recorded with every question and verdict; a planted
+//     file must not choose it.
+var dotenvAllowed = []string{
+	// the Gemini API's key: the SDK sends it to the Gemini API of the real environment only
+	// (GOOGLE_GEMINI_BASE_URL and Vertex AI cannot come from a .env)
+	"GEMINI_API_KEY", "GOOGLE_API_KEY",
+	// which conversation and how it is answered
+	"ALERTCHAT_ALERT", "ALERTCHAT_CONTINUE", "ALERTCHAT_WORKSPACE",
+	"ALERTCHAT_MODEL", "ALERTCHAT_JUDGE_MODEL", "ALERTCHAT_THINKING", "ALERTCHAT_MAX_CONTEXT_TOKENS",
+	"ALERTCHAT_NO_TITLE_GENERATION", "ALERTCHAT_NO_RELATED", "ALERTCHAT_EMBEDDINGS",
+	"ALERTCHAT_NO_TOOLS", "ALERTCHAT_MAX_TOOL_CALLS", "ALERTCHAT_MAX_TOOL_RESULT",
+	// how it is shown and logged (to the terminal only)
+	"ALERTCHAT_RAW", "ALERTCHAT_LOG_LEVEL", "ALERTCHAT_VERBOSE",
+	// retries and timeouts
+	"ALERTCHAT_STORE_TIMEOUT", "ALERTCHAT_MAX_ATTEMPTS", "ALERTCHAT_MAX_WAIT", "ALERTCHAT_CALL_TIMEOUT",
 }
+
+// dotenvAllowedName reports whether a .env may set name (compared exactly: the programs that
+// read these names do so in upper case).
+func dotenvAllowedName(name string) bool { return slices.Contains(dotenvAllowed, name) }
 
 // environ is the process environment as LoadDotEnv uses it.
 type environ struct {
@@ -96,14 +77,29 @@ func loadDotEnv(path string, env environ, warn io.Writer) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	hasKey := environmentHasGeminiKey(env)
 	for _, name := range names {
-		if dotenvRefusedName(name) {
-			fmt.Fprintf(warn, "Warning: %s sets %s, which is honoured only from the environment or a flag; ignored.\n", path, name)
+		if !dotenvAllowedName(name) {
+			fmt.Fprintf(warn, "Warning: %s sets %s, which is honoured only from the environment or a flag; ignored.\n", path, termsafe.Line(name))
 			continue
 		}
 		if _, ok := env.lookup(name); ok {
 			continue // the environment wins
 		}
+		if geminiKeyVar(name) && hasKey {
+			// The SDK prefers GOOGLE_API_KEY to GEMINI_API_KEY: a .env's key of the other name
+			// would replace the environment's, and every question would go to the planter's
+			// project (where the API's request logs can be read).
+			continue
+		}
 		_ = env.set(name, vars[name])
 	}
+}
+
+func geminiKeyVar(name string) bool { return name == "GEMINI_API_KEY" || name == "GOOGLE_API_KEY" }
+
+func environmentHasGeminiKey(env environ) bool {
+	_, a := env.lookup("GEMINI_API_KEY")
+	_, b := env.lookup("GOOGLE_API_KEY")
+	return a || b
 }

@@ -137,3 +137,27 @@ func TestApproverDenialsAndCtrlC(t *testing.T) {
 		t.Fatalf("Ctrl-C: decision %s asked %v, turn interrupted %d times", d, wasAsked, interrupted)
 	}
 }
+
+// An "always" holds for the tool as it was when it was given: the same tool asks no more, a
+// tool the server redefined (another description or schema, same name) asks again.
+func TestApproverAlwaysHoldsForTheToolAsShown(t *testing.T) {
+	t.Parallel()
+	ios, _, _ := cmdutil.TestIO("", true)
+	ios.TermWidth, ios.TermHeight = 120, 40
+	asked := 0
+	a := newApprover(ios, func(context.Context, string) (string, error) { asked++; return "a\n", nil }, nil)
+	call := func(def string) tool.Call {
+		c := intelCall(map[string]any{"ip": "203.0.113.7"})
+		c.Definition = def
+		return c
+	}
+	for i, step := range []struct {
+		def   string
+		asked int
+	}{{"def-1", 1}, {"def-1", 1}, {"def-2", 2}, {"def-2", 2}, {"def-1", 2}} {
+		d, _ := a.Approve(context.Background(), call(step.def))
+		if d != tool.ApprovedAlways || asked != step.asked {
+			t.Fatalf("call %d (%s): decision %s, asked %d times, want %d", i, step.def, d, asked, step.asked)
+		}
+	}
+}

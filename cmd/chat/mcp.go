@@ -214,7 +214,9 @@ var errInterrupted = errors.New("interrupted")
 func (a *approver) Approve(ctx context.Context, c tool.Call) (tool.Decision, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.always[c.Name] {
+	// "Always" is for the tool as it was when it was given: a redefinition asks again.
+	key := c.Name + "\x00" + c.Definition
+	if a.always[key] {
 		return tool.ApprovedAlways, false
 	}
 	if ctx.Err() != nil {
@@ -247,7 +249,7 @@ func (a *approver) Approve(ctx context.Context, c tool.Call) (tool.Decision, boo
 	case "y", "yes":
 		return tool.ApprovedOnce, true
 	case "a", "always":
-		a.always[c.Name] = true
+		a.always[key] = true
 		return tool.ApprovedAlways, true
 	}
 	return tool.Denied, true

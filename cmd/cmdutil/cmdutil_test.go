@@ -1,6 +1,8 @@
 package cmdutil
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -125,5 +127,29 @@ func TestEnvValueError(t *testing.T) {
 	}
 	if EnvValueError(nil) != nil {
 		t.Error("nil became an error")
+	}
+}
+
+// JSON printed for a person escapes what a terminal would act on or not show (C1 controls,
+// bidirectional overrides, zero-width and tag characters); it stays the same JSON value.
+func TestPrintJSONEscapesHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	v := map[string]any{"title\u009b": "safe\u202eexe.txt\u200b\U000E0041\u0085\u009b2J\x7f日本語 ok"}
+	var b bytes.Buffer
+	if err := PrintJSON(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, r := range out {
+		if r == '\u202e' || r == '\u200b' || r == '\U000E0041' || r == '\u0085' || r == '\u009b' || r == 0x7f {
+			t.Fatalf("%+q printed raw in %q", r, out)
+		}
+	}
+	if !strings.Contains(out, `safe\u202eexe.txt\u200b\udb40\udc41\u0085\u009b2J\u007f日本語 ok`) || !strings.Contains(out, "{\n  \"title\\u009b\": ") {
+		t.Fatalf("printed %s", out)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["title\u009b"] != v["title\u009b"] {
+		t.Fatalf("not the same value: %v %v", back, err)
 	}
 }

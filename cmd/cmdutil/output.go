@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/m-mizutani/goerr/v2"
@@ -18,12 +20,34 @@ import (
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
-// PrintJSON writes v as indented JSON, HTML characters unescaped.
+// PrintJSON writes v as indented JSON, HTML characters unescaped, and every character that is
+// not plainly visible (termsafe.Hidden: C1 controls, bidirectional overrides, zero-width and tag
+// characters) written as its \uXXXX escape: JSON from a server or a model printed on a terminal
+// can neither drive it (U+009B is a CSI) nor reorder or hide what is read. Such characters
+// only occur inside JSON strings, where the escape means the same to every parser.
 func PrintJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		return goerr.Wrap(err, "failed to write JSON")
+	}
+	out := b.Bytes()
+	if bytes.ContainsFunc(out, termsafe.Hidden) {
+		var e bytes.Buffer
+		for _, r := range string(out) {
+			if !termsafe.Hidden(r) {
+				e.WriteRune(r)
+				continue
+			}
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&e, "\\u%04x", u)
+			}
+		}
+		out = e.Bytes()
+	}
+	if _, err := w.Write(out); err != nil {
 		return goerr.Wrap(err, "failed to write JSON")
 	}
 	return nil

@@ -100,11 +100,15 @@ func (l Lookup) Identity(ctx context.Context) (string, error) {
 			return e, nil
 		}
 	case "authorized_user":
+		// The file's "account" is what the file says; Google's answer for its token is who the
+		// credentials are. The answer wins wherever it can be had.
+		if l.Network && f.RefreshToken != "" {
+			if e, err := l.userEmail(ctx, f); err == nil || Clean(f.Account) == "" {
+				return e, err
+			}
+		}
 		if a := Clean(f.Account); a != "" {
 			return a, nil
-		}
-		if l.Network && f.RefreshToken != "" {
-			return l.userEmail(ctx, f)
 		}
 	}
 	return "", goerr.New("the credentials name no identity", goerr.V("type", f.Type))

@@ -174,3 +174,38 @@ func TestStart(t *testing.T) {
 		}
 	}
 }
+
+// The "account" an ADC file names is what the file says: where Google can be asked whose the
+// credentials are, its answer is the analyst; the file's word only where it cannot.
+func TestIdentityVerifiedOverTheFilesWord(t *testing.T) {
+	t.Parallel()
+	up := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		switch r.URL.Path {
+		case "/token":
+			_, _ = w.Write([]byte(`{"access_token":"ya29.x","expires_in":3599}`))
+		case "/tokeninfo":
+			_, _ = w.Write([]byte(`{"email":"mallory@example.com","email_verified":"true"}`))
+		}
+	}))
+	defer srv.Close()
+	l := analyst.Lookup{
+		CredentialsJSON: []byte(`{"type":"authorized_user","account":"alice@example.com","client_id":"c","client_secret":"s","refresh_token":"1//r"}`),
+		Network:         true, TokenURL: srv.URL + "/token", TokenInfoURL: srv.URL + "/tokeninfo",
+	}
+	if got, err := l.Identity(context.Background()); err != nil || got != "mallory@example.com" {
+		t.Fatalf("Identity = %q, %v: the file's account was taken over Google's answer", got, err)
+	}
+	up = false
+	if got, err := l.Identity(context.Background()); err != nil || got != "alice@example.com" {
+		t.Fatalf("without an answer: %q, %v", got, err)
+	}
+	l.Network = false
+	if got, _ := l.Identity(context.Background()); got != "alice@example.com" {
+		t.Fatalf("no network lookup: %q", got)
+	}
+}

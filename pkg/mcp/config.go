@@ -194,6 +194,10 @@ func checkAuth(s ServerConfig) error {
 	if s.OAuth != nil && s.Auth != AuthOAuth {
 		return fmt.Errorf("an \"oauth\" block needs \"auth\": \"oauth\"")
 	}
+	if u := s.Endpoint(); s.Auth != "" && u != "" && !httpsOrLoopback(u) {
+		// A token over plain http to another machine is a token anyone on the way can use.
+		return fmt.Errorf("auth %q needs an https URL (plain http only to this machine): tokens would be sent in clear", s.Auth)
+	}
 	if s.Auth != "" {
 		for k := range s.Headers {
 			if strings.EqualFold(k, "Authorization") {

@@ -94,7 +94,8 @@ func (h *oauthHandler) fetchResource(ctx context.Context, u string) (resource st
 	if err != nil {
 		return "", false
 	}
-	resp, err := h.opts.HTTPClient.Do(req)
+	// The URL is the server's word: no redirect elsewhere, no address inside the network.
+	resp, err := h.metadataClient(u).Do(req)
 	if err != nil {
 		return "", false
 	}

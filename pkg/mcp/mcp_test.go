@@ -98,6 +98,8 @@ func TestParse(t *testing.T) {
 		{"bad name", `{"mcpServers": {"a b": {"command": "x"}}}`, "server name"},
 		{"two values", `{"mcpServers": {}} {}`, "more than one"},
 		{"oauth on SSE", `{"mcpServers": {"a": {"url": "https://h/sse", "auth": "oauth"}}}`, "the SSE transport (url) cannot sign in"},
+		{"oauth in clear", `{"mcpServers": {"a": {"httpUrl": "http://h.example/mcp", "auth": "oauth"}}}`, "needs an https URL"},
+		{"google in clear", `{"mcpServers": {"a": {"httpUrl": "http://10.0.0.5:8080/mcp", "auth": "google"}}}`, "tokens would be sent in clear"},
 		{"issuer without client", `{"mcpServers": {"a": {"httpUrl": "https://h/mcp", "auth": "oauth", "oauth": {"issuer": "https://idp"}}}}`, "oauth.issuer without oauth.clientId"},
 		{"issuer not https", `{"mcpServers": {"a": {"httpUrl": "https://h/mcp", "auth": "oauth", "oauth": {"clientId": "c", "issuer": "http://idp.example"}}}}`, "oauth.issuer must be an https URL"},
 	} {

@@ -2,12 +2,14 @@ package mcp
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"html"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -339,13 +341,15 @@ func (h *oauthHandler) codeHandler(legacy bool) (*auth.AuthorizationCodeHandler,
 		return h.code, nil
 	}
 	client := h.opts.HTTPClient
+	rt := client.Transport
 	if legacy {
-		rt, err := newLegacyMetadata(h.resource, client.Transport)
-		if err != nil {
+		var err error
+		if rt, err = newLegacyMetadata(h.resource, rt); err != nil {
 			return nil, fmt.Errorf("signing in to MCP server %s: %w", h.label, err)
 		}
-		client = &http.Client{Transport: rt, Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	}
+	// The authorization server's metadata is checked before the SDK uses it (oauthguard.go).
+	client = &http.Client{Transport: newMetadataGuard(h.label, rt), Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	lb, err := listenLoopback()
 	if err != nil {
 		return nil, fmt.Errorf("signing in to MCP server %s: %w", h.label, err)
@@ -358,7 +362,10 @@ func (h *oauthHandler) codeHandler(legacy bool) (*auth.AuthorizationCodeHandler,
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
 		}},
 		RequestRefreshToken: true,
-		Client:              client,
+		// RFC 9207: an "iss" in the redirect is compared with the issuer whether or not the
+		// server advertises it; one that matches is taken, one that differs refused.
+		AcceptUnadvertisedIss: true,
+		Client:                client,
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			if err := h.save(cfg, tok); err != nil {
 				return nil, err
@@ -398,7 +405,11 @@ func (h *oauthHandler) codeHandler(legacy bool) (*auth.AuthorizationCodeHandler,
 // fetcher opens the authorization URL and waits for the browser's redirect to the loopback.
 func (h *oauthHandler) fetcher(lb *loopback) auth.AuthorizationCodeFetcher {
 	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-		lb.drain()
+		if !openableAuthURL(args.URL) {
+			return nil, fmt.Errorf("the sign-in page %s is not an https URL; not opened", shown(args.URL))
+		}
+		u, _ := url.Parse(args.URL)
+		lb.expect(u.Query().Get("state"))
 		if err := h.opts.SignIn.Open(ctx, args.URL); err != nil {
 			return nil, fmt.Errorf("opening the sign-in page: %w", err)
 		}
@@ -479,11 +490,32 @@ func (h *oauthHandler) close() {
 	}
 }
 
-// loopback receives the authorization server's redirect on 127.0.0.1, a random port.
+// loopback receives the authorization server's redirect on 127.0.0.1, a random port. Only a
+// redirect carrying the state of the sign-in under way is taken: any other request (a stray
+// one, or someone on this machine who read the port and wants the analyst signed in to their
+// own account) is answered and ignored, and the sign-in waits on for the right one.
 type loopback struct {
 	url     string
 	srv     *http.Server
 	results chan redirectResult
+
+	mu    sync.Mutex
+	state string // the state of the sign-in under way, "" when none
+}
+
+// expect makes state the one the loopback takes, dropping any result of an earlier flow.
+func (lb *loopback) expect(state string) {
+	lb.mu.Lock()
+	lb.state = state
+	lb.mu.Unlock()
+	lb.drain()
+}
+
+// takes reports whether state is the sign-in's under way.
+func (lb *loopback) takes(state string) bool {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return lb.state != "" && subtle.ConstantTimeCompare([]byte(state), []byte(lb.state)) == 1
 }
 
 type redirectResult struct{ code, state, iss, err string }
@@ -497,6 +529,10 @@ func listenLoopback() (*loopback, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
+		if !lb.takes(q.Get("state")) {
+			http.Error(w, "This is not the sign-in alertchat is waiting for.", http.StatusBadRequest)
+			return
+		}
 		res := redirectResult{code: q.Get("code"), state: q.Get("state"), iss: q.Get("iss")}
 		msg := "Signed in. You can close this window and go back to alertchat."
 		if e := q.Get("error"); e != "" || res.code == "" {
@@ -508,7 +544,7 @@ func listenLoopback() (*loopback, error) {
 		}
 		select {
 		case lb.results <- res:
-		default: // a result is already waiting; the fetcher checks the state of the one it takes
+		default: // the sign-in's redirect came twice: the first is waiting
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html><title>alertchat</title><p>%s</p>\n", html.EscapeString(msg))

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,7 +48,9 @@ type authServer struct {
 	// at the origin's root (as the TypeScript SDK serves a 2025-03-26 server's).
 	asOnMCP bool
 	// tokenURL replaces the token endpoint the metadata names.
-	tokenURL    string
+	tokenURL string
+	// issParam, when set, is the RFC 9207 "iss" of the authorization response.
+	issParam    string
 	accessTTL   int // expires_in of issued tokens (seconds)
 	registered  atomic.Int32
 	authorized  atomic.Int32
@@ -153,7 +156,11 @@ func (a *authServer) serveASAt(w http.ResponseWriter, r *http.Request, base, pre
 		a.mu.Lock()
 		a.challenge, a.resourceArg = q.Get("code_challenge"), q.Get("resource")
 		a.mu.Unlock()
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+q.Get("state"), http.StatusFound)
+		iss := ""
+		if a.issParam != "" {
+			iss = "&iss=" + url.QueryEscape(a.issParam)
+		}
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state"))+iss, http.StatusFound)
 	case "/token":
 		_ = r.ParseForm()
 		if _, secret, ok := r.BasicAuth(); ok && secret != "" || r.Form.Get("client_secret") != "" {
@@ -712,5 +719,53 @@ func TestChatCallNeedingMoreAccess(t *testing.T) {
 	}
 	if said != 1 || !slices.Contains(warnings, says) || a.authorized.Load() != 1 || run.opened.Load() != 1 {
 		t.Fatalf("warnings %q, authorization requests %d, browser opened %d", warnings, a.authorized.Load(), run.opened.Load())
+	}
+}
+
+// TestOAuthMixUp: a server whose authorization-server metadata names a token endpoint on another
+// origin than its issuer (the code and the PKCE verifier would go there) is refused before the
+// browser opens; an RFC 9207 "iss" in the redirect is compared with the issuer, taken when it
+// matches even where the server does not advertise it, refused when it differs.
+func TestOAuthMixUp(t *testing.T) {
+	t.Parallel()
+	t.Run("token endpoint elsewhere", func(t *testing.T) {
+		t.Parallel()
+		var hits atomic.Int32
+		evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+		}))
+		defer evil.Close()
+		a := newAuthServer(t)
+		a.tokenURL = evil.URL + "/token"
+		_, run, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth})
+		if err == nil || !strings.Contains(err.Error(), "token endpoint on another origin") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error %v", err)
+		}
+		if hits.Load() != 0 || a.authorized.Load() != 0 || run.opened.Load() != 0 {
+			t.Fatalf("%d requests to the other token endpoint, %d authorizations, browser opened %d times", hits.Load(), a.authorized.Load(), run.opened.Load())
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		iss  func(a *authServer) string
+		says string
+	}{
+		{"iss matches", func(a *authServer) string { return a.as.URL }, ""},
+		{"iss of another server", func(*authServer) string { return "https://idp.example" }, "does not match expected issuer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAuthServer(t)
+			a.issParam = tc.iss(a)
+			c, _, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: a.url(), Auth: mcp.AuthOAuth})
+			if err == nil {
+				_, err = c.Tools(context.Background())
+				_ = c.Close()
+			}
+			if tc.says == "" && err != nil || tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says)) {
+				t.Fatalf("error %v, want %q", err, tc.says)
+			}
+		})
 	}
 }

@@ -159,7 +159,7 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 			approval.Decision = record.ApprovalDenied
 			return tool.Error("denied: no one can approve it here"), approval
 		}
-		d, asked := s.opts.Approver.Approve(ctx, tool.Call{Name: fc.Name, Origin: o, Args: fc.Args})
+		d, asked := s.opts.Approver.Approve(ctx, tool.Call{Name: fc.Name, Origin: o, Args: fc.Args, Definition: tool.Fingerprint(t)})
 		approval.Asked, approval.At = asked, s.opts.Now().UTC()
 		switch d {
 		case tool.ApprovedOnce:

@@ -16,19 +16,47 @@ import (
 // two-byte escapes.
 var escapeSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
 
-// String removes escape sequences, control characters (but newline and tab) and
-// bidirectional overrides from s.
+// String removes escape sequences, control characters (but newline and tab), bidirectional
+// overrides and invisible format characters (zero-width, tags) from s.
 func String(s string) string {
 	if !strings.ContainsFunc(s, unsafe) {
 		return s
 	}
 	s = escapeSequence.ReplaceAllString(s, "")
-	return strings.Map(func(r rune) rune {
-		if unsafe(r) {
-			return -1
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := rune(-1)
+	for i, r := range s {
+		if unsafe(r) && !joining(r, prev, s[i+utf8.RuneLen(r):]) {
+			continue
 		}
-		return r
-	}, s)
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+// joining keeps a zero-width joiner where it joins two pictographs into one (👨‍👩‍👧), and a
+// zero-width non-joiner between two letters of a script that needs it (Persian, Indic
+// scripts): there they change how text is drawn, not what it says. Between Latin letters
+// ("ad\u200dmin") they only hide.
+func joining(r, prev rune, rest string) bool {
+	if r != '\u200d' && r != '\u200c' || prev < 0 || rest == "" {
+		return false
+	}
+	next, _ := utf8.DecodeRuneInString(rest)
+	if r == '\u200d' {
+		return pictograph(prev) && pictograph(next)
+	}
+	return joinedLetter(prev) && joinedLetter(next)
+}
+
+func pictograph(r rune) bool {
+	return r > 0xff && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r == '\ufe0f')
+}
+
+func joinedLetter(r rune) bool {
+	return r > 0x24f && (unicode.IsLetter(r) || unicode.IsMark(r))
 }
 
 // Line is String on one line: runs of white space, newlines included, become one space.
@@ -37,7 +65,19 @@ func Line(s string) string {
 }
 
 func unsafe(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029')
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029' || invisible(r))
+}
+
+// invisible: format characters a terminal draws as nothing (zero-width spaces and joiners, the
+// word joiner, the byte-order mark, tag characters): they hide text inside what is shown
+// ("ad\u200bmin" is not "admin"), or carry text nobody sees (tags).
+func invisible(r rune) bool { return r >= 0x80 && unicode.Is(unicode.Cf, r) }
+
+// Hidden reports whether r is a character that is not plainly visible on a terminal: a
+// control character past ASCII (C1), DEL, a bidirectional control, a line or paragraph
+// separator, or an invisible format character. JSON printed for a person escapes these.
+func Hidden(r rune) bool {
+	return r >= 0x7f && (unicode.IsControl(r) || isBidiControl(r) || r == '\u2028' || r == '\u2029' || invisible(r) || !unicode.IsGraphic(r) && !unicode.IsSpace(r))
 }
 
 func isBidiControl(r rune) bool {

@@ -135,3 +135,37 @@ func FuzzWriter(f *testing.F) {
 		}
 	})
 }
+
+// Zero-width and tag characters hide text inside what is shown, or carry text nobody sees.
+func TestStringDropsInvisibleCharacters(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"ad\u200bmin":                   "admin",
+		"a\u200cb\u200dc\u2060d\ufeffe": "abcde",
+		"ok\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065\U000E007F": "ok",
+		"日本語\u00ad": "日本語",
+	} {
+		if got := termsafe.String(in); got != want {
+			t.Errorf("String(%+q) = %+q, want %+q", in, got, want)
+		}
+	}
+}
+
+// Joiners stay where they change how text is drawn (an emoji sequence, a script that needs a
+// non-joiner), and go where they only hide.
+func TestStringKeepsJoinersThatJoin(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a\u200db":                       "ab",
+		"ad\u200cmin":                    "admin",
+		"👨\u200d👩\u200d👧":                "👨\u200d👩\u200d👧",
+		"👍🏽\u200d🔥":                      "👍🏽\u200d🔥",
+		"\u0645\u06cc\u200c\u062e\u0648": "\u0645\u06cc\u200c\u062e\u0648",
+		"\u200d👩":                        "👩",
+		"👩\u200d":                        "👩",
+	} {
+		if got := termsafe.String(in); got != want {
+			t.Errorf("String(%+q) = %+q, want %+q", in, got, want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,14 +36,29 @@ const maxKeyFile = 4096
 // base64 of at least 16 bytes, or at least 32 raw bytes (surrounding white space is ignored in
 // the text forms). `openssl rand -hex 32 > key` makes one.
 func ReadFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseKey(data)
+}
+
+// readBounded reads at most maxKeyFile bytes of path: a device that never ends (/dev/zero) or
+// a huge file is refused after one more byte, not read whole first.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read the token key file", goerr.V("path", path))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to read the token key file", goerr.V("path", path))
 	}
 	if len(data) > maxKeyFile {
 		return nil, goerr.New("the token key file is too large", goerr.V("path", path))
 	}
-	return ParseKey(data)
+	return data, nil
 }
 
 // ParseKey decodes an operator key (see ReadFile). Errors never quote the key.
@@ -123,7 +139,7 @@ type cachedSource struct {
 func (c cachedSource) WorkspaceKey(ctx context.Context) ([]byte, error) {
 	k, err := c.src.WorkspaceKey(ctx)
 	if err == nil {
-		if old, rerr := os.ReadFile(c.path); rerr != nil || hex.EncodeToString(k) != strings.TrimSpace(string(old)) {
+		if old, rerr := readBounded(c.path); rerr != nil || hex.EncodeToString(k) != strings.TrimSpace(string(old)) {
 			_ = writeKeyFile(c.path, k) // a cache that cannot be written only loses the fallback
 		}
 		return k, nil

@@ -11,6 +11,9 @@ package tool
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 
 	"google.golang.org/genai"
 )
@@ -55,6 +58,32 @@ type Call struct {
 	Name   string
 	Origin Origin
 	Args   map[string]any
+	// Definition is the Fingerprint of the tool as it is declared now: an approval "for the
+	// rest of the session" holds for the tool as it was when it was given, so a server that
+	// redefines a tool (tools/list_changed) is asked about again.
+	Definition string
+}
+
+// Fingerprint identifies what t is: its name, description and parameters' schema, hashed.
+func Fingerprint(t Tool) string {
+	d := t.Declaration()
+	if d == nil {
+		return ""
+	}
+	b, err := json.Marshal(struct {
+		Name        string
+		Description string
+		Parameters  *genai.Schema
+		JSONSchema  any
+		Response    *genai.Schema
+		JSONResp    any
+	}{d.Name, d.Description, d.Parameters, d.ParametersJsonSchema, d.Response, d.ResponseJsonSchema})
+	if err != nil {
+		// A schema that cannot be written down is no stable definition: never equal.
+		return "unmarshalable:" + err.Error()
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Decision is the answer to whether a call may run.

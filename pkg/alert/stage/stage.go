@@ -123,6 +123,11 @@ func (s *Stage) spill() error {
 	if s.tx, err = db.BeginTx(s.ctx, nil); err != nil {
 		return goerr.Wrap(err, "failed to write the staging file", goerr.V("path", s.path))
 	}
+	// The transaction holds the one connection, and with it the open file, until Close: the
+	// name can go now, so that a run killed before Close (Ctrl-C, a signal) leaves no copy of
+	// the alerts in the temporary directory. Where an open file cannot be removed (Windows),
+	// Close removes it.
+	_ = os.Remove(s.path)
 	if s.ins, err = s.tx.PrepareContext(s.ctx, `INSERT INTO staged (input, id, place, title, severity, source, time, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (input, id) DO NOTHING`); err != nil {
 		return goerr.Wrap(err, "failed to write the staging file", goerr.V("path", s.path))

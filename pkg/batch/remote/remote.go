@@ -223,7 +223,7 @@ func (oc *Outcome) orNil() *Outcome {
 // submitReserved submits the job of the input held by h, records it and releases the
 // reservation with its name (or, when nothing was submitted, as ended).
 func (o *Options) submitReserved(ctx context.Context, sha string, qs []batch.Question, h *holder, oc *Outcome) (*genai.BatchJob, error) {
-	sub, err := o.submit(ctx, sha, qs, h.check)
+	sub, err := o.submit(ctx, sha, qs, func() error { return h.confirm(context.WithoutCancel(ctx)) })
 	if err != nil {
 		h.release(ctx, "")
 		return nil, err

@@ -160,6 +160,17 @@ func (h *holder) check() error {
 	return nil
 }
 
+// confirm reads the reservation as the store holds it, right before the job is created: a
+// conditional rewrite of the one this run wrote last, so a reservation another run took over
+// meanwhile (between two signs of life) is seen now, not at the next tick, and this run does
+// not submit a second job. A store that cannot be asked is no confirmation either.
+func (h *holder) confirm(ctx context.Context) error {
+	if err := h.write(ctx, func(*record.BatchReservation) {}, 30*time.Second); err != nil {
+		return goerr.Wrap(err, "failed to confirm this run's reservation of the batch job before submitting it")
+	}
+	return h.check()
+}
+
 // release stops the signs of life and leaves the reservation with the job submitted, or as
 // ended when there is none. A release that fails leaves a reservation that others take over
 // after its timeout, or find the job of through its record.

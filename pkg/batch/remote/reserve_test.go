@@ -259,3 +259,35 @@ func TestCollectorDiedBetweenWrites(t *testing.T) {
 		})
 	}
 }
+
+// stealing is a store in which another run takes over this run's reservation as soon as it is
+// written, before any sign of life could tell this run.
+type stealing struct {
+	store.BatchJobs
+	once sync.Once
+}
+
+func (s *stealing) PutBatchReservation(ctx context.Context, r, prev *record.BatchReservation) (*record.BatchReservation, error) {
+	got, err := s.BatchJobs.PutBatchReservation(ctx, r, prev)
+	if err == nil && got.Owner == r.Owner && r.Owner != "thief" {
+		s.once.Do(func() {
+			_, err = s.BatchJobs.PutBatchReservation(ctx, &record.BatchReservation{Model: r.Model, InputSHA256: r.InputSHA256, Owner: "thief"}, got)
+		})
+	}
+	return got, err
+}
+
+// TestReservationCheckedInTheStoreBeforeCreate: a run whose reservation was taken over while it
+// prepared does not create a job: the check before the create reads the store, not a flag the
+// next sign of life would set.
+func TestReservationCheckedInTheStoreBeforeCreate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	jobs := &stealing{BatchJobs: e.store}
+	o := on(e, e.options(), e.store, jobs)
+	o.NoWait = true
+	r := e.run(t, t.Context(), `{"alert_id": "alert-dns", "query": "one"}`, o)
+	if r.err == nil || !strings.Contains(r.err.Error(), "another run took over") || e.srv.BatchStats().Created != 0 {
+		t.Fatalf("err %v, %d jobs created", r.err, e.srv.BatchStats().Created)
+	}
+}
