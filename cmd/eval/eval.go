@@ -79,6 +79,7 @@ of the finished runs is printed first).`,
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "the cases come from -f FILE or --from-history"); err != nil {
@@ -152,6 +153,12 @@ func evalRun(ctx context.Context, opts *Options) error {
 			return cmdutil.UsageErrorf("%s: %v", cmdutil.InputName(opts.File), err)
 		}
 	}
+
+	closeEvidence, err := opts.Tools.OpenEvidence(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer closeEvidence()
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

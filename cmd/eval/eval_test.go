@@ -219,3 +219,47 @@ func TestEvalBadInput(t *testing.T) {
 		t.Fatalf("unknown model: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// --evidence gives every investigation the evidence tools over the folder; what a tool read
+// there supports the evidence cited. A folder that does not exist is exit 2 before anything
+// is asked.
+func TestEvalEvidence(t *testing.T) {
+	t.Parallel()
+	folder := t.TempDir()
+	if err := os.WriteFile(filepath.Join(folder, "auth.log"), []byte("Nov 27 10:00:01 web02 sshd[811]: Accepted password for deploy from 198.51.100.77\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := geminitest.NewServer(t, geminitest.WithGemini3(), geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if r.GenerationConfig != nil && r.GenerationConfig.ResponseMIMEType == "application/json" {
+			return geminitest.Reply{Text: `{"verdict":"true_positive","conclusion":"A login from outside.","evidence":[{"value":"198.51.100.77","claim":"the login's source"}]}`}
+		}
+		if last := r.Contents[len(r.Contents)-1]; last.Parts[0].FunctionResponse == nil {
+			return geminitest.Reply{Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "grep_evidence", Args: map[string]any{"pattern": "Accepted password"}}}}}
+		}
+		return geminitest.Reply{Text: "deploy logged in from 198.51.100.77."}
+	}))
+	file := clitest.WriteFile(t, "cases.jsonl", `{"id":"ssh","alert":{"Title":"SSH login on web02"},"verdict":"true_positive","must_mention":["198.51.100.77"]}`)
+	out, errOut, code := clitest.RunWith(t, t.TempDir(), "", false, clitest.FakeGemini(srv.URL()), "eval", "-f", file, "--evidence", folder, "-o", "json")
+	var rep eval.Report
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	run := rep.Cases[0].Runs[0]
+	if !run.Correct || run.ToolCalls != 1 || run.Unsupported != 0 || len(run.Mentioned) != 1 {
+		t.Fatalf("run %+v", run)
+	}
+	var declared bool
+	for _, tl := range srv.Requests()[0].Tools {
+		for _, fd := range tl.FunctionDeclarations {
+			declared = declared || fd.Name == "grep_evidence"
+		}
+	}
+	if !declared {
+		t.Fatal("grep_evidence was not declared")
+	}
+	before := len(srv.Requests())
+	_, errOut, code = clitest.RunWith(t, t.TempDir(), "", false, clitest.FakeGemini(srv.URL()), "eval", "-f", file, "--evidence", filepath.Join(folder, "nope"))
+	if code != 2 || !strings.Contains(errOut, "does not exist") || len(srv.Requests()) != before {
+		t.Fatalf("missing folder: exit %d, %s", code, errOut)
+	}
+}
