@@ -116,23 +116,39 @@ func (m *mcpTools) ready(ctx context.Context) {
 	} else {
 		ts = m.mgr.NewTools()
 	}
-	// A server whose tool list changed has it read again before the question.
-	for server, changed := range m.mgr.Changed(ctx, m.wait) {
-		m.reg.RemoveServer(server)
-		for _, t := range changed {
-			if err := m.reg.Add(t); err != nil {
-				m.warn(err.Error() + "; the second is left out")
-			}
-		}
-		m.note(fmt.Sprintf("MCP server %s changed its tools; the new list is offered from now on.", server))
-	}
+	// A server whose tool list changed has it read again before the question, and its new list
+	// replaces the one it had: its own tools never collide with themselves. One that changed
+	// its list before its tools were first offered (as it announced them, say) is offered the
+	// new list alone, without a note.
+	changed := m.mgr.Changed(ctx, m.wait)
 	var servers []string
 	for _, t := range ts {
+		server := tool.OriginOf(t).Server
+		if _, ok := changed[server]; ok {
+			servers = append(servers, server)
+			continue
+		}
 		if err := m.reg.Add(t); err != nil {
 			m.warn(err.Error() + "; the second is left out")
 			continue
 		}
-		servers = append(servers, tool.OriginOf(t).Server)
+		servers = append(servers, server)
+	}
+	names := make([]string, 0, len(changed))
+	for server := range changed {
+		names = append(names, server)
+	}
+	sort.Strings(names)
+	for _, server := range names {
+		m.reg.RemoveServer(server)
+		for _, t := range changed[server] {
+			if err := m.reg.Add(t); err != nil {
+				m.warn(err.Error() + "; the second is left out")
+			}
+		}
+		if !slices.Contains(servers, server) {
+			m.note(fmt.Sprintf("MCP server %s changed its tools; the new list is offered from now on.", server))
+		}
 	}
 	// A server left out of the first question was named in a warning: say it is in now.
 	if late {
