@@ -75,7 +75,8 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 	m := newMCPTools(ios, reg)
 	// Signed-in servers use their stored tokens; a chat never signs in itself (it says which
 	// command does), and asks what a server asks for where a person can answer.
-	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress}
+	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress,
+		ConfirmEgress: m.confirmEgress}
 	if hooks != nil {
 		o.Transports = hooks.transports
 		if hooks.wait > 0 {
@@ -172,6 +173,31 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 		return mcp.ElicitAnswer{Action: "decline"}, nil
 	}
 	return mcpcmd.AskForm(ctx, m.ios, func(p string) (string, error) { return m.ask(ctx, p) }, r)
+}
+
+// confirmEgress asks on the terminal whether a call to a public-only server that would send
+// internal data may go, naming what would leave; the default is no, and where nobody can be
+// asked (no terminal, batch) the call is denied. It is asked even for a trusted server and after
+// an approval: trust and approval are about running the tool, not about what leaves.
+func (m *mcpTools) confirmEgress(ctx context.Context, h mcp.EgressHold) bool {
+	if m.ask == nil {
+		return false
+	}
+	var line string
+	err := m.ios.Prompt(func() (err error) {
+		fmt.Fprintf(m.ios.ErrOut, "%s of MCP server %s, a public-only server, would receive internal data: %s\n",
+			cmdutil.OneLine(mcp.ToolName(h.Server, h.Tool)), cmdutil.OneLine(h.Server), h.What())
+		line, err = m.ask(ctx, "Send it anyway? [y] yes, [N] no ")
+		return err
+	})
+	if err != nil || ctx.Err() != nil {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 // progress names the call a server reports progress of on the status line.

@@ -49,13 +49,14 @@ func NewCmdMCP(f *cmdutil.Factory, getenv func(string) string) *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "MCP servers outside a chat: list, tools, call, login, logout",
+		Usage: "MCP servers outside a chat: list, tools, call, login, logout, add",
 		Commands: []*cli.Command{
 			NewCmdList(d, cfgFlag(), nil),
 			NewCmdTools(d, cfgFlag(), nil),
 			NewCmdCall(d, cfgFlag(), nil),
 			NewCmdLogin(d, cfgFlag(), nil),
 			NewCmdLogout(d, cfgFlag(), nil),
+			NewCmdAdd(d, cfgFlag(), nil),
 		},
 	}
 }
