@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestEgressWhereNobodyCanAsk(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 			t.Fatal(err)
 		}
-		want := "denied: would send internal data (10.0.3.7, dc01.corp.example, alice@corp.example) to intel, a public-only server"
+		want := "denied: would send internal data (dc01.corp.example, alice@corp.example, 10.0.3.7) to intel, a public-only server"
 		if len(out.ToolCalls) != 2 || out.ToolCalls[0].Error != want || out.ToolCalls[1].Error != "" {
 			t.Fatalf("tool calls %+v, want the first denied with %q", out.ToolCalls, want)
 		}
@@ -138,5 +139,74 @@ func TestEgressAskedOnTerminal(t *testing.T) {
 	}
 	if got := readReceived(t, received); strings.Count(got, "10.0.3.7") != 1 {
 		t.Fatalf("the server received %q, want the address once (after yes)", got)
+	}
+}
+
+// everythingMain installs the reference server @modelcontextprotocol/server-everything (the
+// committed lockfile in testdata/mcp-everything) and returns its entry point; without npm the
+// test is skipped, except under CI=true, where it fails.
+func everythingMain(t *testing.T) string {
+	t.Helper()
+	dir := "../testdata/mcp-everything"
+	fail := t.Skipf
+	if os.Getenv("CI") == "true" {
+		fail = t.Fatalf
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		fail("npm not found: %v", err)
+	}
+	main, err := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(main); err != nil {
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fail("npm ci in %s: %v: %s", dir, err, out)
+		}
+	}
+	return main
+}
+
+// The reference server in an interactive chat, as a new user tries it: no warning (its tool
+// list, changed as it starts, replaces the first one), and its form of every field type is asked
+// and filled on the terminal, the server getting what was typed and the defaults.
+func TestEverythingInteractiveChat(t *testing.T) {
+	t.Parallel()
+	main := everythingMain(t)
+	c := newCLI(t, callsThenAnswer(&genai.FunctionCall{Name: "mcp_everything_trigger-elicitation-request", Args: map[string]any{}}))
+	alertID := c.addAlert("guardduty.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{
+		"command": "node", "args": []string{main, "stdio"}, "trust": true, "timeout": 60000}}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	term := startTerminal(t, c, 200, "chat", "-a", alertID, "--mcp-config", cfg)
+	term.waitFor("/help for commands")
+	term.typeLine("fill the form")
+	term.waitFor("Answer? [y] fill in, [N] decline, [c] cancel the call")
+	term.typeLine("y")
+	// Fields in name order; Enter takes the server's default.
+	for _, step := range []struct{ prompt, typed string }{
+		{"(birthdate)", ""}, {"(check)", "y"}, {"(email)", "ada@example.com"}, {"(firstLine)", ""}, {"(homepage)", ""},
+		{"(integer)", "7"}, {"(legacyTitledEnum)", "2"}, {"(name)", "Ada"}, {"(number)", ""},
+		{"(titledMultipleSelectEnum)", "1, 3"}, {"(titledSingleSelectEnum)", ""}, {"(untitledMultipleSelectEnum)", "Piano,Drums"},
+		{"(untitledSingleSelectEnum)", "Joey"},
+	} {
+		term.waitFor(step.prompt)
+		term.typeLine(step.typed)
+	}
+	term.waitFor("answer after tools")
+	term.typeLine("/exit")
+	screen := term.wait()
+	for _, want := range []string{"User provided the requested information", "Name: Ada", "Favorite Integer: 7", "fish-3", "pet-2", "Drums", "Joey"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("%q is not in the answer:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "Warning") {
+		t.Errorf("warnings on the screen:\n%s", screen)
 	}
 }
