@@ -50,7 +50,11 @@ func (l Leak) Shown() string {
 	if utf8.RuneCountInString(head) > 4 {
 		head = string([]rune(head)[:4]) + "…"
 	}
-	return "a " + l.Kind + " " + termsafe.Line(head)
+	article := "a "
+	if strings.IndexAny(l.Kind[:1], "AEIOUaeiouS") == 0 { // an API key, an SSN
+		article = "an "
+	}
+	return article + l.Kind + " " + termsafe.Line(head)
 }
 
 // EgressHold is a call held back: the server, its tool and what would leave.

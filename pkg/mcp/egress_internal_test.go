@@ -118,7 +118,7 @@ func TestEgressDenial(t *testing.T) {
 	for i := range 5 {
 		h.Leaks = append(h.Leaks, Leak{Kind: "internal host", Value: fmt.Sprintf("h%d.corp", i)})
 	}
-	if got, want := h.What(), "10.0.3.7, a API key AKIA…, h0.corp, h1.corp, h2.corp and 2 more"; got != want {
+	if got, want := h.What(), "10.0.3.7, an API key AKIA…, h0.corp, h1.corp, h2.corp and 2 more"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
