@@ -49,7 +49,7 @@ func NewCmdMCP(f *cmdutil.Factory, getenv func(string) string) *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "MCP servers outside a chat: list, tools, call, login, logout, add",
+		Usage: "MCP servers outside a chat: list, tools, call, login, logout",
 		Commands: []*cli.Command{
 			NewCmdList(d, cfgFlag(), nil),
 			NewCmdTools(d, cfgFlag(), nil),
