@@ -31,7 +31,11 @@ var conformanceScenarios = []string{
 
 // installConformance runs npm ci in conformanceDir; without npm, or when the install fails,
 // the test is skipped, except under CI=true, where it fails.
-func installConformance(t *testing.T) (nodeBin string) {
+func installConformance(t *testing.T) (nodeBin string) { return installSuite(t, conformanceDir) }
+
+// installSuite runs npm ci in dir (a suite's committed package.json and lockfile) and returns
+// the bin directory of the Node 22 installed there.
+func installSuite(t *testing.T, conformanceDir string) (nodeBin string) {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		if os.Getenv("CI") == "true" {
@@ -60,7 +64,10 @@ func installConformance(t *testing.T) (nodeBin string) {
 }
 
 // baseline reads the expected failures and requires a reason (a comment) for each.
-func baseline(t *testing.T) map[string]bool {
+func baseline(t *testing.T) map[string]bool { return baselineOf(t, conformanceDir) }
+
+// baselineOf reads the baseline.yml of dir.
+func baselineOf(t *testing.T, conformanceDir string) map[string]bool {
 	t.Helper()
 	f, err := os.Open(filepath.Join(conformanceDir, "baseline.yml"))
 	if err != nil {
@@ -91,8 +98,39 @@ func baseline(t *testing.T) map[string]bool {
 // The official MCP client conformance suite against 'alertchat mcp ...' (the built binary):
 // every scenario passes, except those in the baseline, which must still fail.
 func TestMCPConformance(t *testing.T) {
-	nodeBin := installConformance(t)
-	expected := baseline(t)
+	runSuite(t, conformanceDir, conformanceScenarios)
+}
+
+// newestConformanceDir holds the newest suite the npm registry serves (0.2.0-alpha.12, a
+// pre-release that knows the draft specification 2026-07-28), its client script and baseline.
+const newestConformanceDir = "../testdata/mcp-conformance-next"
+
+// newestScenarios are every client scenario of the newest suite that is not an extension
+// ('conformance list --client' without those marked [extension]).
+var newestScenarios = []string{
+	"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "request-metadata",
+	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
+	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+	"auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
+	"auth/token-endpoint-auth-none", "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+	"auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
+	"auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
+	"auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
+	"auth/iss-normalized", "auth/metadata-issuer-mismatch", "sep-2322-client-request-state",
+	"http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "json-schema-ref-no-deref",
+	"json-schema-2020-12-preservation",
+}
+
+// The newest conformance suite, every non-extension client scenario, beside 0.1.16's.
+func TestMCPConformanceNewest(t *testing.T) {
+	runSuite(t, newestConformanceDir, newestScenarios)
+}
+
+// runSuite runs the scenarios of the suite installed in dir against the built binary: each
+// passes, except those in dir's baseline, which must still fail.
+func runSuite(t *testing.T, conformanceDir string, conformanceScenarios []string) {
+	nodeBin := installSuite(t, conformanceDir)
+	expected := baselineOf(t, conformanceDir)
 	script, err := filepath.Abs(filepath.Join(conformanceDir, "client.mjs"))
 	if err != nil {
 		t.Fatal(err)

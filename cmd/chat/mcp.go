@@ -75,7 +75,8 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 	m := newMCPTools(ios, reg)
 	// Signed-in servers use their stored tokens; a chat never signs in itself (it says which
 	// command does), and asks what a server asks for where a person can answer.
-	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress}
+	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress,
+		ConfirmEgress: m.confirmEgress}
 	if hooks != nil {
 		o.Transports = hooks.transports
 		if hooks.wait > 0 {
@@ -116,23 +117,39 @@ func (m *mcpTools) ready(ctx context.Context) {
 	} else {
 		ts = m.mgr.NewTools()
 	}
-	// A server whose tool list changed has it read again before the question.
-	for server, changed := range m.mgr.Changed(ctx, m.wait) {
-		m.reg.RemoveServer(server)
-		for _, t := range changed {
-			if err := m.reg.Add(t); err != nil {
-				m.warn(err.Error() + "; the second is left out")
-			}
-		}
-		m.note(fmt.Sprintf("MCP server %s changed its tools; the new list is offered from now on.", server))
-	}
+	// A server whose tool list changed has it read again before the question, and its new list
+	// replaces the one it had: its own tools never collide with themselves. One that changed
+	// its list before its tools were first offered (as it announced them, say) is offered the
+	// new list alone, without a note.
+	changed := m.mgr.Changed(ctx, m.wait)
 	var servers []string
 	for _, t := range ts {
+		server := tool.OriginOf(t).Server
+		if _, ok := changed[server]; ok {
+			servers = append(servers, server)
+			continue
+		}
 		if err := m.reg.Add(t); err != nil {
 			m.warn(err.Error() + "; the second is left out")
 			continue
 		}
-		servers = append(servers, tool.OriginOf(t).Server)
+		servers = append(servers, server)
+	}
+	names := make([]string, 0, len(changed))
+	for server := range changed {
+		names = append(names, server)
+	}
+	sort.Strings(names)
+	for _, server := range names {
+		m.reg.RemoveServer(server)
+		for _, t := range changed[server] {
+			if err := m.reg.Add(t); err != nil {
+				m.warn(err.Error() + "; the second is left out")
+			}
+		}
+		if !slices.Contains(servers, server) {
+			m.note(fmt.Sprintf("MCP server %s changed its tools; the new list is offered from now on.", server))
+		}
 	}
 	// A server left out of the first question was named in a warning: say it is in now.
 	if late {
@@ -156,6 +173,31 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 		return mcp.ElicitAnswer{Action: "decline"}, nil
 	}
 	return mcpcmd.AskForm(ctx, m.ios, func(p string) (string, error) { return m.ask(ctx, p) }, r)
+}
+
+// confirmEgress asks on the terminal whether a call to a public-only server that would send
+// internal data may go, naming what would leave; the default is no, and where nobody can be
+// asked (no terminal, batch) the call is denied. It is asked even for a trusted server and after
+// an approval: trust and approval are about running the tool, not about what leaves.
+func (m *mcpTools) confirmEgress(ctx context.Context, h mcp.EgressHold) bool {
+	if m.ask == nil {
+		return false
+	}
+	var line string
+	err := m.ios.Prompt(func() (err error) {
+		fmt.Fprintf(m.ios.ErrOut, "%s of MCP server %s, a public-only server, would receive internal data: %s\n",
+			cmdutil.OneLine(mcp.ToolName(h.Server, h.Tool)), cmdutil.OneLine(h.Server), h.What())
+		line, err = m.ask(ctx, "Send it anyway? [y] yes, [N] no ")
+		return err
+	})
+	if err != nil || ctx.Err() != nil {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 // progress names the call a server reports progress of on the status line.

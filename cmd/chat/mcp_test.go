@@ -2,11 +2,13 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/internal/mcptest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/internal/eventually"
@@ -119,5 +122,153 @@ func TestMCPServerReadyAfterFirstQuestion(t *testing.T) {
 	}
 	if !listed {
 		t.Errorf("/tools did not list the late server's tool; stderr:\n%s", errText)
+	}
+}
+
+// lastResponse is the last function response of a request, nil when its last content holds none.
+func lastResponse(r *geminitest.Request) *genai.FunctionResponse {
+	if len(r.Contents) == 0 {
+		return nil
+	}
+	for _, p := range r.Contents[len(r.Contents)-1].Parts {
+		if p.FunctionResponse != nil {
+			return p.FunctionResponse
+		}
+	}
+	return nil
+}
+
+// A server that announces a changed tool list (as the reference server does right after it
+// starts, and again mid-chat while one of its calls is in flight): its new list replaces its
+// old one before the next question, without a warning about its own tools colliding, without
+// restarting it, and the call in flight is answered.
+func TestMCPChangedToolListReplacesTheOld(t *testing.T) {
+	t.Parallel()
+	obj := map[string]any{"type": "object"}
+	answer := func(text string) sdk.ToolHandler {
+		return func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+		}
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	s := sdk.NewServer(&sdk.Implementation{Name: "changing", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "a", InputSchema: obj}, answer("a"))
+	s.AddTool(&sdk.Tool{Name: "slow", InputSchema: obj}, func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		close(entered)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "slow done"}}}, nil
+	})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	var changes atomic.Int32
+	watched := mcptest.Watched{Transport: ct, Seen: func(method string) {
+		if method == "notifications/tools/list_changed" {
+			changes.Add(1)
+		}
+	}}
+
+	srv := geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		if fr := lastResponse(r); fr != nil {
+			b, _ := json.Marshal(fr.Response)
+			return geminitest.Reply{Text: "the call said " + string(b)}
+		}
+		if r.LastUserText() == "second" {
+			return geminitest.Reply{Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "mcp_x_slow", Args: map[string]any{}}}}}
+		}
+		return geminitest.Reply{Text: "answer to " + r.LastUserText()}
+	}))
+	in, typed := io.Pipe()
+	t.Cleanup(func() { _ = typed.Close() })
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	ios := &cmdutil.IOStreams{In: in, Out: stdout, ErrOut: stderr, StdinTTY: true, NoColor: true}
+	opts := testOptions(t, srv, ios)
+	opts.AlertID, opts.NoTitles, opts.NoRelated = string(addAlert(t, opts)), true, true
+	opts.MCPConfig = filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(opts.MCPConfig, []byte(`{"mcpServers": {"x": {"command": "unused", "trust": true}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	managers := make(chan *mcp.Manager, 1)
+	opts.mcpHooks = &mcpHooks{transports: map[string]sdk.Transport{"x": watched}, wait: 20 * time.Second,
+		started: func(m *mcp.Manager) { managers <- m }}
+	done := make(chan error, 1)
+	go func() { done <- chatRun(context.Background(), opts) }()
+	<-(<-managers).Started()
+
+	// The server changes its list after it started and before its tools were first offered.
+	s.AddTool(&sdk.Tool{Name: "b", InputSchema: obj}, answer("b"))
+	eventually.True(t, 10*time.Second, "the first list_changed", func() bool { return changes.Load() >= 1 }, stderr.String)
+
+	ask := func(question string) *geminitest.Request {
+		t.Helper()
+		if _, err := io.WriteString(typed, question+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		var got *geminitest.Request
+		eventually.True(t, 20*time.Second, "a request for "+question, func() bool {
+			for _, r := range srv.Requests() {
+				if r.Kind == geminitest.KindStreamGenerateContent && r.LastUserText() == question {
+					got = r
+					return true
+				}
+			}
+			return false
+		}, stderr.String)
+		return got
+	}
+	// mcpDeclared are the MCP tools a request declared.
+	mcpDeclared := func(r *geminitest.Request) []string {
+		var out []string
+		for _, n := range declared(r) {
+			if strings.HasPrefix(n, "mcp_") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if got := mcpDeclared(ask("first")); !slices.Equal(got, []string{"mcp_x_a", "mcp_x_b", "mcp_x_slow"}) {
+		t.Fatalf("first question declared %q", got)
+	}
+
+	// Mid-call the server changes its list again: the call in flight is still answered.
+	ask("second")
+	<-entered
+	s.RemoveTools("a")
+	s.AddTool(&sdk.Tool{Name: "c", InputSchema: obj}, answer("c"))
+	eventually.True(t, 10*time.Second, "the second list_changed", func() bool { return changes.Load() >= 2 }, stderr.String)
+	close(release)
+	eventually.True(t, 20*time.Second, "the slow call's answer", func() bool {
+		for _, r := range srv.Requests() {
+			if fr := lastResponse(r); fr != nil && fr.Name == "mcp_x_slow" {
+				return fr.Response["content"] == "slow done"
+			}
+		}
+		return false
+	}, stderr.String)
+	if got := mcpDeclared(ask("third")); !slices.Equal(got, []string{"mcp_x_b", "mcp_x_c", "mcp_x_slow"}) {
+		t.Fatalf("third question declared %q, want the new list only", got)
+	}
+	_ = typed.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat ended with %v; stderr:\n%s", err, stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the chat did not end at EOF; stderr:\n%s", stderr)
+	}
+	errText := stderr.String()
+	if strings.Contains(errText, "Warning") {
+		t.Errorf("warnings:\n%s", errText)
+	}
+	if n := strings.Count(errText, "MCP server x changed its tools"); n != 1 {
+		t.Errorf("the change was said %d times, want once (the mid-chat one):\n%s", n, errText)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -28,6 +29,45 @@ type CallOptions struct {
 	// Elicit is what a server's request for input gets: ask (on a terminal; declined
 	// elsewhere), accept-defaults or decline.
 	Elicit string
+
+	// in reads the terminal's answers (forms and egress questions share it).
+	in *bufio.Reader
+}
+
+// readLine reads one answer typed on the terminal after prompt.
+func (o *CallOptions) readLine(prompt string) (string, error) {
+	if o.in == nil {
+		o.in = bufio.NewReader(o.IO.In)
+	}
+	fmt.Fprint(o.IO.ErrOut, prompt)
+	return o.in.ReadString('\n')
+}
+
+// confirmEgress asks on the terminal whether a call to a public-only server that would send
+// internal data may go; nil where nobody can be asked (the call is denied). The explicit call
+// is consent to call the tool, not to send what the check found: that is asked (default no).
+func (o *CallOptions) confirmEgress() func(context.Context, mcp.EgressHold) bool {
+	if !o.IO.CanPrompt() || o.Args == "-" {
+		return nil
+	}
+	return func(ctx context.Context, h mcp.EgressHold) bool {
+		var line string
+		err := o.IO.Prompt(func() (err error) {
+			fmt.Fprintf(o.IO.ErrOut, "%s of MCP server %s, a public-only server, would receive internal data: %s\n",
+				cmdutil.OneLine(h.Tool), cmdutil.OneLine(h.Server), h.What())
+			line, err = o.readLine("Send it anyway? [y] yes, [N] no ")
+			return err
+		})
+		return err == nil && ctx.Err() == nil && isYes(line)
+	}
+}
+
+func isYes(line string) bool {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 // NewCmdCall is "alertchat mcp call SERVER|URL TOOL [JSON]". An explicit call is the user's
@@ -100,11 +140,7 @@ func (o *CallOptions) elicitor() mcp.Elicitor {
 	case o.Elicit == "accept-defaults":
 		return mcp.AcceptDefaults{}
 	case o.Elicit == "ask" && o.IO.CanPrompt():
-		in := bufio.NewReader(o.IO.In)
-		return formOn{ios: o.IO, readLine: func(prompt string) (string, error) {
-			fmt.Fprint(o.IO.ErrOut, prompt)
-			return in.ReadString('\n')
-		}}
+		return formOn{ios: o.IO, readLine: o.readLine}
 	}
 	return nil
 }
@@ -140,6 +176,7 @@ func callRun(ctx context.Context, o *CallOptions) error {
 		return err
 	}
 	opts := o.options(o.canSignIn(), o.elicitor())
+	opts.ConfirmEgress = o.confirmEgress()
 	if o.IO.StderrTTY {
 		opts.OnProgress = func(p mcp.Progress) {
 			line := fmt.Sprintf("%s: %g", p.Tool, p.Progress)
@@ -167,6 +204,13 @@ func callRun(ctx context.Context, o *CallOptions) error {
 		return factory.NotFoundf("MCP server %s has no tool %q (see 'alertchat mcp tools %s')", t.label, o.Tool, t.label)
 	}
 	res, err := c.Call(ctx, o.Tool, args)
+	var held *mcp.EgressDeniedError
+	if errors.As(err, &held) && o.Output == "json" {
+		// Where nobody could be asked, the answer the call gets in a chat.
+		if perr := cmdutil.PrintJSON(o.IO.Out, map[string]string{"error": held.Error()}); perr != nil {
+			return perr
+		}
+	}
 	if err != nil {
 		return err
 	}

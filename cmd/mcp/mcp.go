@@ -63,6 +63,7 @@ Examples:
 			NewCmdCall(d, cfgFlag(), nil),
 			NewCmdLogin(d, cfgFlag(), nil),
 			NewCmdLogout(d, cfgFlag(), nil),
+			NewCmdAdd(d, cfgFlag(), nil),
 		},
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +53,10 @@ func (c *Client) Tools(ctx context.Context) ([]*sdk.Tool, error) {
 func (c *Client) Call(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
 	res, err := c.s.callTool(ctx, name, args)
 	if err != nil {
+		var held *EgressDeniedError
+		if errors.As(err, &held) {
+			return nil, held
+		}
 		if e, ok := authError(err); ok {
 			return nil, e
 		}

@@ -12,6 +12,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -24,6 +25,9 @@ import (
 // Config is the "mcpServers" file, in the shape other MCP clients use.
 type Config struct {
 	Servers map[string]ServerConfig `json:"mcpServers"`
+	// InternalDomains are the organisation's own domains: a host under one of them never
+	// leaves for a public-only server (besides .internal, .local, .corp and .lan).
+	InternalDomains []string `json:"internalDomains,omitempty"`
 }
 
 // ServerConfig is one server: stdio (Command), streamable HTTP (HTTPURL) or SSE (URL).
@@ -45,6 +49,12 @@ type ServerConfig struct {
 	// Credentials), or "" (none, or what headers carry).
 	Auth  string       `json:"auth,omitempty"`
 	OAuth *OAuthConfig `json:"oauth,omitempty"`
+	// Egress "public-only": the server is a third party, and a call whose arguments carry
+	// internal or personal data is held back (see egress.go).
+	Egress string `json:"egress,omitempty"`
+
+	// internalDomains are the config's, for the egress check.
+	internalDomains []string
 }
 
 // OAuthConfig is a pre-registered OAuth client, for authorization servers that do not
@@ -126,10 +136,19 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 	dec.DisallowUnknownFields()
 	var c Config
 	if err := dec.Decode(&c); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && strings.HasPrefix(te.Field, "internalDomains") {
+			return nil, fmt.Errorf("internalDomains must be a list of domain names, like [\"corp.example\"]")
+		}
 		return nil, fmt.Errorf("not a valid MCP config: %w", err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("not a valid MCP config: more than one JSON value")
+	}
+	for _, d := range c.InternalDomains {
+		if !isDomainName(normalDomain(d)) || strings.ContainsAny(strings.TrimPrefix(strings.TrimSpace(d), "*."), "*") {
+			return nil, fmt.Errorf("internalDomains: %q is not a domain name (a list of names like \"corp.example\")", d)
+		}
 	}
 	names := make([]string, 0, len(c.Servers))
 	for n := range c.Servers {
@@ -156,6 +175,10 @@ func Parse(data []byte, getenv func(string) string) (*Config, error) {
 		if err := checkAuth(s); err != nil {
 			return nil, fmt.Errorf("server %q: %w", n, err)
 		}
+		if s.Egress != "" && s.Egress != EgressPublicOnly {
+			return nil, fmt.Errorf("server %q: unknown egress %q: use %q (or leave it out)", n, s.Egress, EgressPublicOnly)
+		}
+		s.internalDomains = c.InternalDomains
 		expand := func(v string) string { return os.Expand(v, getenv) }
 		for i, a := range s.Args {
 			s.Args[i] = expand(a)
@@ -291,4 +314,23 @@ func ToolName(server, t string) string {
 		n = n[:64]
 	}
 	return n
+}
+
+// isDomainName reports whether d is a domain name: dot-separated labels of letters, digits and
+// '-' (not at a label's ends), at most 63 characters each and 253 in all.
+func isDomainName(d string) bool {
+	if d == "" || len(d) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(d, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }

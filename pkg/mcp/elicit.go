@@ -4,9 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"net/mail"
+	"net/url"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,21 +22,32 @@ import (
 )
 
 // A server may ask the user for input during a call (elicitation/create). alertchat shows it
-// as a small form of the fields the server asks for (a flat object of strings, numbers,
-// integers, booleans and enums), with the server's defaults shown and applied; it fills in
-// nothing of its own (no credential, no environment, no stored value), so a server gets only
-// what the user typed or the defaults it sent itself. Where nobody can be asked the request is
-// declined. A schema of another shape, or a request to open a URL, is declined with one line.
+// as a small form of the fields the server asks for: every field type MCP 2025-11-25 allows
+// (strings, with a format or lengths; numbers and integers, with bounds; booleans; single-select
+// enums, untitled, titled with oneOf of const/title, or with the legacy enumNames; multi-select
+// enums, arrays whose items are an enum or an anyOf of const/title), with the server's defaults
+// shown and applied. It fills in nothing of its own (no credential, no environment, no stored
+// value), so a server gets only what the user typed or the defaults it sent itself. Where
+// nobody can be asked the request is declined. A schema of another shape, or a request to open
+// a URL, is declined with one line.
 
 // Field is one field of an elicitation form.
 type Field struct {
 	Name, Title, Description string
-	// Type is string, number, integer or boolean.
+	// Type is string, number, integer, boolean, or array (a multi-select enum).
 	Type string
-	// Enum are a string field's allowed values, EnumNames their labels when the server gave any.
+	// Enum are the allowed values of a string field or of an array's items, EnumNames their
+	// labels when the server gave any.
 	Enum      []string
 	EnumNames []string
-	// Default is the server's default, nil when none.
+	// Format is a string's format: email, uri, date or date-time ("" for any text).
+	Format string
+	// MinLength and MaxLength bound a string's length in characters, MinItems and MaxItems an
+	// array's number of choices, Minimum and Maximum a number; nil when unbounded.
+	MinLength, MaxLength *int
+	MinItems, MaxItems   *int
+	Minimum, Maximum     *float64
+	// Default is the server's default, nil when none (an array's is a []any of strings).
 	Default  any
 	Required bool
 }
@@ -75,6 +93,36 @@ func (AcceptDefaults) Elicit(_ context.Context, r ElicitRequest) (ElicitAnswer, 
 	return ElicitAnswer{Action: "accept", Content: content}, nil
 }
 
+// choice is a titled enum value: {"const": ..., "title": ...}.
+type choice struct {
+	Const any    `json:"const"`
+	Title string `json:"title"`
+}
+
+// property is a form field's schema as a server sends it.
+type property struct {
+	Type        any             `json:"type"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Enum        []any           `json:"enum"`
+	EnumNames   []string        `json:"enumNames"`
+	OneOf       []choice        `json:"oneOf"`
+	AnyOf       []choice        `json:"anyOf"`
+	Format      string          `json:"format"`
+	MinLength   *int            `json:"minLength"`
+	MaxLength   *int            `json:"maxLength"`
+	Minimum     *float64        `json:"minimum"`
+	Maximum     *float64        `json:"maximum"`
+	MinItems    *int            `json:"minItems"`
+	MaxItems    *int            `json:"maxItems"`
+	Default     any             `json:"default"`
+	Properties  json.RawMessage `json:"properties"`
+	Items       json.RawMessage `json:"items"`
+}
+
+// formats are the string formats a form may ask for.
+var formats = map[string]bool{"": true, "email": true, "uri": true, "date": true, "date-time": true}
+
 // elicitationFields reads a requested schema as a flat form; why is set when it is not one.
 func elicitationFields(schema any) (fields []Field, why string) {
 	if schema == nil {
@@ -101,132 +149,292 @@ func elicitationFields(schema any) (fields []Field, why string) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		var p struct {
-			Type        any      `json:"type"`
-			Title       string   `json:"title"`
-			Description string   `json:"description"`
-			Enum        []any    `json:"enum"`
-			EnumNames   []string `json:"enumNames"`
-			OneOf       []struct {
-				Const any    `json:"const"`
-				Title string `json:"title"`
-			} `json:"oneOf"`
-			Default    any             `json:"default"`
-			Properties json.RawMessage `json:"properties"`
-			Items      json.RawMessage `json:"items"`
-		}
+		var p property
 		if json.Unmarshal(s.Properties[n], &p) != nil {
 			return nil, fmt.Sprintf("field %q is not an object", n)
 		}
-		t, _ := p.Type.(string)
-		switch {
-		case len(p.Properties) > 0 || len(p.Items) > 0 || t == "object" || t == "array":
-			return nil, fmt.Sprintf("field %q is not a string, number, integer or boolean", n)
-		case t != "string" && t != "number" && t != "integer" && t != "boolean":
-			return nil, fmt.Sprintf("field %q has no primitive type", n)
+		f, why := formField(n, p)
+		if why != "" {
+			return nil, why
 		}
-		f := Field{Name: n, Title: p.Title, Description: p.Description, Type: t, Default: p.Default, EnumNames: p.EnumNames}
-		for _, e := range p.Enum {
-			v, ok := e.(string)
-			if !ok || t != "string" {
-				return nil, fmt.Sprintf("field %q has an enum that is not of strings", n)
-			}
-			f.Enum = append(f.Enum, v)
-		}
-		if len(f.Enum) == 0 && len(p.OneOf) > 0 {
-			f.EnumNames = nil
-			for _, o := range p.OneOf {
-				v, ok := o.Const.(string)
-				if !ok || t != "string" {
-					return nil, fmt.Sprintf("field %q has choices that are not strings", n)
-				}
-				f.Enum = append(f.Enum, v)
-				f.EnumNames = append(f.EnumNames, o.Title)
-			}
-		}
-		if len(f.EnumNames) != len(f.Enum) {
-			f.EnumNames = nil
-		}
-		if f.Default != nil && !fitsType(f, f.Default) {
-			f.Default = nil
-		}
-		for _, r := range s.Required {
-			if r == n {
-				f.Required = true
-			}
-		}
+		f.Required = slices.Contains(s.Required, n)
 		fields = append(fields, f)
 	}
 	return fields, ""
 }
 
-// fitsType reports whether v is a value of f's type (and one of its choices).
+// formField reads one field's schema; why is set when it is not a field a form may hold.
+func formField(n string, p property) (Field, string) {
+	t, _ := p.Type.(string)
+	f := Field{Name: n, Title: p.Title, Description: p.Description, Type: t, Default: p.Default,
+		MinLength: p.MinLength, MaxLength: p.MaxLength, Minimum: p.Minimum, Maximum: p.Maximum}
+	switch {
+	case len(p.Properties) > 0 || t == "object":
+		return f, fmt.Sprintf("field %q is an object, not a string, number, integer, boolean or list of choices", n)
+	case t == "array":
+		return multiSelect(f, p)
+	case len(p.Items) > 0:
+		return f, fmt.Sprintf("field %q has items but is not an array", n)
+	case t == "" && (len(p.Enum) > 0 || len(p.OneOf) > 0):
+		f.Type = "string" // an enum without a type is one of strings
+	case t != "string" && t != "number" && t != "integer" && t != "boolean":
+		return f, fmt.Sprintf("field %q has no primitive type", n)
+	}
+	if f.Type == "string" {
+		if !formats[p.Format] {
+			return f, fmt.Sprintf("field %q has the format %q, not email, uri, date or date-time", n, p.Format)
+		}
+		f.Format = p.Format
+	}
+	var why string
+	if f.Enum, f.EnumNames, why = choices(n, f.Type == "string", p.Enum, p.EnumNames, p.OneOf); why != "" {
+		return f, why
+	}
+	if f.Default != nil && !fitsType(f, f.Default) {
+		f.Default = nil
+	}
+	return f, ""
+}
+
+// multiSelect reads an array field: its items an enum of strings (untitled) or an anyOf (or
+// oneOf) of const/title (titled).
+func multiSelect(f Field, p property) (Field, string) {
+	var items struct {
+		Type      any      `json:"type"`
+		Enum      []any    `json:"enum"`
+		EnumNames []string `json:"enumNames"`
+		AnyOf     []choice `json:"anyOf"`
+		OneOf     []choice `json:"oneOf"`
+	}
+	if len(p.Items) == 0 || json.Unmarshal(p.Items, &items) != nil {
+		return f, fmt.Sprintf("field %q is a list without items", f.Name)
+	}
+	if t, _ := items.Type.(string); items.Type != nil && t != "string" {
+		return f, fmt.Sprintf("field %q is a list of something else than choices", f.Name)
+	}
+	titled := items.AnyOf
+	if len(titled) == 0 {
+		titled = items.OneOf
+	}
+	var why string
+	if f.Enum, f.EnumNames, why = choices(f.Name, true, items.Enum, items.EnumNames, titled); why != "" {
+		return f, why
+	}
+	if len(f.Enum) == 0 {
+		return f, fmt.Sprintf("field %q is a list without choices", f.Name)
+	}
+	f.MinItems, f.MaxItems = p.MinItems, p.MaxItems
+	if f.Default != nil {
+		if d, ok := stringList(f.Default); ok && fitsType(f, d) {
+			f.Default = d
+		} else {
+			f.Default = nil
+		}
+	}
+	return f, ""
+}
+
+// choices are an enum's values and labels, from enum (with enumNames) or from titled
+// const/title pairs; ofStrings is whether the field holds strings (an enum of anything else is
+// refused).
+func choices(field string, ofStrings bool, enum []any, enumNames []string, titled []choice) (values, labels []string, why string) {
+	for _, e := range enum {
+		v, ok := e.(string)
+		if !ok || !ofStrings {
+			return nil, nil, fmt.Sprintf("field %q has an enum that is not of strings", field)
+		}
+		values = append(values, v)
+	}
+	labels = enumNames
+	if len(values) == 0 && len(titled) > 0 {
+		labels = nil
+		for _, o := range titled {
+			v, ok := o.Const.(string)
+			if !ok || !ofStrings {
+				return nil, nil, fmt.Sprintf("field %q has choices that are not strings", field)
+			}
+			values = append(values, v)
+			labels = append(labels, o.Title)
+		}
+	}
+	if len(labels) != len(values) {
+		labels = nil
+	}
+	return values, labels, ""
+}
+
+// stringList is v as a []any of strings (what a multi-select's value is in JSON).
+func stringList(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if _, ok := e.(string); !ok {
+				return nil, false
+			}
+		}
+		return x, true
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// fitsType reports whether v is a value of f's type (one of its choices, within its bounds).
 func fitsType(f Field, v any) bool {
 	switch f.Type {
 	case "string":
 		s, ok := v.(string)
+		return ok && checkString(f, s) == nil
+	case "number", "integer":
+		x, ok := v.(float64)
 		if !ok {
 			return false
 		}
-		if len(f.Enum) == 0 {
-			return true
+		if f.Type == "integer" && x != float64(int64(x)) {
+			return false
 		}
-		for _, e := range f.Enum {
-			if e == s {
-				return true
-			}
-		}
-		return false
-	case "number":
-		_, ok := v.(float64)
-		return ok
-	case "integer":
-		x, ok := v.(float64)
-		return ok && x == float64(int64(x))
+		return checkNumber(f, x) == nil
 	case "boolean":
 		_, ok := v.(bool)
 		return ok
+	case "array":
+		list, ok := stringList(v)
+		return ok && checkList(f, list) == nil
 	}
 	return false
 }
 
+// checkString checks a string against f's choices, format and lengths.
+func checkString(f Field, s string) error {
+	if len(f.Enum) > 0 {
+		if !slices.Contains(f.Enum, s) {
+			return fmt.Errorf("choose one of the %d choices", len(f.Enum))
+		}
+		return nil
+	}
+	n := utf8.RuneCountInString(s)
+	if f.MinLength != nil && n < *f.MinLength {
+		return fmt.Errorf("at least %d characters", *f.MinLength)
+	}
+	if f.MaxLength != nil && n > *f.MaxLength {
+		return fmt.Errorf("at most %d characters", *f.MaxLength)
+	}
+	switch f.Format {
+	case "email":
+		if a, err := mail.ParseAddress(s); err != nil || a.Address != s || a.Name != "" {
+			return fmt.Errorf("%q is not an e-mail address (name@example.com)", s)
+		}
+	case "uri":
+		if u, err := url.Parse(s); err != nil || u.Scheme == "" || strings.ContainsAny(s, " \t") {
+			return fmt.Errorf("%q is not a URI with a scheme (https://...)", s)
+		}
+	case "date":
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return fmt.Errorf("%q is not a date (YYYY-MM-DD)", s)
+		}
+	case "date-time":
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			return fmt.Errorf("%q is not a date and time (YYYY-MM-DDThh:mm:ssZ)", s)
+		}
+	}
+	return nil
+}
+
+// checkNumber checks a number against f's bounds.
+func checkNumber(f Field, x float64) error {
+	if f.Minimum != nil && x < *f.Minimum {
+		return fmt.Errorf("at least %g", *f.Minimum)
+	}
+	if f.Maximum != nil && x > *f.Maximum {
+		return fmt.Errorf("at most %g", *f.Maximum)
+	}
+	return nil
+}
+
+// checkList checks a multi-select's values: each one of f's choices, once, as many as it allows.
+func checkList(f Field, list []any) error {
+	seen := map[string]bool{}
+	for _, e := range list {
+		s, _ := e.(string)
+		if !slices.Contains(f.Enum, s) {
+			return fmt.Errorf("%q is not one of the %d choices", s, len(f.Enum))
+		}
+		if seen[s] {
+			return fmt.Errorf("%q is chosen twice", s)
+		}
+		seen[s] = true
+	}
+	if f.MinItems != nil && len(list) < *f.MinItems {
+		return fmt.Errorf("choose at least %d", *f.MinItems)
+	}
+	if f.MaxItems != nil && len(list) > *f.MaxItems {
+		return fmt.Errorf("choose at most %d", *f.MaxItems)
+	}
+	return nil
+}
+
 // ParseFieldValue reads what the user typed for f: a number, an integer, a boolean (y/n,
-// yes/no, true/false), an enum value or its number in the list, or text.
+// yes/no, true/false), an enum value or its number in the list, for a multi-select several of
+// them separated by commas, or text; each checked against the field's format and bounds.
 func ParseFieldValue(f Field, in string) (any, error) {
 	switch f.Type {
-	case "number":
+	case "number", "integer":
 		x, err := strconv.ParseFloat(in, 64)
-		if err != nil {
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, fmt.Errorf("%q is not a number", in)
 		}
-		return x, nil
-	case "integer":
-		x, err := strconv.ParseInt(in, 10, 64)
-		if err != nil {
+		if f.Type == "integer" && x != math.Trunc(x) {
 			return nil, fmt.Errorf("%q is not a whole number", in)
 		}
-		return float64(x), nil
+		if err := checkNumber(f, x); err != nil {
+			return nil, err
+		}
+		return x, nil
 	case "boolean":
-		switch in {
-		case "y", "yes", "true", "Y", "Yes", "YES", "True":
+		switch strings.ToLower(in) {
+		case "y", "yes", "true":
 			return true, nil
-		case "n", "no", "false", "N", "No", "NO", "False":
+		case "n", "no", "false":
 			return false, nil
 		}
 		return nil, fmt.Errorf("answer y or n")
-	}
-	if len(f.Enum) > 0 {
-		if i, err := strconv.Atoi(in); err == nil && i >= 1 && i <= len(f.Enum) {
-			return f.Enum[i-1], nil
-		}
-		for _, e := range f.Enum {
-			if e == in {
-				return e, nil
+	case "array":
+		var list []any
+		for _, part := range strings.Split(in, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
 			}
+			list = append(list, choose(f, part))
 		}
-		return nil, fmt.Errorf("choose one of the %d choices", len(f.Enum))
+		if err := checkList(f, list); err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []any{}
+		}
+		return list, nil
 	}
-	return in, nil
+	s := in
+	if len(f.Enum) > 0 {
+		s = choose(f, in)
+	}
+	if err := checkString(f, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// choose is the choice in names: its number in the list (from 1), or itself.
+func choose(f Field, in string) string {
+	if i, err := strconv.Atoi(in); err == nil && i >= 1 && i <= len(f.Enum) && !slices.Contains(f.Enum, in) {
+		return f.Enum[i-1]
+	}
+	return in
 }
 
 // calls are a server's calls in flight: a progress notification names its call by its token,

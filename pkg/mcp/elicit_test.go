@@ -52,6 +52,7 @@ func elicitingServerSession(t *testing.T) (sdk.Transport, *sdk.ServerSession) {
 			"notify":   map[string]any{"type": "boolean", "default": true},
 			"queue":    map[string]any{"type": "string", "enum": []string{"soc", "ir"}, "default": "ir"},
 		}}}))
+	s.AddTool(&sdk.Tool{Name: "every", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Which case?", RequestedSchema: everyKind}))
 	s.AddTool(&sdk.Tool{Name: "nested", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Your credentials", RequestedSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"login": map[string]any{"type": "object", "properties": map[string]any{"password": map[string]any{"type": "string"}}}}}}))
 	s.AddTool(&sdk.Tool{Name: "link", InputSchema: obj}, ask(&sdk.ElicitParams{Mode: "url", Message: "Open this", URL: "https://evil.example/login", ElicitationID: "e1"}))
@@ -63,6 +64,31 @@ func elicitingServerSession(t *testing.T) (sdk.Transport, *sdk.ServerSession) {
 	t.Cleanup(func() { _ = ss.Close() })
 	return ct, ss
 }
+
+// everyKind is a form of every field type MCP 2025-11-25 allows (SEP-1330), with defaults.
+var everyKind = map[string]any{
+	"type": "object", "required": []string{"name"},
+	"properties": map[string]any{
+		"name":     map[string]any{"type": "string", "title": "Name", "minLength": 2, "maxLength": 20},
+		"email":    map[string]any{"type": "string", "format": "email"},
+		"homepage": map[string]any{"type": "string", "format": "uri", "default": "https://example.com/"},
+		"born":     map[string]any{"type": "string", "format": "date", "default": "2001-02-03"},
+		"seen":     map[string]any{"type": "string", "format": "date-time"},
+		"count":    map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": 42},
+		"ratio":    map[string]any{"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
+		"agree":    map[string]any{"type": "boolean", "default": false},
+		"plain":    map[string]any{"type": "string", "enum": []string{"a", "b"}, "default": "b"},
+		"hero": map[string]any{"type": "string", "oneOf": []any{
+			map[string]any{"const": "hero-1", "title": "Superman"}, map[string]any{"const": "hero-2", "title": "Wonder Woman"}}, "default": "hero-1"},
+		"legacy": map[string]any{"type": "string", "enum": []string{"pet-1", "pet-2"}, "enumNames": []string{"Cats", "Dogs"}, "default": "pet-2"},
+		"tools": map[string]any{"type": "array", "minItems": 1, "maxItems": 2,
+			"items": map[string]any{"type": "string", "enum": []string{"Guitar", "Piano", "Drums"}}, "default": []string{"Guitar"}},
+		"fish": map[string]any{"type": "array", "maxItems": 3, "items": map[string]any{"anyOf": []any{
+			map[string]any{"const": "fish-1", "title": "Tuna"}, map[string]any{"const": "fish-2", "title": "Salmon"}}}, "default": []string{"fish-1"}},
+	}}
+
+// everyKindDefaults are everyKind's defaults, as JSON.
+const everyKindDefaults = `"agree":false,"born":"2001-02-03","count":42,"fish":["fish-1"],"hero":"hero-1","homepage":"https://example.com/","legacy":"pet-2","plain":"b","ratio":0.5,"tools":["Guitar"]`
 
 type scriptedElicitor struct {
 	mu   sync.Mutex
@@ -95,9 +121,16 @@ func TestElicitation(t *testing.T) {
 			`"content":{"notify":true,"priority":3,"queue":"ir","score":0.5,"ticket":"INC-9"}`, tool.Elicitation{Server: "asks", Action: "accept", Asked: true, Fields: []string{"notify", "priority", "queue", "score", "ticket"}}, ""},
 		{"defaults", mcp.AcceptDefaults{}, "flat",
 			`"content":{"notify":true,"priority":3,"queue":"ir","ticket":"INC-1"}`, tool.Elicitation{Server: "asks", Action: "accept", Fields: []string{"notify", "priority", "queue", "score", "ticket"}}, ""},
+		// Every field type of the 2025-11-25 revision: the name typed, the rest the defaults.
+		{"every kind", &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept", Asked: true, Content: map[string]any{"name": "Ada", "fish": []any{"fish-2", "fish-1"}}}}, "every",
+			`"content":{` + strings.NewReplacer(`"fish":["fish-1"]`, `"fish":["fish-2","fish-1"]`, `"legacy":"pet-2",`, `"legacy":"pet-2","name":"Ada",`).Replace(everyKindDefaults) + `}`,
+			tool.Elicitation{Server: "asks", Action: "accept", Asked: true, Fields: []string{"agree", "born", "count", "email", "fish", "hero", "homepage", "legacy", "name", "plain", "ratio", "seen", "tools"}}, ""},
+		// A required field without a default: accept-defaults cannot answer it.
+		{"every kind, defaults", mcp.AcceptDefaults{}, "every", `"action":"decline"`,
+			tool.Elicitation{Server: "asks", Action: "decline", Fields: []string{"agree", "born", "count", "email", "fish", "hero", "homepage", "legacy", "name", "plain", "ratio", "seen", "tools"}}, ""},
 		{"nobody", nil, "flat", `"action":"decline"`, tool.Elicitation{Server: "asks", Action: "decline", Fields: []string{"notify", "priority", "queue", "score", "ticket"}}, ""},
 		{"nested", &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept"}}, "nested", `"action":"decline"`, tool.Elicitation{Server: "asks", Action: "decline"},
-			`MCP server asks asked for input and was declined: its form is not a flat list of fields (field "login" is not a string, number, integer or boolean)`},
+			`MCP server asks asked for input and was declined: its form is not a flat list of fields (field "login" is an object, not a string, number, integer, boolean or list of choices)`},
 		// alertchat does not take URL requests: the server cannot even send one.
 		{"url", &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept"}}, "link", `client does not support "url" elicitation`, tool.Elicitation{}, ""},
 	} {
@@ -210,5 +243,124 @@ func TestForm(t *testing.T) {
 				t.Fatalf("form %q", out.String())
 			}
 		})
+	}
+}
+
+// The terminal form of every field type: each field's prompt says what it takes, answers that
+// do not fit (a bad e-mail address, a date, a number out of range, too many choices) are asked
+// again, enums are chosen by number or value, a multi-select by several separated by commas.
+func TestFormEveryKind(t *testing.T) {
+	t.Parallel()
+	ct, _ := elicitingServerSession(t)
+	m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{"asks": {Command: "unused", Trust: true}}}, mcp.Options{
+		Transports: map[string]sdk.Transport{"asks": ct}, Elicitor: &everyKindForm{t: t},
+	})
+	defer m.Close()
+	reg := registry(t, m.Tools(context.Background(), 10*time.Second))
+	res := reg.Call(context.Background(), "mcp_asks_every", nil)
+	want := `{"action":"accept","content":{"agree":true,"born":"2001-02-03","count":7,"email":"ada@example.com","fish":["fish-2"],"hero":"hero-2","homepage":"https://example.com/","legacy":"pet-1","name":"Ada","plain":"b","ratio":0.25,"seen":"2026-11-27T21:00:00Z","tools":["Piano","Drums"]}}`
+	if got, _ := res["content"].(string); got != want {
+		t.Fatalf("the server received %v\nwant %s", res, want)
+	}
+}
+
+// everyKindForm answers everyKind on a scripted terminal: each prompt, what is typed, and what
+// the form says back.
+type everyKindForm struct{ t *testing.T }
+
+func (e *everyKindForm) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitAnswer, error) {
+	steps := []struct{ prompt, typed, says string }{
+		{"Answer? [y] fill in, [N] decline, [c] cancel the call ", "y", ""},
+		{"agree [y/n] (default false): ", "YES", ""},
+		{"born [date] (default 2001-02-03): ", "", ""},
+		{"count [integer 1..100] (default 42): ", "500", ""},
+		{"count [integer 1..100] (default 42): ", "7", "  at most 100\n"},
+		{"email [email]: ", "ada at example", ""},
+		{"email [email]: ", "ada@example.com", "  \"ada at example\" is not an e-mail address (name@example.com)\n"},
+		{"fish [any of 1) Tuna = fish-1, 2) Salmon = fish-2; numbers or values separated by commas, at most 3 choices] (default fish-1): ", "2", ""},
+		{"hero [1) Superman = hero-1, 2) Wonder Woman = hero-2] (default hero-1): ", "hero-2", ""},
+		{"homepage [uri] (default https://example.com/): ", "", ""},
+		{"legacy [1) Cats = pet-1, 2) Dogs = pet-2] (default pet-2): ", "1", ""},
+		{"Name (name) [string, 2 to 20 characters, required]: ", "", ""},
+		{"Name (name) [string, 2 to 20 characters, required]: ", "Ada", "  This field is required.\n"},
+		{"plain [1) a, 2) b] (default b): ", "", ""},
+		{"ratio [number 0..1] (default 0.5): ", "0.25", ""},
+		{"seen [date-time]: ", "2026-11-27T21:00:00Z", ""},
+		{"tools [any of 1) Guitar, 2) Piano, 3) Drums; numbers or values separated by commas, 1 to 2 choices] (default Guitar): ", "1,2,3", ""},
+		{"tools [any of 1) Guitar, 2) Piano, 3) Drums; numbers or values separated by commas, 1 to 2 choices] (default Guitar): ", "Piano, 3", "  choose at most 2\n"},
+	}
+	var out strings.Builder
+	i := 0
+	f := &mcp.Form{Out: &out, ReadLine: func(prompt string) (string, error) {
+		if i >= len(steps) {
+			e.t.Errorf("asked %q past the script", prompt)
+			return "", context.Canceled
+		}
+		st := steps[i]
+		i++
+		if prompt != st.prompt {
+			e.t.Errorf("step %d: prompt %q, want %q", i, prompt, st.prompt)
+		}
+		if !strings.HasSuffix(out.String(), st.says) {
+			e.t.Errorf("step %d: the form said %q, want it to end with %q", i, out.String(), st.says)
+		}
+		return st.typed + "\n", nil
+	}}
+	a, err := f.Elicit(ctx, r)
+	if i != len(steps) {
+		e.t.Errorf("the form asked %d of %d steps:\n%s", i, len(steps), out.String())
+	}
+	return a, err
+}
+
+// What is typed for each field type, parsed: good values and the ones refused.
+func TestParseFieldValue(t *testing.T) {
+	t.Parallel()
+	one, three := 1, 3
+	lo, hi := -1.5, 10.0
+	multi := mcp.Field{Type: "array", Enum: []string{"a", "b", "c"}, MinItems: &one, MaxItems: &three}
+	for _, tc := range []struct {
+		f       mcp.Field
+		in      string
+		want    string // the value as JSON, "" when refused
+		refusal string
+	}{
+		{mcp.Field{Type: "string"}, "x", `"x"`, ""},
+		{mcp.Field{Type: "string", MinLength: &three}, "ab", "", "at least 3 characters"},
+		{mcp.Field{Type: "string", MaxLength: &three}, "日本語", `"日本語"`, ""},
+		{mcp.Field{Type: "string", Format: "email"}, "a@b.example", `"a@b.example"`, ""},
+		{mcp.Field{Type: "string", Format: "email"}, "Ada <a@b.example>", "", "not an e-mail address"},
+		{mcp.Field{Type: "string", Format: "uri"}, "https://x.example/p", `"https://x.example/p"`, ""},
+		{mcp.Field{Type: "string", Format: "uri"}, "x.example", "", "not a URI"},
+		{mcp.Field{Type: "string", Format: "date"}, "2026-02-30", "", "not a date"},
+		{mcp.Field{Type: "string", Format: "date-time"}, "2026-02-03T04:05:06+09:00", `"2026-02-03T04:05:06+09:00"`, ""},
+		{mcp.Field{Type: "number", Minimum: &lo, Maximum: &hi}, "-1.5", `-1.5`, ""},
+		{mcp.Field{Type: "number", Minimum: &lo, Maximum: &hi}, "10.5", "", "at most 10"},
+		{mcp.Field{Type: "number"}, "NaN", "", "not a number"},
+		{mcp.Field{Type: "integer"}, "2.5", "", "not a whole number"},
+		{mcp.Field{Type: "integer"}, "12", `12`, ""},
+		{mcp.Field{Type: "boolean"}, "No", `false`, ""},
+		{mcp.Field{Type: "boolean"}, "maybe", "", "answer y or n"},
+		{mcp.Field{Type: "string", Enum: []string{"x", "y"}}, "2", `"y"`, ""},
+		{mcp.Field{Type: "string", Enum: []string{"x", "y"}}, "z", "", "choose one of the 2 choices"},
+		// A choice that is itself a number is taken as the value, not as a position.
+		{mcp.Field{Type: "string", Enum: []string{"2", "1"}}, "1", `"1"`, ""},
+		{multi, "1, c", `["a","c"]`, ""},
+		{multi, "a,a", "", `"a" is chosen twice`},
+		{multi, "a,b,c,1", "", `"a" is chosen twice`},
+		{multi, "d", "", `"d" is not one of the 3 choices`},
+		{multi, ",", "", "choose at least 1"},
+	} {
+		got, err := mcp.ParseFieldValue(tc.f, tc.in)
+		if tc.want == "" {
+			if err == nil || !strings.Contains(err.Error(), tc.refusal) {
+				t.Errorf("%+v %q: %v, %v; want refused with %q", tc.f, tc.in, got, err, tc.refusal)
+			}
+			continue
+		}
+		b, _ := json.Marshal(got)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%+v %q: %s, %v; want %s", tc.f, tc.in, b, err, tc.want)
+		}
 	}
 }

@@ -201,3 +201,81 @@ func TestEverythingServer(t *testing.T) {
 		}
 	}
 }
+
+// formByName answers a form by field name: what is typed for each field (Enter for the rest),
+// after "y" to fill it in.
+type formByName struct {
+	typed map[string]string
+	mu    sync.Mutex
+	shown strings.Builder
+}
+
+func (f *formByName) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitAnswer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	form := &mcp.Form{Out: &f.shown, ReadLine: func(prompt string) (string, error) {
+		f.shown.WriteString(prompt + "\n")
+		if strings.HasPrefix(prompt, "Answer?") {
+			return "y", nil
+		}
+		for name, v := range f.typed {
+			if strings.Contains(prompt, "("+name+")") {
+				return v, nil
+			}
+		}
+		return "", nil
+	}}
+	return form.Elicit(ctx, r)
+}
+
+// The reference server's form holds every field type of MCP 2025-11-25 (titled and untitled
+// single- and multi-select enums, formats, numbers, booleans): it is asked, not declined, and
+// the server gets what was typed and the defaults; with accept-defaults its required field
+// without a default makes it declined, without a warning about its shape.
+func TestEverythingServerElicitation(t *testing.T) {
+	t.Parallel()
+	cfg := everythingServer(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		elicitor mcp.Elicitor
+		want     []string
+	}{
+		{"form", &formByName{typed: map[string]string{"name": "Ada Lovelace", "titledMultipleSelectEnum": "2, 3", "untitledSingleSelectEnum": "Joey", "check": "y"}},
+			[]string{"User provided the requested information", "- Name: Ada Lovelace", "- Agreed to terms: true", "- Favorite Integer: 42",
+				`"titledMultipleSelectEnum": [`, `"fish-2"`, `"fish-3"`, `"untitledMultipleSelectEnum": [`, `"Guitar"`, `"titledSingleSelectEnum": "hero-1"`,
+				`"untitledSingleSelectEnum": "Joey"`, `"legacyTitledEnum": "pet-1"`}},
+		{"accept-defaults", mcp.AcceptDefaults{}, []string{"User declined"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var warnings []string
+			srv := cfg
+			srv.Trust = true
+			m := mcp.Start(ctx, &mcp.Config{Servers: map[string]mcp.ServerConfig{"everything": srv}}, mcp.Options{
+				Environ: os.Environ(), Elicitor: tc.elicitor, StartTimeout: time.Minute,
+				Warn: func(l string) { mu.Lock(); warnings = append(warnings, l); mu.Unlock() },
+			})
+			defer m.Close()
+			reg := registry(t, m.Tools(ctx, time.Minute))
+			res := reg.Call(ctx, mcp.ToolName("everything", "trigger-elicitation-request"), map[string]any{})
+			got := fmt.Sprint(res["content"])
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the server answered %v; want %q in it", res, w)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, w := range warnings {
+				if strings.Contains(w, "asked for input") {
+					t.Errorf("warning %q", w)
+				}
+			}
+			if f, ok := tc.elicitor.(*formByName); ok && t.Failed() {
+				t.Logf("the form:\n%s", f.shown.String())
+			}
+		})
+	}
+}

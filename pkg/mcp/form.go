@@ -63,27 +63,9 @@ func (f *Form) field(ctx context.Context, fd Field) (v any, ok bool, err error) 
 	if fd.Description != "" {
 		label += ": " + fd.Description
 	}
-	kind := fd.Type
-	if fd.Type == "boolean" {
-		kind = "y/n"
-	}
-	if len(fd.Enum) > 0 {
-		var opts []string
-		for i, e := range fd.Enum {
-			name := e
-			if i < len(fd.EnumNames) && fd.EnumNames[i] != "" {
-				name = fd.EnumNames[i] + " = " + e
-			}
-			opts = append(opts, fmt.Sprintf("%d) %s", i+1, name))
-		}
-		kind = strings.Join(opts, ", ")
-	}
-	if fd.Required {
-		kind += ", required"
-	}
-	prompt := termsafe.Line(label) + " [" + termsafe.Line(kind) + "]"
+	prompt := termsafe.Line(label) + " [" + termsafe.Line(fieldKind(fd)) + "]"
 	if fd.Default != nil {
-		prompt += fmt.Sprintf(" (default %s)", termsafe.Line(fmt.Sprint(fd.Default)))
+		prompt += " (default " + termsafe.Line(showValue(fd.Default)) + ")"
 	}
 	for try := 0; try < maxTries; try++ {
 		if ctx.Err() != nil {
@@ -112,4 +94,76 @@ func (f *Form) field(ctx context.Context, fd Field) (v any, ok bool, err error) 
 		return v, true, nil
 	}
 	return nil, false, fmt.Errorf("no fitting answer")
+}
+
+// fieldKind says what a field takes: its type (y/n for a boolean), format and bounds, or its
+// numbered choices, and whether it is required.
+func fieldKind(fd Field) string {
+	kind := fd.Type
+	switch fd.Type {
+	case "boolean":
+		kind = "y/n"
+	case "string":
+		if fd.Format != "" {
+			kind = fd.Format
+		}
+		if fd.MinLength != nil || fd.MaxLength != nil {
+			kind += ", " + bounds(fd.MinLength, fd.MaxLength, "characters")
+		}
+	case "number", "integer":
+		if fd.Minimum != nil || fd.Maximum != nil {
+			lo, hi := "", ""
+			if fd.Minimum != nil {
+				lo = fmt.Sprintf("%g", *fd.Minimum)
+			}
+			if fd.Maximum != nil {
+				hi = fmt.Sprintf("%g", *fd.Maximum)
+			}
+			kind += " " + lo + ".." + hi
+		}
+	}
+	if len(fd.Enum) > 0 {
+		opts := make([]string, 0, len(fd.Enum))
+		for i, e := range fd.Enum {
+			name := e
+			if i < len(fd.EnumNames) && fd.EnumNames[i] != "" && fd.EnumNames[i] != e {
+				name = fd.EnumNames[i] + " = " + e
+			}
+			opts = append(opts, fmt.Sprintf("%d) %s", i+1, name))
+		}
+		kind = strings.Join(opts, ", ")
+		if fd.Type == "array" {
+			kind = "any of " + kind + "; numbers or values separated by commas"
+			if fd.MinItems != nil || fd.MaxItems != nil {
+				kind += ", " + bounds(fd.MinItems, fd.MaxItems, "choices")
+			}
+		}
+	}
+	if fd.Required {
+		kind += ", required"
+	}
+	return kind
+}
+
+// bounds says "2 to 5 things", "at least 2 things" or "at most 5 things".
+func bounds(lo, hi *int, things string) string {
+	switch {
+	case lo != nil && hi != nil:
+		return fmt.Sprintf("%d to %d %s", *lo, *hi, things)
+	case lo != nil:
+		return fmt.Sprintf("at least %d %s", *lo, things)
+	}
+	return fmt.Sprintf("at most %d %s", *hi, things)
+}
+
+// showValue is a default as the form shows it: a list's values joined by commas.
+func showValue(v any) string {
+	if list, ok := stringList(v); ok {
+		parts := make([]string, len(list))
+		for i, e := range list {
+			parts[i] = e.(string)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(v)
 }

@@ -34,6 +34,10 @@ type Options struct {
 	Elicitor Elicitor
 	// OnProgress is told of a call's progress notifications.
 	OnProgress func(Progress)
+	// ConfirmEgress asks the user whether a call to a public-only server that would send
+	// internal data may go (the default is no); nil where nobody can be asked: such a call is
+	// denied.
+	ConfirmEgress func(ctx context.Context, h EgressHold) bool
 }
 
 // Manager starts the configured servers in the background and holds their tools.

@@ -44,12 +44,17 @@ type server struct {
 	o Options
 	// warnedSignIn: the sign-in it needs mid-session was reported once.
 	warnedSignIn atomic.Bool
+	// guard checks the arguments of a public-only server's calls; nil for another server.
+	guard *egressGuard
 }
 
 // connect starts or reaches the server and initialises the session. transport overrides the
 // config's (tests).
 func connect(ctx context.Context, name string, cfg ServerConfig, o Options, transport sdk.Transport) (*server, error) {
 	s := &server{name: name, cfg: cfg, ended: make(chan struct{}), o: o}
+	if cfg.Egress == EgressPublicOnly {
+		s.guard = newEgressGuard(cfg.internalDomains)
+	}
 	if transport == nil {
 		var err error
 		if transport, err = s.transport(ctx); err != nil {
@@ -224,6 +229,10 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 	cctx, cancel := context.WithTimeout(ctx, t.srv.cfg.CallTimeout())
 	defer cancel()
 	res, err := t.srv.callTool(cctx, t.remote, args)
+	var held *EgressDeniedError
+	if errors.As(err, &held) {
+		return tool.Error(held.Error())
+	}
 	if e, ok := authError(err); ok {
 		// Said once on the terminal; the model reads it in every call's answer.
 		if !t.srv.warnedSignIn.Swap(true) {
@@ -253,8 +262,12 @@ func (t *mcpTool) Call(ctx context.Context, args map[string]any) map[string]any 
 }
 
 // callTool calls the server's tool name as a call in flight: the server's progress
-// notifications and requests for input during it belong to it.
+// notifications and requests for input during it belong to it. A public-only server's call
+// that would send internal data is not sent unless the user says so (*EgressDeniedError).
 func (s *server) callTool(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
+	if err := s.egress(ctx, name, args); err != nil {
+		return nil, err
+	}
 	call, done := s.calls.start(ctx, name)
 	defer done()
 	params := &sdk.CallToolParams{Name: name, Arguments: args}

@@ -5,12 +5,14 @@
 // content keyed by address. It writes its PID to the file named by
 // MCPSERVER_PIDFILE, so a test can check that it stopped, and one line per tool that runs
 // ("call NAME") and per call cancelled by the client ("cancelled NAME") to MCPSERVER_LOG. When
-// alertchat closes its stdin it writes the file named by MCPSERVER_STOPPED.
+// alertchat closes its stdin it writes the file named by MCPSERVER_STOPPED. Everything it
+// receives is appended to the file named by MCPSERVER_RECEIVED.
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -82,7 +84,17 @@ func main() {
 				"nested":              deep,
 			}}, nil
 		})
-	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	var transport mcp.Transport = &mcp.StdioTransport{}
+	if f := os.Getenv("MCPSERVER_RECEIVED"); f != "" {
+		// Every byte alertchat sends, kept: a test can check what never reached the server.
+		w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			os.Exit(1)
+		}
+		defer w.Close()
+		transport = &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(os.Stdin, w)), Writer: os.Stdout}
+	}
+	err := s.Run(context.Background(), transport)
 	// Run returns when the client closes stdin: alertchat stopped the server in order rather
 	// than leaving it to be killed.
 	if f := os.Getenv("MCPSERVER_STOPPED"); f != "" {

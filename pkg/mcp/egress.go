@@ -1,0 +1,421 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/termsafe"
+)
+
+// A server configured "egress": "public-only" is a third party (a threat-intelligence service,
+// say): what its arguments carry tells it about the network and people it is asked about.
+// Before each call its arguments are checked, every string of them, nested ones and object keys
+// included, and a call that would send internal or personal data is held back: private,
+// loopback, link-local and shared addresses (IPv4 and IPv6, in every notation the redactor
+// reads), hosts under the config's internalDomains and the usual internal suffixes, e-mail
+// addresses, and the secrets and personal data redaction would replace. Addresses are judged
+// by their range, not by redaction: a public address is an indicator and goes through, as do
+// domains, hashes and URLs. A held call is asked about on a terminal (even for a trusted
+// server: trust is about running a tool, not about what leaves) and denied where nobody can
+// be asked.
+
+// EgressPublicOnly is the egress of a server that may receive public indicators only.
+const EgressPublicOnly = "public-only"
+
+// internalSuffixes are the domain suffixes taken as internal besides the config's.
+var internalSuffixes = []string{"internal", "local", "corp", "lan"}
+
+// Leak is a value a call would send that must not leave: what it is, and the value as written.
+type Leak struct {
+	// Kind is "internal address", "internal host", "e-mail address", or the kind of secret or
+	// personal data ("API key", "secret", "phone number", "credit card number", "SSN").
+	Kind  string
+	Value string
+}
+
+// Shown is the leak as a question or a denial names it: the value itself for an address, a
+// host or an e-mail address; for a secret its kind and its first characters only, so that
+// naming it does not spread it further.
+func (l Leak) Shown() string {
+	switch l.Kind {
+	case "internal address", "internal host", "e-mail address":
+		return termsafe.Line(l.Value)
+	}
+	head := l.Value
+	if utf8.RuneCountInString(head) > 4 {
+		head = string([]rune(head)[:4]) + "…"
+	}
+	article := "a "
+	if strings.IndexAny(l.Kind[:1], "AEIOUaeiouS") == 0 { // an API key, an SSN
+		article = "an "
+	}
+	return article + l.Kind + " " + termsafe.Line(head)
+}
+
+// EgressHold is a call held back: the server, its tool and what would leave.
+type EgressHold struct {
+	Server, Tool string
+	Leaks        []Leak
+}
+
+// maxShown bounds the values a question or denial names.
+const maxShown = 5
+
+// What names what would leave: "10.0.3.7, db01.corp and 2 more".
+func (h EgressHold) What() string {
+	var parts []string
+	for i, l := range h.Leaks {
+		if i == maxShown {
+			parts[len(parts)-1] += fmt.Sprintf(" and %d more", len(h.Leaks)-maxShown)
+			break
+		}
+		parts = append(parts, l.Shown())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Denial is the call's answer where it is not sent.
+func (h EgressHold) Denial() string {
+	return fmt.Sprintf("denied: would send internal data (%s) to %s, a public-only server", h.What(), h.Server)
+}
+
+// EgressDeniedError is a call held back and not sent.
+type EgressDeniedError struct{ Hold EgressHold }
+
+func (e *EgressDeniedError) Error() string { return e.Hold.Denial() }
+
+// egressGuard checks a public-only server's arguments.
+type egressGuard struct {
+	redactor *redact.Redactor
+	// domains are the internal domains, lower case, without a leading or trailing dot.
+	domains []string
+	// digitEnd is set when one of them ends in a digit.
+	digitEnd bool
+}
+
+func newEgressGuard(internalDomains []string) *egressGuard {
+	g := &egressGuard{redactor: redact.New(redact.AllTypes()...), domains: append([]string{}, internalSuffixes...)}
+	for _, d := range internalDomains {
+		d = normalDomain(d)
+		g.domains = append(g.domains, d)
+		g.digitEnd = g.digitEnd || d != "" && isDigit(d[len(d)-1])
+	}
+	return g
+}
+
+// normalDomain is a domain as compared: lower case, without "*." or a leading or trailing dot.
+func normalDomain(d string) string {
+	d = strings.ToLower(strings.TrimSpace(d))
+	d = strings.TrimPrefix(d, "*.")
+	return strings.Trim(d, ".")
+}
+
+// check returns what args would send that must not leave, each value once, in the order
+// found (object keys in sorted order, so the answer does not depend on map order).
+func (g *egressGuard) check(args map[string]any) []Leak {
+	c := leakSet{seen: map[string]bool{}}
+	g.walk(args, &c, 0)
+	return c.leaks
+}
+
+type leakSet struct {
+	leaks []Leak
+	seen  map[string]bool
+}
+
+func (c *leakSet) add(kind, value string) {
+	if k := kind + "\x00" + value; !c.seen[k] {
+		c.seen[k] = true
+		c.leaks = append(c.leaks, Leak{Kind: kind, Value: value})
+	}
+}
+
+// maxDepth bounds the walk; what is nested deeper is held back as a whole (it cannot be
+// checked, so it cannot be let through).
+const maxDepth = 64
+
+func (g *egressGuard) walk(v any, c *leakSet, depth int) {
+	if depth > maxDepth {
+		c.add("value nested too deep to check", "…")
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		g.text(x, c)
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			g.text(k, c)
+			g.walk(x[k], c, depth+1)
+		}
+	case []any:
+		for _, e := range x {
+			g.walk(e, c, depth+1)
+		}
+	case []string:
+		for _, e := range x {
+			g.text(e, c)
+		}
+	case map[string]string:
+		for _, k := range sortedKeys(x) {
+			g.text(k, c)
+			g.text(x[k], c)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// text checks one string: what the redactor finds (addresses judged by range), then hosts.
+func (g *egressGuard) text(s string, c *leakSet) {
+	if s == "" {
+		return
+	}
+	// Most arguments of a lookup are one indicator each: an address, a hash, a domain. They are
+	// judged as what they are, without the redactor's scan (which finds nothing else in them).
+	if isHexHash(s) {
+		return
+	}
+	if len(s) <= 45 && s[0] != '0' { // an address without leading zeros (netip refuses them)
+		if a, err := netip.ParseAddr(s); err == nil {
+			if internalAddr(a) {
+				c.add("internal address", s)
+			}
+			return
+		}
+	}
+	if isPlainDomain(s) {
+		if h := strings.TrimSuffix(s, "."); g.internalHost(h) {
+			c.add("internal host", h)
+		}
+		return
+	}
+	for _, f := range g.redactor.Find(s) {
+		switch f.Type {
+		case redact.IP:
+			if a, ok := redact.ParseIP(f.Value); ok && internalAddr(a) {
+				c.add("internal address", f.Value)
+			}
+		case redact.Email:
+			c.add("e-mail address", f.Value)
+		default:
+			c.add(secretKind(f.Type), f.Value)
+		}
+	}
+	g.hosts(s, c)
+}
+
+func secretKind(t redact.Type) string {
+	switch t {
+	case redact.APIKey:
+		return "API key"
+	case redact.Phone:
+		return "phone number"
+	case redact.CreditCard:
+		return "credit card number"
+	case redact.SSN:
+		return "SSN"
+	}
+	return "secret"
+}
+
+// hosts finds host names in s (runs of letters, digits, '-', '_' and '.') under an internal
+// domain, and "localhost"; a host after '@' is an e-mail address's, reported as one.
+func (g *egressGuard) hosts(s string, c *leakSet) {
+	if !utf8.ValidString(s) || hasWide(s) {
+		s = foldWide(s)
+	}
+	for i := 0; i < len(s); {
+		if !hostByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && hostByte(s[j]) {
+			j++
+		}
+		run, dotted := s[i:j], false
+		afterAt := i > 0 && s[i-1] == '@'
+		i = j
+		for k := 0; k < len(run) && !dotted; k++ {
+			dotted = run[k] == '.'
+		}
+		// Only a dotted name can be under a domain; "localhost" is the one single label. A
+		// name ending in a digit is an address (no internal domain ends so, unless configured).
+		if afterAt || !dotted && len(run) != len("localhost") || !g.digitEnd && isDigit(run[len(run)-1]) {
+			continue
+		}
+		run = strings.Trim(run, ".-_")
+		if g.internalHost(run) {
+			c.add("internal host", run)
+		}
+	}
+}
+
+// isHexHash reports whether s is an MD5, SHA-1, SHA-256 or SHA-512 in hex.
+func isHexHash(s string) bool {
+	switch len(s) {
+	case 32, 40, 64, 128:
+	default:
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlainDomain reports whether s is a domain name and nothing else: two or more labels of
+// letters, digits and '-', each at most 63 characters, the last of 2 to 24 letters; not a JSON
+// web token's start ("eyJ"), the one secret format of dotted words.
+func isPlainDomain(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if len(s) < 4 || len(s) > 253 || strings.HasPrefix(s, "eyJ") {
+		return false
+	}
+	labels, label, letters := 1, 0, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.':
+			if label == 0 || s[i-1] == '-' {
+				return false
+			}
+			labels, label, letters = labels+1, 0, true
+			continue
+		case c == '-':
+			if label == 0 {
+				return false
+			}
+			letters = false
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9':
+			letters = false
+		default:
+			return false
+		}
+		if label++; label > 63 {
+			return false
+		}
+	}
+	return labels >= 2 && letters && label >= 2 && label <= 24
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func hostByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '.' || b == '_'
+}
+
+// internalHost reports whether host is "localhost" or under an internal domain.
+func (g *egressGuard) internalHost(host string) bool {
+	if strings.EqualFold(host, "localhost") || hasSuffixFold(host, ".localhost") {
+		return true
+	}
+	for _, d := range g.domains {
+		if len(host) == len(d) && strings.EqualFold(host, d) ||
+			len(host) > len(d) && host[len(host)-len(d)-1] == '.' && hasSuffixFold(host, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSuffixFold is strings.HasSuffix ignoring ASCII case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// hasWide reports whether s holds a character foldWide changes.
+func hasWide(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// foldWide folds fullwidth forms and the ideographic full stop to ASCII, as the redactor
+// reads text: "ｄｂ０１．ｃｏｒｐ" is db01.corp.
+func foldWide(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 0xFF01 && r <= 0xFF5E:
+			return r - 0xFF01 + 0x21
+		case r == 0x3002 || r == 0xFF61:
+			return '.'
+		case r == utf8.RuneError:
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// shared is the shared address space of carrier-grade NAT (RFC 6598).
+var shared = netip.MustParsePrefix("100.64.0.0/10")
+
+// internalAddr reports whether a is an address of a private network: private (RFC 1918, and
+// IPv6 unique local), loopback, link-local, shared (100.64/10), unspecified, or an IPv6
+// address that embeds such an IPv4 one (IPv4-compatible, NAT64, 6to4).
+func internalAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	if a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() ||
+		a.IsInterfaceLocalMulticast() || shared.Contains(a) {
+		return true
+	}
+	if a.Is4() {
+		return a.As4()[0] == 0 // "this network" (0.0.0.0/8)
+	}
+	b := a.As16()
+	switch {
+	case b[0] == 0xfe && b[1]&0xc0 == 0xc0: // site-local (fec0::/10, deprecated, still private)
+		return true
+	case isZero(b[:12]): // IPv4-compatible ::a.b.c.d
+		return internalAddr(netip.AddrFrom4([4]byte(b[12:16])))
+	case b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && isZero(b[4:12]): // NAT64 64:ff9b::/96
+		return internalAddr(netip.AddrFrom4([4]byte(b[12:16])))
+	case b[0] == 0x20 && b[1] == 0x02: // 6to4 2002:AABB:CCDD::/48
+		return internalAddr(netip.AddrFrom4([4]byte(b[2:6])))
+	}
+	return false
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// egress checks a call's arguments before it is sent to a public-only server: nil when they
+// may go (or the server is not public-only), the error that answers the call when they may not.
+func (s *server) egress(ctx context.Context, tool string, args map[string]any) error {
+	if s.guard == nil {
+		return nil
+	}
+	leaks := s.guard.check(args)
+	if len(leaks) == 0 {
+		return nil
+	}
+	h := EgressHold{Server: s.name, Tool: tool, Leaks: leaks}
+	if s.o.ConfirmEgress != nil && s.o.ConfirmEgress(ctx, h) {
+		return nil
+	}
+	return &EgressDeniedError{Hold: h}
+}

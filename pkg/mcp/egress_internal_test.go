@@ -1,0 +1,173 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/alertchat/alertchat/pkg/redact"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// What a public-only server's arguments may carry: internal and personal values are found
+// wherever they are (nested, in object keys, in any notation the redactor reads), public
+// indicators are not.
+func TestEgressCheck(t *testing.T) {
+	t.Parallel()
+	g := newEgressGuard([]string{"corp.example", "*.ad.example."})
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string // kind=value;... of the leaks, "" when the call may go
+	}{
+		{"public address", map[string]any{"ip": "203.0.113.7"}, ""},
+		{"public IPv6", map[string]any{"ip": "2606:4700:4700::1111"}, ""},
+		{"public indicators", map[string]any{"q": "evil.example https://evil.example/x?a=1 44d88612fea8a8f36de82e1278abb02f 275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f", "n": 3.0, "b": true}, ""},
+		{"private", map[string]any{"ip": "10.0.3.7"}, "internal address=10.0.3.7"},
+		{"172.16/12 and 192.168/16", map[string]any{"ips": []any{"172.20.1.1", "192.168.0.10", "172.32.0.1"}}, "internal address=172.20.1.1;internal address=192.168.0.10"},
+		{"loopback", map[string]any{"ip": "127.0.0.1"}, "internal address=127.0.0.1"},
+		{"link-local", map[string]any{"ip": "169.254.169.254"}, "internal address=169.254.169.254"},
+		{"shared", map[string]any{"ip": "100.64.1.2", "not": "100.128.0.1"}, "internal address=100.64.1.2"},
+		{"leading zeros", map[string]any{"ip": "010.000.003.007"}, "internal address=010.000.003.007"},
+		{"fullwidth", map[string]any{"ip": "１０．０．３．７"}, "internal address=１０．０．３．７"},
+		{"v4-mapped v6", map[string]any{"ip": "::ffff:10.0.3.7"}, "internal address=::ffff:10.0.3.7"},
+		{"v6 unique local", map[string]any{"ip": "fd12:3456:789a::1"}, "internal address=fd12:3456:789a::1"},
+		{"v6 link-local with zone", map[string]any{"ip": "fe80::1%eth0"}, "internal address=fe80::1%eth0"},
+		{"v6 loopback", map[string]any{"ip": "::1"}, "internal address=::1"},
+		{"nested deep", map[string]any{"a": map[string]any{"b": []any{map[string]any{"c": "seen from 192.168.1.20 at noon"}}}}, "internal address=192.168.1.20"},
+		{"object key", map[string]any{"filters": map[string]any{"10.1.2.3": "src"}}, "internal address=10.1.2.3"},
+		{"internal domain", map[string]any{"host": "dc01.corp.example"}, "internal host=dc01.corp.example"},
+		{"internal domain itself, any case", map[string]any{"host": "CORP.EXAMPLE."}, "internal host=CORP.EXAMPLE"},
+		{"wildcard entry", map[string]any{"q": "ldap://dc.ad.example:389"}, "internal host=dc.ad.example"},
+		{"not under it", map[string]any{"host": "notcorp.example"}, ""},
+		{"usual suffixes", map[string]any{"q": "db.internal files.local pc7.corp nas.lan"}, "internal host=db.internal;internal host=files.local;internal host=pc7.corp;internal host=nas.lan"},
+		{"localhost", map[string]any{"url": "http://localhost:8080/admin"}, "internal host=localhost"},
+		{"fullwidth host", map[string]any{"host": "ｄｂ０１．ｃｏｒｐ"}, "internal host=db01.corp"},
+		{"e-mail", map[string]any{"who": "alice@corp.example"}, "e-mail address=alice@corp.example"},
+		{"e-mail of a public domain", map[string]any{"who": "bob@gmail.com"}, "e-mail address=bob@gmail.com"},
+		{"API key", map[string]any{"k": "AKIAIOSFODNN7EXAMPLE"}, "API key=AKIAIOSFODNN7EXAMPLE"},
+		{"password", map[string]any{"cmd": "mysql -u root password=hunter2hunter2"}, "secret=hunter2hunter2"},
+		{"card", map[string]any{"k": "4111 1111 1111 1111"}, "credit card number=4111 1111 1111 1111"},
+		{"each once", map[string]any{"a": "10.0.3.7", "b": []any{"10.0.3.7"}}, "internal address=10.0.3.7"},
+	} {
+		var got []string
+		for _, l := range g.check(tc.args) {
+			got = append(got, l.Kind+"="+l.Value)
+		}
+		if s := strings.Join(got, ";"); s != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, s, tc.want)
+		}
+	}
+	// What is nested deeper than the walk goes cannot be checked, so it does not go.
+	var deep any = "203.0.113.7"
+	for range 100 {
+		deep = map[string]any{"d": deep}
+	}
+	if got := g.check(map[string]any{"x": deep}); len(got) != 1 {
+		t.Errorf("nested too deep: %v", got)
+	}
+}
+
+// The shortcuts for one-indicator strings (an address, a hash, a domain) never let through what
+// the redactor's scan would hold back.
+func FuzzEgressShortcuts(f *testing.F) {
+	for _, s := range []string{"10.0.3.7", "203.0.113.7", "fd00::1", "44d88612fea8a8f36de82e1278abb02f", "evil.example", "db01.corp",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc", "xn--bcher-kva.example", "a-b.c-d.example."} {
+		f.Add(s)
+	}
+	slow := newEgressGuard([]string{"corp.example"})
+	fast := newEgressGuard([]string{"corp.example"})
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" {
+			return
+		}
+		var viaScan leakSet
+		viaScan.seen = map[string]bool{}
+		for _, fd := range slow.redactor.Find(s) {
+			switch fd.Type {
+			case redact.IP:
+				if a, ok := redact.ParseIP(fd.Value); ok && internalAddr(a) {
+					viaScan.add("internal address", fd.Value)
+				}
+			case redact.Email:
+				viaScan.add("e-mail address", fd.Value)
+			default:
+				viaScan.add(secretKind(fd.Type), fd.Value)
+			}
+		}
+		slow.hosts(s, &viaScan)
+		got := fast.check(map[string]any{"x": s})
+		// The shortcut may hold back more (an address the scan does not read, as "::0"), never less.
+		if len(viaScan.leaks) > 0 && len(got) == 0 {
+			t.Fatalf("%q: the shortcut lets through what the scan holds back: %v", s, viaScan.leaks)
+		}
+	})
+}
+
+// The denial names what would leave (secrets by kind and their first characters only), at most
+// five values.
+func TestEgressDenial(t *testing.T) {
+	t.Parallel()
+	h := EgressHold{Server: "intel", Tool: "lookup", Leaks: []Leak{{Kind: "internal address", Value: "10.0.3.7"}}}
+	if got, want := h.Denial(), "denied: would send internal data (10.0.3.7) to intel, a public-only server"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	h.Leaks = append(h.Leaks, Leak{Kind: "API key", Value: "AKIAIOSFODNN7EXAMPLE"})
+	for i := range 5 {
+		h.Leaks = append(h.Leaks, Leak{Kind: "internal host", Value: fmt.Sprintf("h%d.corp", i)})
+	}
+	if got, want := h.What(), "10.0.3.7, an API key AKIA…, h0.corp, h1.corp, h2.corp and 2 more"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// tenKB are arguments of about 10 KB of public indicators, the call that goes through and so is
+// checked whole: "indicators" a threat-intelligence lookup of many (addresses, domains, hashes,
+// URLs), "query" a SIEM query of field = "value" clauses (the redactor's costliest text: every
+// clause is an assignment it reads).
+func tenKB(kind string) map[string]any {
+	if kind == "query" {
+		var b strings.Builder
+		for b.Len() < 10000 {
+			b.WriteString("process_name = \"powershell.exe\" AND target.hostname = \"evil.example\" OR ")
+		}
+		return map[string]any{"query": b.String(), "limit": 100.0}
+	}
+	var ips, domains, hashes, urls []any
+	for i := range 150 {
+		ips = append(ips, fmt.Sprintf("203.0.%d.%d", i%250, i%200))
+		domains = append(domains, fmt.Sprintf("c2-%d.evil.example", i))
+		hashes = append(hashes, fmt.Sprintf("%032x", i*7919))
+		urls = append(urls, fmt.Sprintf("https://cdn%d.evil.example/p/%d", i, i))
+	}
+	return map[string]any{"ips": ips, "domains": domains, "hashes": hashes, "urls": urls,
+		"options": map[string]any{"relationships": []any{"resolutions", "communicating_files"}, "since": "2026-11-27T00:00:00Z"}}
+}
+
+// BenchmarkEgressCheck is what the check adds to a public-only server's call of about 10 KB of
+// arguments.
+func BenchmarkEgressCheck(b *testing.B) {
+	for _, kind := range []string{"indicators", "query"} {
+		b.Run(kind, func(b *testing.B) {
+			g := newEgressGuard([]string{"corp.example"})
+			args := tenKB(kind)
+			js, _ := json.Marshal(args)
+			b.SetBytes(int64(len(js)))
+			b.ReportAllocs()
+			// The machine may be shared: the CPU time the process spent per call is reported
+			// beside the wall time, which a loaded machine stretches.
+			var before, after syscall.Rusage
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+			for b.Loop() {
+				if l := g.check(args); len(l) != 0 {
+					b.Fatal(l)
+				}
+			}
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+			cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
