@@ -29,6 +29,18 @@ func NewCmdAdd(d *Deps, cfgFlag cli.Flag, runF func(context.Context, *AddOptions
 		Name:      "add",
 		Usage:     "add a hosted MCP server (virustotal, google-logging, google-bigquery, google-scc, google-secops) to mcp.json",
 		ArgsUsage: "PRESET",
+		Description: `Writes the entry of a hosted MCP server analysts use into the user's mcp.json (created 0600 when
+missing; the rest of the file kept as it is) and prints it, with "trust": false. The presets:
+virustotal (sign-in, "egress": "public-only"), google-logging, google-bigquery, google-scc and
+google-secops (Application Default Credentials). An entry of the same name is kept unless --force.
+
+Examples:
+  alertchat mcp add --list
+  alertchat mcp add google-secops --project my-project --region us
+  alertchat mcp add virustotal
+
+Exit status: 2 for an unknown preset (the presets are named) or a preset missing --project or
+--region.`,
 		Flags: []cli.Flag{cfgFlag,
 			&cli.StringFlag{Name: "project", Usage: "the Google Cloud project billed for the calls (x-goog-user-project; needed by google-secops)", Destination: &opts.Project},
 			&cli.StringFlag{Name: "region", Usage: "the region of the endpoint (google-secops: your instance's, as us or europe-west2)", Destination: &opts.Region},
