@@ -28,7 +28,9 @@ func TestTablesFitTheScreen(t *testing.T) {
 		args []string
 		cut  string // text of a cell that is too long for 80 columns
 	}{
-		{"alert list", []string{"alert", "list"}, long[:80]},
+		// The stored title is already cut at 60 columns, at a word (see docs/alert-shapes.md);
+		// piped, it is printed as stored.
+		{"alert list", []string{"alert", "list"}, "Unusual sign-in to the administrator console from an…"},
 		{"mcp tools", []string{"mcp", "tools", "intel", "--mcp-config", cfg}, "Threat intel on an IP."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
