@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,7 +112,7 @@ func TestCompletion(t *testing.T) {
 		})
 	}
 	// Completion wrote nothing: no database created, no file changed.
-	if after := snapshot(t, dir); !equalMaps(before, after) {
+	if after := snapshot(t, dir); !maps.Equal(before, after) {
 		for k := range after {
 			if before[k] != after[k] {
 				t.Errorf("completion changed %s", k)
@@ -126,18 +127,6 @@ func TestCompletion(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "none")); !os.IsNotExist(err) {
 		t.Errorf("completion created a data directory")
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // The scripts are valid for their shells: bash -n always; zsh -n and fish -n where the shell

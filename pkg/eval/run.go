@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -230,9 +229,9 @@ func runOne(ctx context.Context, j job, o Options, now func() time.Time) *Run {
 	for _, e := range sg.Evidence {
 		said = append(said, e.Value, e.Claim)
 	}
-	text := fold(strings.Join(said, "\n"))
+	named := verdict.SourcesOfText(said...)
 	for _, m := range c.MustMention {
-		if strings.Contains(text, fold(m)) {
+		if named.Holds(m) {
 			run.Mentioned = append(run.Mentioned, m)
 		} else {
 			run.Missed = append(run.Missed, m)
@@ -255,9 +254,4 @@ func countCalls(contents []*genai.Content) int {
 		}
 	}
 	return n
-}
-
-// fold is s in lower case with every run of white space one space.
-func fold(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }

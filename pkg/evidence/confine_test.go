@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,7 +239,7 @@ func TestNothingWrittenIntoFolder(t *testing.T) {
 		}
 	}
 	call(t, s, "list_evidence", nil)
-	if after := snapshot(t, dir); !mapsEqual(before, after) {
+	if after := snapshot(t, dir); !maps.Equal(before, after) {
 		t.Errorf("the folder changed:\nbefore %v\nafter  %v", before, after)
 	}
 	in, err := Open([]string{dir}, Options{CacheDir: filepath.Join(dir, "cache")})
@@ -250,21 +251,9 @@ func TestNothingWrittenIntoFolder(t *testing.T) {
 	if e, _ := got["error"].(string); !strings.Contains(e, "inside an evidence folder") {
 		t.Errorf("cache inside the folder: %v", got)
 	}
-	if after := snapshot(t, dir); !mapsEqual(before, after) {
+	if after := snapshot(t, dir); !maps.Equal(before, after) {
 		t.Errorf("the folder changed with the cache inside it")
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func TestOpenFolders(t *testing.T) {

@@ -43,6 +43,16 @@ func SourcesOf(a *record.Alert, contents []*genai.Content) *Sources {
 	return s
 }
 
+// SourcesOfText are the given texts as sources (an answer and its evidence, to find the
+// indicators a good answer names).
+func SourcesOfText(texts ...string) *Sources {
+	s := &Sources{}
+	for _, t := range texts {
+		s.add(t)
+	}
+	return s
+}
+
 func (s *Sources) add(t string) {
 	if t != "" {
 		s.texts = append(s.texts, t)
