@@ -40,7 +40,7 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 		},
 		LLM: func(ctx context.Context, o factory.LLMOptions) (*llm.Client, error) {
 			return factory.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",
-				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}}, cfg.Retry, logger, o)
+				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()}, cfg.Retry, logger, o)
 		},
 	}, Output: "text"}
 }

@@ -87,7 +87,7 @@ func withRetry(opts *Options, srv *geminitest.Server, attempts int, callTimeout 
 	opts.Config = func() cmdutil.Config { return cfg }
 	opts.LLM = func(ctx context.Context, o factory.LLMOptions) (*llm.Client, error) {
 		return factory.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",
-			HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}}, cfg.Retry, opts.Logger(), o)
+			HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()}, cfg.Retry, opts.Logger(), o)
 	}
 }
 

@@ -73,7 +73,7 @@ func newEnv(t testing.TB, opts ...geminitest.Option) *env {
 		}
 	}
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

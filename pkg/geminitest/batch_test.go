@@ -197,7 +197,7 @@ func readRawInlined(t *testing.T, srv *geminitest.Server, name string) []rawInli
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/v1beta/"+name, nil)
 	req.Header.Set("x-goog-api-key", "test-key")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestBatchFileSource(t *testing.T) {
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL()+"/v1beta/"+job.Dest.FileName+":download?alt=media", nil)
 	req.Header.Set("x-goog-api-key", "test-key")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,7 +596,7 @@ func TestBatchCreateRejects(t *testing.T) {
 			} else {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"/v1beta/models/"+model+":batchGenerateContent", strings.NewReader(tt.raw))
 				req.Header.Set("x-goog-api-key", "k")
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := srv.Client().Do(req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -623,7 +623,7 @@ func TestBatchWithoutAPIKey(t *testing.T) {
 	t.Parallel()
 	srv := geminitest.NewServer(t)
 	job := createInline(t, newClient(t, srv), "a")
-	resp, err := http.Get(srv.URL() + "/v1beta/" + job.Name)
+	resp, err := srv.Client().Get(srv.URL() + "/v1beta/" + job.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

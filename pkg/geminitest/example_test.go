@@ -25,7 +25,7 @@ func ExampleNewServer() {
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		Backend:     genai.BackendGeminiAPI,
 		APIKey:      "test",
-		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -58,7 +58,7 @@ func ExampleWithGemini3() {
 	defer srv.Close()
 	srv.Enqueue(geminitest.Reply{Text: "Drop Point DNS Query"}, geminitest.Reply{Text: "Drop Point DNS Query"})
 	ctx := context.Background()
-	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func ExampleServer_AdvanceBatches() {
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		Backend:     genai.BackendGeminiAPI,
 		APIKey:      "test",
-		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -139,6 +139,13 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // genai.HTTPOptions.BaseURL or the GOOGLE_GEMINI_BASE_URL environment variable.
 func (s *Server) URL() string { return s.srv.URL }
 
+// Client returns an HTTP client with a transport of its own, closed with the
+// server. Tests that run in parallel should use it rather than
+// http.DefaultClient: every httptest server's Close closes the default
+// transport's idle connections, and a POST that has just taken one of them
+// fails with "CloseIdleConnections called" instead of being retried.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
 // Close shuts the server down. Requests still in flight, including hanging
 // ones, are abandoned: their connections are closed. Close may be called more
 // than once.

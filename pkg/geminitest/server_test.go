@@ -27,6 +27,7 @@ func newClient(t testing.TB, srv *geminitest.Server, mods ...func(*genai.ClientC
 		Backend:     genai.BackendGeminiAPI,
 		APIKey:      "test-key",
 		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		HTTPClient:  srv.Client(),
 	}
 	for _, m := range mods {
 		m(cc)
@@ -812,7 +813,7 @@ func TestPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -854,7 +855,7 @@ func TestOtherClientSetups(t *testing.T) {
 	}{
 		{"environment", &genai.ClientConfig{Backend: genai.BackendGeminiAPI}, "/v1beta/models/" + model + ":generateContent", "env-key"},
 		{"v1", &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL(), APIVersion: "v1"}}, "/v1/models/" + model + ":generateContent", "k"},
-		{"vertex express", &genai.ClientConfig{Backend: genai.BackendVertexAI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}}, "/v1beta1/publishers/google/models/" + model + ":generateContent", "k"},
+		{"vertex express", &genai.ClientConfig{Backend: genai.BackendVertexAI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()}, "/v1beta1/publishers/google/models/" + model + ":generateContent", "k"},
 	}
 	for i, s := range setups {
 		c, err := genai.NewClient(context.Background(), s.cc)

@@ -159,7 +159,7 @@ func TestVertexBatchFailsCancelsAndRefuses(t *testing.T) {
 	}
 
 	// Without credentials, and with a missing input.
-	resp, err := http.Get(srv.URL() + "/v1beta1/" + cancelled.Name)
+	resp, err := srv.Client().Get(srv.URL() + "/v1beta1/" + cancelled.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

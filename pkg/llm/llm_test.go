@@ -50,7 +50,7 @@ func (s *sleeps) get() []time.Duration {
 func genaiModels(t *testing.T, srv *geminitest.Server) *genai.Models {
 	t.Helper()
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -121,7 +121,7 @@ func TestRequestConfig(t *testing.T) {
 
 func client(t *testing.T, srv *geminitest.Server) *genai.Client {
 	t.Helper()
-	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}

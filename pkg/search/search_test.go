@@ -127,7 +127,7 @@ func openLocal(t testing.TB, dir, ws string) *local.Store {
 func geminiEmbedder(t testing.TB, srv *geminitest.Server) *search.GeminiEmbedder {
 	t.Helper()
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func TestQuestionsRecordWhoAsked(t *testing.T) {
 		return geminitest.Reply{Text: "Title"}
 	}))
 	ctx := context.Background()
-	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ var benchTranscripts = []struct {
 
 func benchClient(b *testing.B, srv *geminitest.Server) *genai.Client {
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "bench", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "bench", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -88,7 +88,7 @@ func newLongEnv(t *testing.T, stream func(n int64, r *geminitest.Request) gemini
 func (e *longEnv) session(t *testing.T, budget int, compactAt float64, h *record.History) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func judgeHistory(id string, rev int64, title string, questions ...string) *reco
 func judgeClient(t *testing.T, srv *geminitest.Server) *genai.Client {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

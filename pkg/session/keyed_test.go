@@ -187,7 +187,7 @@ func newKeyedEnv(t *testing.T, alertJSON string, handler func(*geminitest.Reques
 func (e *keyedEnv) session(t *testing.T, st keyedStore, h *record.History, opts ...func(*session.Options)) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -543,7 +543,7 @@ func TestJudgeCacheKeyedQuestion(t *testing.T) {
 	}
 	before := len(e.srv.Requests())
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

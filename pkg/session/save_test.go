@@ -241,7 +241,7 @@ func (f failingSaver) SaveHistory(context.Context, *record.History) error { retu
 func geminiClient(t *testing.T, e *env) *genai.Client {
 	t.Helper()
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

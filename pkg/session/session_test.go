@@ -68,7 +68,7 @@ func newEnv(t *testing.T, opts ...geminitest.Option) *env {
 func (e *env) session(t *testing.T, titles bool, h *record.History) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -454,7 +454,7 @@ func TestTitleThinkingFitsTheModel(t *testing.T) {
 		{"gemini-2.5-pro", "", 128, true},
 	} {
 		e := newEnv(t, routeTitles(geminitest.Reply{Text: "A Title"}, func(*geminitest.Request) geminitest.Reply { return geminitest.Reply{Text: "a"} }))
-		client, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
+		client, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client()})
 		if err != nil {
 			t.Fatal(err)
 		}

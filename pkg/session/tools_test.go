@@ -49,7 +49,7 @@ func (e *echoTool) Call(ctx context.Context, args map[string]any) map[string]any
 func (e *env) toolSession(t *testing.T, o func(*session.Options), tools ...tool.Tool) *session.Session {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func contentJSON(t *testing.T, v any) string {
 func geminiModels(t *testing.T, e *env) *genai.Models {
 	t.Helper()
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()},
+		Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client(),
 	})
 	if err != nil {
 		t.Fatal(err)

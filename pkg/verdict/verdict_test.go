@@ -19,7 +19,7 @@ import (
 func models(t *testing.T, srv *geminitest.Server) *genai.Models {
 	t.Helper()
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k",
-		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}

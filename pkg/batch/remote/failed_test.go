@@ -194,7 +194,7 @@ func TestInputFileHasNoName(t *testing.T) {
 func TestUndecodableJobIsNotPrinted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	plain, err := genai.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}})
+	plain, err := genai.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: e.srv.URL()}, HTTPClient: e.srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func newEnv(t testing.TB, opts ...geminitest.Option) *env {
 			t.Fatal(err)
 		}
 	}
-	c, err := remote.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+	c, err := remote.NewClient(t.Context(), &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}

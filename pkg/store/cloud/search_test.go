@@ -27,7 +27,7 @@ func TestSearchByMeaning(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, "")
 	srv := geminitest.NewServer(t)
-	c, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+	c, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "k", HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}, HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
