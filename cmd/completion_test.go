@@ -16,9 +16,9 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // seedStore makes a local store with one alert and two histories, and returns its directory

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/alert"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // TestBadAlertFilesThroughTheBinary: malformed, huge, binary and non-UTF-8 alert files are

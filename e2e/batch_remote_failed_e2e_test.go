@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // sameAnswers answers a question the same whether it comes as a direct call (a local batch)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/alert"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // chatResult is chat -o json's object with the failure fields.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/eval"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // evalAnswers: questions get an answer naming the alert's first IP-looking word, verdict

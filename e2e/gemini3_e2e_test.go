@@ -9,8 +9,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/httprr"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // newGemini3CLI is a CLI as a fresh install runs it (no --model: the default model) against

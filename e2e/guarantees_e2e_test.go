@@ -13,7 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/eventually"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store/local"

@@ -15,7 +15,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/alertchat/alertchat/internal/eventually"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // screen collects everything the program writes to its terminal and, like a terminal, answers

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 var (

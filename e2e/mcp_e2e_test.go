@@ -17,7 +17,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/eventually"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/session"
 )
 

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // envNamesFromSource are the environment variables the program's code reads: every package

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // hookedAnswers answers "answer to: Q" and runs the hook registered for Q first, so a test can

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/internal/eventually"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // raw is everything written to the terminal, escape sequences included.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // verdictAnswers answers structured requests (history resolve --suggest) with a verdict,

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // firstWrite records when something was first written.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // BenchmarkFirstByteEvidence: a one-shot's time to the first answer byte without and with

@@ -8,8 +8,8 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/syncbuf"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/internal/clitest"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // BenchmarkEvalConcurrency runs 200 cases at --concurrency 16 against a fake whose every

@@ -25,14 +25,13 @@ import (
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/session"
-	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
+	"github.com/alertchat/alertchat/pkg/store/spool"
 	"github.com/alertchat/alertchat/pkg/tokenkey"
 	"github.com/alertchat/alertchat/pkg/tool"
 	"github.com/alertchat/alertchat/pkg/tool/builtin"
@@ -175,7 +174,7 @@ func OpenBackend(ctx context.Context, cfg cmdutil.Config, calls *store.CallCount
 }
 
 // Stacked is the store stack's top layer.
-type Stacked = spooled.Store
+type Stacked = spool.Layer
 
 // Stack wraps an opened backend in the layers every command uses (see Factory.OpenStore),
 // redacting types with the workspace's keyed tokens. A spool that cannot be opened is warned
@@ -221,7 +220,7 @@ func Stack(ctx context.Context, ios *cmdutil.IOStreams, cfg cmdutil.Config, logg
 	if o.Embedder != nil {
 		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
 	}
-	st := &Store{Stacked: spooled.New(redacting.New(inner, red), sp), Redactor: red, Sessions: inner, logger: logger}
+	st := &Store{Stacked: spool.NewLayer(redacting.New(inner, red), sp), Redactor: red, Sessions: inner, logger: logger}
 	if sp != nil && !o.NoAutoFlush {
 		rep, err := st.Flush(ctx)
 		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)

@@ -12,8 +12,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/clitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/analyst"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )

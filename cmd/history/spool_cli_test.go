@@ -14,10 +14,9 @@ import (
 	"github.com/alertchat/alertchat/cmd/history"
 	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/format"
-	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
-	"github.com/alertchat/alertchat/pkg/store/spooled"
+	"github.com/alertchat/alertchat/pkg/store/spool"
 )
 
 type plainRedactor struct{}
@@ -55,7 +54,7 @@ func TestHistoryListMarksPending(t *testing.T) {
 	// Listed without the flush (which the local store would pass at once).
 	s := clitest.OpenLocal(t, dir, "default")
 	defer s.Close()
-	st := spooled.New(redacting.New(s, plainRedactor{}), sp)
+	st := spool.NewLayer(redacting.New(s, plainRedactor{}), sp)
 	var out, errOut bytes.Buffer
 	ios := &cmdutil.IOStreams{Out: &out, ErrOut: &errOut}
 	if err := history.ListRun(context.Background(), &history.ListOptions{IO: ios, Limit: 50, Output: "json"}, st); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/models"
 	"github.com/alertchat/alertchat/internal/clitest"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 func TestNewCmdModels(t *testing.T) {

@@ -23,8 +23,18 @@ type rule struct {
 	why    string
 }
 
+// testInfra is what tests are built with: fakes, suites, emulator launchers. None of it may
+// reach the shipped binary.
+var testInfra = []string{
+	"internal/clitest", "internal/emulator", "internal/eventually", "internal/geminitest", "internal/httprr",
+	"internal/mcptest", "internal/searchtest", "internal/storetest", "internal/syncbuf", "internal/termtest",
+	"internal/testenv",
+}
+
 var rules = []rule{
-	{"pkg/...", []string{"cmd/...", "internal/clitest"}, nil, "the library never reaches up into the command line"},
+	{"pkg/...", []string{"cmd/..."}, nil, "the library never reaches up into the command line"},
+	{"pkg/...", testInfra, nil, "test infrastructure stays out of the library"},
+	{"cmd/...", testInfra, nil, "test infrastructure stays out of the command line"},
 	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/statusline", "pkg/format"}, "what every command shares stays light: no store, no model"},
 	{"cmd/redact", []string{"cmd/factory", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
 	{"cmd/alert", []string{"cmd/chat", "cmd/history", "cmd/batch", "cmd/redact"}, nil, "no command imports another"},
@@ -44,7 +54,7 @@ var rules = []rule{
 	{"pkg/llm", []string{"pkg/..."}, []string{"pkg/retry"}, "model calls depend on nothing of ours"},
 	{"pkg/retry", []string{"pkg/..."}, nil, "backoff and the network verdict are a leaf both retrying callers share"},
 	{"pkg/store/...", []string{"pkg/session", "pkg/search/...", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript"}, nil, "storage never depends on what uses it"},
-	{"pkg/spool", []string{"pkg/session", "pkg/search/...", "pkg/tool/..."}, nil, "the spool is storage"},
+	{"pkg/store/spool", []string{"pkg/session", "pkg/search/...", "pkg/tool/..."}, nil, "the spool is storage"},
 	{"pkg/redacthist", []string{"pkg/store/...", "pkg/session"}, nil, "the redaction step is below the stores"},
 	{"pkg/search", []string{"pkg/session", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/..."}, nil, "search builds on the stores only"},
 	{"pkg/session", []string{"pkg/tool/builtin", "pkg/mcp/...", "pkg/search/...", "pkg/batch/...", "pkg/samechat"}, nil, "the conversation engine knows tools only through pkg/tool"},
@@ -128,6 +138,33 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
+// TestBinaryHoldsNoTestInfrastructure follows the imports from the main package, as
+// `go list -deps .` does, and finds none of the test infrastructure.
+func TestBinaryHoldsNoTestInfrastructure(t *testing.T) {
+	t.Parallel()
+	pkgs := packages(t)
+	seen := map[string]bool{}
+	var walk func(p string)
+	walk = func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		for _, imp := range pkgs[p] {
+			walk(imp)
+		}
+	}
+	walk(".")
+	if !seen["pkg/session"] || !seen["pkg/store/local"] {
+		t.Fatalf("the walk from the main package missed the session and the store: %d packages", len(seen))
+	}
+	for p := range seen {
+		if slices.ContainsFunc(testInfra, func(ti string) bool { return matches(ti, p) }) {
+			t.Errorf("the binary links %s", p)
+		}
+	}
+}
+
 // TestRulesCatchAnUpwardImport checks the checker: a rule table applied to a made-up upward
 // import reports it.
 func TestRulesCatchAnUpwardImport(t *testing.T) {
@@ -137,7 +174,8 @@ func TestRulesCatchAnUpwardImport(t *testing.T) {
 		want      bool
 	}{
 		{"pkg/store/local", "pkg/session", true},
-		{"pkg/store/storetest", "pkg/search", true},
+		{"pkg/store/cloud", "pkg/search", true},
+		{"pkg/session", "internal/geminitest", true},
 		{"pkg/session", "pkg/tool", false},
 		{"pkg/session", "pkg/tool/builtin", true},
 		{"cmd/chat", "cmd/alert", true},

@@ -16,10 +16,10 @@ import (
 
 	"github.com/alertchat/alertchat/cmd"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // Run runs the command line in process with the given stdin, not on a terminal; dataDir

@@ -16,8 +16,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/batch"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 func kinds(fs []Finding) map[string][]Finding {

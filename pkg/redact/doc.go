@@ -146,7 +146,7 @@
 //   - a history (transcript, title, summary, conclusion note), by redacthist.History or a
 //     session's save (pkg/session), whichever path writes it: a chat turn, a one-shot
 //     question, a local batch and a Batch API job's results (both saved through sessions), a
-//     spool file replayed (pkg/spool redacts what it is given again), and every other write
+//     spool file replayed (pkg/store/spool redacts what it is given again), and every other write
 //     of the command line (pkg/store/redacting wraps the store);
 //   - the stores' search data (the embedded database's full-text index, the cloud store's
 //     search fields) is made from the history as stored, after redaction, never from the

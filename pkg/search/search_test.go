@@ -11,13 +11,13 @@ import (
 	"google.golang.org/genai"
 	_ "modernc.org/sqlite"
 
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
+	"github.com/alertchat/alertchat/internal/searchtest"
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
-	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 func hist(id string, title string, score float64, vec []float32, features ...string) search.Candidate {

@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"

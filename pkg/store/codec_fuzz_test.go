@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // FuzzDecodeTranscript: the transcript loader never panics on any object content, its error

@@ -7,10 +7,10 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // A turn whose metadata write lost to a change of metadata only (a resolve that loaded the

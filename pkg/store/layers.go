@@ -6,7 +6,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// The command line stacks wrappers over a backend (see pkg/store/spooled, pkg/store/redacting
+// The command line stacks wrappers over a backend (see pkg/store/spool, pkg/store/redacting
 // and pkg/store/resilient). A wrapper exposes what it wraps through Unwrap, and code that needs
 // an optional capability of some layer asks for it with Find, never with a type switch over
 // the wrapper types.
@@ -34,7 +34,7 @@ func Find[T any](s any) (T, bool) {
 }
 
 // PendingReporter is implemented by a layer that keeps turns the backend could not take yet
-// (pkg/store/spooled): listings show them as pending.
+// (pkg/store/spool): listings show them as pending.
 type PendingReporter interface {
 	// PendingHistories returns the newest locally kept state of each history with turns not
 	// yet uploaded.

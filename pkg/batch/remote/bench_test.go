@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/redacthist"

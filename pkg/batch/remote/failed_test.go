@@ -12,9 +12,9 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 // invalidArgument is how the fake fails a request: a 400 whose status carries a typed detail,

@@ -16,10 +16,10 @@ import (
 	"cloud.google.com/go/storage"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"

@@ -9,10 +9,10 @@ import (
 	"cloud.google.com/go/firestore"
 	"github.com/google/uuid"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 var benchSizes = []struct {

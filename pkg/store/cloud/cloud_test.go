@@ -21,11 +21,11 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // harness is one fresh backend: a Firestore project on the emulator and a fake-gcs-server.

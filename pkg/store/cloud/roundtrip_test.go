@@ -12,12 +12,12 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // wire is a cloud store whose clients reach the Firestore emulator and a fake-gcs-server

@@ -8,13 +8,13 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
+	"github.com/alertchat/alertchat/internal/searchtest"
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
-	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 func TestSearchConformance(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 var benchSizes = []struct {

@@ -7,10 +7,10 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // A later turn's save is one transcript file write and one SQLite transaction; a one-shot

@@ -12,10 +12,10 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 func open(t testing.TB, dir, ws string) *local.Store {

@@ -14,11 +14,11 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/searchtest"
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
-	"github.com/alertchat/alertchat/pkg/search/searchtest"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // The search benchmarks run on 100,000 histories of 10 contents each (5 saves of 2 contents,

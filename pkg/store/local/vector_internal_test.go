@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // Vectors longer than what the scan reads are ranked by their full cosine: histories that

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // TestSaveRedactsKeepingTheAlertsValues: every history write through the layer is redacted

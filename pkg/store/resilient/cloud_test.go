@@ -9,10 +9,10 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/eventually"
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // TestCloudStoreBehindFaultProxy runs the cloud store with Cloud Storage behind a fault proxy

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 	"github.com/alertchat/alertchat/pkg/tool"
 	"github.com/alertchat/alertchat/pkg/tool/builtin"
 )

@@ -17,7 +17,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 // answerByKey is a batch handler as a test writes one: it answers by key, never by

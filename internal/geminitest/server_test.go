@@ -16,7 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/eventually"
-	"github.com/alertchat/alertchat/pkg/geminitest"
+	"github.com/alertchat/alertchat/internal/geminitest"
 )
 
 const model = "gemini-2.5-flash"

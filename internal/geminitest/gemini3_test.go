@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/testenv"
-	"github.com/alertchat/alertchat/pkg/geminitest"
 )
 
 const g3Model = "gemini-3.8-flash"

@@ -13,13 +13,13 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/redacthist"
-	"github.com/alertchat/alertchat/pkg/spool"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
+	"github.com/alertchat/alertchat/pkg/store/spool"
 )
 
 // secretRedactor replaces "secret".

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
-	"github.com/alertchat/alertchat/pkg/store/storetest"
 )
 
 // SearchSetHistory and SearchSetQuery are the records of the multilingual search set in
