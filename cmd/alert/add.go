@@ -119,7 +119,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 }
 
 // addTo adds the findings of inputs (opts.Files names them) to s.
-func addTo(ctx context.Context, opts *AddOptions, s store.Alerts, inputs []io.Reader) error {
+func addTo(ctx context.Context, opts *AddOptions, s store.Store, inputs []io.Reader) error {
 	maxSize := maxAlertSize(s)
 	st := stage.New(ctx, opts.Stage)
 	defer st.Close()
@@ -180,7 +180,7 @@ func emptyWhat(lists []string) string {
 // storeStaged stores the staged findings in order, stamped with strictly increasing times so
 // that alert list shows them newest first, in batches sized by how long the store takes, and
 // prints each batch's IDs once it is stored.
-func storeStaged(ctx context.Context, out io.Writer, s store.Alerts, st *stage.Stage) error {
+func storeStaged(ctx context.Context, out io.Writer, s store.Store, st *stage.Stage) error {
 	w := bufio.NewWriter(out)
 	size, held := firstBatch, 0
 	batch := make([]*record.Alert, 0, size)
@@ -189,7 +189,7 @@ func storeStaged(ctx context.Context, out io.Writer, s store.Alerts, st *stage.S
 			return nil
 		}
 		start := time.Now()
-		if _, err := store.PutAlerts(ctx, s, batch); err != nil {
+		if _, err := s.PutAlerts(ctx, batch); err != nil {
 			return goerr.Wrap(err, "failed to store alerts", goerr.V("first_alert_id", batch[0].ID))
 		}
 		size = nextBatch(size, len(batch), time.Since(start))
@@ -231,9 +231,9 @@ func nextBatch(size, n int, took time.Duration) int {
 
 // maxAlertSize is the largest finding s takes: alert.MaxSize, or less where the backend
 // holds less.
-func maxAlertSize(s any) int {
-	if sz, ok := store.Find[store.AlertSizer](s); ok {
-		return min(alert.MaxSize, sz.MaxAlertSize())
+func maxAlertSize(s store.AlertSizer) int {
+	if n := s.MaxAlertSize(); n > 0 {
+		return min(alert.MaxSize, n)
 	}
 	return alert.MaxSize
 }

@@ -2,6 +2,7 @@ package alert
 
 import (
 	"context"
+	"errors"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -18,17 +19,19 @@ type investigationsJSON struct {
 
 // investigations sums up the histories of alerts from the store's indexes (no history is
 // read); an alert without histories gets 0 and null.
-func investigations(ctx context.Context, s any, alerts []*record.Alert) (map[record.AlertID]investigationsJSON, error) {
+func investigations(ctx context.Context, s store.InvestigationCounter, alerts []*record.Alert) (map[record.AlertID]investigationsJSON, error) {
 	out := make(map[record.AlertID]investigationsJSON, len(alerts))
-	ic, ok := store.Find[store.InvestigationCounter](s)
-	if !ok || len(alerts) == 0 {
+	if len(alerts) == 0 {
 		return out, nil
 	}
 	ids := make([]record.AlertID, len(alerts))
 	for i, a := range alerts {
 		ids[i] = a.ID
 	}
-	sums, err := ic.AlertInvestigations(ctx, ids)
+	sums, err := s.AlertInvestigations(ctx, ids)
+	if errors.Is(err, store.ErrUnsupported) {
+		return out, nil // the store cannot sum them up: none shown
+	}
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to count the alerts' investigations")
 	}

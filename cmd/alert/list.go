@@ -72,7 +72,7 @@ Example:
 
 // listRun prints the workspace's newest alerts that the options select, and on stderr how
 // many more there are past --limit.
-func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
+func listRun(ctx context.Context, opts *ListOptions, s store.Store) error {
 	ios := opts.IO
 	var alerts []*record.Alert
 	q := store.AlertQuery{Open: opts.Open, Severities: alert.AtLeast(opts.Severity), Source: strings.ToLower(strings.TrimSpace(opts.Source))}
@@ -127,12 +127,11 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Alerts) error {
 }
 
 // moreNote says how many alerts q selects past the shown ones (when the store counts them).
-func moreNote(ctx context.Context, s any, q store.AlertQuery, shown, limit int) string {
-	if c, ok := store.Find[store.AlertCounter](s); ok {
-		q.Cursor, q.Limit = "", 0
-		if total, err := c.CountAlerts(ctx, q); err == nil && total > shown {
-			return fmt.Sprintf("%s past --limit %d (%d in all; --limit N shows more).", format.Plural(total-shown, "more alert", "more alerts"), limit, total)
-		}
+func moreNote(ctx context.Context, s store.AlertCounter, q store.AlertQuery, shown, limit int) string {
+	q.Cursor, q.Limit = "", 0
+	// A store that cannot count (store.ErrUnsupported) or fails to gets the note without it.
+	if total, err := s.CountAlerts(ctx, q); err == nil && total > shown {
+		return fmt.Sprintf("%s past --limit %d (%d in all; --limit N shows more).", format.Plural(total-shown, "more alert", "more alerts"), limit, total)
 	}
 	return fmt.Sprintf("More alerts past --limit %d (--limit N shows more).", limit)
 }

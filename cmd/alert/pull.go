@@ -119,7 +119,7 @@ const pullBatch = 1000
 // between leaves the messages to be delivered again, and storing the same finding again changes
 // nothing (its ID is its content's). A message that is not an alert is named on stderr once and
 // never acknowledged; the command then exits 2, after the others are stored.
-func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
+func pullRun(ctx context.Context, opts *PullOptions, s store.Store) error {
 	project, err := subscriptionProject(opts.Subscription)
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Alerts) error {
 			idleSince = time.Now()
 		}
 		if len(batch) > 0 {
-			if _, err := store.PutAlerts(ctx, s, batch); err != nil {
+			if _, err := s.PutAlerts(ctx, batch); err != nil {
 				return goerr.Wrap(err, "failed to store pulled alerts", goerr.V("subscription", opts.Subscription))
 			}
 		}

@@ -2,6 +2,7 @@ package alert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -89,11 +90,10 @@ type alertSearchJSON struct {
 // searchRun searches the workspace's alerts and prints them, best first.
 func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
 	ios := opts.IO
-	as, ok := store.Find[store.AlertSearcher](s)
-	if !ok {
+	hits, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit, Severity: opts.Severity, Source: opts.Source})
+	if errors.Is(err, store.ErrUnsupported) {
 		return fmt.Errorf("this store cannot search alerts")
 	}
-	hits, err := as.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit, Severity: opts.Severity, Source: opts.Source})
 	if err != nil {
 		return err
 	}

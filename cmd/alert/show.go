@@ -57,7 +57,7 @@ Exit status: 3 when no alert of the workspace has that ID, 2 when a prefix match
 }
 
 // showRun prints one alert: as stored, or as JSON with its metadata.
-func showRun(ctx context.Context, opts *ShowOptions, s store.Alerts) error {
+func showRun(ctx context.Context, opts *ShowOptions, s store.Store) error {
 	a, err := factory.LoadAlert(ctx, s, opts.ID)
 	if err != nil {
 		return err

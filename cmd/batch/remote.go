@@ -71,10 +71,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		return err
 	}
 	defer s.Close()
-	jobs, ok := store.Find[store.BatchJobs](s)
-	if !ok {
-		return goerr.New("this store cannot record batch jobs")
-	}
+	var jobs store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
 	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
@@ -318,10 +315,6 @@ func cancelRun(ctx context.Context, opts *CancelOptions) error {
 // withJobs runs fn on the store's batch job records.
 func withJobs(ctx context.Context, deps factory.SessionDeps, fn func(store.BatchJobs) error) error {
 	return factory.WithStore(ctx, deps.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-		jobs, ok := store.Find[store.BatchJobs](s)
-		if !ok {
-			return goerr.New("this store cannot record batch jobs")
-		}
-		return fn(jobs)
+		return fn(s)
 	})
 }

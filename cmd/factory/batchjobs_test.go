@@ -8,12 +8,11 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
-// The wrappers do not implement store.BatchJobs: commands reach the backend's through the
-// stack with store.Find, with the cloud settings' extra layer (the alert cache) too.
+// A batch job recorded through the stack reaches the backend, with the cloud settings' extra
+// layer (the alert cache) too.
 func TestStackFindsBatchJobs(t *testing.T) {
 	t.Parallel()
 	for _, project := range []string{"", "some-project"} {
@@ -29,11 +28,7 @@ func TestStackFindsBatchJobs(t *testing.T) {
 			ios, _, _ := cmdutil.TestIO("", false)
 			st := Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), backend, redact.AllTypes(), StoreOptions{})
 			t.Cleanup(func() { _ = st.Close() })
-			jobs, ok := store.Find[store.BatchJobs](st)
-			if !ok {
-				t.Fatal("store.Find does not reach the backend's BatchJobs through the stack")
-			}
-			if err := jobs.PutBatchJob(ctx, &record.BatchJob{ID: "batches/stack1", Model: "m", InputSHA256: "sha"}); err != nil {
+			if err := st.PutBatchJob(ctx, &record.BatchJob{ID: "batches/stack1", Model: "m", InputSHA256: "sha"}); err != nil {
 				t.Fatal(err)
 			}
 			if j, err := backend.GetBatchJob(ctx, "stack1"); err != nil || j.Workspace != "default" {

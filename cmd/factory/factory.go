@@ -368,7 +368,7 @@ func WithTools(o session.Options, st *Store, to ToolOptions) (session.Options, e
 	if to.NoTools {
 		return o, nil
 	}
-	deps := builtin.Deps{Store: st, SearchStore: st, Searcher: search.New(search.Options{
+	deps := builtin.Deps{Store: st, SearchStore: st, Alerts: st, Searcher: search.New(search.Options{
 		// The workspace's key is fetched when a search first needs it, not when the chat starts.
 		IndicatorTokens: func(q string) []string {
 			if f := search.IndicatorTokens(st.Redactor.Engine()); f != nil {
@@ -377,9 +377,6 @@ func WithTools(o session.Options, st *Store, to ToolOptions) (session.Options, e
 			return nil
 		},
 	})}
-	if as, ok := store.Find[store.AlertSearcher](st); ok {
-		deps.Alerts = as
-	}
 	tools := builtin.Tools(deps)
 	if to.set != nil {
 		tools = append(tools, to.set.Tools()...)

@@ -69,12 +69,8 @@ Exit status: 0 consistent (or everything repaired), 1 problems found and not rep
 
 // fsckRun checks (and repairs) the store under s's layers and reports.
 func fsckRun(ctx context.Context, opts *FsckOptions, s store.Store) error {
-	ck, ok := store.Find[store.Checker](s)
-	if !ok {
-		return goerr.New("this store cannot be checked")
-	}
 	cfg := opts.Config()
-	fs, err := fsck.Check(ctx, ck, fsck.Options{Prefix: cfg.Prefix, Workspace: cfg.Workspace, Repair: opts.Repair, Grace: opts.Grace})
+	fs, err := fsck.Check(ctx, s, fsck.Options{Prefix: cfg.Prefix, Workspace: cfg.Workspace, Repair: opts.Repair, Grace: opts.Grace})
 	if err != nil {
 		return err
 	}

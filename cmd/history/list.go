@@ -143,9 +143,12 @@ func newHistoryJSON(h *record.History) historyJSON {
 	}
 }
 
-// lister is what listing needs: histories, and alerts to resolve an alert ID prefix.
+// lister is what listing needs: histories, their count and the ones kept locally, and alerts
+// to resolve an alert ID prefix.
 type lister interface {
 	store.Histories
+	store.Counter
+	store.PendingReporter
 	factory.AlertFinder
 }
 
@@ -212,13 +215,13 @@ func listRun(ctx context.Context, opts *ListOptions, s lister) error {
 
 // moreNote tells, on stderr, that a listing stopped before the end: how many of how many it
 // showed (when the store counts cheaply), and how to see more.
-func moreNote(ctx context.Context, s any, q store.HistoryQuery, shown int, next string) string {
+func moreNote(ctx context.Context, s store.Counter, q store.HistoryQuery, shown int, next string) string {
 	how := "--limit N or --cursor " + next + " for more"
-	c, ok := store.Find[store.Counter](s)
-	if !ok || q.Cursor != "" {
+	if q.Cursor != "" {
 		return fmt.Sprintf("%d shown; %s", shown, how)
 	}
-	total, err := c.CountHistories(ctx, q)
+	// A store that cannot count (store.ErrUnsupported) or fails to gets the note without it.
+	total, err := s.CountHistories(ctx, q)
 	if err != nil || total < shown {
 		return fmt.Sprintf("%d shown; %s", shown, how)
 	}
@@ -295,12 +298,8 @@ func matches(q store.HistoryQuery, h *record.History) bool {
 // withPending marks the listed histories that have turns kept locally and, with addLocal, adds
 // the histories that exist only locally (created during an outage) that q asks for, newest
 // first.
-func withPending(ctx context.Context, s any, hs []*record.History, q store.HistoryQuery, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
-	pr, ok := store.Find[store.PendingReporter](s)
-	if !ok {
-		return hs, nil
-	}
-	pend := pr.PendingHistories(ctx)
+func withPending(ctx context.Context, s store.PendingReporter, hs []*record.History, q store.HistoryQuery, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
+	pend := s.PendingHistories(ctx)
 	if len(pend) == 0 {
 		return hs, nil
 	}

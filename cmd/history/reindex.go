@@ -93,15 +93,14 @@ const KindUnindexed = "missing_from_search_index"
 
 // indexFindings lists the histories missing from the search index; with repair, it indexes
 // them.
-func indexFindings(ctx context.Context, s store.Store, repair bool) ([]fsck.Finding, error) {
-	ix, ok := store.Find[store.Indexer](s)
-	if !ok {
-		return nil, nil
-	}
+func indexFindings(ctx context.Context, ix store.Indexer, repair bool) ([]fsck.Finding, error) {
 	var out []fsck.Finding
 	after := ""
 	for {
 		ids, err := ix.Unindexed(ctx, record.HistoryID(after), store.MaxLimit)
+		if errors.Is(err, store.ErrUnsupported) {
+			return nil, nil // a store without a search index has nothing missing from it
+		}
 		if err != nil {
 			return nil, err
 		}

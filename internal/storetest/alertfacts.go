@@ -48,10 +48,7 @@ func testAlertFacts(t *testing.T, h *Harness) {
 			t.Errorf("list %s: %q %q %v", got.ID, got.Severity, got.Source, got.Time)
 		}
 	}
-	as, ok := store.Find[store.AlertSearcher](s)
-	if !ok {
-		t.Fatal("the store keeps no alert index")
-	}
+	var as store.AlertSearcher = s
 	for _, tc := range []struct {
 		severity, source string
 		want             []record.AlertID
@@ -93,11 +90,11 @@ func testPutAlerts(t *testing.T, h *Harness) {
 	if _, err := s.PutAlert(ctx, as[10]); err != nil {
 		t.Fatal(err)
 	}
-	n, err := store.PutAlerts(ctx, s, as)
+	n, err := s.PutAlerts(ctx, as)
 	if err != nil || n != 599 {
 		t.Fatalf("put 600 with one there: %d new, %v", n, err)
 	}
-	if n, err := store.PutAlerts(ctx, s, as[:50]); err != nil || n != 0 {
+	if n, err := s.PutAlerts(ctx, as[:50]); err != nil || n != 0 {
 		t.Fatalf("put again: %d new, %v", n, err)
 	}
 	got, err := s.GetAlert(ctx, "alert-0599")

@@ -43,20 +43,10 @@ func testBatchJobs(t *testing.T, h *Harness) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := jobStores{wsA: tc.name + "-a", wsB: tc.name + "-b"}
-			s.a, s.b = BatchJobsOf(t, h.Open(t, s.wsA)), BatchJobsOf(t, h.Open(t, s.wsB))
+			s.a, s.b = h.Open(t, s.wsA), h.Open(t, s.wsB)
 			tc.fn(t, s)
 		})
 	}
-}
-
-// BatchJobsOf returns the store.BatchJobs layer of s, failing t when it has none.
-func BatchJobsOf(t testing.TB, s store.Store) store.BatchJobs {
-	t.Helper()
-	j, ok := store.Find[store.BatchJobs](s)
-	if !ok {
-		t.Fatalf("%T has no store.BatchJobs layer", s)
-	}
-	return j
 }
 
 // batchJobAt is a job created at base+minutes.

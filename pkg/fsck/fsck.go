@@ -91,15 +91,21 @@ const (
 	KindUnknownObject   = "unknown_object"
 )
 
+// Store is what a check reads and repairs: the store's checker and its histories.
+type Store interface {
+	store.Checker
+	store.Histories
+}
+
 // Check runs every check, repairing when asked, metadata first (a repair there may move an
 // object aside, which then is not reported again as an orphan).
-func Check(ctx context.Context, ck store.Checker, opts Options) ([]Finding, error) {
+func Check(ctx context.Context, ck Store, opts Options) ([]Finding, error) {
 	prefix, workspace := opts.Prefix, opts.Workspace
-	hs, ok := ck.(store.Histories)
-	if !ok {
-		return nil, goerr.New("this store cannot be checked")
-	}
+	var hs store.Histories = ck
 	ids, err := ck.ListHistoryIDs(ctx)
+	if errors.Is(err, store.ErrUnsupported) {
+		return nil, goerr.Wrap(err, "this store cannot be checked")
+	}
 	if err != nil {
 		return nil, goerr.Wrap(err, "fsck: failed to list histories")
 	}

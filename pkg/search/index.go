@@ -21,31 +21,28 @@ import (
 type EmbeddingStore struct {
 	store.Store
 	emb    Embedder
-	vs     store.VectorSearcher
 	logger *slog.Logger
 }
 
-// NewEmbeddingStore wraps next; when next keeps no vectors it is returned as it is.
+// NewEmbeddingStore wraps next; without an embedder next is returned as it is.
 func NewEmbeddingStore(next store.Store, emb Embedder, logger *slog.Logger) store.Store {
-	vs, ok := store.Find[store.VectorSearcher](next)
-	if !ok || emb == nil {
+	if emb == nil {
 		return next
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &EmbeddingStore{Store: next, emb: emb, vs: vs, logger: logger}
+	return &EmbeddingStore{Store: next, emb: emb, logger: logger}
 }
-
-// Unwrap returns the wrapped store.
-func (s *EmbeddingStore) Unwrap() store.Store { return s.Store }
 
 // SaveHistory saves h, then embeds its new contents.
 func (s *EmbeddingStore) SaveHistory(ctx context.Context, h *record.History) error {
 	if err := s.Store.SaveHistory(ctx, h); err != nil {
 		return err
 	}
-	if err := EmbedNew(ctx, s.vs, s.emb, h); err != nil {
+	if err := EmbedNew(ctx, s.Store, s.emb, h); errors.Is(err, store.ErrUnsupported) {
+		return nil // the store keeps no vectors
+	} else if err != nil {
 		s.logger.Warn("failed to embed a history for search; a later save or 'history reindex' retries", "history_id", h.ID, "error", err)
 	}
 	return nil
@@ -129,6 +126,14 @@ func lastIndexByte(s string, c byte) int {
 	return -1
 }
 
+// ReindexStore is what Reindex needs of the store: its index, its histories and its
+// embeddings.
+type ReindexStore interface {
+	store.Indexer
+	store.VectorSearcher
+	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
+}
+
 // ReindexProgress is told of reindexing: done of total histories.
 type ReindexProgress func(done, total int)
 
@@ -136,15 +141,14 @@ type ReindexProgress func(done, total int)
 // existed) and, with emb, embeds them. It is resumable: each history is indexed in its own
 // transaction, so an interrupted run leaves the ones done indexed, and the next run finds only
 // the rest missing. It returns how many histories it indexed.
-func Reindex(ctx context.Context, st any, emb Embedder, progress ReindexProgress) (int, error) {
-	ix, ok := store.Find[store.Indexer](st)
-	if !ok {
-		return 0, ErrUnsupported
-	}
+func Reindex(ctx context.Context, st ReindexStore, emb Embedder, progress ReindexProgress) (int, error) {
 	var todo []record.HistoryID
 	var after record.HistoryID
 	for {
-		ids, err := ix.Unindexed(ctx, after, store.MaxLimit)
+		ids, err := st.Unindexed(ctx, after, store.MaxLimit)
+		if errors.Is(err, store.ErrUnsupported) {
+			return 0, ErrUnsupported
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -154,18 +158,18 @@ func Reindex(ctx context.Context, st any, emb Embedder, progress ReindexProgress
 		todo = append(todo, ids...)
 		after = ids[len(ids)-1]
 	}
-	hs, _ := store.Find[store.Histories](st)
-	vs, hasVec := store.Find[store.VectorSearcher](st)
 	for done, id := range todo {
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
-		if err := ix.Reindex(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := st.Reindex(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return done, goerr.Wrap(err, "failed to reindex history", goerr.V("history_id", id))
 		}
-		if emb != nil && hasVec && hs != nil {
-			if h, err := hs.GetHistory(ctx, id); err == nil {
-				if err := EmbedNew(ctx, vs, emb, h); err != nil {
+		if emb != nil {
+			if h, err := st.GetHistory(ctx, id); err == nil {
+				if err := EmbedNew(ctx, st, emb, h); errors.Is(err, store.ErrUnsupported) {
+					emb = nil // the store keeps no vectors
+				} else if err != nil {
 					return done, err
 				}
 			}

@@ -48,7 +48,7 @@ func RelatedQuery(a *record.Alert) string {
 
 // Related returns up to k histories of other alerts most related to a (for "chat" to offer
 // when it starts on an alert with no history yet).
-func (s *Searcher) Related(ctx context.Context, st any, a *record.Alert, k int) ([]Result, error) {
+func (s *Searcher) Related(ctx context.Context, st Backend, a *record.Alert, k int) ([]Result, error) {
 	rs, err := s.Search(ctx, st, Query{Text: RelatedQuery(a), Limit: k + 10})
 	if err != nil {
 		return nil, err

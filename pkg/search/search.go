@@ -9,6 +9,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -74,8 +75,16 @@ type Result struct {
 	Snippet string
 }
 
-// ErrUnsupported is returned when the store keeps no search index.
-var ErrUnsupported = goerr.New("this store cannot search histories")
+// ErrUnsupported is returned when the store keeps no search index (it is a
+// store.ErrUnsupported).
+var ErrUnsupported = goerr.Wrap(store.ErrUnsupported, "this store cannot search histories")
+
+// Backend is what a search asks of the store: its word index and, when it keeps them, its
+// embeddings (a store without them answers store.ErrUnsupported, and words alone rank).
+type Backend interface {
+	store.Searcher
+	store.VectorSearcher
+}
 
 // candidates is how many hits each source is asked for: MMR needs more than it keeps.
 func candidates(limit int) int { return min(max(limit*3, 30), store.MaxLimit) }
@@ -103,26 +112,28 @@ func (s *Searcher) StoreQuery(q Query) store.SearchQuery {
 }
 
 // Search finds the histories of st's workspace that match q. st is the store stack (or a
-// backend): its search capabilities are found with store.Find.
-func (s *Searcher) Search(ctx context.Context, st any, q Query) ([]Result, error) {
-	ts, ok := store.Find[store.Searcher](st)
-	if !ok {
-		return nil, ErrUnsupported
-	}
+// backend).
+func (s *Searcher) Search(ctx context.Context, st Backend, q Query) ([]Result, error) {
 	limit := store.ClampLimit(q.Limit)
 	sq := s.StoreQuery(q)
-	textHits, err := ts.SearchText(ctx, sq)
+	textHits, err := st.SearchText(ctx, sq)
+	if errors.Is(err, store.ErrUnsupported) {
+		return nil, ErrUnsupported
+	}
 	if err != nil {
 		return nil, err
 	}
 	var vecHits []store.SearchHit
-	if vs, ok := store.Find[store.VectorSearcher](st); ok && s.o.Embedder != nil && strings.TrimSpace(q.Text) != "" {
+	if s.o.Embedder != nil && strings.TrimSpace(q.Text) != "" {
 		vs2, err := s.o.Embedder.Embed(ctx, []string{q.Text}, true)
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to embed the query")
 		}
 		if len(vs2) == 1 && len(vs2[0]) > 0 {
-			vecHits, err = vs.SearchVector(ctx, vs2[0], q.AlertID, sq.Limit)
+			vecHits, err = st.SearchVector(ctx, vs2[0], q.AlertID, sq.Limit)
+			if errors.Is(err, store.ErrUnsupported) {
+				vecHits, err = nil, nil // no embeddings kept: words alone rank
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// BatchJobs is implemented by backends that record the Gemini Batch API jobs of a workspace
+// BatchJobs records the Gemini Batch API jobs of a workspace
 // (collection / table batch_jobs). Jobs of another workspace are never seen: they are
 // ErrNotFound like a history of another workspace.
 type BatchJobs interface {

@@ -28,8 +28,7 @@ type ObjectInfo struct {
 	Updated time.Time
 }
 
-// Checker is implemented by stores that can be checked and repaired (alertchat history fsck).
-// It is kept out of Store so that the storage contract stays small. The object key space is
+// Checker checks and repairs a store (alertchat history fsck). The object key space is
 // shared by every workspace of a backend, so listing objects sees them all; metadata stays
 // scoped to the store's workspace except for MetadataExists.
 type Checker interface {

@@ -6,48 +6,64 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// The command line stacks wrappers over a backend (see pkg/store/spool, pkg/store/redacting
-// and pkg/store/resilient). A wrapper exposes what it wraps through Unwrap, and code that needs
-// an optional capability of some layer asks for it with Find, never with a type switch over
-// the wrapper types.
+// The layers of the command line's store, from the command down (assembled by cmd/factory's
+// Stack). Each one implements the whole Store, method by method: none embeds the store below
+// it, so no method can pass a layer unseen, and a method added to Store does not compile until
+// every layer says what it does with it.
+//
+//	spool layer  (pkg/store/spool, NewLayer)   spools: Flush uploads the turns kept locally during
+//	                                           an outage, PendingHistories shows them in listings;
+//	                                           every other method passes through.
+//	redacting    (pkg/store/redacting, New)    redacts: every write of a history (SaveHistory) is
+//	                                           redacted before it goes down; the other writes
+//	                                           store what they are given (alerts are evidence,
+//	                                           batch records, embeddings and repairs carry no
+//	                                           transcript text); reads pass through.
+//	[embedding]  (pkg/search, with an embedder) embeds what a SaveHistory stored.
+//	resilient    (pkg/store/resilient, New)    retries: every method that reaches the backend
+//	                                           runs under one budget (--store-timeout), a
+//	                                           timeout per attempt and a circuit breaker (one for
+//	                                           reads, one for writes); transient errors are
+//	                                           retried (classify.go), others returned at once.
+//	[alertcache] (pkg/store/alertcache, cloud)  answers GetAlert from local copies.
+//	backend      (pkg/store/local | pkg/store/cloud) does the work.
+//
+// Sessions write below redaction (they redact themselves) but above the retries.
+//
+// An example, followed through the code: `alertchat history search` on the cloud store calls
+// SearchText on the spool layer, which passes it to redacting, which passes it to resilient,
+// which calls cloud.Store.SearchText: one Firestore array-contains-any query. When Firestore
+// answers 503, the query's stream ends with gRPC codes.Unavailable (the Firestore client
+// retries RunQuery only when the stream cannot be opened, not on an answer read from it); the
+// backend wraps it ("failed to search histories") and resilient's IsTransient finds the
+// Unavailable status under the wrapping: transient. The call is tried again after a full-jitter
+// backoff (a wait drawn below 200 ms, doubling to at most 2 s) until the next wait would end
+// past the budget (10 s by default, --store-timeout): with prompt 503s that is about a dozen
+// attempts; with a hanging server, attempts of 5 s each, two. After 3 consecutive failed
+// attempts the read breaker opens, but the call in flight finishes its own retries; when it
+// gives up it trips the breaker (open for 30 s, remembered in the data directory so that the
+// next commands know), and the command fails with exit code 1 and
+// "Error: storage search failed: failed to search histories: rpc error: code = Unavailable ...".
+// A read within the cool-down, in this process or the next, fails at once with "storage search
+// not attempted: storage backend unavailable: recent attempts failed, next try in 30s", without
+// a request; after it, one call probes with a single attempt and closes the breaker when it
+// succeeds. Writes have a breaker of their own, so saves go on while searches fail.
 
-// Unwrapper is a store that wraps another.
-type Unwrapper interface {
-	Unwrap() Store
-}
-
-// Find returns the first layer of s, starting with s itself and following Unwrap, that
-// implements T.
-func Find[T any](s any) (T, bool) {
-	for s != nil {
-		if t, ok := s.(T); ok {
-			return t, true
-		}
-		u, ok := s.(Unwrapper)
-		if !ok {
-			break
-		}
-		s = u.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
-
-// PendingReporter is implemented by a layer that keeps turns the backend could not take yet
-// (pkg/store/spool): listings show them as pending.
+// PendingReporter tells which histories have turns kept locally, not yet uploaded: the spool
+// layer knows them; a backend (and any layer below the spool) has none.
 type PendingReporter interface {
 	// PendingHistories returns the newest locally kept state of each history with turns not
 	// yet uploaded.
 	PendingHistories(ctx context.Context) map[record.HistoryID]*record.History
 }
 
-// Counter is implemented by stores that count histories without listing them.
+// Counter counts histories without listing them.
 type Counter interface {
 	// CountHistories returns how many histories q selects, its cursor and limit aside.
 	CountHistories(ctx context.Context, q HistoryQuery) (int, error)
 }
 
-// AlertCounter is implemented by stores that count alerts without listing them.
+// AlertCounter counts alerts without listing them.
 type AlertCounter interface {
 	// CountAlerts returns how many alerts q selects, its cursor and limit aside.
 	CountAlerts(ctx context.Context, q AlertQuery) (int, error)

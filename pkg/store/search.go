@@ -7,7 +7,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// Search is an optional capability of a backend, found with Find: the stores keep what a
+// Search is part of Store (Searcher, VectorSearcher, Indexer, AlertSearcher): the stores keep what a
 // search needs beside the metadata (see pkg/search for how results are merged and ranked), so
 // no search reads transcripts.
 
@@ -52,13 +52,13 @@ var snippetMarkers = strings.NewReplacer(SnippetOpen, "", SnippetClose, "")
 // (a tool result the model reads and the transcript keeps).
 func PlainSnippet(s string) string { return snippetMarkers.Replace(s) }
 
-// Searcher is implemented by backends that keep a search index.
+// Searcher searches the histories' words in the backend's index.
 type Searcher interface {
 	// SearchText returns the histories matching q's words and terms, best first.
 	SearchText(ctx context.Context, q SearchQuery) ([]SearchHit, error)
 }
 
-// VectorSearcher is implemented by backends that keep embeddings of histories.
+// VectorSearcher keeps and searches embeddings of histories.
 type VectorSearcher interface {
 	// SearchVector returns the histories whose embedding is nearest to v, nearest first,
 	// Score being the cosine similarity.
@@ -72,8 +72,7 @@ type VectorSearcher interface {
 	EmbeddedCount(ctx context.Context, id record.HistoryID) (int, error)
 }
 
-// Indexer is implemented by backends whose index can be checked and rebuilt (history
-// reindex, history fsck).
+// Indexer checks and rebuilds the search index (history reindex, history fsck).
 type Indexer interface {
 	// Unindexed lists histories of the workspace missing from the index, at most limit,
 	// in ID order after the ID after (empty: from the start).
@@ -103,8 +102,8 @@ type AlertHit struct {
 	Snippet string
 }
 
-// AlertSearcher is implemented by backends that keep an index of their alerts, written with
-// the alert: a search never scans the alerts.
+// AlertSearcher searches the backend's index of its alerts, written with the alert: a search
+// never scans the alerts.
 type AlertSearcher interface {
 	SearchAlerts(ctx context.Context, q AlertSearchQuery) ([]AlertHit, error)
 }

@@ -24,6 +24,10 @@ var (
 	// ErrNoSpace is returned when the backend's storage is full. Nothing was written: the
 	// previous transcript and metadata are intact.
 	ErrNoSpace = errors.New("disk full")
+	// ErrUnsupported is returned by a method of Store that a backend (or a layer) cannot
+	// carry out: a caller that can do without it checks for it with errors.Is instead of
+	// asking what the store is.
+	ErrUnsupported = errors.New("not supported by this store")
 )
 
 // HistoryQuery selects a page of histories, newest update first.
@@ -107,42 +111,42 @@ type Alerts interface {
 	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
 }
 
-// AlertsPutter is implemented by backends that store many alerts in one exchange (a
-// transaction): alert add and alert pull write thousands.
+// AlertsPutter stores many alerts in one exchange (a transaction where the backend has
+// them): alert add and alert pull write thousands.
 type AlertsPutter interface {
 	// PutAlerts stores each alert as PutAlert does (one already stored is left untouched) and
 	// returns how many were new. An error may leave some stored: putting them again is safe.
 	PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error)
 }
 
-// PutAlerts stores as through the first layer of s that puts many at once, else one by one.
-func PutAlerts(ctx context.Context, s Alerts, as []*record.Alert) (int, error) {
-	if p, ok := Find[AlertsPutter](s); ok {
-		return p.PutAlerts(ctx, as)
-	}
-	n := 0
-	for _, a := range as {
-		created, err := s.PutAlert(ctx, a)
-		if err != nil {
-			return n, err
-		}
-		if created {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// AlertSizer is implemented by backends that take smaller alerts than alert.MaxSize.
+// AlertSizer tells how large an alert the backend takes.
 type AlertSizer interface {
-	// MaxAlertSize is the size of the largest alert's JSON the backend stores.
+	// MaxAlertSize is the size of the largest alert's JSON the backend stores, 0 when it
+	// has no limit of its own (alert.MaxSize applies).
 	MaxAlertSize() int
 }
 
-// Store is everything a command needs from a backend.
+// Store is the whole storage contract: everything any command, tool or search asks of a
+// store, typed. Both backends (store/local, store/cloud) implement all of it, and every layer
+// of the command line's stack (see layers.go) implements all of it explicitly, so no call can
+// reach the backend around a layer (the retries and the breaker above all). The named method
+// sets it is made of (Histories, Alerts, BatchJobs, Checker, ...) are for code that needs only
+// a part: ask for the smallest one where it is used.
 type Store interface {
 	Histories
+	Counter
 	Alerts
+	AlertsPutter
+	AlertSizer
+	AlertCounter
+	AlertSearcher
+	InvestigationCounter
+	Searcher
+	VectorSearcher
+	Indexer
+	BatchJobs
+	Checker
+	PendingReporter
 	Close() error
 }
 

@@ -63,8 +63,8 @@ type AlertInvestigations struct {
 	Verdict record.Verdict
 }
 
-// InvestigationCounter is implemented by backends that sum up the histories of alerts from
-// their indexes, without reading them one by one.
+// InvestigationCounter sums up the histories of alerts from the backend's indexes, without
+// reading them one by one.
 type InvestigationCounter interface {
 	// AlertInvestigations returns, for each of ids that has histories, their count and the
 	// latest verdict; an alert without histories is absent from the map.

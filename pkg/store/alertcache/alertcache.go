@@ -31,7 +31,7 @@ import (
 
 // Store is a store.Store whose GetAlert is answered from local copies when it can.
 type Store struct {
-	store.Store
+	next   store.Store
 	dir    string
 	limits Limits
 }
@@ -66,11 +66,8 @@ func NewWithLimits(inner store.Store, dataDir, workspace string, l Limits) *Stor
 	if l.Bytes <= 0 {
 		l.Bytes = DefaultBytes
 	}
-	return &Store{Store: inner, dir: filepath.Join(dataDir, "alerts", workspace), limits: l}
+	return &Store{next: inner, dir: filepath.Join(dataDir, "alerts", workspace), limits: l}
 }
-
-// Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
-func (s *Store) Unwrap() store.Store { return s.Store }
 
 func (s *Store) path(id record.AlertID) string {
 	sum := sha256.Sum256([]byte(id))
@@ -99,7 +96,7 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert,
 	if a, ok := s.load(id); ok {
 		return a, nil
 	}
-	a, err := s.Store.GetAlert(ctx, id)
+	a, err := s.next.GetAlert(ctx, id)
 	if err != nil {
 		return nil, err
 	}

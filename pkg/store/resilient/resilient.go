@@ -1,7 +1,8 @@
 // Package resilient wraps a store.Store so that a flaky backend is retried and a dead one
 // fails fast.
 //
-// Every call is retried on transient errors (IsTransient: network errors, timeouts, HTTP 408,
+// It implements every method of store.Store (methods.go), so nothing reaches the backend
+// around it. Every call is retried on transient errors (IsTransient: network errors, timeouts, HTTP 408,
 // 429 and 5xx, gRPC Unavailable and the like) with exponential backoff and jitter, each attempt
 // bounded by Options.AttemptTimeout and the whole call by Options.Budget (10 s by default).
 // Errors that retrying cannot fix (store.ErrConflict, ErrNotFound, ErrInvalid, ErrNoSpace,
@@ -14,7 +15,12 @@
 // attempt; its success closes the breaker, its failure opens it again. A call already
 // retrying when its breaker opens finishes its own retries.
 //
-// Writes (saves, deletes, alerts added) and reads have a breaker each: a backend is often two
+// Two repairs of history fsck (MoveAside, DropMetadata) are tried once: a retry could not
+// tell its own lost success from a missing object. Methods that make no request
+// (MaxAlertSize, PendingHistories, Close) pass through.
+//
+// Writes (saves, deletes, alerts added, embeddings, batch records, repairs) and reads have a
+// breaker each: a backend is often two
 // services (Firestore and Cloud Storage), and an outage of the one that takes transcripts
 // must not stop listings, which only need the other.
 //
@@ -32,7 +38,6 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/retry"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -127,19 +132,25 @@ func New(inner store.Store, o Options) *Store {
 		writes: newBreaker(o.Threshold, o.Cooldown, o.OnStateChange, o.WriteMemory, o.Now)}
 }
 
-// Unwrap returns the wrapped store (for optional interfaces such as store.Checker).
-func (s *Store) Unwrap() store.Store { return s.inner }
-
 // ReadBreaker and WriteBreaker return the store's circuit breakers.
 func (s *Store) ReadBreaker() *Breaker { return s.reads }
 
 // WriteBreaker returns the breaker of saves, deletes and added alerts.
 func (s *Store) WriteBreaker() *Breaker { return s.writes }
 
-// do runs op with retries under its breaker (the write breaker for "save" and "delete").
-func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, attempt int) error) error {
+// kind is how a method is run: under which breaker, retried or not.
+type kind int
+
+const (
+	kindRead  kind = iota // read breaker, retried
+	kindWrite             // write breaker, retried
+	kindOnce              // write breaker, one attempt
+)
+
+// do runs fn, named op in errors, under its kind's breaker, with retries unless it is kindOnce.
+func (s *Store) do(ctx context.Context, k kind, op string, fn func(ctx context.Context, attempt int) error) error {
 	br := s.reads
-	if op == "save" || op == "delete" {
+	if k != kindRead {
 		br = s.writes
 	}
 	probe, err := br.allow()
@@ -165,6 +176,12 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 			return err
 		}
 		br.failure()
+		if k == kindOnce {
+			if probe {
+				br.trip()
+			}
+			return goerr.Wrap(err, "storage "+op+" failed", goerr.V("op", op), goerr.V("attempts", attempt), goerr.V("transient", true))
+		}
 		delay := retry.Backoff(s.o.BaseDelay, s.o.MaxDelay, attempt, rand.Float64())
 		if probe || time.Until(deadline) < delay+s.o.BaseDelay {
 			br.trip()
@@ -178,106 +195,6 @@ func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context, 
 		case <-t.C:
 		}
 	}
-}
-
-// GetHistory implements store.Histories.
-func (s *Store) GetHistory(ctx context.Context, id record.HistoryID) (h *record.History, err error) {
-	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
-		h, err = s.inner.GetHistory(ctx, id)
-		return err
-	})
-	return h, err
-}
-
-// GetHistoryMeta implements store.Histories.
-func (s *Store) GetHistoryMeta(ctx context.Context, id record.HistoryID) (h *record.History, err error) {
-	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
-		h, err = s.inner.GetHistoryMeta(ctx, id)
-		return err
-	})
-	return h, err
-}
-
-// SaveHistory implements store.Histories. A retried save is the same save: the stores carry
-// h.ContentVersion across attempts so that a transcript written by a failed attempt is not
-// taken for another writer's.
-func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
-	return s.do(ctx, "save", func(ctx context.Context, _ int) error { return s.inner.SaveHistory(ctx, h) })
-}
-
-// DeleteHistory implements store.Histories. A retry that finds the history gone reports
-// success: the first attempt deleted it before its answer was lost.
-func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
-	return s.do(ctx, "delete", func(ctx context.Context, attempt int) error {
-		err := s.inner.DeleteHistory(ctx, id)
-		if attempt > 1 && errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		return err
-	})
-}
-
-// ListHistories implements store.Histories.
-func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (p *store.HistoryPage, err error) {
-	err = s.do(ctx, "list", func(ctx context.Context, _ int) error {
-		p, err = s.inner.ListHistories(ctx, q)
-		return err
-	})
-	return p, err
-}
-
-// FindHistories implements store.Histories.
-func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (ids []record.HistoryID, err error) {
-	err = s.do(ctx, "lookup", func(ctx context.Context, _ int) error {
-		ids, err = s.inner.FindHistories(ctx, prefix, limit)
-		return err
-	})
-	return ids, err
-}
-
-// FindAlerts implements store.Alerts.
-func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (ids []record.AlertID, err error) {
-	err = s.do(ctx, "lookup", func(ctx context.Context, _ int) error {
-		ids, err = s.inner.FindAlerts(ctx, prefix, limit)
-		return err
-	})
-	return ids, err
-}
-
-// PutAlert implements store.Alerts (idempotent: an alert's ID is its content's).
-func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (created bool, err error) {
-	err = s.do(ctx, "save", func(ctx context.Context, _ int) error {
-		created, err = s.inner.PutAlert(ctx, a)
-		return err
-	})
-	return created, err
-}
-
-// PutAlerts implements store.AlertsPutter (idempotent, as PutAlert).
-func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error) {
-	err = s.do(ctx, "save", func(ctx context.Context, _ int) error {
-		created, err = store.PutAlerts(ctx, s.inner, as)
-		return err
-	})
-	return created, err
-}
-
-// GetAlert implements store.Alerts.
-func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (a *record.Alert, err error) {
-	err = s.do(ctx, "read", func(ctx context.Context, _ int) error {
-		a, err = s.inner.GetAlert(ctx, id)
-		return err
-	})
-	return a, err
-}
-
-// ListAlerts implements store.Alerts.
-func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (p *store.AlertPage, err error) {
-	err = s.do(ctx, "list", func(ctx context.Context, _ int) error {
-		p, err = s.inner.ListAlerts(ctx, q)
-		return err
-	})
-	return p, err
 }
 
 // Close implements store.Store.

@@ -39,7 +39,7 @@ type AlertSearcher interface {
 
 // HistorySearcher is history search as `history search` runs it (pkg/search).
 type HistorySearcher interface {
-	Search(ctx context.Context, st any, q search.Query) ([]search.Result, error)
+	Search(ctx context.Context, st search.Backend, q search.Query) ([]search.Result, error)
 }
 
 // Deps are the tools' dependencies.
@@ -48,7 +48,7 @@ type Deps struct {
 	// Searcher runs search_histories; nil leaves the tool out.
 	Searcher HistorySearcher
 	// SearchStore is what Searcher searches (the store, or a layer of it).
-	SearchStore any
+	SearchStore search.Backend
 	// Alerts runs search_alerts; nil leaves the tool out.
 	Alerts AlertSearcher
 }
@@ -219,7 +219,7 @@ func conclusion(out map[string]any, h *record.History) {
 
 type searchHistories struct {
 	s  HistorySearcher
-	st any
+	st search.Backend
 }
 
 func (searchHistories) Declaration() *genai.FunctionDeclaration {
