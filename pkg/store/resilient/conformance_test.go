@@ -1,0 +1,377 @@
+package resilient_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/alertchat/alertchat/internal/storetest"
+	"github.com/alertchat/alertchat/internal/testenv"
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
+)
+
+// How the resilient layer runs a method of store.Store.
+type runKind int
+
+const (
+	runRead  runKind = iota // read breaker, retried within the budget
+	runWrite                // write breaker, retried within the budget
+	runOnce                 // write breaker, one attempt
+	runLocal                // no request: passed through, no breaker
+)
+
+// fixture is what the calls of the table work on, stored in the backend beforehand.
+type fixture struct {
+	b       store.Store // the backend itself, for setting up a call
+	history *record.History
+	alert   *record.Alert
+	job     *record.BatchJob
+	seq     atomic.Int64
+}
+
+// next is a number unique within the fixture, for records each call creates anew.
+func (fx *fixture) next() int64 { return fx.seq.Add(1) }
+
+func (fx *fixture) saved(t *testing.T) *record.History {
+	t.Helper()
+	h := storetest.NewHistory(fx.alert.ID, storetest.Transcript(2))
+	storetest.Save(t, fx.b, h)
+	return h
+}
+
+// objectKey is the transcript key of a stored history, as the backend lists it.
+func (fx *fixture) objectKey(t *testing.T, id record.HistoryID) string {
+	t.Helper()
+	objs, err := fx.b.ListObjects(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.ID == id {
+			return o.Key
+		}
+	}
+	t.Fatalf("no object of history %s", id)
+	return ""
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// conformance has a row for every method of store.Store: how the resilient layer must run it,
+// and a call that succeeds on either backend when no fault is injected.
+var conformance = map[string]struct {
+	kind runKind
+	call func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error
+}{
+	"GetHistory": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.GetHistory(ctx, fx.history.ID)
+		return err
+	}},
+	"GetHistoryMeta": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.GetHistoryMeta(ctx, fx.history.ID)
+		return err
+	}},
+	"SaveHistory": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		return s.SaveHistory(ctx, storetest.NewHistory(fx.alert.ID, storetest.Transcript(2)))
+	}},
+	"DeleteHistory": {runWrite, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		return s.DeleteHistory(ctx, fx.saved(t).ID)
+	}},
+	"ListHistories": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.ListHistories(ctx, store.HistoryQuery{Limit: 5})
+		return err
+	}},
+	"FindHistories": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.FindHistories(ctx, string(fx.history.ID[:8]), 5)
+		return err
+	}},
+	"CountHistories": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.CountHistories(ctx, store.HistoryQuery{})
+		return err
+	}},
+	"PutAlert": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.PutAlert(ctx, &record.Alert{ID: record.AlertID(fmt.Sprintf("put-%d", fx.next())), Title: "t", Data: []byte(`{}`)})
+		return err
+	}},
+	"PutAlerts": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		n := fx.next()
+		_, err := s.PutAlerts(ctx, []*record.Alert{
+			{ID: record.AlertID(fmt.Sprintf("puts-%d-a", n)), Title: "t", Data: []byte(`{}`)},
+			{ID: record.AlertID(fmt.Sprintf("puts-%d-b", n)), Title: "t", Data: []byte(`{}`)},
+		})
+		return err
+	}},
+	"GetAlert": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.GetAlert(ctx, fx.alert.ID)
+		return err
+	}},
+	"ListAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.ListAlerts(ctx, store.AlertQuery{Limit: 5})
+		return err
+	}},
+	"FindAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.FindAlerts(ctx, string(fx.alert.ID[:4]), 5)
+		return err
+	}},
+	"CountAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.CountAlerts(ctx, store.AlertQuery{})
+		return err
+	}},
+	"SearchAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: "suspicious login", Limit: 5})
+		return err
+	}},
+	"AlertInvestigations": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.AlertInvestigations(ctx, []record.AlertID{fx.alert.ID})
+		return err
+	}},
+	"SearchText": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.SearchText(ctx, store.SearchQuery{Phrases: [][]string{{"login"}}, Limit: 5})
+		return err
+	}},
+	"SearchVector": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.SearchVector(ctx, []float32{1, 0, 0}, "", 5)
+		return err
+	}},
+	"PutEmbedding": {runWrite, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		h := fx.saved(t)
+		_, err := s.PutEmbedding(ctx, h.ID, 0, len(h.Contents), []float32{1, 0, 0})
+		return err
+	}},
+	"EmbeddedCount": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.EmbeddedCount(ctx, fx.history.ID)
+		return err
+	}},
+	"Unindexed": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.Unindexed(ctx, "", 5)
+		return err
+	}},
+	"Reindex": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		return s.Reindex(ctx, fx.history.ID)
+	}},
+	"PutBatchJob": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		n := fx.next()
+		return s.PutBatchJob(ctx, &record.BatchJob{ID: fmt.Sprintf("batches/put%d", n), Model: "m", InputSHA256: sha(fmt.Sprint(n)), State: "JOB_STATE_PENDING"})
+	}},
+	"GetBatchJob": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.GetBatchJob(ctx, fx.job.ID)
+		return err
+	}},
+	"FindBatchJob": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.FindBatchJob(ctx, fx.job.InputSHA256, fx.job.Model)
+		return err
+	}},
+	"ListBatchJobs": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.ListBatchJobs(ctx, 5)
+		return err
+	}},
+	"PutBatchReservation": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.PutBatchReservation(ctx, &record.BatchReservation{Owner: "me", Model: "m", InputSHA256: sha(fmt.Sprint("r", fx.next()))}, nil)
+		return err
+	}},
+	"ListObjects": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.ListObjects(ctx)
+		return err
+	}},
+	"ListHistoryIDs": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.ListHistoryIDs(ctx)
+		return err
+	}},
+	"MetadataExists": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.MetadataExists(ctx, fx.history.ID)
+		return err
+	}},
+	"ReadObject": {runRead, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.ReadObject(ctx, fx.objectKey(t, fx.history.ID))
+		return err
+	}},
+	"MoveAside": {runOnce, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.MoveAside(ctx, fx.objectKey(t, fx.saved(t).ID))
+		return err
+	}},
+	"DropMetadata": {runOnce, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.DropMetadata(ctx, fx.saved(t).ID, "conformance test")
+		return err
+	}},
+	"MaxAlertSize": {runLocal, func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
+		_ = s.MaxAlertSize()
+		return nil
+	}},
+	"PendingHistories": {runLocal, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_ = s.PendingHistories(ctx)
+		return nil
+	}},
+	"Close": {runLocal, func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
+		return s.Close()
+	}},
+}
+
+// TestConformanceCoversStore fails when a method of store.Store has no row: a new method must
+// say how the resilient layer runs it, and be tested.
+func TestConformanceCoversStore(t *testing.T) {
+	t.Parallel()
+	typ := reflect.TypeFor[store.Store]()
+	var methods []string
+	for i := range typ.NumMethod() {
+		name := typ.Method(i).Name
+		methods = append(methods, name)
+		if _, ok := conformance[name]; !ok {
+			t.Errorf("store.Store.%s has no row in the conformance table", name)
+		}
+	}
+	for name := range conformance {
+		if !slices.Contains(methods, name) {
+			t.Errorf("the conformance table has a row for %s, which store.Store does not have", name)
+		}
+	}
+}
+
+func TestConformanceLocal(t *testing.T) {
+	t.Parallel()
+	b, err := local.Open(context.Background(), local.Options{Dir: t.TempDir(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	runConformance(t, b)
+}
+
+func TestConformanceCloud(t *testing.T) {
+	t.Parallel()
+	env := testenv.CloudEnv(t)
+	b, err := cloud.New(cloud.Config{Firestore: env.Firestore, Bucket: env.BucketHandle(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runConformance(t, b)
+}
+
+// transient is what a Firestore 503 becomes in the Go client.
+var transient = status.Error(codes.Unavailable, "injected: service unavailable")
+
+const (
+	conformanceBudget    = time.Second
+	conformanceThreshold = 3
+	conformanceCooldown  = time.Minute
+)
+
+// runConformance injects transient faults under the resilient layer into every method of
+// store.Store over backend b: a method is retried through failures within its budget, gives up
+// when the budget is spent, and its breaker then refuses calls without reaching the backend
+// until the cool-down ends, when a successful call closes it again. A method tried once gives
+// up at its first failure, and its breaker opens after the threshold's failures.
+func runConformance(t *testing.T, b store.Store) {
+	ctx := context.Background()
+	fx := &fixture{b: b, alert: &record.Alert{ID: "alert-conformance", Title: "suspicious login", Data: []byte(`{"ip": "198.51.100.7"}`)}}
+	if _, err := b.PutAlert(ctx, fx.alert); err != nil {
+		t.Fatal(err)
+	}
+	fx.history = fx.saved(t)
+	fx.job = &record.BatchJob{ID: "batches/conformance1", Model: "m", InputSHA256: sha("job"), State: "JOB_STATE_PENDING"}
+	if err := b.PutBatchJob(ctx, fx.job); err != nil {
+		t.Fatal(err)
+	}
+	for name, row := range conformance {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFaulty(b)
+			clk := newClock()
+			s := resilient.New(f, resilient.Options{Budget: conformanceBudget, AttemptTimeout: 5 * time.Second, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond,
+				Threshold: conformanceThreshold, Cooldown: conformanceCooldown, Now: clk.Now})
+			br := s.ReadBreaker()
+			if row.kind == runWrite || row.kind == runOnce {
+				br = s.WriteBreaker()
+			}
+			call := func() error { return row.call(t, ctx, s, fx) }
+			switch row.kind {
+			case runLocal:
+				// No request, so nothing to retry: the call reaches the backend once.
+				if err := call(); err != nil || f.count(name) != 1 {
+					t.Fatalf("%s: %v, %d calls, want 1", name, err, f.count(name))
+				}
+			case runRead, runWrite:
+				conformRetried(t, name, f, br, clk, call)
+			case runOnce:
+				conformOnce(t, name, f, br, clk, call)
+			}
+		})
+	}
+}
+
+func conformRetried(t *testing.T, name string, f *faulty, br *resilient.Breaker, clk *clock, call func() error) {
+	// Two transient failures, then the backend answers: one call, three attempts.
+	f.arm(name, 2, transient)
+	if err := call(); err != nil {
+		t.Fatalf("%s through two transient failures: %v", name, err)
+	}
+	if n := f.count(name); n != 3 {
+		t.Fatalf("%s: %d attempts, want 3", name, n)
+	}
+	if br.State() != resilient.Closed {
+		t.Fatalf("%s: breaker %v after a success", name, br.State())
+	}
+	// Failing for good: retried until the budget is spent, then the breaker is open.
+	f.arm(name, -1, transient)
+	before, start := f.count(name), time.Now()
+	err := call()
+	attempts, took := f.count(name)-before, time.Since(start)
+	if err == nil || !resilient.IsTransient(err) || !errors.Is(err, transient) {
+		t.Fatalf("%s: %v after the budget, want the transient error", name, err)
+	}
+	if attempts < conformanceThreshold || took < conformanceBudget/2 || took > conformanceBudget+time.Second {
+		t.Fatalf("%s: %d attempts in %v, want retries for the budget of %v", name, attempts, took, conformanceBudget)
+	}
+	if br.State() != resilient.Open {
+		t.Fatalf("%s: breaker %v after a call spent its budget", name, br.State())
+	}
+	conformOpen(t, name, f, br, clk, call)
+}
+
+func conformOnce(t *testing.T, name string, f *faulty, br *resilient.Breaker, clk *clock, call func() error) {
+	f.arm(name, -1, transient)
+	for i := 1; i <= conformanceThreshold; i++ {
+		before := f.count(name)
+		err := call()
+		if err == nil || !errors.Is(err, transient) || f.count(name) != before+1 {
+			t.Fatalf("%s, failure %d: %v after %d attempts, want the error after one", name, i, err, f.count(name)-before)
+		}
+	}
+	if br.State() != resilient.Open {
+		t.Fatalf("%s: breaker %v after %d failures", name, br.State(), conformanceThreshold)
+	}
+	conformOpen(t, name, f, br, clk, call)
+}
+
+// conformOpen checks an open breaker: a call fails at once without reaching the backend, and
+// after the cool-down a successful call closes it.
+func conformOpen(t *testing.T, name string, f *faulty, br *resilient.Breaker, clk *clock, call func() error) {
+	before := f.count(name)
+	if err := call(); !errors.Is(err, resilient.ErrUnavailable) || f.count(name) != before {
+		t.Fatalf("%s with the breaker open: %v, %d calls reached the backend", name, err, f.count(name)-before)
+	}
+	f.arm("", 0, nil)
+	clk.Advance(conformanceCooldown + time.Second)
+	if err := call(); err != nil {
+		t.Fatalf("%s: probe after the cool-down: %v", name, err)
+	}
+	if br.State() != resilient.Closed {
+		t.Fatalf("%s: breaker %v after a successful probe", name, br.State())
+	}
+}
