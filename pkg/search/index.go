@@ -13,13 +13,13 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
-// EmbeddingStore is a store layer that embeds what each save adds to a history, after the
+// embeddingStore is a store layer that embeds what each save adds to a history, after the
 // save, and adds it to the history's vector in the backend (store.VectorSearcher). It goes
 // below the redaction layer, so it only ever sees (and sends to the embedding model) what is
 // stored. A failed embedding never fails the save: the history's vector lags, the next save
 // embeds from where it stopped, and `history reindex` catches up.
-type EmbeddingStore struct {
-	store.Store
+type embeddingStore struct {
+	next   store.Store
 	emb    Embedder
 	logger *slog.Logger
 }
@@ -32,15 +32,15 @@ func NewEmbeddingStore(next store.Store, emb Embedder, logger *slog.Logger) stor
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &EmbeddingStore{Store: next, emb: emb, logger: logger}
+	return &embeddingStore{next: next, emb: emb, logger: logger}
 }
 
 // SaveHistory saves h, then embeds its new contents.
-func (s *EmbeddingStore) SaveHistory(ctx context.Context, h *record.History) error {
-	if err := s.Store.SaveHistory(ctx, h); err != nil {
+func (s *embeddingStore) SaveHistory(ctx context.Context, h *record.History) error {
+	if err := s.next.SaveHistory(ctx, h); err != nil {
 		return err
 	}
-	if err := EmbedNew(ctx, s.Store, s.emb, h); errors.Is(err, store.ErrUnsupported) {
+	if err := EmbedNew(ctx, s.next, s.emb, h); errors.Is(err, store.ErrUnsupported) {
 		return nil // the store keeps no vectors
 	} else if err != nil {
 		s.logger.Warn("failed to embed a history for search; a later save or 'history reindex' retries", "history_id", h.ID, "error", err)

@@ -1,0 +1,115 @@
+package search
+
+import (
+	"context"
+
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// Every method of the embedding layer but SaveHistory passes through, each written out so that
+// a method added to store.Store is placed here on purpose.
+
+var _ store.Store = (*embeddingStore)(nil)
+
+func (s *embeddingStore) GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error) {
+	return s.next.GetHistory(ctx, id)
+}
+func (s *embeddingStore) GetHistoryMeta(ctx context.Context, id record.HistoryID) (*record.History, error) {
+	return s.next.GetHistoryMeta(ctx, id)
+}
+func (s *embeddingStore) DeleteHistory(ctx context.Context, id record.HistoryID) error {
+	return s.next.DeleteHistory(ctx, id)
+}
+func (s *embeddingStore) ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error) {
+	return s.next.ListHistories(ctx, q)
+}
+func (s *embeddingStore) FindHistories(ctx context.Context, prefix string, limit int) ([]record.HistoryID, error) {
+	return s.next.FindHistories(ctx, prefix, limit)
+}
+func (s *embeddingStore) CountHistories(ctx context.Context, q store.HistoryQuery) (int, error) {
+	return s.next.CountHistories(ctx, q)
+}
+func (s *embeddingStore) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
+	return s.next.PutAlert(ctx, a)
+}
+func (s *embeddingStore) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
+	return s.next.PutAlerts(ctx, as)
+}
+func (s *embeddingStore) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
+	return s.next.GetAlert(ctx, id)
+}
+func (s *embeddingStore) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
+	return s.next.ListAlerts(ctx, q)
+}
+func (s *embeddingStore) FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error) {
+	return s.next.FindAlerts(ctx, prefix, limit)
+}
+func (s *embeddingStore) CountAlerts(ctx context.Context, q store.AlertQuery) (int, error) {
+	return s.next.CountAlerts(ctx, q)
+}
+func (s *embeddingStore) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) ([]store.AlertHit, error) {
+	return s.next.SearchAlerts(ctx, q)
+}
+func (s *embeddingStore) AlertInvestigations(ctx context.Context, ids []record.AlertID) (map[record.AlertID]store.AlertInvestigations, error) {
+	return s.next.AlertInvestigations(ctx, ids)
+}
+func (s *embeddingStore) SearchText(ctx context.Context, q store.SearchQuery) ([]store.SearchHit, error) {
+	return s.next.SearchText(ctx, q)
+}
+func (s *embeddingStore) SearchVector(ctx context.Context, v []float32, alertID record.AlertID, limit int) ([]store.SearchHit, error) {
+	return s.next.SearchVector(ctx, v, alertID, limit)
+}
+func (s *embeddingStore) PutEmbedding(ctx context.Context, id record.HistoryID, from int, to int, v []float32) (bool, error) {
+	return s.next.PutEmbedding(ctx, id, from, to, v)
+}
+func (s *embeddingStore) EmbeddedCount(ctx context.Context, id record.HistoryID) (int, error) {
+	return s.next.EmbeddedCount(ctx, id)
+}
+func (s *embeddingStore) Unindexed(ctx context.Context, after record.HistoryID, limit int) ([]record.HistoryID, error) {
+	return s.next.Unindexed(ctx, after, limit)
+}
+func (s *embeddingStore) Reindex(ctx context.Context, id record.HistoryID) error {
+	return s.next.Reindex(ctx, id)
+}
+func (s *embeddingStore) PutBatchJob(ctx context.Context, j *record.BatchJob) error {
+	return s.next.PutBatchJob(ctx, j)
+}
+func (s *embeddingStore) GetBatchJob(ctx context.Context, id string) (*record.BatchJob, error) {
+	return s.next.GetBatchJob(ctx, id)
+}
+func (s *embeddingStore) FindBatchJob(ctx context.Context, inputSHA256 string, model string) (*record.BatchJob, error) {
+	return s.next.FindBatchJob(ctx, inputSHA256, model)
+}
+func (s *embeddingStore) ListBatchJobs(ctx context.Context, limit int) ([]*record.BatchJob, error) {
+	return s.next.ListBatchJobs(ctx, limit)
+}
+func (s *embeddingStore) PutBatchReservation(ctx context.Context, r *record.BatchReservation, prev *record.BatchReservation) (*record.BatchReservation, error) {
+	return s.next.PutBatchReservation(ctx, r, prev)
+}
+func (s *embeddingStore) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
+	return s.next.ListObjects(ctx)
+}
+func (s *embeddingStore) ListHistoryIDs(ctx context.Context) ([]record.HistoryID, error) {
+	return s.next.ListHistoryIDs(ctx)
+}
+func (s *embeddingStore) MetadataExists(ctx context.Context, id record.HistoryID) (bool, error) {
+	return s.next.MetadataExists(ctx, id)
+}
+func (s *embeddingStore) ReadObject(ctx context.Context, key string) ([]byte, error) {
+	return s.next.ReadObject(ctx, key)
+}
+func (s *embeddingStore) MoveAside(ctx context.Context, key string) (string, error) {
+	return s.next.MoveAside(ctx, key)
+}
+func (s *embeddingStore) DropMetadata(ctx context.Context, id record.HistoryID, reason string) (string, error) {
+	return s.next.DropMetadata(ctx, id, reason)
+}
+
+func (s *embeddingStore) MaxAlertSize() int { return s.next.MaxAlertSize() }
+
+func (s *embeddingStore) PendingHistories(ctx context.Context) map[record.HistoryID]*record.History {
+	return s.next.PendingHistories(ctx)
+}
+
+func (s *embeddingStore) Close() error { return s.next.Close() }
