@@ -39,7 +39,8 @@ import (
 // Unavailable status under the wrapping: transient. The call is tried again after a full-jitter
 // backoff (a wait drawn below 200 ms, doubling to at most 2 s) until the next wait would end
 // past the budget (10 s by default, --store-timeout): with prompt 503s that is about a dozen
-// attempts; with a hanging server, attempts of 5 s each, two. After 3 consecutive failed
+// attempts (8 to about 20, as the jitter falls) in 9 to 10 s; with a server that hangs,
+// attempts of 5 s each (the attempt timeout), two. After 3 consecutive failed
 // attempts the read breaker opens, but the call in flight finishes its own retries; when it
 // gives up it trips the breaker (open for 30 s, remembered in the data directory so that the
 // next commands know), and the command fails with exit code 1 and
