@@ -74,8 +74,8 @@ func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
 	ios := c.opts.IO
 	return &samechat.Resolver{
 		Store: c.store,
-		Matcher: &session.Judge{LLM: c.llm, Model: modelName,
-			Cache:    session.NewJudgeCache(filepath.Join(c.cfg.DataDir, judgeCacheFile), 0),
+		Matcher: &samechat.Judge{LLM: c.llm, Model: modelName,
+			Cache:    samechat.NewJudgeCache(filepath.Join(c.cfg.DataDir, judgeCacheFile), 0),
 			Redactor: c.store.Redactor.ForAlert(sess.Alert())},
 		NewSession: c.newSession,
 		Auto:       c.opts.AutoContinue,

@@ -1,6 +1,6 @@
 // Package samechat decides which conversation the first question of a new chat goes to: the new
 // one, or an earlier conversation about the same alert that the question continues, as judged
-// by the model (session.Judge) and accepted by the user or taken automatically. Every failure
+// by the model (Judge) and accepted by the user or taken automatically. Every failure
 // keeps the new conversation: the judgement is an offer, never a reason to lose a question.
 //
 // Two ways to use it. Resolve judges first and answers after (--continue=auto: the user asked
@@ -32,9 +32,9 @@ type Histories interface {
 	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
-// Matcher judges whether question continues one of candidates (session.Judge).
+// Matcher judges whether question continues one of candidates (Judge).
 type Matcher interface {
-	Match(ctx context.Context, question string, candidates []*record.History, load session.JudgeLoader) (*record.History, error)
+	Match(ctx context.Context, question string, candidates []*record.History, load JudgeLoader) (*record.History, error)
 }
 
 // Resolver offers to continue an earlier conversation.
@@ -67,7 +67,7 @@ func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question 
 	if r == nil || (!r.Auto && ask == nil) || strings.TrimSpace(question) == "" {
 		return sess
 	}
-	page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: sess.Alert().ID, Limit: session.MaxJudgeCandidates})
+	page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: sess.Alert().ID, Limit: MaxJudgeCandidates})
 	if err != nil || len(page.Histories) == 0 {
 		if err != nil {
 			r.debug("cannot list earlier conversations", err)
@@ -121,14 +121,14 @@ func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question st
 	go func() {
 		defer close(j.done)
 		// One more than judged: the new conversation may already be listed once saved.
-		page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: alertID, Limit: session.MaxJudgeCandidates + 1})
+		page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: alertID, Limit: MaxJudgeCandidates + 1})
 		if err != nil {
 			j.err = err
 			return
 		}
 		var candidates []*record.History
 		for _, h := range page.Histories {
-			if h.ID != self && len(candidates) < session.MaxJudgeCandidates {
+			if h.ID != self && len(candidates) < MaxJudgeCandidates {
 				candidates = append(candidates, h)
 			}
 		}

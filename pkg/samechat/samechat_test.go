@@ -23,7 +23,7 @@ type matcher struct {
 	calls int
 }
 
-func (m *matcher) Match(_ context.Context, _ string, cs []*record.History, _ session.JudgeLoader) (*record.History, error) {
+func (m *matcher) Match(_ context.Context, _ string, cs []*record.History, _ samechat.JudgeLoader) (*record.History, error) {
 	m.calls++
 	if m.err != nil || m.pick < 0 {
 		return nil, m.err

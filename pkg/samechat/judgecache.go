@@ -1,4 +1,4 @@
-package session
+package samechat
 
 import (
 	"encoding/json"
