@@ -17,7 +17,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/samechat"
 )
 
-func TestParseVerdicts(t *testing.T) {
+func TestParseAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		text string
@@ -36,15 +36,15 @@ func TestParseVerdicts(t *testing.T) {
 		{"4: SAME\n1: SAME", 1, []string{"SAME"}},
 	}
 	for _, tc := range tests {
-		got, err := samechat.ParseVerdicts(tc.text, tc.n)
+		got, err := samechat.ParseAnswers(tc.text, tc.n)
 		if tc.want == nil {
 			if err == nil {
-				t.Errorf("ParseVerdicts(%q, %d) = %v, want an error", tc.text, tc.n, got)
+				t.Errorf("ParseAnswers(%q, %d) = %v, want an error", tc.text, tc.n, got)
 			}
 			continue
 		}
 		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
-			t.Errorf("ParseVerdicts(%q, %d) = %v, %v; want %v", tc.text, tc.n, got, err, tc.want)
+			t.Errorf("ParseAnswers(%q, %d) = %v, %v; want %v", tc.text, tc.n, got, err, tc.want)
 		}
 	}
 }
@@ -193,7 +193,7 @@ func TestJudgeCacheBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "judge-cache.json")
 	c := samechat.NewJudgeCache(path, 10)
 	for i := range 25 {
-		c.Put(fmt.Sprintf("q%02d", i), record.HistoryID("h"), 1, samechat.VerdictSame)
+		c.Put(fmt.Sprintf("q%02d", i), record.HistoryID("h"), 1, samechat.AnswerSame)
 		if i%5 == 4 {
 			if err := c.Save(); err != nil {
 				t.Fatal(err)
@@ -219,17 +219,17 @@ func TestJudgeCacheBounded(t *testing.T) {
 	}
 	broken := samechat.NewJudgeCache(path, 10)
 	if _, ok := broken.Get("q24", "h", 1); ok {
-		t.Fatal("read a verdict from a corrupt file")
+		t.Fatal("read an answer from a corrupt file")
 	}
-	broken.Put("q", "h", 2, samechat.VerdictDifferent)
+	broken.Put("q", "h", 2, samechat.AnswerDifferent)
 	if err := broken.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := samechat.NewJudgeCache(path, 10).Get("q", "h", 2); !ok || v != samechat.VerdictDifferent {
+	if v, ok := samechat.NewJudgeCache(path, 10).Get("q", "h", 2); !ok || v != samechat.AnswerDifferent {
 		t.Fatal("rewritten cache does not read back")
 	}
 	var nilCache *samechat.JudgeCache
-	nilCache.Put("q", "h", 1, samechat.VerdictSame)
+	nilCache.Put("q", "h", 1, samechat.AnswerSame)
 	if _, ok := nilCache.Get("q", "h", 1); ok || nilCache.Save() != nil {
 		t.Fatal("a nil cache is not a no-op")
 	}
