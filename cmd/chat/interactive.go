@@ -56,7 +56,7 @@ type interactiveChat struct {
 	// /retry.
 	pending string
 	// same offers to continue an earlier conversation on the first question (samechat.go).
-	same *samechat.Resolver
+	same *samechat.Router
 	// ended, once set, ends the chat with this error: the model cannot be used, so no later
 	// question (nor /retry) could be answered.
 	ended error
@@ -102,7 +102,7 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 		defer c.rl.SetPrompt("> ")
 		return c.rl.ReadLine()
 	}
-	c.same = conv.resolver(sess)
+	c.same = conv.router(sess)
 	// Ctrl-C at an approval question is a key the line editor reads: it cancels the turn as
 	// Ctrl-C during the answer does.
 	conv.interrupt = c.interrupt
@@ -399,7 +399,7 @@ func (c *interactiveChat) startSame(ctx context.Context, question string) *samec
 	}
 	jctx, done := c.cancellable(ctx)
 	defer done()
-	if next := r.Resolve(jctx, c.sess, question, nil); next != c.sess {
+	if next := r.Route(jctx, c.sess, question, nil); next != c.sess {
 		c.switchTo(next)
 	}
 	return nil

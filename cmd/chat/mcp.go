@@ -18,7 +18,6 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/mcp"
 	"github.com/alertchat/alertchat/pkg/statusline"
@@ -29,7 +28,7 @@ import (
 const mcpWait = 5 * time.Second
 
 // mcpConfigPath is --mcp-config, else $XDG_CONFIG_HOME/alertchat/mcp.json when it exists.
-func mcpConfigPath(flag string) string { return mcpcmd.ConfigPath(flag, os.Getenv) }
+func mcpConfigPath(flag string) string { return mcp.ConfigPath(flag, os.Getenv) }
 
 // mcpTools are the configured servers of a chat: started in the background when the chat
 // starts, their tools added to the chat's registry before a question: the first one waits for
@@ -75,7 +74,7 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, path string, reg *too
 	m := newMCPTools(ios, reg)
 	// Signed-in servers use their stored tokens; a chat never signs in itself (it says which
 	// command does), and asks what a server asks for where a person can answer.
-	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcpcmd.TokenStore(os.Getenv)}, Elicitor: m, OnProgress: m.progress,
+	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcp.UserTokens(os.Getenv)}, Elicitor: m, OnProgress: m.progress,
 		ConfirmEgress: m.confirmEgress}
 	if hooks != nil {
 		o.Transports = hooks.transports
@@ -172,7 +171,7 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 	if m.ask == nil {
 		return mcp.ElicitAnswer{Action: "decline"}, nil
 	}
-	return mcpcmd.AskForm(ctx, m.ios, func(p string) (string, error) { return m.ask(ctx, p) }, r)
+	return mcp.AskForm(ctx, m.ios, m.ios.ErrOut, func(p string) (string, error) { return m.ask(ctx, p) }, r)
 }
 
 // confirmEgress asks on the terminal whether a call to a public-only server that would send

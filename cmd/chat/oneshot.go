@@ -77,10 +77,10 @@ func (o *oneShotJSON) fail(err error) {
 // offered afterwards: yes asks the question again there. --continue=auto judges first.
 func (c *conversation) oneShot(ctx context.Context, sess *session.Session, question string, out *oneShotJSON) error {
 	var judging *samechat.Judgement
-	if r := c.resolver(sess); r != nil {
+	if r := c.router(sess); r != nil {
 		switch {
 		case r.Auto:
-			sess = r.Resolve(ctx, sess, question, nil)
+			sess = r.Route(ctx, sess, question, nil)
 		case c.opts.IO.CanPrompt():
 			judging = r.Begin(ctx, sess, question)
 		}

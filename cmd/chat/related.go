@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
@@ -16,7 +17,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/index"
 	"github.com/alertchat/alertchat/pkg/termsafe"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 // Related conversations: when a chat starts on an alert that has no conversation yet, a
@@ -186,7 +186,7 @@ func (c *conversation) describeRelated(found []relatedHistory) []string {
 		}
 		outcomes := make([]string, len(hs))
 		for i, h := range hs {
-			outcomes[i] = verdict.Outcome(h, time.Local)
+			outcomes[i] = conclude.Outcome(h, time.Local)
 		}
 		lines = append(lines, fmt.Sprintf("%s of %s: %s", format.Plural(len(hs), "earlier investigation", "earlier investigations"), of, strings.Join(outcomes, ", ")))
 	}
@@ -194,7 +194,7 @@ func (c *conversation) describeRelated(found []relatedHistory) []string {
 	for _, f := range found {
 		h := f.h
 		lines = append(lines, fmt.Sprintf("  %s  %s  (alert %s, %s): %s", format.ShortID(string(h.ID)),
-			c.opts.clip(h.Title), format.ShortID(string(h.AlertID)), format.RelativeTime(now, h.UpdatedAt), verdict.Outcome(h, time.Local)))
+			c.opts.clip(h.Title), format.ShortID(string(h.AlertID)), format.RelativeTime(now, h.UpdatedAt), conclude.Outcome(h, time.Local)))
 	}
 	return append(lines, "  (alertchat history show ID)")
 }

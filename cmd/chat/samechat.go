@@ -13,7 +13,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/statusline"
 )
 
-// judgeCacheFile is the same-conversation verdict cache, under the data directory.
+// judgeCacheFile is the same-conversation judge's cache, under the data directory.
 const judgeCacheFile = "judge-cache.json"
 
 // continueValue is --continue: alone (or =true) it resumes the alert's most recent history,
@@ -61,9 +61,9 @@ func continueFlag(opts *Options) cli.Flag {
 	return f
 }
 
-// resolver returns the same-conversation offer for sess, or nil when sess is not a new
+// router returns the same-conversation offer for sess, or nil when sess is not a new
 // conversation the user left to the program (no --history, no plain --continue).
-func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
+func (c *conversation) router(sess *session.Session) *samechat.Router {
 	if !samechat.Applies(sess, c.opts.HistoryID != "" || c.opts.Continue) {
 		return nil
 	}
@@ -72,10 +72,10 @@ func (c *conversation) resolver(sess *session.Session) *samechat.Resolver {
 		modelName = c.cfg.Model
 	}
 	ios := c.opts.IO
-	return &samechat.Resolver{
+	return &samechat.Router{
 		Store: c.store,
-		Matcher: &session.Judge{LLM: c.llm, Model: modelName,
-			Cache:    session.NewJudgeCache(filepath.Join(c.cfg.DataDir, judgeCacheFile), 0),
+		Matcher: &samechat.Judge{LLM: c.llm, Model: modelName,
+			Cache:    samechat.NewJudgeCache(filepath.Join(c.cfg.DataDir, judgeCacheFile), 0),
 			Redactor: c.store.Redactor.ForAlert(sess.Alert())},
 		NewSession: c.newSession,
 		Auto:       c.opts.AutoContinue,

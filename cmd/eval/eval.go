@@ -22,13 +22,13 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/eval"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 // Options are eval's.
@@ -198,8 +198,8 @@ func evalRun(ctx context.Context, opts *Options) error {
 	res := eval.Evaluate(ctx, items, eval.Options{
 		Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency,
 		Investigate: inv,
-		Conclude: func(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*verdict.Suggestion, error) {
-			return verdict.Suggest(ctx, client, model, a, &record.History{AlertID: a.ID, Contents: contents})
+		Conclude: func(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*conclude.Suggestion, error) {
+			return conclude.Suggest(ctx, client, model, a, &record.History{AlertID: a.ID, Contents: contents})
 		},
 		Fatal: func(err error) bool {
 			_, ok := errors.AsType[*modelcfg.UnavailableError](err)

@@ -23,17 +23,17 @@ const analystTimeout = 2 * time.Second
 // emulators); else user@host. The lookup starts at the first call, in the background.
 type analystSource struct {
 	once   sync.Once
-	start  func(ctx context.Context) *analyst.Resolver
-	result *analyst.Resolver
+	start  func(ctx context.Context) *analyst.Naming
+	result *analyst.Naming
 }
 
-func (a *analystSource) resolver(ctx context.Context) *analyst.Resolver {
+func (a *analystSource) resolver(ctx context.Context) *analyst.Naming {
 	a.once.Do(func() { a.result = a.start(ctx) })
 	return a.result
 }
 
 func newAnalystSource(cfg cmdutil.Config, getenv func(string) string) *analystSource {
-	return &analystSource{start: func(ctx context.Context) *analyst.Resolver {
+	return &analystSource{start: func(ctx context.Context) *analyst.Naming {
 		var lookup *analyst.Lookup
 		if cfg.Analyst == "" && cfg.Cloud() {
 			lookup = &analyst.Lookup{

@@ -13,12 +13,12 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 // ResolveOptions are "history resolve"'s.
@@ -154,19 +154,19 @@ func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id rec
 	if err != nil {
 		return nil, false, err
 	}
-	var sg *verdict.Suggestion
+	var sg *conclude.Suggestion
 	err = ios.RunWithProgress(statusline.AskingGemini, func() (err error) {
-		sg, err = verdict.Suggest(ctx, client, opts.Config().Model, a, h)
+		sg, err = conclude.Suggest(ctx, client, opts.Config().Model, a, h)
 		return err
 	})
 	switch {
-	case errors.Is(err, verdict.ErrBadAnswer):
+	case errors.Is(err, conclude.ErrBadAnswer):
 		return nil, false, err
 	case err != nil:
 		return nil, false, factory.DescribeModelError(err)
 	}
 	fmt.Fprintf(ios.ErrOut, "Gemini suggests: %s\n%s\n", sg.Verdict.Label(), indent(termsafe.String(sg.Conclusion)))
-	verdict.Ground(sg, verdict.SourcesOf(a, h.Contents))
+	conclude.Ground(sg, conclude.SourcesOf(a, h.Contents))
 	printEvidence(ios.ErrOut, sg.Evidence)
 	res := &record.Resolution{Verdict: sg.Verdict, Note: sg.Conclusion, Suggested: true}
 	if opts.Yes {
@@ -262,7 +262,7 @@ func indent(s string) string {
 
 // printEvidence lists what a suggested conclusion rests on, one value a line, marking what
 // appears nowhere in the alert or the investigation's tool results.
-func printEvidence(w io.Writer, ev []verdict.Evidence) {
+func printEvidence(w io.Writer, ev []conclude.Evidence) {
 	if len(ev) == 0 {
 		fmt.Fprintln(w, "Evidence: none cited.")
 		return

@@ -85,7 +85,7 @@ func addRun(o *AddOptions) error {
 	}
 	path := o.MCPConfig
 	if path == "" {
-		dir := configDir(o.Getenv)
+		dir := mcp.ConfigDir(o.Getenv)
 		if dir == "" {
 			return cmdutil.UsageErrorf("no place for mcp.json: set HOME or XDG_CONFIG_HOME, or give --mcp-config FILE")
 		}

@@ -152,18 +152,7 @@ type formOn struct {
 }
 
 func (f formOn) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitAnswer, error) {
-	return AskForm(ctx, f.ios, f.readLine, r)
-}
-
-// AskForm asks a server's form (an elicitation) on the terminal of ios with the status line
-// taken away, as for any question: nothing is drawn over it, notices wait until it is answered,
-// and no other question is asked meanwhile.
-func AskForm(ctx context.Context, ios *cmdutil.IOStreams, readLine func(prompt string) (string, error), r mcp.ElicitRequest) (a mcp.ElicitAnswer, err error) {
-	err = ios.Prompt(func() (err error) {
-		a, err = (&mcp.Form{Out: ios.ErrOut, ReadLine: readLine}).Elicit(ctx, r)
-		return err
-	})
-	return a, err
+	return mcp.AskForm(ctx, f.ios, f.ios.ErrOut, f.readLine, r)
 }
 
 func callRun(ctx context.Context, o *CallOptions) error {

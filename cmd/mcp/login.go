@@ -108,7 +108,7 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 
 func (o *LoginOptions) tokens() mcp.TokenStore {
 	if o.Tokens == nil {
-		o.Tokens = TokenStore(o.Getenv)
+		o.Tokens = mcp.UserTokens(o.Getenv)
 	}
 	return o.Tokens
 }

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -31,7 +30,7 @@ type Deps struct {
 	Getenv func(string) string
 	// MCPConfig is --mcp-config.
 	MCPConfig string
-	// Tokens is where sign-ins are kept (default TokenStore(Getenv)).
+	// Tokens is where sign-ins are kept (default mcp.UserTokens(Getenv)).
 	Tokens mcp.TokenStore
 	// Open shows a sign-in URL (default OpenBrowser(IO, Getenv)).
 	Open func(ctx context.Context, url string) error
@@ -66,57 +65,6 @@ Examples:
 			NewCmdAdd(d, cfgFlag(), nil),
 		},
 	}
-}
-
-// ConfigPath is the MCP config of flag, else $XDG_CONFIG_HOME/alertchat/mcp.json when it
-// exists, else "".
-func ConfigPath(flag string, getenv func(string) string) string {
-	if flag != "" {
-		return flag
-	}
-	dir := configDir(getenv)
-	if dir == "" {
-		return ""
-	}
-	p := filepath.Join(dir, "mcp.json")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
-
-// configDir is $XDG_CONFIG_HOME/alertchat, else ~/.config/alertchat; "" when neither is an
-// absolute path. A relative one would be the working directory's: a folder of evidence others
-// wrote must neither name the MCP servers alertchat runs nor receive its sign-ins (the XDG
-// specification ignores relative paths too).
-func configDir(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(dir) {
-		home := getenv("HOME")
-		if home == "" {
-			home, _ = os.UserHomeDir()
-		}
-		if !filepath.IsAbs(home) {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "alertchat")
-}
-
-// TokenStore is where sign-ins are kept: the system keyring, with a 0600 file per server under
-// the config directory where there is none (no file where there is no config directory).
-// ALERTCHAT_MCP_TOKEN_STORE=file keeps them in the files only (machines whose keyring should not
-// be used, and the tests).
-func TokenStore(getenv func(string) string) mcp.TokenStore {
-	t := &mcp.Tokens{}
-	if dir := configDir(getenv); dir != "" {
-		t.Dir = filepath.Join(dir, "mcp-tokens")
-	}
-	if getenv("ALERTCHAT_MCP_TOKEN_STORE") != "file" {
-		t.Keyring = mcp.SystemKeyring()
-	}
-	return t
 }
 
 // OpenBrowser shows a sign-in URL: $BROWSER runs with it, else the system's opener where
@@ -198,7 +146,7 @@ func (d *Deps) resolve(arg string) (target, error) {
 // config is the MCP config, nil when there is none; one that cannot be read or is not valid
 // is a usage error.
 func (d *Deps) config() (*mcp.Config, error) {
-	p := ConfigPath(d.MCPConfig, d.Getenv)
+	p := mcp.ConfigPath(d.MCPConfig, d.Getenv)
 	if p == "" {
 		return nil, nil
 	}
@@ -213,7 +161,7 @@ func (d *Deps) config() (*mcp.Config, error) {
 // asks for it.
 func (d *Deps) options(signIn bool, elicitor mcp.Elicitor) mcp.Options {
 	if d.Tokens == nil {
-		d.Tokens = TokenStore(d.Getenv)
+		d.Tokens = mcp.UserTokens(d.Getenv)
 	}
 	o := mcp.Options{
 		Environ: os.Environ(), HTTPTransport: d.HTTPTransport, Elicitor: elicitor,

@@ -227,17 +227,17 @@ func (l Lookup) do(req *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// Resolver names the analyst of a run once, in the background: Start begins the lookup and
+// Naming names the analyst of a run once, in the background: Start begins the lookup and
 // Name waits for it, never longer than the timeout given to Start, and never fails.
-type Resolver struct {
+type Naming struct {
 	done chan struct{}
 	name string
 }
 
-// Start resolves the name: given (cleaned) when set; else lookup's identity when lookup is
+// Start finds the name: given (cleaned) when set; else lookup's identity when lookup is
 // set, bounded by timeout; else (or when that fails) fallback.
-func Start(ctx context.Context, given string, lookup *Lookup, timeout time.Duration, fallback string) *Resolver {
-	r := &Resolver{done: make(chan struct{})}
+func Start(ctx context.Context, given string, lookup *Lookup, timeout time.Duration, fallback string) *Naming {
+	r := &Naming{done: make(chan struct{})}
 	if g := Clean(given); g != "" || lookup == nil {
 		r.name = g
 		if r.name == "" {
@@ -273,7 +273,7 @@ func Start(ctx context.Context, given string, lookup *Lookup, timeout time.Durat
 }
 
 // Name is the analyst's name, waiting for the lookup when it is still running.
-func (r *Resolver) Name() string {
+func (r *Naming) Name() string {
 	<-r.done
 	return r.name
 }

@@ -1,6 +1,6 @@
 // Package eval measures how well a model, with alertchat's prompts and tools, triages
 // labelled alerts: each case is investigated afresh as a chat would, asked for a verdict with
-// its evidence (pkg/verdict, the path of history resolve --suggest), and scored against the
+// its evidence (pkg/conclude, the path of history resolve --suggest), and scored against the
 // label: accuracy, the confusion matrix, consistency across repeats, recall of the indicators a
 // good answer names, evidence the model cited without having seen it, tokens and time.
 //

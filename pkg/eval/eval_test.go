@@ -13,9 +13,9 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/eval"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 func TestParseCases(t *testing.T) {
@@ -96,14 +96,14 @@ func (s *script) investigate(ctx context.Context, model string, a *record.Alert,
 	return &eval.Investigation{Answer: "It is user bob.", Contents: contents, Usage: record.Usage{InputTokens: 100, OutputTokens: 10, ThoughtTokens: 5}}, nil
 }
 
-func (s *script) conclude(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*verdict.Suggestion, error) {
+func (s *script) conclude(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*conclude.Suggestion, error) {
 	key := model + "/" + string(a.ID)
 	s.mu.Lock()
 	s.seen[key]++
 	n := s.seen[key]
 	s.mu.Unlock()
-	return &verdict.Suggestion{Verdict: s.verdicts[key](n), Conclusion: "Seen 203.0.113.7.",
-		Evidence: []verdict.Evidence{{Value: "10.0.0.5", Claim: "a tool saw it"}, {Value: "198.51.100.1", Claim: "made up"}},
+	return &conclude.Suggestion{Verdict: s.verdicts[key](n), Conclusion: "Seen 203.0.113.7.",
+		Evidence: []conclude.Evidence{{Value: "10.0.0.5", Claim: "a tool saw it"}, {Value: "198.51.100.1", Claim: "made up"}},
 		Usage:    record.Usage{InputTokens: 50, OutputTokens: 5}}, nil
 }
 
@@ -196,8 +196,8 @@ func TestEvaluateStopsUnavailableModel(t *testing.T) {
 		}
 		return &eval.Investigation{}, nil
 	}
-	conclude := func(ctx context.Context, model string, a *record.Alert, _ []*genai.Content) (*verdict.Suggestion, error) {
-		return &verdict.Suggestion{Verdict: record.VerdictBenign}, nil
+	conclude := func(ctx context.Context, model string, a *record.Alert, _ []*genai.Content) (*conclude.Suggestion, error) {
+		return &conclude.Suggestion{Verdict: record.VerdictBenign}, nil
 	}
 	res := eval.Evaluate(context.Background(), items, eval.Options{Models: []string{"gone-1", "ok"}, Concurrency: 1,
 		Investigate: investigate, Conclude: conclude, Fatal: func(err error) bool { return errors.Is(err, gone) }})
@@ -226,8 +226,8 @@ func TestEvaluateInterrupted(t *testing.T) {
 		}
 		return &eval.Investigation{}, nil
 	}
-	conclude := func(ctx context.Context, model string, a *record.Alert, _ []*genai.Content) (*verdict.Suggestion, error) {
-		return &verdict.Suggestion{Verdict: record.VerdictBenign}, nil
+	conclude := func(ctx context.Context, model string, a *record.Alert, _ []*genai.Content) (*conclude.Suggestion, error) {
+		return &conclude.Suggestion{Verdict: record.VerdictBenign}, nil
 	}
 	res := eval.Evaluate(ctx, items, eval.Options{Models: []string{"m"}, Concurrency: 1, Investigate: investigate, Conclude: conclude,
 		Now: func() time.Time { return time.Unix(0, 0) }})

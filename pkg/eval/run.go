@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 // Item is a case with its alert, read or stored before the evaluation starts.
@@ -30,7 +30,7 @@ type Investigation struct {
 type Investigator func(ctx context.Context, model string, a *record.Alert, question string) (*Investigation, error)
 
 // Concluder asks model for the verdict of an investigation and the evidence it rests on.
-type Concluder func(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*verdict.Suggestion, error)
+type Concluder func(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*conclude.Suggestion, error)
 
 // Options tune Evaluate.
 type Options struct {
@@ -61,16 +61,16 @@ type Run struct {
 	Model  string `json:"model"`
 	Repeat int    `json:"repeat"`
 	// Verdict is the suggested verdict ("" when the run failed).
-	Verdict     record.Verdict     `json:"verdict,omitempty"`
-	Correct     bool               `json:"correct"`
-	Conclusion  string             `json:"conclusion,omitempty"`
-	Evidence    []verdict.Evidence `json:"evidence"`
-	Unsupported int                `json:"unsupported"`
-	Mentioned   []string           `json:"mentioned"`
-	Missed      []string           `json:"missed"`
-	ToolCalls   int                `json:"tool_calls"`
-	Usage       record.Usage       `json:"usage"`
-	Seconds     float64            `json:"seconds"`
+	Verdict     record.Verdict      `json:"verdict,omitempty"`
+	Correct     bool                `json:"correct"`
+	Conclusion  string              `json:"conclusion,omitempty"`
+	Evidence    []conclude.Evidence `json:"evidence"`
+	Unsupported int                 `json:"unsupported"`
+	Mentioned   []string            `json:"mentioned"`
+	Missed      []string            `json:"missed"`
+	ToolCalls   int                 `json:"tool_calls"`
+	Usage       record.Usage        `json:"usage"`
+	Seconds     float64             `json:"seconds"`
 	// Error is why the run failed (a model error after its retries, a cut stream): counted as
 	// an error, never as a wrong verdict.
 	Error string `json:"error,omitempty"`
@@ -191,7 +191,7 @@ func Evaluate(ctx context.Context, items []Item, o Options) *Result {
 // runOne investigates j's case, asks for the verdict and scores it.
 func runOne(ctx context.Context, j job, o Options, now func() time.Time) *Run {
 	c := j.item.Case
-	run := &Run{Case: c.ID, Model: j.model, Repeat: j.repeat, Evidence: []verdict.Evidence{}, Mentioned: []string{}, Missed: []string{}}
+	run := &Run{Case: c.ID, Model: j.model, Repeat: j.repeat, Evidence: []conclude.Evidence{}, Mentioned: []string{}, Missed: []string{}}
 	start := now()
 	defer func() { run.Seconds = now().Sub(start).Seconds() }()
 	fail := func(err error) *Run {
@@ -223,13 +223,13 @@ func runOne(ctx context.Context, j job, o Options, now func() time.Time) *Run {
 	}
 	run.Verdict, run.Conclusion = sg.Verdict, sg.Conclusion
 	run.Correct = sg.Verdict == c.Verdict
-	run.Unsupported = verdict.Ground(sg, verdict.SourcesOf(j.item.Alert, inv.Contents))
+	run.Unsupported = conclude.Ground(sg, conclude.SourcesOf(j.item.Alert, inv.Contents))
 	run.Evidence = append(run.Evidence, sg.Evidence...)
 	said := []string{inv.Answer, sg.Conclusion}
 	for _, e := range sg.Evidence {
 		said = append(said, e.Value, e.Claim)
 	}
-	named := verdict.SourcesOfText(said...)
+	named := conclude.SourcesOfText(said...)
 	for _, m := range c.MustMention {
 		if named.Holds(m) {
 			run.Mentioned = append(run.Mentioned, m)

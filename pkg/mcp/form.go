@@ -19,6 +19,24 @@ type Form struct {
 	ReadLine func(prompt string) (string, error)
 }
 
+// Prompter takes the terminal for one question: nothing is drawn over it while ask runs
+// (cmdutil.IOStreams' status line, in the commands).
+type Prompter interface {
+	Prompt(ask func() error) error
+}
+
+// AskForm asks a server's form (an elicitation) on out through p, reading the answers with
+// readLine: the status line is taken away as for any question, notices wait until it is
+// answered, and no other question is asked meanwhile. A chat and "alertchat mcp call" ask the
+// same way.
+func AskForm(ctx context.Context, p Prompter, out io.Writer, readLine func(prompt string) (string, error), r ElicitRequest) (a ElicitAnswer, err error) {
+	err = p.Prompt(func() (err error) {
+		a, err = (&Form{Out: out, ReadLine: readLine}).Elicit(ctx, r)
+		return err
+	})
+	return a, err
+}
+
 // maxTries bounds the answers to one field that do not fit it.
 const maxTries = 3
 

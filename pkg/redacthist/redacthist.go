@@ -1,8 +1,3 @@
-// Package redacthist is the redaction step every write of a history passes through: the
-// contract (Redactor, AlertRedactor), its implementation over the redaction engine (Engine),
-// and what is redacted of a history before it is written (History, Summary). It belongs with
-// redaction, not with the conversation engine, so that the store layers (pkg/store/redacting)
-// and the spool use it without depending on pkg/session.
 package redacthist
 
 import (

@@ -1,9 +1,9 @@
 // Package samechat decides which conversation the first question of a new chat goes to: the new
 // one, or an earlier conversation about the same alert that the question continues, as judged
-// by the model (session.Judge) and accepted by the user or taken automatically. Every failure
+// by the model (Judge) and accepted by the user or taken automatically. Every failure
 // keeps the new conversation: the judgement is an offer, never a reason to lose a question.
 //
-// Two ways to use it. Resolve judges first and answers after (--continue=auto: the user asked
+// Two ways to use it. Route judges first and answers after (--continue=auto: the user asked
 // for the matching conversation, so the answer waits for the judgement). Begin judges in the
 // background while the question is answered at once in the new conversation, so the first
 // answer byte comes as fast as in any new conversation; when the judge finds a match, the
@@ -26,19 +26,20 @@ import (
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
-// Histories is what the resolver reads.
+// Histories is what the router reads.
 type Histories interface {
 	ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error)
 	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
-// Matcher judges whether question continues one of candidates (session.Judge).
+// Matcher judges whether question continues one of candidates (Judge).
 type Matcher interface {
-	Match(ctx context.Context, question string, candidates []*record.History, load session.JudgeLoader) (*record.History, error)
+	Match(ctx context.Context, question string, candidates []*record.History, load JudgeLoader) (*record.History, error)
 }
 
-// Resolver offers to continue an earlier conversation.
-type Resolver struct {
+// Router sends a new chat's first question to its conversation: the new one, or an earlier one it
+// continues, offered to the user or taken with Auto.
+type Router struct {
 	Store   Histories
 	Matcher Matcher
 	// NewSession opens a session on an earlier history.
@@ -61,13 +62,13 @@ func Applies(sess *session.Session, resumeAsked bool) bool {
 	return !resumeAsked && len(sess.History().Contents) == 0
 }
 
-// Resolve returns the session the first question goes to: sess, or an earlier conversation the
+// Route returns the session the first question goes to: sess, or an earlier conversation the
 // judge matched and ask accepted (or Auto took). With neither ask nor Auto nothing is judged.
-func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question string, ask func(description string) bool) *session.Session {
+func (r *Router) Route(ctx context.Context, sess *session.Session, question string, ask func(description string) bool) *session.Session {
 	if r == nil || (!r.Auto && ask == nil) || strings.TrimSpace(question) == "" {
 		return sess
 	}
-	page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: sess.Alert().ID, Limit: session.MaxJudgeCandidates})
+	page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: sess.Alert().ID, Limit: MaxJudgeCandidates})
 	if err != nil || len(page.Histories) == 0 {
 		if err != nil {
 			r.debug("cannot list earlier conversations", err)
@@ -103,7 +104,7 @@ func (r *Resolver) Resolve(ctx context.Context, sess *session.Session, question 
 
 // Judgement is a same-conversation judgement under way (Begin).
 type Judgement struct {
-	r     *Resolver
+	r     *Router
 	done  chan struct{}
 	match *record.History
 	err   error
@@ -112,7 +113,7 @@ type Judgement struct {
 // Begin starts judging, in the background, whether question continues one of the alert's
 // earlier conversations other than sess's own. It returns nil when there is nothing to judge.
 // ctx bounds the judgement.
-func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question string) *Judgement {
+func (r *Router) Begin(ctx context.Context, sess *session.Session, question string) *Judgement {
 	if r == nil || strings.TrimSpace(question) == "" {
 		return nil
 	}
@@ -121,14 +122,14 @@ func (r *Resolver) Begin(ctx context.Context, sess *session.Session, question st
 	go func() {
 		defer close(j.done)
 		// One more than judged: the new conversation may already be listed once saved.
-		page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: alertID, Limit: session.MaxJudgeCandidates + 1})
+		page, err := r.Store.ListHistories(ctx, store.HistoryQuery{AlertID: alertID, Limit: MaxJudgeCandidates + 1})
 		if err != nil {
 			j.err = err
 			return
 		}
 		var candidates []*record.History
 		for _, h := range page.Histories {
-			if h.ID != self && len(candidates) < session.MaxJudgeCandidates {
+			if h.ID != self && len(candidates) < MaxJudgeCandidates {
 				candidates = append(candidates, h)
 			}
 		}
@@ -168,14 +169,14 @@ func (j *Judgement) Wait(ctx context.Context) *record.History {
 	return j.match
 }
 
-// Open opens the matched conversation (Resolver.Open).
+// Open opens the matched conversation (Router.Open).
 func (j *Judgement) Open(ctx context.Context, match *record.History) (*session.Session, error) {
 	return j.r.Open(ctx, match)
 }
 
 // Open returns a session on the matched conversation (its transcript loaded), with the user's
 // own title applied, and says so.
-func (r *Resolver) Open(ctx context.Context, match *record.History) (*session.Session, error) {
+func (r *Router) Open(ctx context.Context, match *record.History) (*session.Session, error) {
 	full := match
 	if full.Contents == nil {
 		var err error
@@ -202,7 +203,7 @@ func Describe(h *record.History, now time.Time) string {
 		termsafe.Line(h.Title), format.ShortID(string(h.ID)), format.Plural(h.MessageCount, "message", "messages"), format.RelativeTime(now, h.UpdatedAt))
 }
 
-func (r *Resolver) match(ctx context.Context, question string, candidates []*record.History) (*record.History, error) {
+func (r *Router) match(ctx context.Context, question string, candidates []*record.History) (*record.History, error) {
 	if r.Busy != nil {
 		done := r.Busy()
 		defer done()
@@ -212,13 +213,13 @@ func (r *Resolver) match(ctx context.Context, question string, candidates []*rec
 	})
 }
 
-func (r *Resolver) notify(msg string) {
+func (r *Router) notify(msg string) {
 	if r.Notify != nil {
 		r.Notify(msg)
 	}
 }
 
-func (r *Resolver) debug(msg string, err error) {
+func (r *Router) debug(msg string, err error) {
 	if r.Logger != nil {
 		r.Logger.Debug(msg, "error", err)
 	}

@@ -23,7 +23,7 @@ type matcher struct {
 	calls int
 }
 
-func (m *matcher) Match(_ context.Context, _ string, cs []*record.History, _ session.JudgeLoader) (*record.History, error) {
+func (m *matcher) Match(_ context.Context, _ string, cs []*record.History, _ samechat.JudgeLoader) (*record.History, error) {
 	m.calls++
 	if m.err != nil || m.pick < 0 {
 		return nil, m.err
@@ -39,7 +39,7 @@ type noRedaction struct{}
 func (noRedaction) RedactContents([]*genai.Content) map[string]int { return nil }
 func (noRedaction) RedactString(s string) (string, map[string]int) { return s, nil }
 
-func TestResolve(t *testing.T) {
+func TestRoute(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, err := local.Open(ctx, local.Options{Dir: t.TempDir(), Workspace: "default"})
@@ -89,9 +89,9 @@ func TestResolve(t *testing.T) {
 			if ask != nil {
 				ask = func(d string) bool { asked = d; return tc.ask(d) }
 			}
-			r := &samechat.Resolver{Store: s, Matcher: tc.m, NewSession: newSession, Auto: tc.auto,
+			r := &samechat.Router{Store: s, Matcher: tc.m, NewSession: newSession, Auto: tc.auto,
 				Notify: func(m string) { notices = append(notices, m) }}
-			got := r.Resolve(ctx, fresh, tc.question, ask)
+			got := r.Route(ctx, fresh, tc.question, ask)
 			if same := got.History().ID == earlier.ID; same != tc.wantSame || tc.m.calls != tc.wantCalls {
 				t.Fatalf("continued the earlier conversation: %v (want %v), %d judgements (want %d)", same, tc.wantSame, tc.m.calls, tc.wantCalls)
 			}

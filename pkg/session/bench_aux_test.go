@@ -15,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
@@ -127,7 +128,7 @@ func benchAuxThinking(b *testing.B, model func(genai.ThinkingLevel, int) int32) 
 			b.Fatal(err)
 		}
 		counter := &thoughtCounter{Generator: client.Models, auxLevels: levels}
-		judge := &session.Judge{LLM: counter, Model: "gemini-3.8-flash"}
+		judge := &samechat.Judge{LLM: counter, Model: "gemini-3.8-flash"}
 		if _, err := judge.Match(context.Background(), "Is the DNS query to 3322.org malicious?", earlier, nil); err != nil {
 			b.Fatal(err)
 		}
@@ -159,4 +160,15 @@ func benchAuxThinking(b *testing.B, model func(genai.ThinkingLevel, int) int32) 
 func mustJSONBench(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// judgeHistory is an earlier conversation for the same-conversation judge: the questions, each
+// answered.
+func judgeHistory(id string, rev int64, title string, questions ...string) *record.History {
+	h := &record.History{ID: record.HistoryID(id), Revision: rev, Title: title, AlertID: "a"}
+	for _, q := range questions {
+		h.Contents = append(h.Contents, genai.NewContentFromText(q, genai.RoleUser), genai.NewContentFromText("answer", genai.RoleModel))
+	}
+	h.MessageCount = len(h.Contents)
+	return h
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/redacthist"
+	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
@@ -549,7 +550,7 @@ func TestJudgeCacheKeyedQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	cachePath := filepath.Join(dir, "judge-cache.json")
-	j := &session.Judge{LLM: client.Models, Model: "m", Cache: session.NewJudgeCache(cachePath, 0), Redactor: keyedRedactor(t, st)}
+	j := &samechat.Judge{LLM: client.Models, Model: "m", Cache: samechat.NewJudgeCache(cachePath, 0), Redactor: keyedRedactor(t, st)}
 	got, err := j.Match(ctx, question1, []*record.History{s.History()}, nil)
 	if err != nil || got == nil || got.ID != s.History().ID {
 		t.Fatalf("Match = %v, %v", got, err)

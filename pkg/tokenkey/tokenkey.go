@@ -81,9 +81,9 @@ func ParseKey(data []byte) ([]byte, error) {
 		goerr.V("length", len(data)))
 }
 
-// Resolve returns the operator key of operatorFile when it is not empty, else the
+// Choose picks the key: the operator key of operatorFile when it is not empty, else the
 // workspace key of src.
-func Resolve(ctx context.Context, src Source, operatorFile string) ([]byte, error) {
+func Choose(ctx context.Context, src Source, operatorFile string) ([]byte, error) {
 	if operatorFile != "" {
 		return ReadFile(operatorFile)
 	}
@@ -97,9 +97,9 @@ func Resolve(ctx context.Context, src Source, operatorFile string) ([]byte, erro
 	return k, nil
 }
 
-// Tokenizer is Resolve followed by redact.NewTokenizer.
+// Tokenizer is Choose followed by redact.NewTokenizer.
 func Tokenizer(ctx context.Context, src Source, operatorFile string) (*redact.Tokenizer, error) {
-	k, err := Resolve(ctx, src, operatorFile)
+	k, err := Choose(ctx, src, operatorFile)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func Tokenizer(ctx context.Context, src Source, operatorFile string) (*redact.To
 }
 
 // Redactor returns the redaction engine for types that writes the workspace's keyed tokens
-// (see Resolve for where the key comes from). With no types redaction is off and no key is
+// (see Choose for where the key comes from). With no types redaction is off and no key is
 // looked up.
 func Redactor(ctx context.Context, src Source, operatorFile string, types ...redact.Type) (*redact.Redactor, error) {
 	r := redact.New(types...)

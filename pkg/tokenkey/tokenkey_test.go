@@ -48,7 +48,7 @@ type failing struct{}
 
 func (failing) WorkspaceKey(context.Context) ([]byte, error) { return nil, errors.New("offline") }
 
-func TestResolve(t *testing.T) {
+func TestChoose(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -57,7 +57,7 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ws, err := tokenkey.Resolve(ctx, s, "")
+	ws, err := tokenkey.Choose(ctx, s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +68,12 @@ func TestResolve(t *testing.T) {
 	}
 	// an operator key wins over the store's, and needs no store
 	for _, src := range []tokenkey.Source{s, failing{}, nil} {
-		got, err := tokenkey.Resolve(ctx, src, file)
+		got, err := tokenkey.Choose(ctx, src, file)
 		if err != nil || !bytes.Equal(got, op) {
 			t.Fatalf("operator key: %x, %v", got, err)
 		}
 	}
-	if _, err := tokenkey.Resolve(ctx, failing{}, ""); err == nil {
+	if _, err := tokenkey.Choose(ctx, failing{}, ""); err == nil {
 		t.Fatal("a failing store gave a key")
 	}
 	tk1, err := tokenkey.Tokenizer(ctx, s, "")

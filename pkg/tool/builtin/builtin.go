@@ -101,8 +101,8 @@ func failure(err error, what string) map[string]any {
 	return tool.Error("failed to read " + what)
 }
 
-// resolve finds the one ID starting with arg (a full ID or a unique prefix).
-func resolve[ID ~string](ctx context.Context, arg, noun string, find func(context.Context, string, int) ([]ID, error)) (ID, error) {
+// lookupID finds the one ID starting with arg (a full ID or a unique prefix).
+func lookupID[ID ~string](ctx context.Context, arg, noun string, find func(context.Context, string, int) ([]ID, error)) (ID, error) {
 	if len(arg) < MinPrefix {
 		return "", tool.ArgError(fmt.Sprintf("%s ID %q is too short: give the full ID or at least %d characters", noun, arg, MinPrefix))
 	}
@@ -138,7 +138,7 @@ func (g getAlert) Call(ctx context.Context, args map[string]any) map[string]any 
 	if err != nil {
 		return failure(err, "alert")
 	}
-	id, err := resolve(ctx, arg, "alert", g.st.FindAlerts)
+	id, err := lookupID(ctx, arg, "alert", g.st.FindAlerts)
 	if err != nil {
 		return failure(err, "alert")
 	}
@@ -182,7 +182,7 @@ func (g getHistory) Call(ctx context.Context, args map[string]any) map[string]an
 	if err != nil {
 		return failure(err, "history")
 	}
-	id, err := resolve(ctx, arg, "history", g.st.FindHistories)
+	id, err := lookupID(ctx, arg, "history", g.st.FindHistories)
 	if err != nil {
 		return failure(err, "history")
 	}

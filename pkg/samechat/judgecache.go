@@ -1,4 +1,4 @@
-package session
+package samechat
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ const (
 	maxJudgeCacheFile = 4 << 20
 )
 
-// JudgeCache keeps same-conversation verdicts in a small JSON file (0600), keyed by a hash of
+// JudgeCache keeps same-conversation answers in a small JSON file (0600), keyed by a hash of
 // the question, the history ID and the history's revision: a history that changed is judged
 // again. It holds at most a bounded number of entries, the oldest going first, and forgets
 // entries after 30 days. Concurrent processes may each add entries; a save merges with what is
@@ -42,8 +42,8 @@ type JudgeCache struct {
 }
 
 type judgeEntry struct {
-	Verdict string    `json:"v"`
-	At      time.Time `json:"t"`
+	Answer string    `json:"v"`
+	At     time.Time `json:"t"`
 }
 
 type judgeFile struct {
@@ -64,7 +64,7 @@ func judgeKey(qh string, id record.HistoryID, rev int64) string {
 	return qh + "|" + string(id) + "|" + strconv.FormatInt(rev, 10)
 }
 
-// Get returns the cached verdict of (question hash, history, revision).
+// Get returns the cached answer of (question hash, history, revision).
 func (c *JudgeCache) Get(qh string, id record.HistoryID, rev int64) (string, bool) {
 	if c == nil {
 		return "", false
@@ -76,18 +76,18 @@ func (c *JudgeCache) Get(qh string, id record.HistoryID, rev int64) (string, boo
 	if !ok || c.now().Sub(e.At) > judgeCacheTTL {
 		return "", false
 	}
-	return e.Verdict, true
+	return e.Answer, true
 }
 
-// Put records a verdict; Save writes it.
-func (c *JudgeCache) Put(qh string, id record.HistoryID, rev int64, verdict string) {
+// Put records a answer; Save writes it.
+func (c *JudgeCache) Put(qh string, id record.HistoryID, rev int64, answer string) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.load()
-	e := judgeEntry{Verdict: verdict, At: c.now().UTC()}
+	e := judgeEntry{Answer: answer, At: c.now().UTC()}
 	k := judgeKey(qh, id, rev)
 	c.entries[k] = e
 	if c.added == nil {
@@ -120,14 +120,14 @@ func (c *JudgeCache) read() map[string]judgeEntry {
 		return out
 	}
 	for k, e := range f.Entries {
-		if e.Verdict == VerdictSame || e.Verdict == VerdictDifferent {
+		if e.Answer == AnswerSame || e.Answer == AnswerDifferent {
 			out[k] = e
 		}
 	}
 	return out
 }
 
-// Save merges the verdicts added since the last save into the file, trimmed to the bound, and
+// Save merges the answers added since the last save into the file, trimmed to the bound, and
 // writes it atomically with mode 0600.
 func (c *JudgeCache) Save() error {
 	if c == nil {

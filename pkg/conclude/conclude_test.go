@@ -1,4 +1,4 @@
-package verdict_test
+package conclude_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/geminitest"
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 func models(t *testing.T, srv *geminitest.Server) *genai.Models {
@@ -44,7 +44,7 @@ func TestSuggestRequest(t *testing.T) {
 	srv := geminitest.NewServer(t)
 	srv.Enqueue(geminitest.Reply{Text: good})
 	a, h := investigation()
-	s, err := verdict.Suggest(context.Background(), models(t, srv), "gemini-3.8-flash", a, h)
+	s, err := conclude.Suggest(context.Background(), models(t, srv), "gemini-3.8-flash", a, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,15 +111,15 @@ func TestSuggestBadAnswers(t *testing.T) {
 			// Once bad, then good: the retry answers.
 			srv := geminitest.NewServer(t)
 			srv.Enqueue(reply, geminitest.Reply{Text: good})
-			s, err := verdict.Suggest(context.Background(), models(t, srv), "m", a, h)
+			s, err := conclude.Suggest(context.Background(), models(t, srv), "m", a, h)
 			if err != nil || s.Verdict != record.VerdictFalsePositive || len(srv.Requests()) != 2 {
 				t.Fatalf("bad then good: %+v, %v, %d requests", s, err, len(srv.Requests()))
 			}
 			// Twice bad: an error naming what went wrong, after exactly two requests.
 			srv = geminitest.NewServer(t)
 			srv.Enqueue(reply, reply)
-			s, err = verdict.Suggest(context.Background(), models(t, srv), "m", a, h)
-			if !errors.Is(err, verdict.ErrBadAnswer) || s != nil || len(srv.Requests()) != 2 {
+			s, err = conclude.Suggest(context.Background(), models(t, srv), "m", a, h)
+			if !errors.Is(err, conclude.ErrBadAnswer) || s != nil || len(srv.Requests()) != 2 {
 				t.Fatalf("twice bad: %+v, %v, %d requests", s, err, len(srv.Requests()))
 			}
 		})
@@ -132,9 +132,9 @@ func TestSuggestRequestFails(t *testing.T) {
 	srv := geminitest.NewServer(t)
 	srv.Enqueue(geminitest.Reply{Status: 400, ErrorMessage: "bad request"})
 	a, h := investigation()
-	_, err := verdict.Suggest(context.Background(), models(t, srv), "m", a, h)
+	_, err := conclude.Suggest(context.Background(), models(t, srv), "m", a, h)
 	var apiErr genai.APIError
-	if err == nil || errors.Is(err, verdict.ErrBadAnswer) || !errors.As(err, &apiErr) || len(srv.Requests()) != 1 {
+	if err == nil || errors.Is(err, conclude.ErrBadAnswer) || !errors.As(err, &apiErr) || len(srv.Requests()) != 1 {
 		t.Fatalf("%v after %d requests", err, len(srv.Requests()))
 	}
 }
@@ -149,7 +149,7 @@ func TestSuggestLongConversation(t *testing.T) {
 		h.Contents = append(h.Contents, genai.NewContentFromText(big+string(rune('a'+i)), genai.RoleUser))
 	}
 	h.Summary = &record.Summary{Text: "summary of the start", CoversCount: 4}
-	contents, _ := verdict.Request("gemini-3.8-flash", a, h)
+	contents, _ := conclude.Request("gemini-3.8-flash", a, h)
 	text := contents[0].Parts[0].Text
 	if len(text) > 500<<10 || !strings.Contains(text, "summary of the start") || !strings.Contains(text, big+"j") || strings.Contains(text, big+"a") {
 		t.Fatalf("%d bytes; summary %v", len(text), strings.Contains(text, "summary of the start"))
@@ -169,14 +169,14 @@ func TestOutcome(t *testing.T) {
 		{&record.History{Questions: []record.Question{{Analyst: "b\x1b[2Job"}}}, "open (bob)"},
 		{&record.History{}, "open"},
 	} {
-		if got := verdict.Outcome(tc.h, time.UTC); got != tc.want {
+		if got := conclude.Outcome(tc.h, time.UTC); got != tc.want {
 			t.Errorf("Outcome = %q, want %q", got, tc.want)
 		}
 	}
 	// The day is the reader's.
 	tokyo := time.FixedZone("JST", 9*3600)
 	h := &record.History{Resolution: &record.Resolution{Verdict: record.VerdictBenign, ResolvedBy: "a", ResolvedAt: at}}
-	if got := verdict.Outcome(h, tokyo); got != "benign (a, 11-21)" {
+	if got := conclude.Outcome(h, tokyo); got != "benign (a, 11-21)" {
 		t.Errorf("in Tokyo: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package session
+package samechat
 
 import (
 	"context"
@@ -34,17 +34,18 @@ const judgeSystem = `You decide whether a security analyst's new question contin
 For each numbered earlier conversation, answer SAME when the new question follows up on it: the same topic or lead, the same entities or indicators, or a reference to what was said there. Answer DIFFERENT when it opens another line of inquiry. The topic matters most; being about the same alert is not enough on its own.
 Reply with one line per conversation, exactly "1: SAME" or "1: DIFFERENT", and nothing else.`
 
-// Verdicts.
+// The judge's answer for each earlier conversation (about the conversation, not the alert:
+// that conclusion is record.Verdict).
 const (
-	VerdictSame      = "SAME"
-	VerdictDifferent = "DIFFERENT"
+	AnswerSame      = "SAME"
+	AnswerDifferent = "DIFFERENT"
 )
 
 // Judge decides whether a new question continues one of an alert's earlier conversations.
 type Judge struct {
 	LLM   llm.Generator
 	Model string
-	// Cache keeps verdicts by (question, history ID, history revision); nil disables it.
+	// Cache keeps answers by (question, history ID, history revision); nil disables it.
 	Cache *JudgeCache
 	// Timeout bounds the model call; 0 means DefaultJudgeTimeout.
 	Timeout time.Duration
@@ -56,7 +57,7 @@ type Judge struct {
 }
 
 // JudgeLoader returns a candidate's full history (its transcript); it is called only for
-// candidates whose verdict is not cached.
+// candidates whose answer is not cached.
 type JudgeLoader func(ctx context.Context, meta *record.History) (*record.History, error)
 
 // Match returns the most recent candidate (candidates are newest first) that question
@@ -76,12 +77,12 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*record
 		asStored, _ = j.Redactor.RedactString(question)
 	}
 	qh := questionHash(asStored)
-	verdicts := make([]string, len(candidates))
+	answers := make([]string, len(candidates))
 	full := make([]*record.History, len(candidates))
 	var pending []int
 	for i, c := range candidates {
 		if v, ok := j.Cache.Get(qh, c.ID, c.Revision); ok {
-			verdicts[i] = v
+			answers[i] = v
 			continue
 		}
 		h := c
@@ -94,8 +95,8 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*record
 		}
 		full[i] = h
 		if qs := lastQuestions(h.Contents, 1); len(qs) == 1 && normalizeQuestion(qs[0]) == normalizeQuestion(asStored) {
-			verdicts[i] = VerdictSame
-			j.Cache.Put(qh, c.ID, c.Revision, VerdictSame)
+			answers[i] = AnswerSame
+			j.Cache.Put(qh, c.ID, c.Revision, AnswerSame)
 			continue
 		}
 		pending = append(pending, i)
@@ -110,14 +111,14 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*record
 			return nil, err
 		}
 		for k, i := range pending {
-			verdicts[i] = got[k]
+			answers[i] = got[k]
 			j.Cache.Put(qh, candidates[i].ID, candidates[i].Revision, got[k])
 		}
 	}
 	// A cache that cannot be written costs a judgement next time, nothing else.
 	_ = j.Cache.Save()
-	for i, v := range verdicts {
-		if v == VerdictSame {
+	for i, v := range answers {
+		if v == AnswerSame {
 			if full[i] != nil {
 				return full[i], nil
 			}
@@ -127,7 +128,7 @@ func (j *Judge) Match(ctx context.Context, question string, candidates []*record
 	return nil, nil
 }
 
-// ask puts the question and the candidates to the model and parses one verdict per candidate.
+// ask puts the question and the candidates to the model and parses one answer per candidate.
 func (j *Judge) ask(ctx context.Context, question string, candidates []*record.History) ([]string, error) {
 	timeout := j.Timeout
 	if timeout <= 0 {
@@ -141,7 +142,7 @@ func (j *Judge) ask(ctx context.Context, question string, candidates []*record.H
 	if err != nil {
 		return nil, goerr.Wrap(err, "judge request failed", goerr.V("model", j.Model))
 	}
-	return ParseVerdicts(modelcfg.Text(resp), len(candidates))
+	return ParseAnswers(modelcfg.Text(resp), len(candidates))
 }
 
 // JudgePrompt is the judge's question: the new question, then each candidate's title and last
@@ -166,11 +167,11 @@ func JudgePrompt(question string, candidates []*record.History) string {
 	return b.String()
 }
 
-var verdictLine = regexp.MustCompile(`(?i)^\W*(?:[a-z]+\s*)?(\d+)\W*(SAME|DIFFERENT)\b`)
+var answerLine = regexp.MustCompile(`(?i)^\W*(?:[a-z]+\s*)?(\d+)\W*(SAME|DIFFERENT)\b`)
 
-// ParseVerdicts reads n verdicts ("1: SAME", "2: DIFFERENT", ...). A lone SAME or DIFFERENT
+// ParseAnswers reads n answers ("1: SAME", "2: DIFFERENT", ...). A lone SAME or DIFFERENT
 // answers a single candidate. Anything missing or contradictory is an error.
-func ParseVerdicts(text string, n int) ([]string, error) {
+func ParseAnswers(text string, n int) ([]string, error) {
 	out := make([]string, n)
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
@@ -179,12 +180,12 @@ func ParseVerdicts(text string, n int) ([]string, error) {
 		}
 		if n == 1 {
 			switch w := strings.ToUpper(strings.Trim(line, " .*`\"'")); w {
-			case VerdictSame, VerdictDifferent:
+			case AnswerSame, AnswerDifferent:
 				out[0] = w
 				continue
 			}
 		}
-		m := verdictLine.FindStringSubmatch(line)
+		m := answerLine.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

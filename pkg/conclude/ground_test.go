@@ -1,4 +1,4 @@
-package verdict_test
+package conclude_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/geminitest"
+	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/verdict"
 )
 
 // The evidence Gemini lists comes back with the suggestion, cleaned (one line, bounded, empty
@@ -21,7 +21,7 @@ func TestSuggestEvidence(t *testing.T) {
 		"evidence":[{"value":"203.0.113.7","claim":"the source of the sign-in"},{"value":"","claim":"nothing"},
 		{"value":"root\u001b[2J","claim":"the user\nsigned in"}]}`})
 	a, h := investigation()
-	s, err := verdict.Suggest(context.Background(), models(t, srv), "gemini-3.8-flash", a, h)
+	s, err := conclude.Suggest(context.Background(), models(t, srv), "gemini-3.8-flash", a, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestGround(t *testing.T) {
 			"matches": []any{map[string]any{"text": `GET /login "quoted"   from  192.0.2.44`}}, "c2.evil.example": true}}}}},
 		{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "It talked to 198.51.100.9 and 192.0.2.44."}}},
 	}
-	src := verdict.SourcesOf(a, contents)
+	src := conclude.SourcesOf(a, contents)
 	cases := []struct {
 		value string
 		want  bool
@@ -65,8 +65,8 @@ func TestGround(t *testing.T) {
 			t.Errorf("Holds(%q) = %v, want %v", c.value, got, c.want)
 		}
 	}
-	sg := &verdict.Suggestion{Evidence: []verdict.Evidence{{Value: "203.0.113.7"}, {Value: "10.0.0.1"}}}
-	if n := verdict.Ground(sg, src); n != 1 || sg.Evidence[0].Unsupported || !sg.Evidence[1].Unsupported {
+	sg := &conclude.Suggestion{Evidence: []conclude.Evidence{{Value: "203.0.113.7"}, {Value: "10.0.0.1"}}}
+	if n := conclude.Ground(sg, src); n != 1 || sg.Evidence[0].Unsupported || !sg.Evidence[1].Unsupported {
 		t.Fatalf("ground %d %+v", n, sg.Evidence)
 	}
 }

@@ -1,4 +1,4 @@
-package session_test
+package samechat_test
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 
 	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/pkg/record"
-	"github.com/alertchat/alertchat/pkg/session"
+	"github.com/alertchat/alertchat/pkg/samechat"
 )
 
-func TestParseVerdicts(t *testing.T) {
+func TestParseAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		text string
@@ -36,15 +36,15 @@ func TestParseVerdicts(t *testing.T) {
 		{"4: SAME\n1: SAME", 1, []string{"SAME"}},
 	}
 	for _, tc := range tests {
-		got, err := session.ParseVerdicts(tc.text, tc.n)
+		got, err := samechat.ParseAnswers(tc.text, tc.n)
 		if tc.want == nil {
 			if err == nil {
-				t.Errorf("ParseVerdicts(%q, %d) = %v, want an error", tc.text, tc.n, got)
+				t.Errorf("ParseAnswers(%q, %d) = %v, want an error", tc.text, tc.n, got)
 			}
 			continue
 		}
 		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
-			t.Errorf("ParseVerdicts(%q, %d) = %v, %v; want %v", tc.text, tc.n, got, err, tc.want)
+			t.Errorf("ParseAnswers(%q, %d) = %v, %v; want %v", tc.text, tc.n, got, err, tc.want)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 		return reply.Load().(geminitest.Reply)
 	}))
 	cachePath := filepath.Join(t.TempDir(), "sub", "judge-cache.json")
-	j := &session.Judge{LLM: judgeClient(t, srv).Models, Model: "judge-model", Cache: session.NewJudgeCache(cachePath, 0)}
+	j := &samechat.Judge{LLM: judgeClient(t, srv).Models, Model: "judge-model", Cache: samechat.NewJudgeCache(cachePath, 0)}
 	cands := []*record.History{
 		judgeHistory("h-new", 3, "Instance owner", "who owns i-99999999?"),
 		judgeHistory("h-mid", 5, "DNS exfiltration", "is there exfiltration?", "how much data?", "to which domain?"),
@@ -111,7 +111,7 @@ func TestJudgeMatchAndCache(t *testing.T) {
 	}
 
 	// Cached by (question, history, revision): no call, even from a new cache on the same file.
-	j.Cache = session.NewJudgeCache(cachePath, 0)
+	j.Cache = samechat.NewJudgeCache(cachePath, 0)
 	got, err = j.Match(ctx, "  What volume  was exfiltrated?\n", cands, strip)
 	if err != nil || got.ID != "h-mid" || calls.Load() != 1 {
 		t.Fatalf("cached Match = %v, %v after %d calls", got, err, calls.Load())
@@ -171,8 +171,8 @@ func TestJudgeFailuresMeanNoMatch(t *testing.T) {
 			t.Parallel()
 			srv := geminitest.NewServer(t, geminitest.WithHandler(func(*geminitest.Request) geminitest.Reply { return tc.reply }))
 			cachePath := filepath.Join(t.TempDir(), "c.json")
-			cache := session.NewJudgeCache(cachePath, 0)
-			j := &session.Judge{LLM: judgeClient(t, srv).Models, Model: "m", Cache: cache, Timeout: tc.timeout}
+			cache := samechat.NewJudgeCache(cachePath, 0)
+			j := &samechat.Judge{LLM: judgeClient(t, srv).Models, Model: "m", Cache: cache, Timeout: tc.timeout}
 			start := time.Now()
 			got, err := j.Match(context.Background(), "how much?", cands, nil)
 			if err == nil || got != nil {
@@ -191,16 +191,16 @@ func TestJudgeFailuresMeanNoMatch(t *testing.T) {
 func TestJudgeCacheBounded(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "judge-cache.json")
-	c := session.NewJudgeCache(path, 10)
+	c := samechat.NewJudgeCache(path, 10)
 	for i := range 25 {
-		c.Put(fmt.Sprintf("q%02d", i), record.HistoryID("h"), 1, session.VerdictSame)
+		c.Put(fmt.Sprintf("q%02d", i), record.HistoryID("h"), 1, samechat.AnswerSame)
 		if i%5 == 4 {
 			if err := c.Save(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	again := session.NewJudgeCache(path, 10)
+	again := samechat.NewJudgeCache(path, 10)
 	kept := 0
 	for i := range 25 {
 		if _, ok := again.Get(fmt.Sprintf("q%02d", i), "h", 1); ok {
@@ -217,19 +217,19 @@ func TestJudgeCacheBounded(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	broken := session.NewJudgeCache(path, 10)
+	broken := samechat.NewJudgeCache(path, 10)
 	if _, ok := broken.Get("q24", "h", 1); ok {
-		t.Fatal("read a verdict from a corrupt file")
+		t.Fatal("read an answer from a corrupt file")
 	}
-	broken.Put("q", "h", 2, session.VerdictDifferent)
+	broken.Put("q", "h", 2, samechat.AnswerDifferent)
 	if err := broken.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := session.NewJudgeCache(path, 10).Get("q", "h", 2); !ok || v != session.VerdictDifferent {
+	if v, ok := samechat.NewJudgeCache(path, 10).Get("q", "h", 2); !ok || v != samechat.AnswerDifferent {
 		t.Fatal("rewritten cache does not read back")
 	}
-	var nilCache *session.JudgeCache
-	nilCache.Put("q", "h", 1, session.VerdictSame)
+	var nilCache *samechat.JudgeCache
+	nilCache.Put("q", "h", 1, samechat.AnswerSame)
 	if _, ok := nilCache.Get("q", "h", 1); ok || nilCache.Save() != nil {
 		t.Fatal("a nil cache is not a no-op")
 	}

@@ -1,7 +1,8 @@
-// Package verdict is how investigations conclude beyond storing a verdict: Gemini's
-// suggested verdict and conclusion for a history (Suggest, with structured output), and the
-// words that tell the next analyst how an earlier investigation ended (Outcome).
-package verdict
+// Package conclude is how investigations conclude beyond storing a verdict (record.Verdict):
+// Gemini's suggested verdict and conclusion for a history (Suggest, with structured output), the
+// evidence it rests on checked against what the investigation saw (Ground), and the words that
+// tell the next analyst how an earlier investigation ended (Outcome).
+package conclude
 
 import (
 	"context"
