@@ -1,11 +1,14 @@
-package factory
+package workspace
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
-	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -25,9 +28,9 @@ func TestStackFindsBatchJobs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := cmdutil.Config{DataDir: dir, Workspace: "default", Redact: "all", FirestoreProject: project}
-			ios, _, _ := cmdutil.TestIO("", false)
-			st := Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), backend, redact.AllTypes(), StoreOptions{})
+			cfg := Settings{DataDir: dir, Workspace: "default", FirestoreProject: project, BackendID: "local:" + dir,
+				SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+			st := Stack(backend, cfg, redact.AllTypes(), Options{})
 			t.Cleanup(func() { _ = st.Close() })
 			jobs, ok := store.Find[store.BatchJobs](st)
 			if !ok {
@@ -40,5 +43,25 @@ func TestStackFindsBatchJobs(t *testing.T) {
 				t.Fatalf("the job did not reach the backend: %v, %v", j, err)
 			}
 		})
+	}
+}
+
+// hangingKeys is a key store that never answers.
+type hangingKeys struct{}
+
+func (hangingKeys) WorkspaceKey(ctx context.Context) ([]byte, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestKeyedRedactorWithoutAKey: when the workspace's key cannot be had in time, redaction goes
+// on with plain placeholders, and the caller is told.
+func TestKeyedRedactorWithoutAKey(t *testing.T) {
+	t.Parallel()
+	var warn bytes.Buffer
+	k := NewKeyedRedactor(redact.AllTypes(), hangingKeys{}, "", func(err error) { warn.WriteString(err.Error()) }, slog.New(slog.DiscardHandler), 50*time.Millisecond)
+	out, _ := k.RedactString("mail jane@example.com")
+	if out != "mail [REDACTED_EMAIL]" || !strings.Contains(warn.String(), "deadline") {
+		t.Fatalf("redacted %q, told %q", out, warn.String())
 	}
 }
