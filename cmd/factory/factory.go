@@ -1,7 +1,8 @@
 // Package factory builds what the commands need from the run's configuration, lazily: the
-// store stack (backend, retries and circuit breaker, redaction, spool), the Gemini client,
-// the workspace's keyed redaction, and the helpers over them (ID resolution, exit codes of
-// store and model errors). Only commands that use a store or the model import it, so a
+// workspace's store (pkg/workspace), the Gemini client, the settings of the sessions they
+// start, and the messages and exit codes of store and model errors. Making a Factory does no
+// I/O, and opening its store prints and uploads nothing: a command uploads the spool's
+// pending turns with UploadSpool. Only commands that use a store or the model import it, so a
 // command that needs neither (redact) links none of Firestore, SQLite or genai.
 package factory
 
