@@ -111,6 +111,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		return err
 	}
 	defer s.Close()
+	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 	readers := make([]io.Reader, len(inputs))
 	for i, in := range inputs {
 		readers[i] = in

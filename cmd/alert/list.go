@@ -65,7 +65,10 @@ Example:
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return listRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return listRun(ctx, opts, s)
+			})
 		},
 	}
 }

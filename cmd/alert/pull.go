@@ -86,7 +86,10 @@ Exit status: 2 when a message is not an alert (the rest are stored), 3 when the 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return pullRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return pullRun(ctx, opts, s)
+			})
 		},
 	}
 }

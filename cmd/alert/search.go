@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/searchutil"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -50,7 +51,7 @@ Examples:
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			q, err := factory.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")
+			q, err := searchutil.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")
 			if err != nil {
 				return err
 			}
@@ -62,7 +63,10 @@ Examples:
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return searchRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return searchRun(ctx, opts, s)
+			})
 		},
 	}
 }
@@ -101,7 +105,7 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		out := make([]alertSearchJSON, 0, len(hits))
 		for _, h := range hits {
 			out = append(out, alertSearchJSON{ID: h.Alert.ID, Title: h.Alert.Title, CreatedAt: format.RFC3339(h.Alert.CreatedAt),
-				Score: factory.RoundScore(h.Score), Snippet: factory.Highlight(h.Snippet, "", "")})
+				Score: searchutil.RoundScore(h.Score), Snippet: searchutil.Highlight(h.Snippet, "", "")})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
 	}
@@ -114,8 +118,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	if !ios.StdoutTTY {
 		for _, h := range hits {
 			fmt.Fprintln(ios.Out, strings.Join([]string{string(h.Alert.ID), cmdutil.CleanCell(h.Alert.Title),
-				format.RFC3339(h.Alert.CreatedAt), strconv.FormatFloat(factory.RoundScore(h.Score), 'f', -1, 64),
-				factory.Highlight(h.Snippet, "", "")}, "\t"))
+				format.RFC3339(h.Alert.CreatedAt), strconv.FormatFloat(searchutil.RoundScore(h.Score), 'f', -1, 64),
+				searchutil.Highlight(h.Snippet, "", "")}, "\t"))
 		}
 		return nil
 	}
@@ -127,7 +131,7 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	now := time.Now()
 	for _, h := range hits {
 		t.RowStyled(format.ShortID(string(h.Alert.ID)), orDash(h.Alert.Severity), cmdutil.CleanCell(format.Truncate(h.Alert.Title, 48, format.Ellipsis)),
-			format.RelativeTime(now, h.Alert.CreatedAt), factory.Highlight(h.Snippet, open, closing))
+			format.RelativeTime(now, h.Alert.CreatedAt), searchutil.Highlight(h.Snippet, open, closing))
 	}
 	t.Flush()
 	return nil

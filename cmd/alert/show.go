@@ -9,6 +9,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -51,14 +52,17 @@ Exit status: 3 when no alert of the workspace has that ID, 2 when a prefix match
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return showRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return showRun(ctx, opts, s)
+			})
 		},
 	}
 }
 
 // showRun prints one alert: as stored, or as JSON with its metadata.
 func showRun(ctx context.Context, opts *ShowOptions, s store.Store) error {
-	a, err := factory.LoadAlert(ctx, s, opts.ID)
+	a, err := lookup.LoadAlert(ctx, s, opts.ID)
 	if err != nil {
 		return err
 	}

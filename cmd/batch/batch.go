@@ -140,6 +140,7 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer s.Close()
+	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var retries atomic.Int64
 	client, err := opts.LLM(ctx, factory.LLMOptions{Limiter: llm.NewLimiter(opts.RPM, 1), OnRetry: func(llm.Retry) { retries.Add(1) }})
 	if err != nil {

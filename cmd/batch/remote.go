@@ -71,6 +71,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		return err
 	}
 	defer s.Close()
+	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var jobs store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
 	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
@@ -315,6 +316,7 @@ func cancelRun(ctx context.Context, opts *CancelOptions) error {
 // withJobs runs fn on the store's batch job records.
 func withJobs(ctx context.Context, deps factory.SessionDeps, fn func(store.BatchJobs) error) error {
 	return factory.WithStore(ctx, deps.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+		factory.UploadSpool(ctx, deps.IO.ErrOut, s)
 		return fn(s)
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	alertpkg "github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/format"
@@ -204,6 +205,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	defer s.Close()
+	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 	a, h, err := openConversation(ctx, opts, s)
 	if err != nil {
 		return err
@@ -362,12 +364,12 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	var a *record.Alert
 	switch {
 	case opts.HistoryID != "":
-		id, err := factory.ResolveHistoryID(ctx, s, opts.HistoryID)
+		id, err := lookup.HistoryID(ctx, s, opts.HistoryID)
 		if err != nil {
 			return nil, nil, err
 		}
 		if alertArg == "" {
-			if h, err = factory.LoadHistory(ctx, s, id, true); err != nil {
+			if h, err = lookup.LoadHistory(ctx, s, id, true); err != nil {
 				return nil, nil, err
 			}
 			alertArg = string(h.AlertID)
@@ -378,9 +380,9 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			h, herr = factory.LoadHistory(ctx, s, id, true)
+			h, herr = lookup.LoadHistory(ctx, s, id, true)
 		}()
-		a, err = factory.LoadAlert(ctx, s, alertArg)
+		a, err = lookup.LoadAlert(ctx, s, alertArg)
 		<-done
 		if herr != nil {
 			return nil, nil, herr
@@ -391,7 +393,7 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	}
 	if a == nil {
 		var err error
-		if a, err = factory.LoadAlert(ctx, s, alertArg); err != nil {
+		if a, err = lookup.LoadAlert(ctx, s, alertArg); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -407,7 +409,7 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 			fmt.Fprintf(opts.IO.ErrOut, "No earlier conversation about alert %s: starting a new one.\n", a.ID)
 			return a, nil, nil
 		}
-		if h, err = factory.LoadHistory(ctx, s, page.Histories[0].ID, true); err != nil {
+		if h, err = lookup.LoadHistory(ctx, s, page.Histories[0].ID, true); err != nil {
 			return nil, nil, goerr.Wrap(err, "cannot resume the latest history")
 		}
 	}

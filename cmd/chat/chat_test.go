@@ -36,7 +36,7 @@ func testOptions(t testing.TB, srv *geminitest.Server, ios *cmdutil.IOStreams) *
 			if err != nil {
 				return nil, err
 			}
-			return factory.Stack(ctx, ios, cfg, logger, s, redact.AllTypes(), o), nil
+			return factory.Stack(ios, cfg, logger, s, redact.AllTypes(), o), nil
 		},
 		LLM: func(ctx context.Context, o factory.LLMOptions) (*llm.Client, error) {
 			return factory.NewLLM(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: "test-key",

@@ -67,7 +67,7 @@ func TestInteractiveUnsavedTurnAtExit(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				return factory.Stack(ctx, ios, cfg, opts.Logger(), failingSaves{s, fails}, redact.AllTypes(), o), nil
+				return factory.Stack(ios, cfg, opts.Logger(), failingSaves{s, fails}, redact.AllTypes(), o), nil
 			}
 			done := make(chan error, 1)
 			go func() { done <- chatRun(context.Background(), opts) }()

@@ -213,7 +213,7 @@ func TestOneShotUnansweredStorageFails(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					return factory.Stack(ctx, ios, cfg, opts.Logger(), downStore{s, tc.err}, redact.AllTypes(), o), nil
+					return factory.Stack(ios, cfg, opts.Logger(), downStore{s, tc.err}, redact.AllTypes(), o), nil
 				}
 				err := chatRun(context.Background(), opts)
 				if factory.ExitCode(err) != cmdutil.ExitFailure || !strings.Contains(factory.Message(err), "Gemini is unavailable right now") {

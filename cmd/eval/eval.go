@@ -21,6 +21,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/eval"
@@ -172,6 +173,7 @@ func evalRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer s.Close()
+	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var items []eval.Item
 	if opts.FromHistory {
 		items, err = fromHistory(ctx, opts, s)
@@ -260,7 +262,7 @@ func itemsOf(ctx context.Context, opts *Options, s *factory.Store, cases []eval.
 				return nil, err
 			}
 		} else {
-			id, err := factory.ResolveAlertID(ctx, s, c.AlertID)
+			id, err := lookup.AlertID(ctx, s, c.AlertID)
 			if err == nil {
 				a, err = s.GetAlert(ctx, id)
 			}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
@@ -16,24 +15,14 @@ import (
 // user@host, and nothing waits longer.
 const analystTimeout = 2 * time.Second
 
-// analystSource names who asks, once per run: --analyst / ALERTCHAT_ANALYST; else, on the
+// newAnalyst names who asks, once per run: --analyst / ALERTCHAT_ANALYST; else, on the
 // cloud store, the Google identity of the credentials in use (the service account's e-mail in
 // the Application Default Credentials file, the account of user credentials, or the metadata
 // server's service account; the lookups that need the network are not made against
-// emulators); else user@host. The lookup starts at the first call, in the background.
-type analystSource struct {
-	once   sync.Once
-	start  func(ctx context.Context) *analyst.Naming
-	result *analyst.Naming
-}
-
-func (a *analystSource) resolver(ctx context.Context) *analyst.Naming {
-	a.once.Do(func() { a.result = a.start(ctx) })
-	return a.result
-}
-
-func newAnalystSource(cfg cmdutil.Config, getenv func(string) string) *analystSource {
-	return &analystSource{start: func(ctx context.Context) *analyst.Naming {
+// emulators); else user@host. The store stack calls it once, at the first need, and the
+// lookup runs in the background.
+func newAnalyst(cfg cmdutil.Config, getenv func(string) string) func(context.Context) *analyst.Naming {
+	return func(ctx context.Context) *analyst.Naming {
 		var lookup *analyst.Lookup
 		if cfg.Analyst == "" && cfg.Cloud() {
 			lookup = &analyst.Lookup{
@@ -41,7 +30,7 @@ func newAnalystSource(cfg cmdutil.Config, getenv func(string) string) *analystSo
 			}
 		}
 		return analyst.Start(ctx, cfg.Analyst, lookup, analystTimeout, localAnalyst(getenv))
-	}}
+	}
 }
 
 // adcFile is the Application Default Credentials file's content, as the Google libraries find
@@ -77,13 +66,4 @@ func localAnalyst(getenv func(string) string) string {
 	}
 	host, _ := os.Hostname()
 	return analyst.Local(name, host)
-}
-
-// Analyst is who asks in this run (see analystSource), waiting for a lookup still under way
-// (never longer than analystTimeout). A store stack not opened by the factory has none: "".
-func (s *Store) Analyst(ctx context.Context) string {
-	if s.analyst == nil {
-		return ""
-	}
-	return s.analyst.resolver(ctx).Name()
 }

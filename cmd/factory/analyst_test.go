@@ -44,7 +44,7 @@ func TestAnalystSource(t *testing.T) {
 		{"local store", cmdutil.Config{}, map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": sa}, local},
 	} {
 		env := tc.env
-		got := newAnalystSource(tc.cfg, func(k string) string { return env[k] }).resolver(context.Background()).Name()
+		got := newAnalyst(tc.cfg, func(k string) string { return env[k] })(context.Background()).Name()
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}

@@ -1,7 +1,8 @@
 // Package factory builds what the commands need from the run's configuration, lazily: the
-// store stack (backend, retries and circuit breaker, redaction, spool), the Gemini client,
-// the workspace's keyed redaction, and the helpers over them (ID resolution, exit codes of
-// store and model errors). Only commands that use a store or the model import it, so a
+// workspace's store (pkg/workspace), the Gemini client, the settings of the sessions they
+// start, and the messages and exit codes of store and model errors. Making a Factory does no
+// I/O, and opening its store prints and uploads nothing: a command uploads the spool's
+// pending turns with UploadSpool. Only commands that use a store or the model import it, so a
 // command that needs neither (redact) links none of Firestore, SQLite or genai.
 package factory
 
@@ -26,15 +27,10 @@ import (
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/alertcache"
-	"github.com/alertchat/alertchat/pkg/store/cloud"
-	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/redacting"
-	"github.com/alertchat/alertchat/pkg/store/resilient"
 	"github.com/alertchat/alertchat/pkg/store/spool"
-	"github.com/alertchat/alertchat/pkg/tokenkey"
 	"github.com/alertchat/alertchat/pkg/tool"
 	"github.com/alertchat/alertchat/pkg/tool/builtin"
+	"github.com/alertchat/alertchat/pkg/workspace"
 )
 
 // Factory is cmdutil.Factory with the constructors of the store stack and the model
@@ -43,10 +39,9 @@ type Factory struct {
 	*cmdutil.Factory
 	// Getenv reads the real environment (variables a .env may not set, ALERTCHAT_EVIDENCE).
 	Getenv func(string) string
-	// OpenStore opens the configured backend inside the stack every command uses: retries and
-	// circuit breaker (resilient), the redaction of every history write with the workspace's
-	// keyed tokens (redacting), and the local spool (spooled), whose pending turns are uploaded
-	// first unless o.NoAutoFlush.
+	// OpenStore opens the configured backend inside the stack every command uses (see
+	// workspace.Stack). It uploads nothing and prints nothing: a command that uploads the
+	// spool's pending turns calls UploadSpool.
 	OpenStore func(ctx context.Context, o StoreOptions) (*Store, error)
 	// LLM returns the Gemini client every model call of a command goes through, with the
 	// retries and timeouts of the flags.
@@ -76,9 +71,6 @@ func (f *Factory) SessionDeps() SessionDeps {
 
 // StoreOptions tune OpenStore for one command.
 type StoreOptions struct {
-	// NoAutoFlush leaves the spool's pending turns alone (history sync flushes and reports
-	// itself).
-	NoAutoFlush bool
 	// IgnoreRecordedOutage tries the backend even when an earlier command recorded it down
 	// (history sync: the user asks for the attempt).
 	IgnoreRecordedOutage bool
@@ -113,14 +105,13 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 			}
 		}
 		calls := &store.CallCounter{}
-		backend, err := OpenBackend(ctx, *cfg, calls)
+		backend, err := workspace.OpenBackend(ctx, Settings(*cfg), calls)
 		if err != nil {
 			return nil, err
 		}
-		st := Stack(ctx, f.IO, *cfg, f.Logger(), backend, types, o)
-		st.Calls = calls
-		st.analyst = newAnalystSource(*cfg, getenv)
-		return st, nil
+		wo := stackOptions(f.IO, f.Logger(), o)
+		wo.Calls, wo.Analyst = calls, newAnalyst(*cfg, getenv)
+		return workspace.Stack(backend, Settings(*cfg), types, wo), nil
 	}
 	f.Embedder = func(ctx context.Context) (search.Embedder, error) {
 		if !cfg.Embeddings {
@@ -152,80 +143,43 @@ func NewFactory(ios *cmdutil.IOStreams, getenv func(string) string, cfg *cmdutil
 	return f
 }
 
-// OpenBackend opens the cloud store when a Firestore project and a bucket are set, else the
-// embedded local store; calls (may be nil) counts its requests.
-func OpenBackend(ctx context.Context, cfg cmdutil.Config, calls *store.CallCounter) (store.Store, error) {
-	if cfg.Cloud() {
-		s, err := cloud.Open(ctx, cloud.Options{
-			Project: cfg.FirestoreProject, Database: cfg.FirestoreDatabase,
-			Bucket: cfg.Bucket, Prefix: cfg.Prefix, Workspace: cfg.Workspace, Calls: calls,
-		})
-		if err != nil {
-			return nil, goerr.Wrap(err, "failed to open the cloud store",
-				goerr.V("project", cfg.FirestoreProject), goerr.V("database", cfg.FirestoreDatabase), goerr.V("bucket", cfg.Bucket))
-		}
-		return s, nil
-	}
-	s, err := local.Open(ctx, local.Options{Dir: cfg.DataDir, Prefix: cfg.Prefix, Workspace: cfg.Workspace, Calls: calls})
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to open the local store", goerr.V("dir", cfg.DataDir))
-	}
-	return s, nil
+// Stack wraps an opened backend in the store stack of the run's settings (see
+// workspace.Stack), with the warning of a missing token key on ios.ErrOut. It uploads nothing:
+// the commands call UploadSpool.
+func Stack(ios *cmdutil.IOStreams, cfg cmdutil.Config, logger *slog.Logger, backend store.Store, types []redact.Type, o StoreOptions) *Store {
+	return workspace.Stack(backend, Settings(cfg), types, stackOptions(ios, logger, o))
 }
 
-// Stacked is the store stack's top layer.
-type Stacked = spool.Layer
-
-// Stack wraps an opened backend in the layers every command uses (see Factory.OpenStore),
-// redacting types with the workspace's keyed tokens. A spool that cannot be opened is warned
-// about; a flush that fails leaves the spool as it is and warns: the command still runs.
-func Stack(ctx context.Context, ios *cmdutil.IOStreams, cfg cmdutil.Config, logger *slog.Logger, backend store.Store, types []redact.Type, o StoreOptions) *Store {
-	var src tokenkey.Source
-	if ks, ok := backend.(tokenkey.Source); ok {
-		src = ks
-		if cfg.Cloud() {
-			// The key never changes once made: a copy saves a Firestore read per command.
-			src = tokenkey.CopyFirst(ks, keyCachePath(cfg))
-		}
-	}
-	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, ios.ErrOut, logger, max(cfg.StoreTimeout, resilient.DefaultBudget/10))
-	if cfg.Cloud() {
-		// Alerts never change once stored (their ID is their content's): a local copy saves the
-		// read of a continuation's alert.
-		backend = alertcache.New(backend, cfg.DataDir, cfg.Workspace)
-	}
-	ro := resilient.Options{
-		Budget: cfg.StoreTimeout,
-		OnStateChange: func(from, to resilient.State) {
-			logger.Info("storage circuit breaker", "from", from.String(), "to", to.String())
+func stackOptions(ios *cmdutil.IOStreams, logger *slog.Logger, o StoreOptions) workspace.Options {
+	return workspace.Options{
+		Logger: logger, IgnoreRecordedOutage: o.IgnoreRecordedOutage, Embedder: o.Embedder,
+		OnKeyMissing: func(err error) {
+			fmt.Fprintf(ios.ErrOut, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", cmdutil.OneLine(Message(err)))
 		},
 	}
-	// A backend found down is recorded in the data dir for the breaker's cool-down, so the next
-	// one-shot commands keep their turns locally at once instead of each waiting --store-timeout.
+}
+
+// Settings are the storage settings of cfg, as the workspace's store takes them.
+func Settings(cfg cmdutil.Config) workspace.Settings {
 	reads, writes := cfg.BreakerFiles()
-	ro.ReadMemory = resilient.NewFileMemory(reads, cfg.BackendID())
-	ro.WriteMemory = resilient.NewFileMemory(writes, cfg.BackendID())
-	if o.IgnoreRecordedOutage {
-		ro.ReadMemory.Closed()
-		ro.WriteMemory.Closed()
+	return workspace.Settings{
+		DataDir: cfg.DataDir, FirestoreProject: cfg.FirestoreProject, FirestoreDatabase: cfg.FirestoreDatabase,
+		Bucket: cfg.Bucket, Prefix: cfg.Prefix, Workspace: cfg.Workspace, TokenKeyFile: cfg.TokenKeyFile,
+		StoreTimeout: cfg.StoreTimeout, BackendID: cfg.BackendID(), BreakerReads: reads, BreakerWrites: writes,
+		SpoolRoot: cfg.SpoolRoot(),
 	}
-	rs := resilient.New(backend, ro)
-	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: cfg.Workspace, Redactor: red, Alerts: rs})
-	if err != nil {
-		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
-		sp = nil
+}
+
+// UploadSpool uploads the turns the spool keeps (kept by an earlier command during an outage)
+// and tells the user on w what it did. A failed upload leaves them there and warns: the
+// command still runs.
+func UploadSpool(ctx context.Context, w io.Writer, st *Store) {
+	sp := st.Spool()
+	if sp == nil {
+		return
 	}
-	// Embedding goes below redaction: only what is stored is embedded.
-	var inner store.Store = rs
-	if o.Embedder != nil {
-		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
-	}
-	st := &Store{Stacked: spool.NewLayer(redacting.New(inner, red), sp), Redactor: red, Sessions: inner, logger: logger}
-	if sp != nil && !o.NoAutoFlush {
-		rep, err := st.Flush(ctx)
-		ReportFlush(ios.ErrOut, sp.Dir(), rep, err, false)
-	}
-	return st
+	rep, err := st.Flush(ctx)
+	ReportFlush(w, sp.Dir(), rep, err, false)
 }
 
 // WarnIfRedactionOff says out loud, before anything is written, that nothing will be redacted.
@@ -286,11 +240,8 @@ func SessionOptions(cfg cmdutil.Config, m llm.Generator, st *Store, logger *slog
 		LLM: m, Store: st.Sessions, Redactor: st.Redactor, Model: cfg.Model, Thinking: level, Titles: titles,
 		MaxContextTokens: cfg.MaxContextTokens, Logger: logger,
 	}
-	if st.analyst != nil {
-		// Looked up from now, while the first question is answered; each question's save names it.
-		r := st.analyst.resolver(context.Background())
-		o.Analyst = r.Name
-	}
+	// Looked up from now, while the first question is answered; each question's save names it.
+	o.Analyst = st.AnalystName()
 	if sp := st.Spool(); sp != nil {
 		o.Spool = sp
 	}

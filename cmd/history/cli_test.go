@@ -352,7 +352,7 @@ func TestHistoryShowJSON(t *testing.T) {
 	}
 }
 
-func TestResolveHistoryID(t *testing.T) {
+func TestLookupHistoryID(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	a := clitest.NewHist("alert-1", "first twin", store.Now())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -66,7 +67,7 @@ type openStore func(ctx context.Context, o factory.StoreOptions) (*factory.Store
 func changeHistory(ctx context.Context, s store.HistoryUpdater, id record.HistoryID, arg, what string, change func(*record.History) error) (*record.History, error) {
 	h, err := store.UpdateHistory(ctx, s, id, change)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, factory.HistoryNotFound(arg)
+		return nil, lookup.HistoryNotFound(arg)
 	}
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to "+what+" history", goerr.V("history_id", id))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/analyst"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -113,7 +114,10 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	if runF != nil {
 		return runF(ctx, opts)
 	}
-	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return listRun(ctx, opts, s) })
+	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+		factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+		return listRun(ctx, opts, s)
+	})
 }
 
 // historyJSON is a history in listings (-o json): the contract's fields first.
@@ -149,7 +153,7 @@ type lister interface {
 	store.Histories
 	store.Counter
 	store.PendingReporter
-	factory.AlertFinder
+	lookup.AlertFinder
 }
 
 // listRun prints the newest histories, with the turns kept locally marked as pending.
@@ -231,11 +235,11 @@ func moreNote(ctx context.Context, s store.Counter, q store.HistoryQuery, shown 
 // alertFilter resolves -a: a unique prefix of a stored alert's ID stands for that ID; a value
 // that matches no stored alert filters as it is (histories may outlive or predate their
 // alert's record).
-func alertFilter(ctx context.Context, s factory.AlertFinder, arg string) (record.AlertID, error) {
+func alertFilter(ctx context.Context, s lookup.AlertFinder, arg string) (record.AlertID, error) {
 	if arg == "" {
 		return "", nil
 	}
-	id, err := factory.ResolveAlertID(ctx, s, arg)
+	id, err := lookup.AlertID(ctx, s, arg)
 	if errors.Is(err, store.ErrNotFound) {
 		return record.AlertID(arg), nil
 	}

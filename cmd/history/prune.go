@@ -64,7 +64,10 @@ Exit status: 2 when it cannot ask and -y is missing.`,
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return pruneRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return pruneRun(ctx, opts, s)
+			})
 		},
 	}
 }

@@ -52,6 +52,7 @@ Example:
 				return err
 			}
 			defer s.Close()
+			factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 			return reindexRun(ctx, opts, s)
 		},
 	}

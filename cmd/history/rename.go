@@ -8,6 +8,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -51,6 +52,7 @@ Exit status: 3 when the workspace has no such history.`,
 				return err
 			}
 			defer s.Close()
+			factory.UploadSpool(ctx, opts.IO.ErrOut, s)
 			h, err := Rename(ctx, s, opts.ID, opts.Title)
 			if err != nil {
 				return err
@@ -66,7 +68,7 @@ Exit status: 3 when the workspace has no such history.`,
 // again, never overwritten). Its writes go through s, which must redact them (the command's
 // store stack does).
 func Rename(ctx context.Context, s store.Histories, arg, title string) (*record.History, error) {
-	id, err := factory.ResolveHistoryID(ctx, s, arg)
+	id, err := lookup.HistoryID(ctx, s, arg)
 	if err != nil {
 		return nil, err
 	}

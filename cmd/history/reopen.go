@@ -8,6 +8,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -40,14 +41,17 @@ Exit status: 3 when the workspace has no such history.`,
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return reopenRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return reopenRun(ctx, opts, s)
+			})
 		},
 	}
 }
 
 // reopenRun clears the verdict, through the same conditional write as resolve.
 func reopenRun(ctx context.Context, opts *ReopenOptions, s store.Histories) error {
-	id, err := factory.ResolveHistoryID(ctx, s, opts.ID)
+	id, err := lookup.HistoryID(ctx, s, opts.ID)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -87,14 +88,17 @@ Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return resolveRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return resolveRun(ctx, opts, s)
+			})
 		},
 	}
 }
 
 // resolveRun records the conclusion: the one given, or Gemini's as confirmed.
 func resolveRun(ctx context.Context, opts *ResolveOptions, s *factory.Store) error {
-	id, err := factory.ResolveHistoryID(ctx, s, opts.ID)
+	id, err := lookup.HistoryID(ctx, s, opts.ID)
 	if err != nil {
 		return err
 	}
@@ -139,7 +143,7 @@ func recordResolution(ctx context.Context, s store.HistoryUpdater, id record.His
 // declined (nothing is recorded).
 func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id record.HistoryID) (*record.Resolution, bool, error) {
 	ios := opts.IO
-	h, err := factory.LoadHistory(ctx, s, id, true)
+	h, err := lookup.LoadHistory(ctx, s, id, true)
 	if err != nil {
 		return nil, false, err
 	}

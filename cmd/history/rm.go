@@ -11,6 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -51,7 +52,10 @@ Exit status: 2 when it cannot ask and -y is missing, 3 for an unknown history.`,
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return rmRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return rmRun(ctx, opts, s)
+			})
 		},
 	}
 }
@@ -62,12 +66,12 @@ func rmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
 	var hs []*record.History
 	seen := map[record.HistoryID]bool{}
 	for _, arg := range opts.IDs {
-		id, err := factory.ResolveHistoryID(ctx, s, arg)
+		id, err := lookup.HistoryID(ctx, s, arg)
 		if err != nil {
 			return err
 		}
 		// A full ID is not looked up by the resolver: make sure it exists before deleting anything.
-		h, err := factory.LoadHistory(ctx, s, id, false)
+		h, err := lookup.LoadHistory(ctx, s, id, false)
 		if err != nil {
 			return err
 		}
@@ -83,7 +87,7 @@ func rmRun(ctx context.Context, opts *RmOptions, s store.Histories) error {
 	for i, h := range hs {
 		if err := s.DeleteHistory(ctx, h.ID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				err = factory.HistoryNotFound(string(h.ID))
+				err = lookup.HistoryNotFound(string(h.ID))
 			}
 			return goerr.Wrap(err, fmt.Sprintf("failed to delete history %s (%d of %d deleted)", h.ID, i, len(hs)), goerr.V("history_id", h.ID))
 		}

@@ -70,7 +70,7 @@ func searchFixture(t *testing.T) (func(ctx context.Context, o factory.StoreOptio
 			return nil, err
 		}
 		ios, _, _ := cmdutil.TestIO("", false)
-		return factory.Stack(ctx, ios, cfg, slog.New(slog.DiscardHandler), s, redact.AllTypes(), o), nil
+		return factory.Stack(ios, cfg, slog.New(slog.DiscardHandler), s, redact.AllTypes(), o), nil
 	}
 	s, err := open(ctx, factory.StoreOptions{})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/pager"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -55,18 +56,21 @@ Exit status: 3 when the workspace has no such history.`,
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error { return showRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
+				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				return showRun(ctx, opts, s)
+			})
 		},
 	}
 }
 
 // showRun prints one transcript as text, Markdown or JSON.
 func showRun(ctx context.Context, opts *ShowOptions, s store.Histories) error {
-	id, err := factory.ResolveHistoryID(ctx, s, opts.ID)
+	id, err := lookup.HistoryID(ctx, s, opts.ID)
 	if err != nil {
 		return err
 	}
-	h, err := factory.LoadHistory(ctx, s, id, true)
+	h, err := lookup.LoadHistory(ctx, s, id, true)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ Exit status: 1 when the store still cannot be reached (the spool is left intact)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{NoAutoFlush: true, IgnoreRecordedOutage: true}, func(s *factory.Store) error { return syncRun(ctx, opts, s) })
+			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{IgnoreRecordedOutage: true}, func(s *factory.Store) error { return syncRun(ctx, opts, s) })
 		},
 	}
 }

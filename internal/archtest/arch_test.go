@@ -36,7 +36,10 @@ var rules = []rule{
 	{"pkg/...", testInfra, nil, "test infrastructure stays out of the library"},
 	{"cmd/...", testInfra, nil, "test infrastructure stays out of the command line"},
 	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/termsafe", "pkg/mdstream", "pkg/statusline", "pkg/format"}, "what every command shares stays light: no store, no model"},
-	{"cmd/redact", []string{"cmd/factory", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
+	{"cmd/redact", []string{"cmd/factory", "cmd/lookup", "cmd/searchutil", "pkg/workspace", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
+	{"cmd/lookup", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "what the commands share is below them, beside cmdutil"},
+	{"cmd/searchutil", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "what the commands share is below them, beside cmdutil"},
+	{"cmd/factory", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "the factory constructs, it uses no command nor their helpers"},
 	{"pkg/modelcfg", []string{"pkg/..."}, nil, "what each model takes is a leaf every request builder asks"},
 	{"pkg/record", []string{"pkg/..."}, nil, "the records are a leaf"},
 	{"pkg/redact", []string{"pkg/..."}, nil, "the redaction engine is a leaf"},
@@ -50,6 +53,7 @@ var rules = []rule{
 	{"pkg/retry", []string{"pkg/..."}, nil, "backoff and the network verdict are a leaf both retrying callers share"},
 	{"pkg/store/...", []string{"pkg/session", "pkg/search/...", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript"}, nil, "storage never depends on what uses it"},
 	{"pkg/store/spool", []string{"pkg/session", "pkg/search/...", "pkg/tool/..."}, nil, "the spool is storage"},
+	{"pkg/workspace", []string{"pkg/session", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript", "pkg/evidence"}, nil, "a workspace's store is storage, redaction and embeddings: sessions and tools build on it"},
 	{"pkg/redacthist", []string{"pkg/store/...", "pkg/session"}, nil, "the redaction step is below the stores"},
 	{"pkg/search", []string{"pkg/session", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/..."}, nil, "search builds on the stores only"},
 	{"pkg/session", []string{"pkg/tool/builtin", "pkg/mcp/...", "pkg/search/...", "pkg/batch/...", "pkg/samechat"}, nil, "the conversation engine knows tools only through pkg/tool"},
@@ -71,15 +75,19 @@ func commandOf(path string) string {
 }
 
 // crossCommand reports whether from, a package of one command, imports another command: it may
-// import the wiring (cmd/cmdutil, cmd/factory) and its own subpackages, never cmd/<b>. What two
-// commands share goes into the library, below both.
+// import the wiring (cmd/cmdutil, cmd/factory), what the commands share beside it (cmd/lookup,
+// cmd/searchutil) and its own subpackages, never cmd/<b>. What two commands share otherwise goes
+// into the library, below both.
 func crossCommand(from, imp string) bool {
 	a, b := commandOf(from), commandOf(imp)
 	if a == "" || b == "" || a == b {
 		return false
 	}
-	return b != "cmdutil" && b != "factory"
+	return !shared[b]
 }
+
+// shared are the packages under cmd/ that are not commands: every command may import them.
+var shared = map[string]bool{"cmdutil": true, "factory": true, "lookup": true, "searchutil": true}
 
 // violations are the reasons from importing imp breaks the rules (none when it may).
 func violations(from, imp string) []string {
@@ -221,6 +229,11 @@ func TestRulesCatchAnUpwardImport(t *testing.T) {
 		{"cmd", "cmd/chat", false},
 		{"cmd/redact", "cmd/factory", true},
 		{"pkg/mcp", "cmd/mcp", true},
+		{"cmd/lookup", "cmd/factory", true},
+		{"cmd/history", "cmd/lookup", false},
+		{"cmd/searchutil", "cmd/history", true},
+		{"pkg/workspace", "pkg/session", true},
+		{"pkg/workspace", "cmd/factory", true},
 		{"pkg/search", "pkg/store/index", false},
 	} {
 		got := len(violations(tc.from, tc.imp)) > 0

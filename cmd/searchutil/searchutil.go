@@ -1,4 +1,6 @@
-package factory
+// Package searchutil holds what the search commands (history search, alert search) share: the
+// check of their arguments and how a hit's snippet and score are printed.
+package searchutil
 
 import (
 	"strconv"

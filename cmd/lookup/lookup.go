@@ -1,4 +1,6 @@
-package factory
+// Package lookup finds the history or alert a command's argument names, as the commands that
+// take one share it: a full ID, or a unique prefix of one, read from the workspace's store.
+package lookup
 
 import (
 	"context"
@@ -21,21 +23,21 @@ const (
 	maxCandidates = 10
 )
 
-// HistoryFinder is what resolving a history ID needs.
+// HistoryFinder is what looking up a history ID needs.
 type HistoryFinder interface {
 	FindHistories(ctx context.Context, prefix string, limit int) ([]record.HistoryID, error)
 }
 
-// AlertFinder is what resolving an alert ID needs.
+// AlertFinder is what looking up an alert ID needs.
 type AlertFinder interface {
 	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
 }
 
-// ResolveHistoryID turns what a user typed into a history ID: a full ID passes through as is
+// HistoryID turns what a user typed into a history ID: a full ID passes through as is
 // (whether it exists is for the caller's load to say), a prefix of at least MinIDPrefix
 // characters must match exactly one history of the store's workspace. A short prefix or
 // several matches are usage errors (the message lists the candidates); no match is "not found".
-func ResolveHistoryID(ctx context.Context, s HistoryFinder, arg string) (record.HistoryID, error) {
+func HistoryID(ctx context.Context, s HistoryFinder, arg string) (record.HistoryID, error) {
 	arg = strings.TrimSpace(arg)
 	if id := record.HistoryID(arg); store.ValidHistoryID(id) {
 		return id, nil
@@ -43,19 +45,19 @@ func ResolveHistoryID(ctx context.Context, s HistoryFinder, arg string) (record.
 	if utf8.RuneCountInString(arg) < MinIDPrefix {
 		return "", cmdutil.UsageErrorf("history ID %q is too short: give the full ID or at least %d characters of it", arg, MinIDPrefix)
 	}
-	id, err := resolvePrefix(ctx, "history", arg, s.FindHistories)
+	id, err := byPrefix(ctx, "history", arg, s.FindHistories)
 	return record.HistoryID(id), err
 }
 
-// ResolveAlertID is ResolveHistoryID for alerts. An alert ID is not a fixed shape (any ID the
+// AlertID is HistoryID for alerts. An alert ID is not a fixed shape (any ID the
 // store gave), so an exact match wins over a longer ID it is the prefix of.
-func ResolveAlertID(ctx context.Context, s AlertFinder, arg string) (record.AlertID, error) {
+func AlertID(ctx context.Context, s AlertFinder, arg string) (record.AlertID, error) {
 	arg = strings.TrimSpace(arg)
-	id, err := resolvePrefix(ctx, "alert", arg, s.FindAlerts)
+	id, err := byPrefix(ctx, "alert", arg, s.FindAlerts)
 	return record.AlertID(id), err
 }
 
-func resolvePrefix[ID ~string](ctx context.Context, noun, arg string, find func(context.Context, string, int) ([]ID, error)) (string, error) {
+func byPrefix[ID ~string](ctx context.Context, noun, arg string, find func(context.Context, string, int) ([]ID, error)) (string, error) {
 	if arg == "" {
 		return "", cmdutil.UsageErrorf("empty %s ID", noun)
 	}
@@ -73,7 +75,7 @@ func resolvePrefix[ID ~string](ctx context.Context, noun, arg string, find func(
 	}
 	switch len(ids) {
 	case 0:
-		return "", NotFoundf("no %s %q", noun, arg)
+		return "", goerr.Wrap(store.ErrNotFound, fmt.Sprintf("no %s %q", noun, arg))
 	case 1:
 		return string(ids[0]), nil
 	}
@@ -118,9 +120,9 @@ func LoadHistory(ctx context.Context, s store.Histories, id record.HistoryID, fu
 	return h, nil
 }
 
-// LoadAlert resolves arg (a full ID or a unique prefix) and reads the alert.
+// LoadAlert looks up arg (a full ID or a unique prefix) and reads the alert.
 func LoadAlert(ctx context.Context, s store.Alerts, arg string) (*record.Alert, error) {
-	id, err := ResolveAlertID(ctx, s, arg)
+	id, err := AlertID(ctx, s, arg)
 	if err != nil {
 		return nil, err
 	}
