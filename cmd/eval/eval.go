@@ -60,15 +60,25 @@ case's must_mention indicators, evidence cited that appears in neither the alert
 result, tokens and seconds. Cases come from a JSONL file or from the workspace's resolved
 investigations (their verdicts as labels). Nothing is saved as a history unless --save.
 
+--remote --no-tools asks every run's investigation through the Gemini Batch API, one job per
+model (about half the price, answered within hours): the same first request a local eval
+--no-tools sends; a job cannot run tool calls, so --remote needs --no-tools. The jobs are
+recorded: the same command run again waits for them, or scores them when they are done,
+instead of submitting again (--resubmit asks again, --no-wait submits and exits). The verdict
+requests are asked directly once the job is done, and a run the job did not answer is an error.
+
 Examples:
   alertchat eval --from-history --model gemini-3.8-flash,gemini-3.7-flash
   alertchat eval -f testdata/eval/cases.jsonl --repeat 3 -o json --min-accuracy 0.8
+  alertchat eval -f cases.jsonl --no-tools --remote --no-wait   # later: the same command without --no-wait
 
 Exit status: 2 for a line that is not a case, an unknown verdict or alert (naming the line);
-1 when a model cannot be used or falls below --min-accuracy; 130 when interrupted (the report
-of the finished runs is printed first).`,
+1 when a model cannot be used or falls below --min-accuracy, or a --remote job failed, expired
+or was cancelled (the report of what it answered is printed first); 130 when interrupted (the
+report of the finished runs is printed first; a --remote job goes on).`,
 		UsageText: "alertchat eval -f cases.jsonl [--model A,B] [--repeat N] [--concurrency N] [-o json] [--min-accuracy X]\n" +
 			"alertchat eval --from-history [--model A,B] ...   (the workspace's resolved investigations, their verdicts as labels)\n" +
+			"alertchat eval -f cases.jsonl --no-tools --remote [--no-wait] [--resubmit] [--poll-interval D]   (through the Batch API)\n" +
 			`case lines:  {"id", "alert": {...} | "alert_id": ID, "verdict": V, "must_mention": [...], "question": "..."}`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of cases, - for stdin", Destination: &opts.File},
