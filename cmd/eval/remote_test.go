@@ -356,3 +356,29 @@ func TestEvalRemoteUsage(t *testing.T) {
 		})
 	}
 }
+
+// A model the Batch API does not serve (retired) is said once, naming what to use instead; the
+// other model's job is submitted and reported.
+func TestEvalRemoteRetiredModel(t *testing.T) {
+	t.Parallel()
+	cases := packCases(t)[:2]
+	file := casesFile(t, cases)
+	srv, _ := remoteTriager(t, cases)
+	dir := t.TempDir()
+	args := []string{"--model", "gemini-3.8-flash,gemini-2.5-flash", "eval", "-f", file, "--no-tools", "--remote", "-o", "json"}
+	_, errOut, code := clitest.RunWith(t, dir, "", false, clitest.FakeGemini(srv.URL()), append(args, "--no-wait")...)
+	if code != 1 || !strings.Contains(errOut, "gemini-2.5-flash") || srv.BatchStats().Created != 1 {
+		t.Fatalf("submit: exit %d, %d jobs: %s", code, srv.BatchStats().Created, errOut)
+	}
+	srv.AdvanceBatches()
+	srv.AdvanceBatches()
+	out, errOut, code := clitest.RunWith(t, dir, "", false, clitest.FakeGemini(srv.URL()), args...)
+	rep := report(t, out)
+	a, b := rep.Models[0], rep.Models[1]
+	if code != 1 || a.Runs != len(cases) || a.Accuracy != 1 || b.Runs != 0 || !strings.Contains(b.Stopped, "gemini-2.5-flash") || !strings.Contains(b.Stopped, "gemini-3.8-flash") {
+		t.Errorf("exit %d, %+v, %+v: %s", code, a, b, errOut)
+	}
+	if srv.BatchStats().Created != 1 {
+		t.Errorf("%d jobs", srv.BatchStats().Created)
+	}
+}
