@@ -108,6 +108,59 @@ func TestEvalInterrupted(t *testing.T) {
 	}
 }
 
+// eval --remote on the binary: the job is submitted and recorded, a SIGINT while waiting
+// leaves it running (exit 130), and the same command run again reports from it without
+// submitting again.
+func TestEvalRemote(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, evalAnswers(0), geminitest.WithBatchHandler(func(r *geminitest.BatchRequest) geminitest.Reply {
+		return geminitest.Reply{Text: "From the batch: the probe came from 198.51.100.23, our scanner."}
+	}))
+	var lines []string
+	for i := range 3 {
+		lines = append(lines, fmt.Sprintf(`{"id":"case-%d","alert":{"Title":"probe %d","src":"198.51.100.23"},"verdict":"false_positive","must_mention":["198.51.100.23"]}`, i, i))
+	}
+	file := filepath.Join(c.dataDir, "cases.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--model", "gemini-3.8-flash", "eval", "-f", file, "--no-tools", "--remote", "--repeat", "2", "--poll-interval", "1s", "-o", "json"}
+	cmd := exec.Command(binary, args...)
+	cmd.Env, cmd.Dir = c.env, c.dataDir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for c.srv.BatchStats().Gets < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(errOut.String(), "run the same command again") || out.Len() != 0 {
+		t.Fatalf("interrupted wait: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+
+	c.srv.AdvanceBatches()
+	c.srv.AdvanceBatches()
+	got := c.mustRun("", args...)
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(got), &rep); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	m := rep.Models[0]
+	if !rep.Complete || m.Runs != 6 || m.Errors != 0 || m.Accuracy != 1 || m.MentionRecall == nil || *m.MentionRecall != 1 || m.Unsupported != 0 {
+		t.Fatalf("report: %s", got)
+	}
+	if st := c.srv.BatchStats(); st.Created != 1 {
+		t.Fatalf("%d jobs created", st.Created)
+	}
+	if n := countStreams(c.srv); n != 0 {
+		t.Fatalf("%d investigations asked outside the job", n)
+	}
+}
+
 func countStreams(srv *geminitest.Server) int {
 	n := 0
 	for _, r := range srv.Requests() {

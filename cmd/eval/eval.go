@@ -23,6 +23,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/alert"
+	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/eval"
 	"github.com/alertchat/alertchat/pkg/llm"
@@ -44,6 +45,7 @@ type Options struct {
 	MinAccuracy float64
 	Save        bool
 	Tools       factory.ToolOptions
+	Remote      RemoteOptions
 }
 
 // NewCmdEval is "alertchat eval -f CASES.jsonl | --from-history".
@@ -59,15 +61,25 @@ case's must_mention indicators, evidence cited that appears in neither the alert
 result, tokens and seconds. Cases come from a JSONL file or from the workspace's resolved
 investigations (their verdicts as labels). Nothing is saved as a history unless --save.
 
+--remote --no-tools asks every run's investigation through the Gemini Batch API, one job per
+model (about half the price, answered within hours): the same first request a local eval
+--no-tools sends; a job cannot run tool calls, so --remote needs --no-tools. The jobs are
+recorded: the same command run again waits for them, or scores them when they are done,
+instead of submitting again (--resubmit asks again, --no-wait submits and exits). The verdict
+requests are asked directly once the job is done, and a run the job did not answer is an error.
+
 Examples:
   alertchat eval --from-history --model gemini-3.8-flash,gemini-3.7-flash
   alertchat eval -f testdata/eval/cases.jsonl --repeat 3 -o json --min-accuracy 0.8
+  alertchat eval -f cases.jsonl --no-tools --remote --no-wait   # later: the same command without --no-wait
 
 Exit status: 2 for a line that is not a case, an unknown verdict or alert (naming the line);
-1 when a model cannot be used or falls below --min-accuracy; 130 when interrupted (the report
-of the finished runs is printed first).`,
+1 when a model cannot be used or falls below --min-accuracy, or a --remote job failed, expired
+or was cancelled (the report of what it answered is printed first); 130 when interrupted (the
+report of the finished runs is printed first; a --remote job goes on).`,
 		UsageText: "alertchat eval -f cases.jsonl [--model A,B] [--repeat N] [--concurrency N] [-o json] [--min-accuracy X]\n" +
 			"alertchat eval --from-history [--model A,B] ...   (the workspace's resolved investigations, their verdicts as labels)\n" +
+			"alertchat eval -f cases.jsonl --no-tools --remote [--no-wait] [--resubmit] [--poll-interval D]   (through the Batch API)\n" +
 			`case lines:  {"id", "alert": {...} | "alert_id": ID, "verdict": V, "must_mention": [...], "question": "..."}`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of cases, - for stdin", Destination: &opts.File},
@@ -81,6 +93,10 @@ of the finished runs is printed first).`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
+			&cli.BoolFlag{Name: "remote", Usage: "investigate through one Gemini Batch API job per model (about half the price, answered within hours; needs --no-tools)", Destination: &opts.Remote.Enabled},
+			&cli.BoolFlag{Name: "resubmit", Usage: "with --remote: submit new jobs even when jobs for these cases are recorded", Destination: &opts.Remote.Resubmit},
+			&cli.BoolFlag{Name: "no-wait", Usage: `with --remote: record the jobs, print {"job": NAME} for each and exit`, Destination: &opts.Remote.NoWait},
+			&cli.DurationFlag{Name: "poll-interval", Usage: "with --remote: pause between two looks at a job (backing off on errors)", Value: remote.DefaultPollInterval, Destination: &opts.Remote.PollInterval},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "the cases come from -f FILE or --from-history"); err != nil {
@@ -110,6 +126,9 @@ func check(opts *Options) error {
 		return cmdutil.UsageErrorf("invalid --min-accuracy %v: a share from 0 to 1", opts.MinAccuracy)
 	}
 	if err := cmdutil.CheckFormat(opts.Output, "table", "json"); err != nil {
+		return err
+	}
+	if err := opts.Remote.check(opts); err != nil {
 		return err
 	}
 	return opts.Tools.Check()
@@ -192,24 +211,28 @@ func evalRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	inv, err := investigator(opts, cfg, client, s)
-	if err != nil {
+	eo := eval.Options{Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency}
+	var jobsEnded []string
+	if opts.Remote.Enabled {
+		var done bool
+		eo.Investigated, jobsEnded, done, err = remoteInvestigations(ctx, opts, cfg, client, s, models, items)
+		if err != nil || done {
+			return err
+		}
+	} else if eo.Investigate, err = investigator(opts, cfg, client, s); err != nil {
 		return err
 	}
 	bar := newProgress(opts.IO)
-	res := eval.Evaluate(ctx, items, eval.Options{
-		Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency,
-		Investigate: inv,
-		Conclude: func(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*conclude.Suggestion, error) {
-			return conclude.Suggest(ctx, client, model, a, &record.History{AlertID: a.ID, Contents: contents})
-		},
-		Fatal: func(err error) bool {
-			_, ok := errors.AsType[*modelcfg.UnavailableError](err)
-			return ok
-		},
-		Describe: describe,
-		Progress: bar.update,
-	})
+	eo.Conclude = func(ctx context.Context, model string, a *record.Alert, contents []*genai.Content) (*conclude.Suggestion, error) {
+		return conclude.Suggest(ctx, client, model, a, &record.History{AlertID: a.ID, Contents: contents})
+	}
+	eo.Fatal = func(err error) bool {
+		_, unavailable := errors.AsType[*modelcfg.UnavailableError](err)
+		_, stopped := errors.AsType[*jobStoppedError](err)
+		return unavailable || stopped
+	}
+	eo.Describe, eo.Progress = describe, bar.update
+	res := eval.Evaluate(ctx, items, eo)
 	bar.stop()
 	rep := eval.Summarize(items, models, res, describe)
 	if opts.Output == "json" {
@@ -219,19 +242,25 @@ func evalRun(ctx context.Context, opts *Options) error {
 	} else {
 		printTable(opts.IO, rep)
 	}
-	return outcome(rep, opts.MinAccuracy, res.Interrupted)
+	return outcome(rep, opts.MinAccuracy, res.Interrupted, jobsEnded...)
 }
 
 // describe is a run's error for a person: a model's error as chat says it.
-func describe(err error) string { return factory.Message(factory.DescribeModelError(err)) }
+func describe(err error) string {
+	if js, ok := errors.AsType[*jobStoppedError](err); ok {
+		return js.msg
+	}
+	return factory.Message(factory.DescribeModelError(err))
+}
 
 // outcome is the exit: 130 when interrupted (the partial report printed), 1 when a model could
-// not be used or falls below --min-accuracy.
-func outcome(rep *eval.Report, minAccuracy float64, interrupted bool) error {
+// not be used or falls below --min-accuracy, or a remote job did not succeed (jobsEnded, its
+// answered runs in the report).
+func outcome(rep *eval.Report, minAccuracy float64, interrupted bool, jobsEnded ...string) error {
 	if interrupted {
 		return goerr.Wrap(context.Canceled, "interrupted: the report holds the runs that finished")
 	}
-	var failed []string
+	failed := slices.Clone(jobsEnded)
 	for _, m := range rep.Models {
 		switch {
 		case m.Stopped != "":

@@ -236,3 +236,47 @@ func TestEvaluateInterrupted(t *testing.T) {
 		t.Fatalf("report %+v", rep.Models[0])
 	}
 }
+
+// Investigated looks each run's investigation up (a Batch API job's answers): every model,
+// case and repeat once, and Investigate is not asked.
+func TestEvaluateInvestigated(t *testing.T) {
+	t.Parallel()
+	var items []eval.Item
+	for i := range 3 {
+		items = append(items, eval.Item{Case: eval.Case{ID: fmt.Sprint("c", i), Verdict: record.VerdictBenign},
+			Alert: &record.Alert{ID: record.AlertID(fmt.Sprint("a", i)), Data: json.RawMessage(`{}`)}})
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	res := eval.Evaluate(context.Background(), items, eval.Options{Models: []string{"A", "B"}, Repeat: 2, Concurrency: 3,
+		Investigate: func(context.Context, string, *record.Alert, string) (*eval.Investigation, error) {
+			return nil, errors.New("asked instead of looked up")
+		},
+		Investigated: func(_ context.Context, model string, it *eval.Item, repeat int) (*eval.Investigation, error) {
+			mu.Lock()
+			seen[fmt.Sprint(model, "/", it.Case.ID, "/", repeat)]++
+			mu.Unlock()
+			if it.Case.ID == "c1" && repeat == 2 {
+				return nil, errors.New("the batch job has no answer to this request")
+			}
+			return &eval.Investigation{Answer: "looked up", Usage: record.Usage{InputTokens: 10}}, nil
+		},
+		Conclude: func(ctx context.Context, model string, a *record.Alert, _ []*genai.Content) (*conclude.Suggestion, error) {
+			return &conclude.Suggestion{Verdict: record.VerdictBenign}, nil
+		},
+	})
+	rep := eval.Summarize(items, []string{"A", "B"}, res, nil)
+	if len(seen) != 12 {
+		t.Fatalf("looked up %v", seen)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s looked up %d times", k, n)
+		}
+	}
+	for _, m := range rep.Models {
+		if m.Runs != 6 || m.Errors != 1 || m.Accuracy != 1 || m.Tokens.Input != 50 {
+			t.Errorf("model %+v", m)
+		}
+	}
+}

@@ -38,7 +38,10 @@ type Options struct {
 	Repeat      int
 	Concurrency int
 	Investigate Investigator
-	Conclude    Concluder
+	// Investigated, when set, takes Investigate's place: each run's investigation was made
+	// elsewhere (a Batch API job) and is looked up by its model, case and repeat.
+	Investigated func(ctx context.Context, model string, it *Item, repeat int) (*Investigation, error)
+	Conclude     Concluder
 	// Fatal reports whether an error means the model cannot be used at all (it does not exist
 	// or is retired): that model's remaining runs are not started, and the error is said once.
 	Fatal func(error) bool
@@ -206,7 +209,13 @@ func runOne(ctx context.Context, j job, o Options, now func() time.Time) *Run {
 	if q == "" {
 		q = DefaultQuestion
 	}
-	inv, err := o.Investigate(ctx, j.model, j.item.Alert, q)
+	var inv *Investigation
+	var err error
+	if o.Investigated != nil {
+		inv, err = o.Investigated(ctx, j.model, j.item, j.repeat)
+	} else {
+		inv, err = o.Investigate(ctx, j.model, j.item.Alert, q)
+	}
 	if inv != nil {
 		run.Usage = inv.Usage
 	}

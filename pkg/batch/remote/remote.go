@@ -194,7 +194,7 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 		}
 		if found != nil {
 			oc.Job, oc.Found = found, true
-		} else if job, err = o.submitReserved(ctx, sha, qs, h, oc); err != nil {
+		} else if job, err = o.submitReserved(ctx, sha, len(qs), func(emit func(item) error) error { return o.prepare(ctx, qs, emit) }, h, oc); err != nil {
 			return oc.orNil(), err
 		}
 	}
@@ -220,17 +220,18 @@ func (oc *Outcome) orNil() *Outcome {
 	return oc
 }
 
-// submitReserved submits the job of the input held by h, records it and releases the
-// reservation with its name (or, when nothing was submitted, as ended).
-func (o *Options) submitReserved(ctx context.Context, sha string, qs []batch.Question, h *holder, oc *Outcome) (*genai.BatchJob, error) {
-	sub, err := o.submit(ctx, sha, qs, func() error { return h.confirm(context.WithoutCancel(ctx)) })
+// submitReserved submits the job of the input held by h (n questions, their requests given
+// by prepare), records it and releases the reservation with its name (or, when nothing was
+// submitted, as ended).
+func (o *Options) submitReserved(ctx context.Context, sha string, n int, prepare func(emit func(item) error) error, h *holder, oc *Outcome) (*genai.BatchJob, error) {
+	sub, err := o.submit(ctx, sha, prepare, func() error { return h.confirm(context.WithoutCancel(ctx)) })
 	if err != nil {
 		h.release(ctx, "")
 		return nil, err
 	}
 	job := sub.job
 	oc.Submitted, oc.Inlined = true, sub.inlined
-	oc.Job = &record.BatchJob{ID: job.Name, Model: o.Model, InputSHA256: sha, Requests: len(qs),
+	oc.Job = &record.BatchJob{ID: job.Name, Model: o.Model, InputSHA256: sha, Requests: n,
 		State: string(job.State), InputFile: sub.inputFile, CreatedAt: o.Now(), UpdatedAt: o.Now()}
 	err = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), oc.Job)
 	h.release(ctx, job.Name)
@@ -372,10 +373,10 @@ type submitted struct {
 // submit prepares the requests and creates the job: inlined while the create request stays
 // under the inline limit, else through an uploaded JSONL file. held says whether this run
 // still holds the input's reservation; it is asked before the job is created.
-func (o *Options) submit(ctx context.Context, sha string, qs []batch.Question, held func() error) (*submitted, error) {
+func (o *Options) submit(ctx context.Context, sha string, prepare func(emit func(item) error) error, held func() error) (*submitted, error) {
 	sub := newSubmission(o.Model, o.InlineLimit, o.FileOnly, o.KeyLabels, o.TempDir)
 	defer sub.close()
-	if err := o.prepare(ctx, qs, sub.add); err != nil {
+	if err := prepare(sub.add); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -490,39 +491,16 @@ func (o *Options) detached(rec *record.BatchJob, cause error) error {
 func (o *Options) collect(ctx context.Context, qs []batch.Question, oc *Outcome, job *genai.BatchJob, out io.Writer) (*batch.Summary, error) {
 	rec := oc.Job
 	state := job.State
-	res := newResults()
-	res.input = func() (io.ReadCloser, error) { return o.Service.Input(ctx, rec, job) }
-	if job.Dest != nil {
-		switch {
-		case len(job.Dest.InlinedResponses) > 0:
-			res.addInlined(job.Dest.InlinedResponses)
-		case job.Dest.FileName != "" || job.Dest.GCSURI != "" || (job.OutputInfo != nil && job.OutputInfo.GCSOutputDirectory != ""):
-			rc, err := o.Service.Results(ctx, job)
-			if errors.Is(err, ErrResultsDeleted) && rec.Collected {
-				return nil, goerr.Wrap(ErrCollected, fmt.Sprintf("batch job %s was collected already (%d answered, %d failed), and its files were deleted: its answers are in the histories (`alertchat history list`); --resubmit asks again",
-					rec.ID, rec.Succeeded, rec.Failed), goerr.V("job", rec.ID))
-			}
-			if err != nil {
-				return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
-			}
-			err = res.readFile(rc)
-			_ = rc.Close()
-			if err != nil {
-				return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
-			}
-		}
+	res, err := o.read(ctx, rec, job)
+	if errors.Is(err, ErrResultsDeleted) && rec.Collected {
+		return nil, goerr.Wrap(ErrCollected, fmt.Sprintf("batch job %s was collected already (%d answered, %d failed), and its files were deleted: its answers are in the histories (`alertchat history list`); --resubmit asks again",
+			rec.ID, rec.Succeeded, rec.Failed), goerr.V("job", rec.ID))
 	}
-	if (state == genai.JobStateFailed || state == genai.JobStateCancelled) && len(res.answers) == 0 {
-		rec.State, rec.UpdatedAt = string(state), o.Now()
-		_ = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec)
-		// Nothing to collect: the input is of no more use.
-		oc.CleanErr = o.Service.Clean(context.WithoutCancel(ctx), rec, job)
-		msg := "the batch job ended " + string(state)
-		if job.Error != nil && job.Error.Message != "" {
-			msg += ": " + job.Error.Message
-		}
-		msg += " (--resubmit asks again)"
-		return nil, goerr.Wrap(ErrJobEnded, msg, goerr.V("job", rec.ID), goerr.V("state", string(state)))
+	if err != nil {
+		return nil, err
+	}
+	if err := o.endedEmpty(ctx, oc, job, res); err != nil {
+		return nil, err
 	}
 
 	sum, err := batch.Run(ctx, qs, out, batch.Options{
@@ -558,6 +536,50 @@ func (o *Options) collect(ctx context.Context, qs []batch.Question, oc *Outcome,
 			goerr.V("job", rec.ID), goerr.V("state", string(state)))
 	}
 	return sum, nil
+}
+
+// read reads the results of the done job: inlined in the job, or its results file. A file
+// the collection deleted is ErrResultsDeleted.
+func (o *Options) read(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) (*results, error) {
+	res := newResults()
+	res.input = func() (io.ReadCloser, error) { return o.Service.Input(ctx, rec, job) }
+	if job.Dest == nil {
+		return res, nil
+	}
+	switch {
+	case len(job.Dest.InlinedResponses) > 0:
+		res.addInlined(job.Dest.InlinedResponses)
+	case job.Dest.FileName != "" || job.Dest.GCSURI != "" || (job.OutputInfo != nil && job.OutputInfo.GCSOutputDirectory != ""):
+		rc, err := o.Service.Results(ctx, job)
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
+		}
+		err = res.readFile(rc)
+		_ = rc.Close()
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to read the batch job's results", goerr.V("job", rec.ID))
+		}
+	}
+	return res, nil
+}
+
+// endedEmpty returns ErrJobEnded, with the job's state and error, for a job that failed or was
+// cancelled without an answer; its record is updated and its files deleted (nothing in them
+// is of use any more).
+func (o *Options) endedEmpty(ctx context.Context, oc *Outcome, job *genai.BatchJob, res *results) error {
+	rec, state := oc.Job, job.State
+	if (state != genai.JobStateFailed && state != genai.JobStateCancelled) || len(res.answers) > 0 {
+		return nil
+	}
+	rec.State, rec.UpdatedAt = string(state), o.Now()
+	_ = o.Jobs.PutBatchJob(context.WithoutCancel(ctx), rec)
+	oc.CleanErr = o.Service.Clean(context.WithoutCancel(ctx), rec, job)
+	msg := "the batch job ended " + string(state)
+	if job.Error != nil && job.Error.Message != "" {
+		msg += ": " + job.Error.Message
+	}
+	msg += " (--resubmit asks again)"
+	return goerr.Wrap(ErrJobEnded, msg, goerr.V("job", rec.ID), goerr.V("state", string(state)))
 }
 
 // historyNamespace derives the IDs of a job's new histories.
