@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/alert/stage"
 	"github.com/alertchat/alertchat/pkg/format"
@@ -141,7 +142,7 @@ func stageInput(w io.Writer, st *stage.Stage, input int, name string, in io.Read
 	var stats alert.Stats
 	for f, err := range alert.ReadWith(in, read, &stats) {
 		if err != nil {
-			return factory.InputError(name, err)
+			return lookup.InputError(name, err)
 		}
 		found++
 		first, dup, err := st.Add(input, f.Alert, f.Place.String())

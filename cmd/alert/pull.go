@@ -252,7 +252,7 @@ func acknowledge(ctx context.Context, p Puller, sub string, ackIDs []string) err
 func pullError(err error, sub string) error {
 	switch status.Code(err) {
 	case codes.NotFound:
-		return factory.NotFoundf("no subscription %s", sub)
+		return cmdutil.NotFoundf("no subscription %s", sub)
 	case codes.PermissionDenied, codes.Unauthenticated:
 		return goerr.Wrap(err, "not allowed to pull from "+sub+" (the credentials need roles/pubsub.subscriber)")
 	}

@@ -289,7 +289,7 @@ func cancelRun(ctx context.Context, opts *CancelOptions) error {
 	return withJobs(ctx, opts.SessionDeps, func(jobs store.BatchJobs) error {
 		rec, err := jobs.GetBatchJob(ctx, opts.Job)
 		if errors.Is(err, store.ErrNotFound) {
-			return factory.NotFoundf("no batch job %q in this workspace", opts.Job)
+			return cmdutil.NotFoundf("no batch job %q in this workspace", opts.Job)
 		}
 		if err != nil {
 			return err

@@ -349,7 +349,7 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 	var alertArg string
 	switch {
 	case opts.File != "":
-		a, err := factory.ReadAlert(opts.IO, opts.File)
+		a, err := lookup.AlertFile(opts.IO, opts.File)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,6 +22,15 @@ const (
 // ErrUsage marks an error as the user's to fix (exit 2).
 var ErrUsage = errors.New("usage error")
 
+// ErrNotFound marks an error as "not found" (exit 3): what the user named does not exist. The
+// store's own "not found" (store.ErrNotFound) means the same; cmdutil does not import the store.
+var ErrNotFound = errors.New("not found")
+
+// NotFoundf returns a "not found" error (exit 3) whose message is the formatted text alone.
+func NotFoundf(format string, args ...any) error {
+	return goerr.Wrap(ErrNotFound, fmt.Sprintf(format, args...))
+}
+
 // UsageErrorf returns a usage error (exit 2) whose message is the formatted text alone.
 func UsageErrorf(format string, args ...any) error {
 	return goerr.Wrap(ErrUsage, fmt.Sprintf(format, args...))

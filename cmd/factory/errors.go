@@ -16,17 +16,12 @@ import (
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
-// NotFoundf returns a "not found" error (exit 3) whose message is the formatted text alone.
-func NotFoundf(format string, args ...any) error {
-	return goerr.Wrap(store.ErrNotFound, fmt.Sprintf(format, args...))
-}
-
 // ExitCode maps an error to the contract's exit codes.
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return cmdutil.ExitOK
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, cmdutil.ErrNotFound):
 		return cmdutil.ExitNotFound
 	case cmdutil.IsUsage(err), errors.Is(err, store.ErrInvalid), errors.Is(err, alert.ErrInvalid):
 		return cmdutil.ExitUsage
@@ -37,7 +32,7 @@ func ExitCode(err error) int {
 }
 
 // sentinels are errors whose text only classifies: a message that wraps one has said it all.
-var sentinels = []error{cmdutil.ErrUsage, store.ErrNotFound, store.ErrInvalid, alert.ErrInvalid}
+var sentinels = []error{cmdutil.ErrUsage, cmdutil.ErrNotFound, store.ErrNotFound, store.ErrInvalid, alert.ErrInvalid}
 
 // Message is err's text for a person: the chain of messages without the classifying
 // sentinel's text at its end ("no history x", not "no history x: not found").

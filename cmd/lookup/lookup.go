@@ -1,5 +1,6 @@
 // Package lookup finds the history or alert a command's argument names, as the commands that
-// take one share it: a full ID, or a unique prefix of one, read from the workspace's store.
+// take one share it: a full ID, or a unique prefix of one, read from the workspace's store; or
+// the one alert of a file (AlertFile).
 package lookup
 
 import (

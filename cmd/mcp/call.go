@@ -13,7 +13,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/mcp"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
@@ -190,7 +189,7 @@ func callRun(ctx context.Context, o *CallOptions) error {
 		found = found || tl.Name == o.Tool
 	}
 	if !found {
-		return factory.NotFoundf("MCP server %s has no tool %q (see 'alertchat mcp tools %s')", t.label, o.Tool, t.label)
+		return cmdutil.NotFoundf("MCP server %s has no tool %q (see 'alertchat mcp tools %s')", t.label, o.Tool, t.label)
 	}
 	res, err := c.Call(ctx, o.Tool, args)
 	var held *mcp.EgressDeniedError

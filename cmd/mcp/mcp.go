@@ -19,7 +19,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/mcp"
 )
 
@@ -134,11 +133,11 @@ func (d *Deps) resolve(arg string) (target, error) {
 		return target{}, err
 	}
 	if c == nil {
-		return target{}, factory.NotFoundf("no MCP server %q: there is no MCP config (--mcp-config, or $XDG_CONFIG_HOME/alertchat/mcp.json); give a server's URL instead", arg)
+		return target{}, cmdutil.NotFoundf("no MCP server %q: there is no MCP config (--mcp-config, or $XDG_CONFIG_HOME/alertchat/mcp.json); give a server's URL instead", arg)
 	}
 	cfg, ok := c.Servers[arg]
 	if !ok {
-		return target{}, factory.NotFoundf("no MCP server %q in the MCP config", arg)
+		return target{}, cmdutil.NotFoundf("no MCP server %q in the MCP config", arg)
 	}
 	return target{label: arg, cfg: cfg}, nil
 }

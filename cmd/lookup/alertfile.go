@@ -1,4 +1,4 @@
-package factory
+package lookup
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// ReadAlert reads the one alert of a file (- is stdin), for a chat about it: an input holding
+// AlertFile reads the one alert of a file (- is stdin), for a chat about it: an input holding
 // several findings is refused, with the way to add them and pick one.
-func ReadAlert(ios *cmdutil.IOStreams, path string) (*record.Alert, error) {
+func AlertFile(ios *cmdutil.IOStreams, path string) (*record.Alert, error) {
 	r, err := cmdutil.OpenInput(ios, path)
 	if err != nil {
 		return nil, err
