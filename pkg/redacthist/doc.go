@@ -8,14 +8,14 @@
 //
 // Every write of the command line, and the code that redacts it. The engine is pkg/redact; this
 // package is the step each history write takes (History, Summary, Note, ForHistory, and Engine's
-// walk over genai contents); cmd/factory's KeyedRedactor is the workspace's engine (keyed tokens
+// walk over genai contents); pkg/workspace's KeyedRedactor is the workspace's engine (keyed tokens
 // under the workspace's key, plain placeholders when the key cannot be had). With --redact none
 // nothing is redacted, and cmd/factory.WarnIfRedactionOff says so before anything is written.
 // docs/redaction-writes.md is the same list for users.
 //
-// The store stack (cmd/factory.Stack), from the top: spool.Layer, redacting.Store,
+// The store stack (pkg/workspace.Stack), from the top: spool.Layer, the redacting layer,
 // search.EmbeddingStore (when embeddings are on), resilient.Store, alertcache (cloud only), the
-// backend. Sessions write below redacting.Store (factory.Store.Sessions): they redact
+// backend. Sessions write below the redacting layer (workspace.Store.Sessions): they redact
 // themselves.
 //
 // Histories:
@@ -28,7 +28,7 @@
 //   - A session's manual title (/title, chat --title, the title samechat.Router applies to a
 //     continued conversation): Session.SetTitle saves through save, as above.
 //   - Every other history write (history rename, resolve and its --suggest, reopen, a spool
-//     replay, anything a command saves through factory.Store): pkg/store/redacting.Store.SaveHistory
+//     replay, anything a command saves through workspace.Store): pkg/store/redacting's SaveHistory
 //     → ForHistory + History (contents, summary, title, the conclusion's note). history resolve
 //     --suggest keeps the suggested verdict and conclusion (conclude.Suggestion); its evidence
 //     is printed, not stored.
@@ -42,7 +42,7 @@
 //   - The local store's full-text index and the cloud store's search fields: built by the
 //     backend's SaveHistory from the history it is given, and by history reindex
 //     (search.Reindex → Indexer.Reindex) from the history as stored.
-//   - Embeddings (vectors in either store): search.EmbeddingStore is below redacting.Store and
+//   - Embeddings (vectors in either store): search.EmbeddingStore is below the redacting layer and
 //     sessions save through it with their redacted history; search.Reindex embeds what is
 //     stored.
 //   - The cloud store's verdict fields (verdict, resolution, questions, analysts): from the
