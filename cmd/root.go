@@ -67,8 +67,8 @@ func RunWith(ctx context.Context, args []string, ios *cmdutil.IOStreams, o RunOp
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	code := factory.ExitCode(err)
-	factory.PrintError(ios.ErrOut, err, cfg.Verbose)
+	code := cmdutil.ExitCode(err)
+	cmdutil.PrintError(ios.ErrOut, err, cfg.Verbose)
 	return code
 }
 

@@ -182,7 +182,7 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Store) error {
 		if err := acknowledge(ctx, p, opts.Subscription, acks); err != nil {
 			// Stored already: delivered again, they are the same alerts.
 			fmt.Fprintf(opts.IO.ErrOut, "Warning: %s stored but not acknowledged (%s); they will be delivered again and change nothing.\n",
-				format.Plural(len(acks), "message was", "messages were"), cmdutil.OneLine(factory.Message(err)))
+				format.Plural(len(acks), "message was", "messages were"), cmdutil.OneLine(cmdutil.Message(err)))
 		}
 		for _, a := range batch {
 			fmt.Fprintln(out, a.ID)
@@ -219,7 +219,7 @@ func readMessages(w interface{ Write([]byte) (int, error) }, msgs []*pubsubpb.Re
 		if bad != nil {
 			if !refused[id] {
 				refused[id], fresh = true, true
-				fmt.Fprintf(w, "message %s: not an alert, left unacknowledged: %s\n", cmdutil.OneLine(id), cmdutil.OneLine(factory.Message(bad)))
+				fmt.Fprintf(w, "message %s: not an alert, left unacknowledged: %s\n", cmdutil.OneLine(id), cmdutil.OneLine(cmdutil.Message(bad)))
 			}
 			continue
 		}

@@ -176,7 +176,7 @@ func batchRun(ctx context.Context, opts *Options) error {
 type unavailableModel struct{ msg atomic.Pointer[string] }
 
 func (u *unavailableModel) describe(err error) string {
-	msg := factory.Message(factory.DescribeModelError(err))
+	msg := cmdutil.Message(factory.DescribeModelError(err))
 	if _, ok := errors.AsType[*modelcfg.UnavailableError](err); ok {
 		u.msg.CompareAndSwap(nil, &msg)
 	}

@@ -84,7 +84,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		},
 		Resubmit: opts.Remote.Resubmit, NoWait: opts.Remote.NoWait, PollInterval: opts.Remote.PollInterval,
 		Concurrency:   opts.Concurrency,
-		DescribeError: func(err error) string { return factory.Message(factory.DescribeModelError(err)) },
+		DescribeError: func(err error) string { return cmdutil.Message(factory.DescribeModelError(err)) },
 		OnState:       bar.update,
 		OnRecorded: func(oc *remote.Outcome) {
 			// Said at once: a wait of hours may be cut short, and the job is what remains.
@@ -106,11 +106,11 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	})
 	bar.stop()
 	if oc != nil && oc.CleanErr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the questions and answers unredacted): %s\n", factory.Message(oc.CleanErr))
+		fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the questions and answers unredacted): %s\n", cmdutil.Message(oc.CleanErr))
 	}
 	switch {
 	case errors.Is(err, remote.ErrInvalidInput):
-		return cmdutil.UsageErrorf("%s: %s", cmdutil.InputName(opts.File), factory.Message(err))
+		return cmdutil.UsageErrorf("%s: %s", cmdutil.InputName(opts.File), cmdutil.Message(err))
 	case errors.Is(err, remote.ErrDetached):
 		return goerr.Wrap(context.Canceled, fmt.Sprintf("stopped waiting; batch job %s goes on: run the same command again to wait for it and collect its answers", oc.Job.ID))
 	case err != nil && oc != nil && oc.Summary != nil:

@@ -115,7 +115,7 @@ func TestValidate(t *testing.T) {
 		opts := testOptions(t, nil, ios)
 		tc.set(opts)
 		err := opts.validate()
-		if factory.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(factory.Message(err), tc.msg) {
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(cmdutil.Message(err), tc.msg) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}

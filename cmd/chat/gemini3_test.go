@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/internal/geminitest"
 	"github.com/alertchat/alertchat/internal/syncbuf"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
@@ -42,9 +41,9 @@ func TestInteractiveGemini3(t *testing.T) {
 		if tc.ends != errors.As(err, &unavailable) {
 			t.Fatalf("%s: %v", tc.model, err)
 		}
-		if tc.ends && (factory.ExitCode(err) != cmdutil.ExitFailure ||
-			!strings.HasPrefix(factory.Message(err), `Gemini model "gemini-2.5-flash" is not available (it is retired, or these credentials cannot use it); use one of: gemini-3.8-flash, `)) {
-			t.Fatalf("%s: exit %d: %s", tc.model, factory.ExitCode(err), factory.Message(err))
+		if tc.ends && (cmdutil.ExitCode(err) != cmdutil.ExitFailure ||
+			!strings.HasPrefix(cmdutil.Message(err), `Gemini model "gemini-2.5-flash" is not available (it is retired, or these credentials cannot use it); use one of: gemini-3.8-flash, `)) {
+			t.Fatalf("%s: exit %d: %s", tc.model, cmdutil.ExitCode(err), cmdutil.Message(err))
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(stderr.String(), w) {

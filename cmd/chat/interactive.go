@@ -184,7 +184,7 @@ func (c *interactiveChat) farewell(ctx context.Context) {
 	h := c.sess.History()
 	if c.unsaved {
 		if err := c.sess.Save(ctx); err != nil {
-			fmt.Fprintf(c.ios.ErrOut, "\nError: the last turns of this conversation could not be saved: %s\n", factory.Message(err))
+			fmt.Fprintf(c.ios.ErrOut, "\nError: the last turns of this conversation could not be saved: %s\n", cmdutil.Message(err))
 			if c.stored {
 				fmt.Fprintf(c.ios.ErrOut, "History %s holds the conversation up to its last saved turn.\n", h.ID)
 			} else {
@@ -256,13 +256,13 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 			// where.
 			c.ended = factory.DescribeModelError(err)
 		default:
-			fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(%s)\n", factory.Message(factory.DescribeModelError(err)), kept)
+			fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(%s)\n", cmdutil.Message(factory.DescribeModelError(err)), kept)
 		}
 	}
 	switch {
 	case turn != nil && turn.SaveErr != nil:
 		c.unsaved = true
-		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn, or when you leave.\n", factory.Message(turn.SaveErr))
+		fmt.Fprintf(c.ios.ErrOut, "Warning: not saved yet (%s); it stays in this session and is saved with the next turn, or when you leave.\n", cmdutil.Message(turn.SaveErr))
 	case turn != nil:
 		c.stored, c.unsaved = true, false
 	}
@@ -489,4 +489,4 @@ func (c *interactiveChat) compress(ctx context.Context) {
 }
 
 // printError reports a failed slash command; the chat goes on.
-func printError(w io.Writer, err error) { fmt.Fprintf(w, "Error: %s\n", factory.Message(err)) }
+func printError(w io.Writer, err error) { fmt.Fprintf(w, "Error: %s\n", cmdutil.Message(err)) }

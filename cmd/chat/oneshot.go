@@ -68,7 +68,7 @@ func (o *oneShotJSON) print(v chatJSON) error {
 
 // fail prints the object of a run that failed before a turn was taken.
 func (o *oneShotJSON) fail(err error) {
-	msg := factory.Message(err)
+	msg := cmdutil.Message(err)
 	_ = o.print(chatJSON{HistoryID: o.historyID, AlertID: o.alertID, Error: &msg, ToolCalls: []toolCallJSON{}})
 }
 
@@ -215,7 +215,7 @@ func (c *conversation) offerMove(ctx context.Context, j *samechat.Judgement) *se
 	}
 	next, err := j.Open(ctx, match)
 	if err != nil {
-		fmt.Fprintf(ios.ErrOut, "Cannot open the earlier conversation: %s\n", factory.Message(err))
+		fmt.Fprintf(ios.ErrOut, "Cannot open the earlier conversation: %s\n", cmdutil.Message(err))
 		return nil
 	}
 	return next
@@ -242,7 +242,7 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 			v.HistoryID = "" // nothing is stored: there is no history to resume
 		}
 		if failure != nil {
-			msg := factory.Message(failure)
+			msg := cmdutil.Message(failure)
 			v.Error = &msg
 		}
 		if perr := out.print(v); perr != nil && failure == nil {
@@ -274,7 +274,7 @@ func oneShotFailure(turn *session.Turn, err error) error {
 		case turn == nil:
 			return goerr.Wrap(err, what+": nothing of this question was saved")
 		case turn.SaveErr != nil:
-			return goerr.Wrap(err, what+", and the question could not be saved: "+factory.Message(turn.SaveErr))
+			return goerr.Wrap(err, what+", and the question could not be saved: "+cmdutil.Message(turn.SaveErr))
 		case answered:
 			return goerr.Wrap(err, what+": what had arrived was saved")
 		default:
@@ -293,7 +293,7 @@ func oneShotFailure(turn *session.Turn, err error) error {
 type notSaved struct{ err, saveErr error }
 
 func (e *notSaved) Error() string {
-	return factory.Message(e.err) + "; the question could not be saved either: " + factory.Message(e.saveErr)
+	return cmdutil.Message(e.err) + "; the question could not be saved either: " + cmdutil.Message(e.saveErr)
 }
 
 func (e *notSaved) Unwrap() error { return e.err }

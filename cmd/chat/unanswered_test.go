@@ -141,7 +141,7 @@ func TestOneShotUnansweredSaved(t *testing.T) {
 				withRetry(opts, srv, 2, 300*time.Millisecond)
 
 				err := chatRun(ctx, opts)
-				if code := factory.ExitCode(err); code != tc.code || !strings.Contains(factory.Message(err), tc.says) {
+				if code := cmdutil.ExitCode(err); code != tc.code || !strings.Contains(cmdutil.Message(err), tc.says) {
 					t.Fatalf("exit %d (want %d): %v", code, tc.code, err)
 				}
 				hs := storedHistories(t, opts)
@@ -216,7 +216,7 @@ func TestOneShotUnansweredStorageFails(t *testing.T) {
 					return factory.Stack(ios, cfg, opts.Logger(), downStore{s, tc.err}, redact.AllTypes(), o), nil
 				}
 				err := chatRun(context.Background(), opts)
-				if factory.ExitCode(err) != cmdutil.ExitFailure || !strings.Contains(factory.Message(err), "Gemini is unavailable right now") {
+				if cmdutil.ExitCode(err) != cmdutil.ExitFailure || !strings.Contains(cmdutil.Message(err), "Gemini is unavailable right now") {
 					t.Fatalf("err %v", err)
 				}
 				if strings.Contains(stderr.String(), "Continue with") {
@@ -231,7 +231,7 @@ func TestOneShotUnansweredStorageFails(t *testing.T) {
 					if len(entries) == 0 {
 						t.Fatalf("nothing in the spool %s", cfg.SpoolRoot())
 					}
-				} else if !strings.Contains(factory.Message(err), "the question could not be saved either") {
+				} else if !strings.Contains(cmdutil.Message(err), "the question could not be saved either") {
 					t.Fatalf("the error does not say the question was lost: %v", err)
 				}
 				if output == "text" {
@@ -313,7 +313,7 @@ func TestOneShotApprovalCtrlC(t *testing.T) {
 		}
 	}()
 	err := chatRun(ctx, opts)
-	if factory.ExitCode(err) != cmdutil.ExitInterrupt {
+	if cmdutil.ExitCode(err) != cmdutil.ExitInterrupt {
 		t.Fatalf("err %v; stderr:\n%s", err, stderr)
 	}
 	hs := storedHistories(t, opts)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
+
+	"github.com/alertchat/alertchat/pkg/sentinel"
 )
 
 // Exit codes of the command line contract.
@@ -22,9 +24,9 @@ const (
 // ErrUsage marks an error as the user's to fix (exit 2).
 var ErrUsage = errors.New("usage error")
 
-// ErrNotFound marks an error as "not found" (exit 3): what the user named does not exist. The
-// store's own "not found" (store.ErrNotFound) means the same; cmdutil does not import the store.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound marks an error as "not found" (exit 3): what the user named does not exist. It is
+// the store's own "not found" (store.ErrNotFound), the same value.
+var ErrNotFound = sentinel.NotFound
 
 // NotFoundf returns a "not found" error (exit 3) whose message is the formatted text alone.
 func NotFoundf(format string, args ...any) error {

@@ -250,7 +250,7 @@ func describe(err error) string {
 	if js, ok := errors.AsType[*jobStoppedError](err); ok {
 		return js.msg
 	}
-	return factory.Message(factory.DescribeModelError(err))
+	return cmdutil.Message(factory.DescribeModelError(err))
 }
 
 // outcome is the exit: 130 when interrupted (the partial report printed), 1 when a model could
@@ -401,7 +401,7 @@ func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *fact
 			return inv, err
 		}
 		if turn.SaveErr != nil && opts.Save {
-			fmt.Fprintf(opts.IO.ErrOut, "Warning: an investigation of alert %s could not be saved: %s\n", a.ID, cmdutil.OneLine(factory.Message(turn.SaveErr)))
+			fmt.Fprintf(opts.IO.ErrOut, "Warning: an investigation of alert %s could not be saved: %s\n", a.ID, cmdutil.OneLine(cmdutil.Message(turn.SaveErr)))
 		}
 		return inv, nil
 	}, nil

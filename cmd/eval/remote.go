@@ -79,7 +79,7 @@ func (e *jobStoppedError) Unwrap() error { return e.err }
 
 // jobMessage is a job's error for a person, without the sentinel's words at its end.
 func jobMessage(err error) string {
-	msg := factory.Message(err)
+	msg := cmdutil.Message(err)
 	for _, s := range []error{remote.ErrJobEnded, remote.ErrCollected} {
 		msg = strings.TrimSuffix(msg, ": "+s.Error())
 	}
@@ -147,12 +147,12 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 		mj.oc, err = remote.SubmitRequests(ctx, sha, mj.reqs, ro(m))
 		switch {
 		case errors.Is(err, remote.ErrInvalidInput):
-			return nil, nil, false, cmdutil.UsageErrorf("%s", factory.Message(err))
+			return nil, nil, false, cmdutil.UsageErrorf("%s", cmdutil.Message(err))
 		case modelcfg.IsModelNotFound(err):
 			// The service refused the job's model (retired, or unknown): the line a chat gives,
 			// and the other models go on.
 			err = factory.DescribeModelError(modelcfg.Explain(ctx, svc.Client.Models, m, err))
-			mj.stopped = &jobStoppedError{msg: factory.Message(err), err: err}
+			mj.stopped = &jobStoppedError{msg: cmdutil.Message(err), err: err}
 		case err != nil:
 			return nil, nil, false, err
 		}
@@ -179,7 +179,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 		}
 		mj.answers, err = remote.CollectRequests(ctx, mj.oc, len(mj.reqs), ro(mj.model))
 		if mj.oc.CleanErr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the requests and answers unredacted): %s\n", factory.Message(mj.oc.CleanErr))
+			fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the requests and answers unredacted): %s\n", cmdutil.Message(mj.oc.CleanErr))
 		}
 		switch {
 		case errors.Is(err, remote.ErrDetached):

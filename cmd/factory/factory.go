@@ -154,7 +154,7 @@ func stackOptions(ios *cmdutil.IOStreams, logger *slog.Logger, o StoreOptions) w
 	return workspace.Options{
 		Logger: logger, IgnoreRecordedOutage: o.IgnoreRecordedOutage, Embedder: o.Embedder,
 		OnKeyMissing: func(err error) {
-			fmt.Fprintf(ios.ErrOut, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", cmdutil.OneLine(Message(err)))
+			fmt.Fprintf(ios.ErrOut, "Warning: the workspace's token key is unavailable (%s): this command writes plain [REDACTED_TYPE] placeholders.\n", cmdutil.OneLine(cmdutil.Message(err)))
 		},
 	}
 }
@@ -277,7 +277,7 @@ func ReportFlush(w io.Writer, dir string, rep *spool.Report, err error, verbose 
 	}
 	if err != nil {
 		fmt.Fprintf(w, "Warning: %s kept locally in %s could not be uploaded yet: %s\nThey stay there; a later command, or 'alertchat history sync', uploads them.\n",
-			format.Plural(max(rep.Pending, 1), "conversation", "conversations"), dir, cmdutil.OneLine(Message(err)))
+			format.Plural(max(rep.Pending, 1), "conversation", "conversations"), dir, cmdutil.OneLine(cmdutil.Message(err)))
 		return
 	}
 	if verbose && len(rep.Uploaded) == 0 && rep.Pending == 0 {
@@ -297,7 +297,7 @@ func ReportSave(w io.Writer, turn *session.Turn, h *record.History) {
 	}
 	if turn.Spooled {
 		fmt.Fprintf(w, "Warning: the store is unavailable (%s); this turn of history %s is kept locally (in the spool of the data directory) and will be uploaded by the next command that reaches the store, or by 'alertchat history sync'.\n",
-			cmdutil.OneLine(Message(turn.SpoolCause)), h.ID)
+			cmdutil.OneLine(cmdutil.Message(turn.SpoolCause)), h.ID)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -57,7 +56,7 @@ func TestRenameRetriesConflicts(t *testing.T) {
 		cs := &conflictingStore{Histories: s, n: tc.conflicts}
 		_, err = Rename(ctx, cs, string(h.ID), "new")
 		if tc.wantErr {
-			if !errors.Is(err, store.ErrConflict) || factory.ExitCode(err) != cmdutil.ExitFailure {
+			if !errors.Is(err, store.ErrConflict) || cmdutil.ExitCode(err) != cmdutil.ExitFailure {
 				t.Errorf("%d conflicts: %v, want ErrConflict", tc.conflicts, err)
 			}
 		} else {
@@ -90,7 +89,7 @@ func TestParseAge(t *testing.T) {
 		"", "  ", "0", "0d", "0s", "-1d", "-5h", "30", "d", "30days", "30D", "1y", "abc", "1d-1h", "1e3d",
 		"100000000w", "9999999999h", "1d 2h", "３０d",
 	} {
-		if got, err := ParseAge(in); err == nil || factory.ExitCode(err) != cmdutil.ExitUsage {
+		if got, err := ParseAge(in); err == nil || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 			t.Errorf("ParseAge(%q) = %v, %v; want a usage error", in, got, err)
 		}
 	}

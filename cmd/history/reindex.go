@@ -110,7 +110,7 @@ func indexFindings(ctx context.Context, ix store.Indexer, repair bool) ([]fsck.F
 				Detail: "not in the search index ('alertchat history reindex' adds it)"}
 			if repair {
 				if err := ix.Reindex(ctx, id); err != nil {
-					f.Error = factory.Message(err)
+					f.Error = cmdutil.Message(err)
 				} else {
 					f.Repaired = true
 				}

@@ -43,8 +43,8 @@ func TestSearchFlags(t *testing.T) {
 			cmd := NewCmdSearch(&factory.Factory{Factory: &cmdutil.Factory{IO: ios}}, func(_ context.Context, o *SearchOptions) error { got = o; return nil })
 			err := cmd.Run(context.Background(), append([]string{"search"}, tc.args...))
 			if tc.wantCode != 0 {
-				if err == nil || factory.ExitCode(err) != tc.wantCode {
-					t.Fatalf("err = %v (exit %d), want exit %d", err, factory.ExitCode(err), tc.wantCode)
+				if err == nil || cmdutil.ExitCode(err) != tc.wantCode {
+					t.Fatalf("err = %v (exit %d), want exit %d", err, cmdutil.ExitCode(err), tc.wantCode)
 				}
 				return
 			}

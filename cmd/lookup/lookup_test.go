@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/pkg/record"
 )
@@ -41,12 +40,12 @@ func TestAlertID(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, err := lookup.AlertID(context.Background(), ids, tc.arg)
-		if got != tc.want || factory.ExitCode(err) != tc.code {
-			t.Errorf("AlertID(%q) = %q, %v (exit %d); want %q, exit %d", tc.arg, got, err, factory.ExitCode(err), tc.want, tc.code)
+		if got != tc.want || cmdutil.ExitCode(err) != tc.code {
+			t.Errorf("AlertID(%q) = %q, %v (exit %d); want %q, exit %d", tc.arg, got, err, cmdutil.ExitCode(err), tc.want, tc.code)
 		}
 	}
 	_, err := lookup.AlertID(context.Background(), ids, "0f1e2d3c")
-	if msg := factory.Message(err); !strings.Contains(msg, "0f1e2d3c-aaaa") || !strings.Contains(msg, "0f1e2d3c-bbbb") {
+	if msg := cmdutil.Message(err); !strings.Contains(msg, "0f1e2d3c-aaaa") || !strings.Contains(msg, "0f1e2d3c-bbbb") {
 		t.Errorf("an ambiguous prefix does not list the candidates: %q", msg)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
-	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/mcp"
 )
 
@@ -80,8 +80,8 @@ func TestAdd(t *testing.T) {
 		{AddOptions{Preset: "google-secops", Region: "us"}, "needs --project"},
 	} {
 		err := run(bad.o)
-		if factory.ExitCode(err) != 2 || !strings.Contains(err.Error(), bad.says) {
-			t.Errorf("%+v: %v (exit %d), want exit 2 saying %q", bad.o, err, factory.ExitCode(err), bad.says)
+		if cmdutil.ExitCode(err) != 2 || !strings.Contains(err.Error(), bad.says) {
+			t.Errorf("%+v: %v (exit %d), want exit 2 saying %q", bad.o, err, cmdutil.ExitCode(err), bad.says)
 		}
 	}
 

@@ -15,7 +15,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/pkg/mcp"
 )
 
@@ -127,7 +126,7 @@ func TestVerbs(t *testing.T) {
 		o := tc.o
 		o.Deps, o.Output = d, "text"
 		err := callRun(ctx, &o)
-		if got := factory.ExitCode(err); got != tc.code {
+		if got := cmdutil.ExitCode(err); got != tc.code {
 			t.Errorf("%s: exit %d (%v), want %d", tc.name, got, err, tc.code)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/sentinel"
 )
 
 // MaxSize is the largest alert accepted. An alert is placed in every request's system
@@ -29,7 +29,7 @@ import (
 const MaxSize = 8 << 20
 
 // ErrInvalid is returned for input that is not a usable alert.
-var ErrInvalid = errors.New("invalid alert")
+var ErrInvalid = sentinel.InvalidAlert
 
 // namespace makes alert IDs UUIDv5 values derived from the canonical JSON of the finding (for
 // a single object, the whole object: the IDs of alerts added before envelopes were recognised

@@ -6,7 +6,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
-// The layers of the command line's store, from the command down (assembled by cmd/factory's
+// The layers of the command line's store, from the command down (assembled by pkg/workspace's
 // Stack). Each one implements the whole Store, method by method: none embeds the store below
 // it, so no method can pass a layer unseen, and a method added to Store does not compile until
 // every layer says what it does with it.

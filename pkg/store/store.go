@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/sentinel"
 )
 
 var (
 	// ErrNotFound is returned for a missing record and, identically, for a record of another
 	// workspace.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = sentinel.NotFound
 	// ErrConflict is returned when a history was saved by another writer since it was loaded.
 	// Nothing is written.
 	ErrConflict = errors.New("history was changed by another writer")
 	// ErrInvalid is returned for a request the store refuses (bad ID, bad cursor, ...).
-	ErrInvalid = errors.New("invalid request")
+	ErrInvalid = sentinel.InvalidRequest
 	// ErrNoSpace is returned when the backend's storage is full. Nothing was written: the
 	// previous transcript and metadata are intact.
 	ErrNoSpace = errors.New("disk full")

@@ -1,4 +1,4 @@
-package factory
+package cmdutil_test
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ func TestMessageSaysItOnce(t *testing.T) {
 		{goerr.Wrap(errors.New("bad \x1b]0;title\x07request \u202egnp.exe\x1b[2J"), "failed"), "failed: bad request gnp.exe"},
 	}
 	for _, tc := range tests {
-		if got := Message(tc.err); got != tc.want {
+		if got := cmdutil.Message(tc.err); got != tc.want {
 			t.Errorf("Message = %q, want %q", got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package factory
+package cmdutil
 
 import (
 	"context"
@@ -10,9 +10,7 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/pkg/alert"
-	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/sentinel"
 	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
@@ -20,19 +18,19 @@ import (
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
-		return cmdutil.ExitOK
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, cmdutil.ErrNotFound):
-		return cmdutil.ExitNotFound
-	case cmdutil.IsUsage(err), errors.Is(err, store.ErrInvalid), errors.Is(err, alert.ErrInvalid):
-		return cmdutil.ExitUsage
+		return ExitOK
+	case errors.Is(err, sentinel.NotFound):
+		return ExitNotFound
+	case IsUsage(err), errors.Is(err, sentinel.InvalidRequest), errors.Is(err, sentinel.InvalidAlert):
+		return ExitUsage
 	case errors.Is(err, context.Canceled):
-		return cmdutil.ExitInterrupt
+		return ExitInterrupt
 	}
-	return cmdutil.ExitFailure
+	return ExitFailure
 }
 
 // sentinels are errors whose text only classifies: a message that wraps one has said it all.
-var sentinels = []error{cmdutil.ErrUsage, cmdutil.ErrNotFound, store.ErrNotFound, store.ErrInvalid, alert.ErrInvalid}
+var sentinels = []error{ErrUsage, sentinel.NotFound, sentinel.InvalidRequest, sentinel.InvalidAlert}
 
 // Message is err's text for a person: the chain of messages without the classifying
 // sentinel's text at its end ("no history x", not "no history x: not found").
