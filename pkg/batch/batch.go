@@ -21,15 +21,15 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// Store is where a batch finds the alerts and histories its questions name.
-type Store interface {
+// Reader is where a batch finds the alerts and histories its questions name.
+type Reader interface {
 	GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error)
 	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
 // Options are a batch's dependencies and settings.
 type Options struct {
-	Store Store
+	Store Reader
 	// NewSession starts a session about alert a continuing h, or a new history when h is nil:
 	// the same sessions a one-shot chat uses (model, titles, redacted saves). It is called
 	// concurrently; each session is used by one goroutine.

@@ -91,15 +91,15 @@ const (
 	KindUnknownObject   = "unknown_object"
 )
 
-// Store is what a check reads and repairs: the store's checker and its histories.
-type Store interface {
+// Target is what a check reads and repairs: the store's checker and its histories.
+type Target interface {
 	store.Checker
 	store.Histories
 }
 
 // Check runs every check, repairing when asked, metadata first (a repair there may move an
 // object aside, which then is not reported again as an orphan).
-func Check(ctx context.Context, ck Store, opts Options) ([]Finding, error) {
+func Check(ctx context.Context, ck Target, opts Options) ([]Finding, error) {
 	prefix, workspace := opts.Prefix, opts.Workspace
 	var hs store.Histories = ck
 	ids, err := ck.ListHistoryIDs(ctx)

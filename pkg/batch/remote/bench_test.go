@@ -35,7 +35,7 @@ func benchInput(n int) string {
 }
 
 // benchOptions are options with the real redaction engine and no waiting.
-func benchOptions(e *env, saver store.HistorySaver, reader remote.Store, jobs store.BatchJobs, titles bool) remote.Options {
+func benchOptions(e *env, saver store.HistorySaver, reader remote.Reader, jobs store.BatchJobs, titles bool) remote.Options {
 	o := e.options()
 	red := redacthist.Engine(redact.New())
 	o.Store, o.Jobs = reader, jobs
@@ -85,7 +85,7 @@ func BenchmarkCollect(b *testing.B) {
 	const n = 1000
 	type backend struct {
 		saver  store.HistorySaver
-		reader remote.Store
+		reader remote.Reader
 		jobs   store.BatchJobs
 	}
 	for _, tc := range []struct {

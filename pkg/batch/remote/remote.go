@@ -71,9 +71,9 @@ type Service interface {
 	Clean(ctx context.Context, rec *record.BatchJob, job *genai.BatchJob) error
 }
 
-// Store is what a remote batch reads and writes.
-type Store interface {
-	batch.Store
+// Reader is what a remote batch reads.
+type Reader interface {
+	batch.Reader
 	GetHistoryMeta(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
@@ -81,7 +81,7 @@ type Store interface {
 type Options struct {
 	Service Service
 	Jobs    store.BatchJobs
-	Store   Store
+	Store   Reader
 	// NewSession starts the session of a question, as a local batch's: no tools (a job cannot
 	// run calls) and no summaries (they would be one more request).
 	NewSession func(a *record.Alert, h *record.History) (*session.Session, error)

@@ -22,7 +22,7 @@ import (
 
 // backend is what a remote batch needs of a store.
 type backend interface {
-	remote.Store
+	remote.Reader
 	store.HistorySaver
 	store.BatchJobs
 	ListHistories(ctx context.Context, q store.HistoryQuery) (*store.HistoryPage, error)

@@ -1,7 +1,7 @@
 // Package builtin holds the tools the chat declares over the workspace's own store: get_alert,
 // search_alerts, search_histories and get_history. They read the store they are given, which is
 // the current workspace's (a store is opened for one workspace and answers "not found" for any
-// other), and never write: Store has no write method. Arguments come from the model and are
+// other), and never write: Reader has no write method. Arguments come from the model and are
 // checked; every failure is a result the model can read ({"error": ...}).
 package builtin
 
@@ -24,8 +24,8 @@ import (
 	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
-// Store is what the tools read: the workspace's alerts and histories, nothing that writes.
-type Store interface {
+// Reader is what the tools read: the workspace's alerts and histories, nothing that writes.
+type Reader interface {
 	GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error)
 	FindAlerts(ctx context.Context, prefix string, limit int) ([]record.AlertID, error)
 	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
@@ -44,7 +44,7 @@ type HistorySearcher interface {
 
 // Deps are the tools' dependencies.
 type Deps struct {
-	Store Store
+	Store Reader
 	// Searcher runs search_histories; nil leaves the tool out.
 	Searcher HistorySearcher
 	// SearchStore is what Searcher searches (the store, or a layer of it).
@@ -123,7 +123,7 @@ func lookupID[ID ~string](ctx context.Context, arg, noun string, find func(conte
 	return "", tool.ArgError(fmt.Sprintf("%s ID prefix %q matches several: %s", noun, arg, strings.Join(s, ", ")))
 }
 
-type getAlert struct{ st Store }
+type getAlert struct{ st Reader }
 
 func (getAlert) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
@@ -153,7 +153,7 @@ func (g getAlert) Call(ctx context.Context, args map[string]any) map[string]any 
 	return map[string]any{"alert": data, "id": string(a.ID), "title": a.Title}
 }
 
-type getHistory struct{ st Store }
+type getHistory struct{ st Reader }
 
 func (getHistory) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
