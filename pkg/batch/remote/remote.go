@@ -174,7 +174,28 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 	o.defaults()
 	sha := InputSHA256(input)
 	oc := &Outcome{}
-	var job *genai.BatchJob
+	job, err := o.findOrSubmit(ctx, sha, len(qs), func() error { return check(qs) },
+		func(emit func(item) error) error { return o.prepare(ctx, qs, emit) }, oc)
+	if err != nil {
+		return oc.orNil(), err
+	}
+	if o.NoWait {
+		return oc, nil
+	}
+	job, err = o.wait(ctx, oc.Job, job)
+	if err != nil {
+		return oc, err
+	}
+	sum, err := o.collect(ctx, qs, oc, job, out)
+	oc.Summary = sum
+	return oc, err
+}
+
+// findOrSubmit fills oc with the job recorded for the input sha (unless Resubmit), or, when
+// there is none, checks the input, reserves it and submits its n requests (prepare), unless
+// another run reserved it and recorded its job meanwhile. It returns the job when it submitted
+// one (nil when found), and tells OnRecorded and OnState.
+func (o *Options) findOrSubmit(ctx context.Context, sha string, n int, check func() error, prepare func(emit func(item) error) error, oc *Outcome) (*genai.BatchJob, error) {
 	if !o.Resubmit {
 		rec, err := o.Jobs.FindBatchJob(ctx, sha, o.Model)
 		switch {
@@ -184,8 +205,9 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 			return nil, goerr.Wrap(err, "failed to look for a recorded batch job")
 		}
 	}
+	var job *genai.BatchJob
 	if oc.Job == nil {
-		if err := check(qs); err != nil {
+		if err := check(); err != nil {
 			return nil, err
 		}
 		h, found, err := o.reserve(ctx, sha)
@@ -194,22 +216,13 @@ func Run(ctx context.Context, input []byte, qs []batch.Question, out io.Writer, 
 		}
 		if found != nil {
 			oc.Job, oc.Found = found, true
-		} else if job, err = o.submitReserved(ctx, sha, len(qs), func(emit func(item) error) error { return o.prepare(ctx, qs, emit) }, h, oc); err != nil {
-			return oc.orNil(), err
+		} else if job, err = o.submitReserved(ctx, sha, n, prepare, h, oc); err != nil {
+			return nil, err
 		}
 	}
 	o.OnRecorded(oc)
 	o.OnState(oc.Job, o.Now().Sub(oc.Job.CreatedAt))
-	if o.NoWait {
-		return oc, nil
-	}
-	job, err := o.wait(ctx, oc.Job, job)
-	if err != nil {
-		return oc, err
-	}
-	sum, err := o.collect(ctx, qs, oc, job, out)
-	oc.Summary = sum
-	return oc, err
+	return job, nil
 }
 
 // orNil is oc once it names a job (so a caller can tell it), else nil.

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/pkg/session"
-	"github.com/alertchat/alertchat/pkg/store"
 )
 
 // A job of plain requests (SubmitRequests, CollectRequests) is a remote batch without
@@ -41,38 +40,17 @@ func SubmitRequests(ctx context.Context, sha string, reqs []session.Request, o O
 	}
 	o.defaults()
 	oc := &Outcome{}
-	if !o.Resubmit {
-		rec, err := o.Jobs.FindBatchJob(ctx, sha, o.Model)
-		switch {
-		case err == nil:
-			oc.Job, oc.Found = rec, true
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, goerr.Wrap(err, "failed to look for a recorded batch job")
-		}
-	}
-	if oc.Job == nil {
-		h, found, err := o.reserve(ctx, sha)
-		if err != nil {
-			return nil, err
-		}
-		if found != nil {
-			oc.Job, oc.Found = found, true
-		} else {
-			prepare := func(emit func(item) error) error {
-				for i, r := range reqs {
-					if err := emit(item{key: key{line: i + 1}, req: r}); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			if _, err := o.submitReserved(ctx, sha, len(reqs), prepare, h, oc); err != nil {
-				return oc.orNil(), err
+	prepare := func(emit func(item) error) error {
+		for i, r := range reqs {
+			if err := emit(item{key: key{line: i + 1}, req: r}); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	o.OnRecorded(oc)
-	o.OnState(oc.Job, o.Now().Sub(oc.Job.CreatedAt))
+	if _, err := o.findOrSubmit(ctx, sha, len(reqs), func() error { return nil }, prepare, oc); err != nil {
+		return oc.orNil(), err
+	}
 	return oc, nil
 }
 
