@@ -2,9 +2,10 @@
 // pieces.
 //
 // A streamed answer is cut into blocks (a paragraph or list ends at a blank line, a heading at
-// the end of its line, a fenced code block at its closing fence). A completed block is rendered
-// with glamour and written at once; the block still open is shown as plain text as it arrives,
-// and is replaced by its rendering when it completes, if it still fits on the screen (else the
+// the end of its line, a fenced code block at its closing fence). A completed block is parsed
+// (goldmark, with GitHub's tables, strikethrough, autolinks and task lists), drawn with ANSI
+// colours and written at once; the block still open is shown as plain text as it arrives, and
+// is replaced by its rendering when it completes, if it still fits on the screen (else the
 // plain text stays). Exactly one blank line separates blocks.
 //
 // Invariants: everything written has passed termsafe (the model cannot move the cursor or
@@ -15,15 +16,15 @@ package mdstream
 import (
 	"strings"
 
-	"github.com/alertchat/alertchat/pkg/termsafe"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
-	"github.com/m-mizutani/goerr/v2"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 )
 
-// margin is the left indentation of rendered text (glamour's document margin).
+// margin is the left indentation of rendered text.
 const margin = 2
 
 // Options describe the terminal.
@@ -35,11 +36,10 @@ type Options struct {
 	Height int
 }
 
-// Renderer renders Markdown for one terminal. Build it once (building costs milliseconds) and
-// use it for every answer; it is not safe for concurrent use.
+// Renderer renders Markdown for one terminal. Build it once and use it for every answer; it
+// is not safe for concurrent use.
 type Renderer struct {
-	tr     *glamour.TermRenderer // wraps nothing: see wrap.go
-	table  *glamour.TermRenderer // lays tables out within the width
+	md     parser.Parser
 	width  int
 	height int
 	limit  int // columns a line may take (wrapLimit)
@@ -55,33 +55,8 @@ func NewRenderer(opts Options) (*Renderer, error) {
 	if height <= 0 {
 		height = 24
 	}
-	limit := wrapLimit(width)
-	style := Style()
-	markLinks(&style)
-	// Width 0: glamour neither wraps nor pads; every line is wrapped once, by wrapRendered.
-	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(0))
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to build the Markdown renderer")
-	}
-	// A table is laid out by glamour (lipgloss) within the limit: wrapping its rows afterwards
-	// would tear the columns apart.
-	table, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(limit))
-	if err != nil {
-		return nil, goerr.Wrap(err, "failed to build the Markdown renderer")
-	}
-	return &Renderer{tr: tr, table: table, width: width, height: height, limit: limit}, nil
-}
-
-// Style is glamour's dark style with headings shown as headings: glamour's standard styles
-// print "## " before level 2-6 headings, which reads as unrendered Markdown.
-func Style() ansi.StyleConfig {
-	s := styles.DarkStyleConfig
-	for _, h := range []*ansi.StyleBlock{&s.H2, &s.H3, &s.H4, &s.H5, &s.H6} {
-		h.Prefix = ""
-	}
-	underline := true
-	s.H2.Underline = &underline
-	return s
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+	return &Renderer{md: md, width: width, height: height, limit: wrapLimit(width)}, nil
 }
 
 // Render renders a whole document: its blocks, one blank line between them, ending in a
@@ -107,24 +82,19 @@ func (r *Renderer) appendBlock(b *strings.Builder, block string) {
 	b.WriteString(out)
 }
 
-// renderBlock renders one block: its lines without glamour's blank lines around it and without
-// the padding glamour adds to the wrap width (dozens of escape sequences per line, which slow
-// the terminal down), each ending in a newline.
+// renderBlock renders one block: its lines after the margin, without blank lines around them
+// and without trailing spaces, each ending in a newline and wrapped once at the limit.
 func (r *Renderer) renderBlock(block string) string {
-	tr := r.tr
-	if isTable(block) {
-		tr = r.table
-	} else {
-		block = joinSoftBreaks(block)
-	}
-	out, err := tr.Render(block)
-	if err != nil {
-		return indentPlain(block)
-	}
-	lines := strings.Split(dedupeLinks(out), "\n")
+	src := []byte(block)
+	bw := blockWriter{src: src}
+	lines := bw.children(r.md.Parse(text.NewReader(src)), r.limit-margin, false)
 	kept := lines[:0]
 	for _, l := range lines {
-		kept = append(kept, trimPadding(l))
+		l = trimPadding(l)
+		if l != "" {
+			l = strings.Repeat(" ", margin) + l
+		}
+		kept = append(kept, l)
 	}
 	first, last := 0, len(kept)
 	for first < last && visibleBlank(kept[first]) {
@@ -137,15 +107,6 @@ func (r *Renderer) renderBlock(block string) string {
 		return ""
 	}
 	return wrapRendered(strings.Join(kept[first:last], "\n"), r.limit) + "\n"
-}
-
-// indentPlain is a block as plain text, when glamour fails.
-func indentPlain(block string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.Trim(block, "\n"), "\n") {
-		b.WriteString(strings.Repeat(" ", margin) + l + "\n")
-	}
-	return b.String()
 }
 
 // trimPadding removes trailing spaces and the colour sequences around them from a rendered line,

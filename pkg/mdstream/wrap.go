@@ -6,14 +6,14 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-// One wrap. glamour wraps twice, at two widths: a paragraph with reflow's wordwrap (which
-// breaks after every hyphen) and then the whole document again with x/ansi's Wordwrap (which
-// breaks at " ,.;-+|"); where the two disagree a word is left alone on a line between two long
-// ones, and a UUID falls apart at its hyphens. The renderer asks glamour for no wrap at all and
-// wraps each rendered line here, once, at the same limit the streamed plain text uses
-// (wrapLimit): at spaces, and beside East Asian wide characters (never before closing
-// punctuation or after opening brackets); a token wider than a whole line is the only thing
-// cut between characters, and it fills the lines it takes.
+// One wrap. glamour, which drew Markdown here before, wrapped twice, at two widths: a
+// paragraph with reflow's wordwrap (which breaks after every hyphen) and then the whole
+// document again with x/ansi's Wordwrap (which breaks at " ,.;-+|"); where the two disagreed a
+// word was left alone on a line between two long ones, and a UUID fell apart at its hyphens.
+// The renderer draws each block unwrapped and wraps each drawn line here, once, at the same
+// limit the streamed plain text uses (wrapLimit): at spaces, and beside East Asian wide
+// characters (never before closing punctuation or after opening brackets); a token wider than
+// a whole line is the only thing cut between characters, and it fills the lines it takes.
 
 // wrapLimit is how many columns a line of an answer may take on a terminal of width columns.
 // One column is left free: some terminals wrap early when the last one is written.
@@ -293,29 +293,12 @@ func sgrState(active, esc string) string {
 	return active
 }
 
-// joinSoftBreaks joins the lines of a paragraph or list item that Markdown joins anyway (a
-// soft line break is a space): glamour, asked not to wrap, would keep them as line breaks, and
-// a model that wraps its own text at some width would leave short lines on a wider terminal.
-// Fenced and indented code, hard breaks (two spaces or a backslash at the end) and lines that
-// start a block (a list item, a quote, a heading, a rule, a table row) are kept as they are.
-func joinSoftBreaks(block string) string {
-	if !strings.Contains(strings.TrimRight(block, "\n"), "\n") || openingFence(block) != "" {
-		return block
-	}
-	lines := strings.Split(block, "\n")
-	var b strings.Builder
-	b.WriteString(lines[0])
-	for i := 1; i < len(lines); i++ {
-		prev, l := lines[i-1], lines[i]
-		if joinable(prev, l) {
-			b.WriteString(" " + strings.TrimLeft(l, " \t"))
-			continue
-		}
-		b.WriteString("\n" + l)
-	}
-	return b.String()
-}
-
+// joinable reports whether a soft line break between the source lines prev and l is a space
+// (Markdown makes every soft break one). A model that wraps its own text at some width would
+// leave short lines on a wider terminal; but a hard break (two spaces or a backslash at the
+// end), indented code, and a line that reads as the start of a block (a list item, a quote, a
+// heading, a rule, a table row) that Markdown does not let interrupt the paragraph, are kept
+// as line breaks, as the author saw them.
 func joinable(prev, l string) bool {
 	t := strings.TrimLeft(l, " \t")
 	p := strings.TrimLeft(prev, " \t")
@@ -352,16 +335,4 @@ func startsItem(t string) bool {
 		i++
 	}
 	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && (t[i+1] == ' ' || t[i+1] == '\t')
-}
-
-// isTable reports whether a block holds a table: a delimiter row ("|---|:--:|") below a line.
-func isTable(block string) bool {
-	lines := strings.Split(block, "\n")
-	for i := 1; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		if strings.Contains(t, "-") && strings.Contains(t, "|") && strings.Trim(t, "|:- \t") == "" {
-			return true
-		}
-	}
-	return false
 }
