@@ -29,8 +29,7 @@ func (w *inlineWriter) run(st style, s string) {
 	}
 	// Entities ("&#27;") and HTML decode to anything: what reaches the terminal is made safe
 	// here, and kept on the line.
-	s = termsafe.String(s)
-	s = strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
+	s = oneLine.Replace(termsafe.String(s))
 	if s == "" {
 		return
 	}
@@ -38,6 +37,9 @@ func (w *inlineWriter) run(st style, s string) {
 	w.b.WriteString(s)
 	w.b.WriteString("\x1b[0m")
 }
+
+// oneLine keeps a run on its line: the renderer measures every column it writes.
+var oneLine = strings.NewReplacer("\n", " ", "\t", " ")
 
 func (w *inlineWriter) children(n ast.Node, st style) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -209,12 +211,12 @@ func stripHTML(s string) string {
 		s = s[end+1:]
 		for _, hidden := range []string{"script", "style"} {
 			if strings.HasPrefix(tag, hidden) && (len(tag) == len(hidden) || !isLetter(tag[len(hidden)])) {
-				close := strings.Index(strings.ToLower(s), "</"+hidden)
-				if close < 0 {
+				end := strings.Index(strings.ToLower(s), "</"+hidden)
+				if end < 0 {
 					s = ""
 					break
 				}
-				s = s[close:]
+				s = s[end:]
 			}
 		}
 	}
