@@ -1,14 +1,18 @@
 package e2e_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"google.golang.org/genai"
+
+	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // egressConfig writes a config naming the test server "intel", trusted and public-only, with
@@ -71,6 +75,48 @@ func TestEgressWhereNobodyCanAsk(t *testing.T) {
 			if strings.Contains(got, v) {
 				t.Fatalf("the server received %s: %q", v, got)
 			}
+		}
+		// The history says the held call was denied without asking, not that the trusted
+		// server ran it, and names what would have left by kind only.
+		approvals := c.history(out.HistoryID).ToolApprovals
+		wantApprovals := []record.ToolApproval{
+			{Tool: "mcp_intel_lookup", Server: "intel", Decision: "denied", Content: 1, Call: 0,
+				Egress: &record.EgressHold{Kinds: []string{"internal host", "e-mail address", "internal address"}}},
+			{Tool: "mcp_intel_lookup", Server: "intel", Decision: "trusted", Content: 3, Call: 0},
+		}
+		if len(approvals) != len(wantApprovals) {
+			t.Fatalf("approvals %+v", approvals)
+		}
+		for i, w := range wantApprovals {
+			approvals[i].At = w.At
+			if !reflect.DeepEqual(approvals[i], w) {
+				t.Errorf("approval %d %+v (egress %+v), want %+v", i, approvals[i], approvals[i].Egress, w)
+			}
+		}
+		shown := c.mustRun("", "history", "show", out.HistoryID, "-o", "json")
+		var js struct {
+			ToolApprovals json.RawMessage `json:"tool_approvals"`
+		}
+		if err := json.Unmarshal([]byte(shown), &js); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, js.ToolApprovals); err != nil {
+			t.Fatal(err)
+		}
+		js.ToolApprovals = compact.Bytes()
+		if !strings.Contains(string(js.ToolApprovals), `"decision":"denied","asked":false,`) ||
+			!strings.Contains(string(js.ToolApprovals), `"egress":{"kinds":["internal host","e-mail address","internal address"],"sent":false}`) {
+			t.Errorf("history show -o json: %s", js.ToolApprovals)
+		}
+		for _, v := range internalValues {
+			if strings.Contains(string(js.ToolApprovals), v) {
+				t.Errorf("the approvals hold %s: %s", v, js.ToolApprovals)
+			}
+		}
+		if shown := c.mustRun("", "history", "show", out.HistoryID); !strings.Contains(shown,
+			"[denied: nobody could be asked; held back: it would have sent internal data (internal host, e-mail address, internal address) to a public-only server]") {
+			t.Errorf("history show:\n%s", shown)
 		}
 	})
 
@@ -139,6 +185,28 @@ func TestEgressAskedOnTerminal(t *testing.T) {
 	}
 	if got := readReceived(t, received); strings.Count(got, "10.0.3.7") != 1 {
 		t.Fatalf("the server received %q, want the address once (after yes)", got)
+	}
+	// The history says the user decided each call at the egress question: the first denied,
+	// the second let through; neither as the trusted server's.
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(c.mustRun("", "history", "list", "-o", "json")), &list); err != nil || len(list) != 1 {
+		t.Fatalf("history list: %v %+v", err, list)
+	}
+	approvals := c.history(list[0].ID).ToolApprovals
+	if len(approvals) != 2 {
+		t.Fatalf("approvals %+v", approvals)
+	}
+	kinds := []string{"internal address"}
+	for i, want := range []record.ToolApproval{
+		{Decision: "denied", Asked: true, Egress: &record.EgressHold{Kinds: kinds}},
+		{Decision: "approved", Asked: true, Egress: &record.EgressHold{Kinds: kinds, Sent: true}},
+	} {
+		a := approvals[i]
+		if a.Decision != want.Decision || a.Asked != want.Asked || !reflect.DeepEqual(a.Egress, want.Egress) {
+			t.Errorf("approval %d %+v (egress %+v), want %+v (egress %+v)", i, a, a.Egress, want, want.Egress)
+		}
 	}
 }
 

@@ -177,10 +177,11 @@ func (m *mcpTools) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitA
 // confirmEgress asks on the terminal whether a call to a public-only server that would send
 // internal data may go, naming what would leave; the default is no, and where nobody can be
 // asked (no terminal, batch) the call is denied. It is asked even for a trusted server and after
-// an approval: trust and approval are about running the tool, not about what leaves.
-func (m *mcpTools) confirmEgress(ctx context.Context, h mcp.EgressHold) bool {
+// an approval: trust and approval are about running the tool, not about what leaves. asked
+// says whether the question was put to the user (the call's record says who denied it).
+func (m *mcpTools) confirmEgress(ctx context.Context, h mcp.EgressHold) (send, asked bool) {
 	if m.ask == nil {
-		return false
+		return false, false
 	}
 	var line string
 	err := m.ios.Prompt(func() (err error) {
@@ -190,13 +191,13 @@ func (m *mcpTools) confirmEgress(ctx context.Context, h mcp.EgressHold) bool {
 		return err
 	})
 	if err != nil || ctx.Err() != nil {
-		return false
+		return false, true
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return true
+		return true, true
 	}
-	return false
+	return false, true
 }
 
 // progress names the call a server reports progress of on the status line.

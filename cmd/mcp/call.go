@@ -45,11 +45,11 @@ func (o *CallOptions) readLine(prompt string) (string, error) {
 // confirmEgress asks on the terminal whether a call to a public-only server that would send
 // internal data may go; nil where nobody can be asked (the call is denied). The explicit call
 // is consent to call the tool, not to send what the check found: that is asked (default no).
-func (o *CallOptions) confirmEgress() func(context.Context, mcp.EgressHold) bool {
+func (o *CallOptions) confirmEgress() func(context.Context, mcp.EgressHold) (send, asked bool) {
 	if !o.IO.CanPrompt() || o.Args == "-" {
 		return nil
 	}
-	return func(ctx context.Context, h mcp.EgressHold) bool {
+	return func(ctx context.Context, h mcp.EgressHold) (bool, bool) {
 		var line string
 		err := o.IO.Prompt(func() (err error) {
 			fmt.Fprintf(o.IO.ErrOut, "%s of MCP server %s, a public-only server, would receive internal data: %s\n",
@@ -57,7 +57,7 @@ func (o *CallOptions) confirmEgress() func(context.Context, mcp.EgressHold) bool
 			line, err = o.readLine("Send it anyway? [y] yes, [N] no ")
 			return err
 		})
-		return err == nil && ctx.Err() == nil && isYes(line)
+		return err == nil && ctx.Err() == nil && isYes(line), true
 	}
 }
 

@@ -74,7 +74,8 @@ func testMetadataRoundTrip(t *testing.T, h *Harness) {
 	hist.ToolCalls = 3
 	hist.ToolApprovals = []record.ToolApproval{
 		{Tool: "mcp_intel_lookup", Server: "intel", Decision: record.ApprovalApproved, Asked: true, At: store.Now().Add(-2 * time.Minute), Content: 1, Call: 0, CallID: "c1"},
-		{Tool: "mcp_intel_env", Server: "intel", Decision: record.ApprovalDenied, At: store.Now().Add(-2 * time.Minute), Content: 1, Call: 1},
+		{Tool: "mcp_intel_env", Server: "intel", Decision: record.ApprovalDenied, At: store.Now().Add(-2 * time.Minute), Content: 1, Call: 1,
+			Egress: &record.EgressHold{Kinds: []string{"internal address", "e-mail address"}}},
 		{Tool: "mcp_siem_query", Server: "siem", Decision: record.ApprovalTrusted, At: store.Now().Add(-time.Minute), Content: 3},
 	}
 	hist.Questions = []record.Question{

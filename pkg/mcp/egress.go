@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/termsafe"
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // A server configured "egress": "public-only" is a third party (a threat-intelligence service,
@@ -403,9 +405,22 @@ func isZero(b []byte) bool {
 	return true
 }
 
+// Kinds are the kinds of what would leave, each once, in the order found.
+func (h EgressHold) Kinds() []string {
+	var kinds []string
+	for _, l := range h.Leaks {
+		if !slices.Contains(kinds, l.Kind) {
+			kinds = append(kinds, l.Kind)
+		}
+	}
+	return kinds
+}
+
 // egress checks a call's arguments before it is sent to a public-only server: nil when they
 // may go (or the server is not public-only), the error that answers the call when they may not.
-func (s *server) egress(ctx context.Context, tool string, args map[string]any) error {
+// A held call goes only when a person said yes; what became of it is reported to the log ctx
+// carries (tool.WithEgress), so the call's record says who decided, not what let the tool run.
+func (s *server) egress(ctx context.Context, name string, args map[string]any) error {
 	if s.guard == nil {
 		return nil
 	}
@@ -413,8 +428,14 @@ func (s *server) egress(ctx context.Context, tool string, args map[string]any) e
 	if len(leaks) == 0 {
 		return nil
 	}
-	h := EgressHold{Server: s.name, Tool: tool, Leaks: leaks}
-	if s.o.ConfirmEgress != nil && s.o.ConfirmEgress(ctx, h) {
+	h := EgressHold{Server: s.name, Tool: name, Leaks: leaks}
+	var send, asked bool
+	if s.o.ConfirmEgress != nil {
+		send, asked = s.o.ConfirmEgress(ctx, h)
+	}
+	send = send && asked // nobody asked, nobody allowed it
+	tool.RecordEgress(ctx, tool.Egress{Kinds: h.Kinds(), Sent: send, Asked: asked})
+	if send {
 		return nil
 	}
 	return &EgressDeniedError{Hold: h}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/pkg/mcp"
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // "egress" and "internalDomains" in the config: a value other than public-only, or
@@ -65,24 +67,38 @@ func recordingServer(t *testing.T) (sdk.Transport, func() []string) {
 
 // A public-only server's call that carries internal data is held back, even for a trusted
 // server: denied with the design's answer where nobody can be asked, asked (naming what would
-// leave) where someone can, and sent only on yes. A public indicator goes through; a server
-// without egress gets everything.
+// leave) where someone can, and sent only on a yes a person gave. A public indicator goes
+// through; a server without egress gets everything. What became of a held call is reported to
+// the call's log (tool.WithEgress), kinds only, never the values; a call not held reports
+// nothing.
 func TestEgressHeldBack(t *testing.T) {
 	t.Parallel()
+	type answer struct{ send, asked bool }
+	denial := func(what string) string {
+		return `{"error":"denied: would send internal data (` + what + `) to intel, a public-only server"}`
+	}
 	for _, tc := range []struct {
-		name    string
-		egress  string
-		confirm *bool // nil: nobody can be asked
-		args    map[string]any
-		result  string
-		sent    bool
+		name     string
+		egress   string
+		confirm  *answer // nil: nobody can be asked
+		args     map[string]any
+		result   string
+		sent     bool
+		reported *tool.Egress // nil: the call was not held
 	}{
-		{"public indicator", "public-only", nil, map[string]any{"ip": "203.0.113.7"}, `{"content":"known scanner"}`, true},
-		{"denied", "public-only", nil, map[string]any{"ip": "10.0.3.7"}, `{"error":"denied: would send internal data (10.0.3.7) to intel, a public-only server"}`, false},
-		{"nested key", "public-only", nil, map[string]any{"q": map[string]any{"dc01.corp.example": []any{"x"}}}, `{"error":"denied: would send internal data (dc01.corp.example) to intel, a public-only server"}`, false},
-		{"asked, no", "public-only", new(bool), map[string]any{"who": "alice@corp.example"}, `{"error":"denied: would send internal data (alice@corp.example) to intel, a public-only server"}`, false},
-		{"asked, yes", "public-only", func() *bool { b := true; return &b }(), map[string]any{"ip": "10.0.3.7"}, `{"content":"known scanner"}`, true},
-		{"no egress setting", "", nil, map[string]any{"ip": "10.0.3.7"}, `{"content":"known scanner"}`, true},
+		{"public indicator", "public-only", nil, map[string]any{"ip": "203.0.113.7"}, `{"content":"known scanner"}`, true, nil},
+		{"denied", "public-only", nil, map[string]any{"ip": "10.0.3.7"}, denial("10.0.3.7"), false,
+			&tool.Egress{Kinds: []string{"internal address"}}},
+		{"nested key", "public-only", nil, map[string]any{"q": map[string]any{"dc01.corp.example": []any{"x"}}}, denial("dc01.corp.example"), false,
+			&tool.Egress{Kinds: []string{"internal host"}}},
+		{"asked, no", "public-only", &answer{false, true}, map[string]any{"who": "alice@corp.example"}, denial("alice@corp.example"), false,
+			&tool.Egress{Kinds: []string{"e-mail address"}, Asked: true}},
+		{"asked, yes", "public-only", &answer{true, true}, map[string]any{"ip": "10.0.3.7", "host": "10.0.3.8", "who": "bob@corp.example"}, `{"content":"known scanner"}`, true,
+			&tool.Egress{Kinds: []string{"internal address", "e-mail address"}, Sent: true, Asked: true}},
+		{"a yes nobody gave", "public-only", &answer{true, false}, map[string]any{"ip": "10.0.3.7"}, denial("10.0.3.7"), false,
+			&tool.Egress{Kinds: []string{"internal address"}}},
+		{"asked about a public indicator: never", "public-only", &answer{false, true}, map[string]any{"ip": "203.0.113.7"}, `{"content":"known scanner"}`, true, nil},
+		{"no egress setting", "", nil, map[string]any{"ip": "10.0.3.7"}, `{"content":"known scanner"}`, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -94,12 +110,16 @@ func TestEgressHeldBack(t *testing.T) {
 			var asked []mcp.EgressHold
 			o := mcp.Options{Transports: map[string]sdk.Transport{"intel": ct}}
 			if tc.confirm != nil {
-				o.ConfirmEgress = func(_ context.Context, h mcp.EgressHold) bool { asked = append(asked, h); return *tc.confirm }
+				o.ConfirmEgress = func(_ context.Context, h mcp.EgressHold) (bool, bool) {
+					asked = append(asked, h)
+					return tc.confirm.send, tc.confirm.asked
+				}
 			}
 			m := mcp.Start(context.Background(), c, o)
 			defer m.Close()
 			reg := registry(t, m.Tools(context.Background(), 10*time.Second))
-			res := reg.Call(context.Background(), "mcp_intel_lookup", tc.args)
+			ctx, held := tool.WithEgress(context.Background())
+			res := reg.Call(ctx, "mcp_intel_lookup", tc.args)
 			b, _ := json.Marshal(res)
 			if string(b) != tc.result {
 				t.Fatalf("result %s, want %s", b, tc.result)
@@ -108,8 +128,15 @@ func TestEgressHeldBack(t *testing.T) {
 			if tc.sent != (len(got) == 1) {
 				t.Fatalf("the server received %q", got)
 			}
-			if tc.confirm != nil && (len(asked) != 1 || asked[0].Server != "intel" || asked[0].Tool != "lookup" || len(asked[0].Leaks) != 1) {
+			if tc.reported != nil && tc.confirm != nil && (len(asked) != 1 || asked[0].Server != "intel" || asked[0].Tool != "lookup" || len(asked[0].Leaks) == 0) {
 				t.Fatalf("asked %+v", asked)
+			}
+			if tc.reported == nil && len(asked) != 0 {
+				t.Fatalf("asked about a call that was not held: %+v", asked)
+			}
+			e, ok := held()
+			if ok != (tc.reported != nil) || ok && !reflect.DeepEqual(e, *tc.reported) {
+				t.Fatalf("reported %+v (held %v), want %+v", e, ok, tc.reported)
 			}
 		})
 	}

@@ -35,9 +35,9 @@ type Options struct {
 	// OnProgress is told of a call's progress notifications.
 	OnProgress func(Progress)
 	// ConfirmEgress asks the user whether a call to a public-only server that would send
-	// internal data may go (the default is no); nil where nobody can be asked: such a call is
-	// denied.
-	ConfirmEgress func(ctx context.Context, h EgressHold) bool
+	// internal data may go (the default is no), and reports whether a person was asked (a
+	// yes nobody gave lets nothing go); nil where nobody can be asked: such a call is denied.
+	ConfirmEgress func(ctx context.Context, h EgressHold) (send, asked bool)
 }
 
 // Manager starts the configured servers in the background and holds their tools.

@@ -113,10 +113,13 @@ type ToolApproval struct {
 	Tool   string `json:"tool"`
 	Server string `json:"server"`
 	// Decision is trusted (the server's config says "trust": true), approved (once),
-	// approved_always (for the rest of the session) or denied.
+	// approved_always (for the rest of the session) or denied. For a call held back by the
+	// egress guard (Egress set) it is what was decided there: approved when the user let it
+	// go, denied when it was not sent, whatever let the tool run before.
 	Decision string `json:"decision"`
 	// Asked is set when the user was asked on the terminal for this call; a call approved by an
-	// earlier "always", a trusted one, or one denied because nobody could be asked was not.
+	// earlier "always", a trusted one, or one denied because nobody could be asked was not. For
+	// a held call it says whether the user was asked at the egress question.
 	Asked bool      `json:"asked"`
 	At    time.Time `json:"at"`
 	// Content is the index in the transcript of the model content holding the call, Call the
@@ -127,6 +130,19 @@ type ToolApproval struct {
 	// Elicitations are the server's requests for input during the call and what became of
 	// them; what the user typed is not kept.
 	Elicitations []Elicitation `json:"elicitations,omitempty"`
+	// Egress is set for a call of a public-only server held back because its arguments would
+	// send internal data; nil for a call that was not held.
+	Egress *EgressHold `json:"egress,omitempty"`
+}
+
+// EgressHold is a call held back by the egress guard of a public-only server.
+type EgressHold struct {
+	// Kinds are the kinds of what would have left ("internal address", "internal host",
+	// "e-mail address", "API key", ...), each once, in the order found. The values are not
+	// kept: the call in the transcript holds them, redacted as the transcript is.
+	Kinds []string `json:"kinds"`
+	// Sent is set when the user let the call go anyway.
+	Sent bool `json:"sent"`
 }
 
 // Elicitation is an MCP server's request for input during a call (elicitation/create).

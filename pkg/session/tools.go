@@ -181,13 +181,27 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 	if approval == nil {
 		return s.opts.Tools.Call(ctx, fc.Name, args), nil
 	}
-	// What the server asked the user during the call is recorded with the call's approval.
+	// What the server asked the user during the call is recorded with the call's approval, and
+	// so is a hold of the egress guard: a held call ran only if the user let it go at that
+	// question, so that decision replaces the one that let the tool run (read even when the
+	// tool panics). The guard reports it from the configuration and the terminal; nothing in
+	// the arguments or the result takes part.
 	ctx, elicited := tool.WithElicitations(ctx)
-	res = s.opts.Tools.Call(ctx, fc.Name, args)
-	for _, e := range elicited() {
-		approval.Elicitations = append(approval.Elicitations, record.Elicitation{Action: e.Action, Fields: e.Fields, Asked: e.Asked})
-	}
-	return res, approval
+	ctx, held := tool.WithEgress(ctx)
+	defer func() {
+		for _, e := range elicited() {
+			approval.Elicitations = append(approval.Elicitations, record.Elicitation{Action: e.Action, Fields: e.Fields, Asked: e.Asked})
+		}
+		if e, ok := held(); ok {
+			approval.Egress = &record.EgressHold{Kinds: e.Kinds, Sent: e.Sent}
+			approval.Asked = e.Asked
+			approval.Decision = record.ApprovalDenied
+			if e.Sent && e.Asked {
+				approval.Decision = record.ApprovalApproved
+			}
+		}
+	}()
+	return s.opts.Tools.Call(ctx, fc.Name, args), approval
 }
 
 // capResult cuts a result larger than MaxToolResult (as JSON) and says so.

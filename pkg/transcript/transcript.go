@@ -229,6 +229,22 @@ func elicitationNote(es []record.Elicitation) string {
 	return b.String()
 }
 
+// egressNote says that a public-only server's egress guard held the call back, and what
+// would have left, by kind; "" for a call that was not held.
+func egressNote(e *record.EgressHold) string {
+	if e == nil {
+		return ""
+	}
+	what := "internal data"
+	if len(e.Kinds) > 0 {
+		what += " (" + strings.Join(e.Kinds, ", ") + ")"
+	}
+	if e.Sent {
+		return "; it carried " + what + " to a public-only server, sent on the user's yes"
+	}
+	return "; held back: it would have sent " + what + " to a public-only server"
+}
+
 // approvalNotes are the notes of h's approvals by content and call index.
 func approvalNotes(h *record.History) map[[2]int]string {
 	if len(h.ToolApprovals) == 0 {
@@ -236,7 +252,7 @@ func approvalNotes(h *record.History) map[[2]int]string {
 	}
 	m := make(map[[2]int]string, len(h.ToolApprovals))
 	for _, a := range h.ToolApprovals {
-		m[[2]int{a.Content, a.Call}] = approvalNote(a) + elicitationNote(a.Elicitations)
+		m[[2]int{a.Content, a.Call}] = approvalNote(a) + egressNote(a.Egress) + elicitationNote(a.Elicitations)
 	}
 	return m
 }

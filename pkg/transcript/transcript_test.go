@@ -41,6 +41,40 @@ func TestRenderMarkdownDemotesAnswerHeadings(t *testing.T) {
 	}
 }
 
+// A call the egress guard held is shown as decided there, with what would have left by kind.
+func TestRenderEgressHold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		a    record.ToolApproval
+		want string
+	}{
+		{"nobody to ask", record.ToolApproval{Decision: record.ApprovalDenied, Egress: &record.EgressHold{Kinds: []string{"internal address", "e-mail address"}}},
+			"[denied: nobody could be asked; held back: it would have sent internal data (internal address, e-mail address) to a public-only server]"},
+		{"asked, no", record.ToolApproval{Decision: record.ApprovalDenied, Asked: true, Egress: &record.EgressHold{Kinds: []string{"internal host"}}},
+			"[denied by the user; held back: it would have sent internal data (internal host) to a public-only server]"},
+		{"asked, yes", record.ToolApproval{Decision: record.ApprovalApproved, Asked: true, Egress: &record.EgressHold{Kinds: []string{"internal address"}, Sent: true}},
+			"[approved once by the user; it carried internal data (internal address) to a public-only server, sent on the user's yes]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := tc.a
+			a.Tool, a.Server, a.Content = "mcp_intel_lookup", "intel", 1
+			h := &record.History{ID: "h", AlertID: "a", Contents: []*genai.Content{
+				genai.NewContentFromText("who is 10.0.3.7?", genai.RoleUser),
+				{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "mcp_intel_lookup", Args: map[string]any{"ip": "10.0.3.7"}}}}},
+			}, ToolApprovals: []record.ToolApproval{a}}
+			var b bytes.Buffer
+			if err := Text(&b, h); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "   "+tc.want+"\n") {
+				t.Errorf("missing %q in:\n%s", tc.want, b.String())
+			}
+		})
+	}
+}
+
 // Each MCP call is shown with who allowed it, in every rendering; built-in calls have no note.
 func TestRenderToolApprovals(t *testing.T) {
 	t.Parallel()

@@ -60,6 +60,7 @@ type approvalDoc struct {
 	CallID   string    `firestore:"call_id"`
 	// Elicitations are record.Elicitation, as they are (JSON-shaped).
 	Elicitations []record.Elicitation `firestore:"elicitations,omitempty"`
+	Egress       *record.EgressHold   `firestore:"egress,omitempty"`
 }
 
 func newApprovalDocs(as []record.ToolApproval) []approvalDoc {
@@ -69,7 +70,7 @@ func newApprovalDocs(as []record.ToolApproval) []approvalDoc {
 	out := make([]approvalDoc, len(as))
 	for i, a := range as {
 		out[i] = approvalDoc{Tool: a.Tool, Server: a.Server, Decision: a.Decision, Asked: a.Asked,
-			At: normTime(a.At), Content: int64(a.Content), Call: int64(a.Call), CallID: a.CallID, Elicitations: a.Elicitations}
+			At: normTime(a.At), Content: int64(a.Content), Call: int64(a.Call), CallID: a.CallID, Elicitations: a.Elicitations, Egress: a.Egress}
 	}
 	return out
 }
@@ -81,7 +82,7 @@ func approvals(ds []approvalDoc) []record.ToolApproval {
 	out := make([]record.ToolApproval, len(ds))
 	for i, d := range ds {
 		out[i] = record.ToolApproval{Tool: d.Tool, Server: d.Server, Decision: d.Decision, Asked: d.Asked,
-			At: d.At.UTC(), Content: int(d.Content), Call: int(d.Call), CallID: d.CallID, Elicitations: d.Elicitations}
+			At: d.At.UTC(), Content: int(d.Content), Call: int(d.Call), CallID: d.CallID, Elicitations: d.Elicitations, Egress: d.Egress}
 	}
 	return out
 }
