@@ -1,7 +1,8 @@
 // Package factory builds what the commands need from the run's configuration, lazily, as
 // GitHub CLI's factory does: the workspace's store stack (pkg/workspace), the Gemini client and
 // its retries, the Batch API, the model list, the embedder and who asks. Making a Factory does
-// no I/O, and what it builds prints and uploads nothing: the messages a command prints are in
+// no I/O, and opening its store uploads and prints nothing (the store warns only when a write
+// finds the workspace's token key unavailable): the messages a command prints are in
 // cmd/cmdutil and cmd/report, the settings of the sessions it starts in cmd/sessionutil. Only
 // commands that use a store or the model import it, so a command that needs neither (redact)
 // links none of Firestore, SQLite or genai.
