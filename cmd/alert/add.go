@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/alert/stage"
 	"github.com/alertchat/alertchat/pkg/format"
@@ -112,7 +113,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		return err
 	}
 	defer s.Close()
-	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	readers := make([]io.Reader, len(inputs))
 	for i, in := range inputs {
 		readers[i] = in

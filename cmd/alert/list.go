@@ -11,6 +11,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -66,7 +67,7 @@ Example:
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				report.UploadSpool(ctx, opts.IO.ErrOut, s)
 				return listRun(ctx, opts, s)
 			})
 		},

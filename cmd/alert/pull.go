@@ -20,6 +20,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -87,7 +88,7 @@ Exit status: 2 when a message is not an alert (the rest are stored), 3 when the 
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				report.UploadSpool(ctx, opts.IO.ErrOut, s)
 				return pullRun(ctx, opts, s)
 			})
 		},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/cmd/searchutil"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
@@ -64,7 +65,7 @@ Examples:
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				report.UploadSpool(ctx, opts.IO.ErrOut, s)
 				return searchRun(ctx, opts, s)
 			})
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -53,7 +54,7 @@ Exit status: 3 when no alert of the workspace has that ID, 2 when a prefix match
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				report.UploadSpool(ctx, opts.IO.ErrOut, s)
 				return showRun(ctx, opts, s)
 			})
 		},

@@ -20,6 +20,8 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/cmd/sessionutil"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/llm"
@@ -36,7 +38,7 @@ type Options struct {
 	Concurrency int
 	RPM         int
 	NoTitles    bool
-	Tools       factory.ToolOptions
+	Tools       sessionutil.ToolOptions
 	Remote      RemoteOptions
 }
 
@@ -101,8 +103,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageErrorf("invalid --concurrency %d: at least 1", opts.Concurrency)
 	case opts.Tools.Check() != nil:
 		return opts.Tools.Check()
-	case factory.CheckThinking(cfg) != nil:
-		return factory.CheckThinking(cfg)
+	case sessionutil.CheckThinking(cfg) != nil:
+		return sessionutil.CheckThinking(cfg)
 	case opts.RPM < 0:
 		return cmdutil.UsageErrorf("invalid --rpm %d: 0 (no limit) or more", opts.RPM)
 	case opts.Remote.Check() != nil:
@@ -134,13 +136,13 @@ func batchRun(ctx context.Context, opts *Options) error {
 		stop()
 	}()
 
-	factory.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
+	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
 	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var retries atomic.Int64
 	client, err := opts.LLM(ctx, factory.LLMOptions{Limiter: llm.NewLimiter(opts.RPM, 1), OnRetry: func(llm.Retry) { retries.Add(1) }})
 	if err != nil {
@@ -151,7 +153,7 @@ func batchRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer closeEvidence()
-	sessOpts, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
+	sessOpts, err := sessionutil.WithTools(sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
 	if err != nil {
 		return err
 	}
@@ -176,7 +178,7 @@ func batchRun(ctx context.Context, opts *Options) error {
 type unavailableModel struct{ msg atomic.Pointer[string] }
 
 func (u *unavailableModel) describe(err error) string {
-	msg := cmdutil.Message(factory.DescribeModelError(err))
+	msg := cmdutil.Message(report.DescribeModelError(err))
 	if _, ok := errors.AsType[*modelcfg.UnavailableError](err); ok {
 		u.msg.CompareAndSwap(nil, &msg)
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/cmd/sessionutil"
 	"github.com/alertchat/alertchat/pkg/batch"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
@@ -65,16 +67,16 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	if err != nil {
 		return err
 	}
-	factory.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
+	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
 	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var jobs store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
-	sessOpts := factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
 	bar := startJobProgress(opts.IO)
 	oc, err := remote.Run(ctx, data, qs, opts.IO.Out, remote.Options{
@@ -84,7 +86,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		},
 		Resubmit: opts.Remote.Resubmit, NoWait: opts.Remote.NoWait, PollInterval: opts.Remote.PollInterval,
 		Concurrency:   opts.Concurrency,
-		DescribeError: func(err error) string { return cmdutil.Message(factory.DescribeModelError(err)) },
+		DescribeError: func(err error) string { return cmdutil.Message(report.DescribeModelError(err)) },
 		OnState:       bar.update,
 		OnRecorded: func(oc *remote.Outcome) {
 			// Said at once: a wait of hours may be cut short, and the job is what remains.
@@ -117,7 +119,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		return batchOutcome(opts.IO, oc.Summary, err, "")
 	case modelcfg.IsModelNotFound(err):
 		// The service refused the job's model (retired, or unknown): the line a chat gives.
-		return factory.DescribeModelError(modelcfg.Explain(ctx, svc.Client.Models, cfg.Model, err))
+		return report.DescribeModelError(modelcfg.Explain(ctx, svc.Client.Models, cfg.Model, err))
 	case err != nil:
 		return err
 	}
@@ -299,7 +301,7 @@ func cancelRun(ctx context.Context, opts *CancelOptions) error {
 			return err
 		}
 		if err := svc.Cancel(ctx, rec.ID); err != nil {
-			return goerr.Wrap(factory.DescribeModelError(err), "failed to cancel batch job "+rec.ID)
+			return goerr.Wrap(report.DescribeModelError(err), "failed to cancel batch job "+rec.ID)
 		}
 		if job, err := svc.Get(ctx, rec.ID); err == nil {
 			rec.State = string(job.State)
@@ -316,7 +318,7 @@ func cancelRun(ctx context.Context, opts *CancelOptions) error {
 // withJobs runs fn on the store's batch job records.
 func withJobs(ctx context.Context, deps factory.SessionDeps, fn func(store.BatchJobs) error) error {
 	return factory.WithStore(ctx, deps.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-		factory.UploadSpool(ctx, deps.IO.ErrOut, s)
+		report.UploadSpool(ctx, deps.IO.ErrOut, s)
 		return fn(s)
 	})
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/cmd/sessionutil"
 	alertpkg "github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/format"
@@ -52,7 +54,7 @@ type Options struct {
 	// NoRelated turns off the related conversations shown when an alert has none yet.
 	NoRelated bool
 	// Tools are --no-tools, --max-tool-calls and --max-tool-result.
-	Tools factory.ToolOptions
+	Tools sessionutil.ToolOptions
 	// MCPConfig is --mcp-config: the MCP servers whose tools the chat offers.
 	MCPConfig string
 	// mcpHooks, in tests, replace the servers' transports and the first question's wait.
@@ -108,13 +110,13 @@ arrived is saved first).`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question; past it Gemini is asked to answer without tools", Value: session.DefaultMaxToolCalls, Sources: cmdutil.EnvVar("MAX_TOOL_CALLS"), Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON; a larger one is cut and says so", Value: session.DefaultMaxToolResult, Sources: cmdutil.EnvVar("MAX_TOOL_RESULT"), Destination: &opts.Tools.MaxResult},
 			// ALERTCHAT_EVIDENCE is read below, from the real environment only, split like PATH.
-			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query, read only (repeatable; default $" + factory.EvidenceEnv + ", separated like PATH)", Destination: &opts.Tools.Evidence},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query, read only (repeatable; default $" + sessionutil.EvidenceEnv + ", separated like PATH)", Destination: &opts.Tools.Evidence},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), `quote the question: -q "..."`); err != nil {
 				return err
 			}
-			opts.Tools.Evidence = factory.EvidenceDirs(opts.Tools.Evidence, c.IsSet("evidence"), f.Getenv)
+			opts.Tools.Evidence = sessionutil.EvidenceDirs(opts.Tools.Evidence, c.IsSet("evidence"), f.Getenv)
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -134,7 +136,7 @@ func (o *Options) validate() error {
 	if err := o.Tools.Check(); err != nil {
 		return err
 	}
-	if err := factory.CheckThinking(o.Config()); err != nil {
+	if err := sessionutil.CheckThinking(o.Config()); err != nil {
 		return err
 	}
 	switch {
@@ -180,7 +182,7 @@ func chatRun(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageErrorf("the question is empty")
 	}
 	cfg := opts.Config()
-	factory.WarnIfRedactionOff(ios.ErrOut, cfg.Redact)
+	cmdutil.WarnIfRedactionOff(ios.ErrOut, cfg.Redact)
 	out := &oneShotJSON{opts: opts}
 	err := run(ctx, opts, interactive, question, out)
 	if err != nil && opts.Output == "json" && !out.printed {
@@ -205,7 +207,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	defer s.Close()
-	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	a, h, err := openConversation(ctx, opts, s)
 	if err != nil {
 		return err
@@ -224,7 +226,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	defer closeEvidence()
-	sessOpts, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
+	sessOpts, err := sessionutil.WithTools(sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools)
 	if err != nil {
 		return err
 	}

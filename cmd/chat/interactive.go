@@ -16,7 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/inputhist"
 	"github.com/alertchat/alertchat/pkg/lineedit"
@@ -254,9 +254,9 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 			// The model is retired or unknown: the chat ends (exit 1) with the one line that
 			// names it and what to use instead; the question is saved, the resume hint says
 			// where.
-			c.ended = factory.DescribeModelError(err)
+			c.ended = report.DescribeModelError(err)
 		default:
-			fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(%s)\n", cmdutil.Message(factory.DescribeModelError(err)), kept)
+			fmt.Fprintf(c.ios.ErrOut, "Error: %s\n(%s)\n", cmdutil.Message(report.DescribeModelError(err)), kept)
 		}
 	}
 	switch {
@@ -266,7 +266,7 @@ func (c *interactiveChat) ask(ctx context.Context, question string) {
 	case turn != nil:
 		c.stored, c.unsaved = true, false
 	}
-	factory.ReportSave(c.ios.ErrOut, turn, c.sess.History())
+	report.Save(c.ios.ErrOut, turn, c.sess.History())
 	if judging != nil && err == nil {
 		c.offerMove(ctx, judging, question)
 	}
@@ -480,7 +480,7 @@ func (c *interactiveChat) compress(ctx context.Context) {
 	case err != nil:
 		var apiErr genai.APIError
 		if errors.As(err, &apiErr) {
-			err = factory.DescribeModelError(err)
+			err = report.DescribeModelError(err)
 		}
 		printError(out, err)
 	default:

@@ -11,7 +11,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
-	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/samechat"
 	"github.com/alertchat/alertchat/pkg/session"
@@ -94,7 +94,7 @@ func (c *conversation) oneShot(ctx context.Context, sess *session.Session, quest
 	c.printLines((<-rel).lines)
 	if judging != nil && err == nil {
 		if next := c.offerMove(ctx, judging); next != nil {
-			factory.ReportSave(c.opts.IO.ErrOut, turn, sess.History())
+			report.Save(c.opts.IO.ErrOut, turn, sess.History())
 			sess = next
 			turn, err = c.answer(ctx, sess, question)
 		}
@@ -249,7 +249,7 @@ func (c *conversation) finishOneShot(sess *session.Session, turn *session.Turn, 
 			return perr
 		}
 	}
-	factory.ReportSave(ios.ErrOut, turn, h)
+	report.Save(ios.ErrOut, turn, h)
 	if !jsonOut && ios.StderrTTY && kept && !turn.Spooled {
 		fmt.Fprintf(ios.ErrOut, "\nSaved as %s. Continue with: alertchat chat --history %s\n", h.ID, h.ID)
 	}
@@ -281,7 +281,7 @@ func oneShotFailure(turn *session.Turn, err error) error {
 			return goerr.Wrap(err, what+": the question was saved")
 		}
 	}
-	failure := factory.DescribeModelError(err) // the question and what arrived are saved
+	failure := report.DescribeModelError(err) // the question and what arrived are saved
 	if turn != nil && turn.SaveErr != nil {
 		return &notSaved{err: failure, saveErr: turn.SaveErr}
 	}

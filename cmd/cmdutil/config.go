@@ -38,7 +38,7 @@ type Config struct {
 	// spool written against an emulator is never flushed into the real backend.
 	EmulatorHosts string
 	// Analyst is --analyst: who asks, as recorded beside each question and on a verdict
-	// (cleaned; empty: the credentials' identity or user@host, see factory.Analyst).
+	// (cleaned; empty: the credentials' identity or user@host, see cmd/factory/analyst.go).
 	Analyst string
 }
 

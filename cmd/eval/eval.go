@@ -22,6 +22,8 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/cmd/sessionutil"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/conclude"
@@ -44,7 +46,7 @@ type Options struct {
 	Output      string
 	MinAccuracy float64
 	Save        bool
-	Tools       factory.ToolOptions
+	Tools       sessionutil.ToolOptions
 	Remote      RemoteOptions
 }
 
@@ -192,7 +194,7 @@ func evalRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer s.Close()
-	factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var items []eval.Item
 	if opts.FromHistory {
 		items, err = fromHistory(ctx, opts, s)
@@ -250,7 +252,7 @@ func describe(err error) string {
 	if js, ok := errors.AsType[*jobStoppedError](err); ok {
 		return js.msg
 	}
-	return cmdutil.Message(factory.DescribeModelError(err))
+	return cmdutil.Message(report.DescribeModelError(err))
 }
 
 // outcome is the exit: 130 when interrupted (the partial report printed), 1 when a model could
@@ -377,7 +379,7 @@ func fromHistory(ctx context.Context, opts *Options, s *factory.Store) ([]eval.I
 // built-in tools and limits, one question; the transcript is saved (redacted, titled) only
 // with --save.
 func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *factory.Store) (eval.Investigator, error) {
-	base, err := factory.WithTools(factory.SessionOptions(cfg, client, s, opts.Logger(), opts.Save), s, opts.Tools)
+	base, err := sessionutil.WithTools(sessionutil.SessionOptions(cfg, client, s, opts.Logger(), opts.Save), s, opts.Tools)
 	if err != nil {
 		return nil, err
 	}

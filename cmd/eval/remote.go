@@ -13,6 +13,8 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/cmd/sessionutil"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/eval"
 	"github.com/alertchat/alertchat/pkg/llm"
@@ -99,7 +101,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 	}
 	var jobStore store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
-	base := factory.SessionOptions(cfg, client, s, opts.Logger(), false)
+	base := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), false)
 	// The investigation is not kept, and a summary would be one more request, which a job
 	// cannot make.
 	base.Store, base.Spool, base.CompactAt = discard{}, nil, -1
@@ -151,7 +153,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 		case modelcfg.IsModelNotFound(err):
 			// The service refused the job's model (retired, or unknown): the line a chat gives,
 			// and the other models go on.
-			err = factory.DescribeModelError(modelcfg.Explain(ctx, svc.Client.Models, m, err))
+			err = report.DescribeModelError(modelcfg.Explain(ctx, svc.Client.Models, m, err))
 			mj.stopped = &jobStoppedError{msg: cmdutil.Message(err), err: err}
 		case err != nil:
 			return nil, nil, false, err

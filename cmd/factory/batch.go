@@ -14,7 +14,7 @@ import (
 // newBatchService is the Gemini Batch API of the configured credentials. On Vertex AI a job's
 // input and output go through the cloud store's bucket, so it needs one.
 func newBatchService(ctx context.Context, getenv func(string) string, cfg cmdutil.Config) (*remote.Gemini, error) {
-	gc, err := GeminiConfig(getenv)
+	gc, err := geminiConfig(getenv)
 	if err != nil {
 		return nil, err
 	}

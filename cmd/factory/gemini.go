@@ -2,9 +2,9 @@ package factory
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
@@ -12,12 +12,11 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
-	"github.com/alertchat/alertchat/pkg/session"
 )
 
-// GeminiConfig builds the genai client configuration from the SDK's standard variables, read
+// geminiConfig builds the genai client configuration from the SDK's standard variables, read
 // here so that pkg/ never reads the environment.
-func GeminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
+func geminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
 	cfg := &genai.ClientConfig{}
 	if base := getenv("GOOGLE_GEMINI_BASE_URL"); base != "" {
 		cfg.HTTPOptions.BaseURL = base
@@ -43,72 +42,42 @@ func GeminiConfig(getenv func(string) string) (*genai.ClientConfig, error) {
 	return cfg, nil
 }
 
-// DescribeModelError turns the SDK's errors into messages a user can act on.
-func DescribeModelError(err error) error {
-	var apiErr genai.APIError
-	var unavailable *modelcfg.UnavailableError
-	switch {
-	case errors.Is(err, context.Canceled):
-		return err
-	case errors.As(err, &unavailable):
-		return &described{msg: unavailableLine(unavailable), err: err}
-	case errors.Is(err, session.ErrEmptyAnswer):
-		// Said of a chat's answer, asked twice, and of a batch job's, asked once.
-		return &described{msg: "Gemini gave no answer (it thought, and wrote nothing); " +
-			"the question is saved in the conversation: ask again, or rephrase it", err: err}
-	case errors.Is(err, session.ErrContextTooLong):
-		return goerr.Wrap(err, "the request is too long for Gemini even with the earlier conversation summarised: lower --max-context-tokens, or start a new conversation")
-	case errors.Is(err, session.ErrBlocked):
-		return goerr.Wrap(err, "Gemini declined to answer (blocked by its safety filters); rephrase the question")
-	case errors.Is(err, llm.ErrCallTimeout):
-		return goerr.Wrap(err, "Gemini did not answer in time"+triedNote(err)+": try again, or raise --call-timeout")
-	case errors.As(err, &apiErr):
-		switch apiErr.Code {
-		case 400:
-			if apiErr.Status == "INVALID_ARGUMENT" && (strings.Contains(apiErr.Message, "API key") || strings.Contains(apiErr.Message, "API_KEY")) {
-				return goerr.Wrap(err, "Gemini rejected the API key: check GEMINI_API_KEY")
+// geminiClient makes a Gemini client from the SDK's standard variables.
+func geminiClient(ctx context.Context, getenv func(string) string) (*genai.Client, error) {
+	gc, err := geminiConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return newGeminiClient(ctx, gc)
+}
+
+func newGeminiClient(ctx context.Context, gc *genai.ClientConfig) (*genai.Client, error) {
+	client, err := genai.NewClient(ctx, gc)
+	if err != nil {
+		// The configuration holds the API key: never print it.
+		return nil, goerr.Wrap(err, "failed to create the Gemini client", goerr.V("backend", gc.Backend.String()))
+	}
+	return client, nil
+}
+
+// NewLLM makes a Gemini client from gc and wraps its models with the retries of rc.
+func NewLLM(ctx context.Context, gc *genai.ClientConfig, rc cmdutil.RetryConfig, logger *slog.Logger, o LLMOptions) (*llm.Client, error) {
+	client, err := newGeminiClient(ctx, gc)
+	if err != nil {
+		return nil, err
+	}
+	// A request for a model that is not served names the models that can be used instead
+	// (the list read once, on the first such refusal); 404s are never retried.
+	return llm.New(modelcfg.NewExplainer(client.Models, client.Models), llm.Options{
+		MaxAttempts: rc.MaxAttempts,
+		MaxWait:     rc.MaxWait,
+		CallTimeout: rc.CallTimeout,
+		Limiter:     o.Limiter,
+		OnRetry: func(r llm.Retry) {
+			logger.Info("retrying a Gemini call", "attempt", r.Attempt, "wait", r.Wait.Round(time.Millisecond), "error", r.Err)
+			if o.OnRetry != nil {
+				o.OnRetry(r)
 			}
-			return goerr.Wrap(err, "Gemini rejected the request: "+apiErr.Message)
-		case 401, 403:
-			return goerr.Wrap(err, "Gemini refused access: check the API key or the Vertex AI permissions")
-		case 404:
-			return goerr.Wrap(err, "Gemini does not know this model: check --model")
-		case 429:
-			return goerr.Wrap(err, "Gemini quota or rate limit reached"+triedNote(err)+": wait, or check the project's quota")
-		}
-		if apiErr.Code >= 500 {
-			return goerr.Wrap(err, "Gemini is unavailable right now"+triedNote(err)+": try again")
-		}
-	}
-	return goerr.Wrap(err, "Gemini request failed")
-}
-
-// unavailableLine is the one line that says a model cannot be used and what can be instead.
-func unavailableLine(e *modelcfg.UnavailableError) string {
-	msg := fmt.Sprintf("Gemini model %q is not available (it is retired, or these credentials cannot use it)", e.Model)
-	switch {
-	case len(e.Alternatives) > 0:
-		msg += "; use one of: " + strings.Join(e.Alternatives, ", ") + " (--model or ALERTCHAT_MODEL; 'alertchat models' lists them all)"
-	default:
-		msg += "; set --model or ALERTCHAT_MODEL to one that 'alertchat models' lists"
-	}
-	return msg
-}
-
-// described is an error whose message is a sentence of its own: its cause is kept for
-// errors.Is and As, and for -v, not repeated in the message.
-type described struct {
-	msg string
-	err error
-}
-
-func (d *described) Error() string { return d.msg }
-func (d *described) Unwrap() error { return d.err }
-
-// triedNote says how many tries a failed call made, when it was more than one.
-func triedNote(err error) string {
-	if n := llm.Attempts(err); n > 1 {
-		return fmt.Sprintf(" (%d attempts)", n)
-	}
-	return ""
+		},
+	}), nil
 }

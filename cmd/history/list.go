@@ -15,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/analyst"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -115,7 +116,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 		return runF(ctx, opts)
 	}
 	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-		factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+		report.UploadSpool(ctx, opts.IO.ErrOut, s)
 		return listRun(ctx, opts, s)
 	})
 }

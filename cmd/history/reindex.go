@@ -9,6 +9,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/fsck"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -52,7 +53,7 @@ Example:
 				return err
 			}
 			defer s.Close()
-			factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+			report.UploadSpool(ctx, opts.IO.ErrOut, s)
 			return reindexRun(ctx, opts, s)
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -52,7 +53,7 @@ Exit status: 3 when the workspace has no such history.`,
 				return err
 			}
 			defer s.Close()
-			factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+			report.UploadSpool(ctx, opts.IO.ErrOut, s)
 			h, err := Rename(ctx, s, opts.ID, opts.Title)
 			if err != nil {
 				return err

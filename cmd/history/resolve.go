@@ -14,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/conclude"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -89,7 +90,7 @@ Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				report.UploadSpool(ctx, opts.IO.ErrOut, s)
 				return resolveRun(ctx, opts, s)
 			})
 		},
@@ -167,7 +168,7 @@ func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id rec
 	case errors.Is(err, conclude.ErrBadAnswer):
 		return nil, false, err
 	case err != nil:
-		return nil, false, factory.DescribeModelError(err)
+		return nil, false, report.DescribeModelError(err)
 	}
 	fmt.Fprintf(ios.ErrOut, "Gemini suggests: %s\n%s\n", sg.Verdict.Label(), indent(termsafe.String(sg.Conclusion)))
 	conclude.Ground(sg, conclude.SourcesOf(a, h.Contents))

@@ -12,6 +12,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -53,7 +54,7 @@ Exit status: 2 when it cannot ask and -y is missing, 3 for an unknown history.`,
 				return runF(ctx, opts)
 			}
 			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				factory.UploadSpool(ctx, opts.IO.ErrOut, s)
+				report.UploadSpool(ctx, opts.IO.ErrOut, s)
 				return rmRun(ctx, opts, s)
 			})
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/format"
 )
 
@@ -52,7 +53,7 @@ func syncRun(ctx context.Context, opts *SyncOptions, s *factory.Store) error {
 	if sp := s.Spool(); sp != nil {
 		dir = sp.Dir()
 	}
-	factory.ReportFlush(opts.IO.ErrOut, dir, rep, err, true)
+	report.Flush(opts.IO.ErrOut, dir, rep, err, true)
 	if err != nil {
 		return goerr.Wrap(err, fmt.Sprintf("%s still kept locally", format.Plural(max(rep.Pending, 1), "conversation is", "conversations are")))
 	}

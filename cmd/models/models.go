@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 )
 
@@ -74,7 +75,7 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 	}
 	list, err := modelcfg.ChatModels(ctx, lister)
 	if err != nil {
-		return factory.DescribeModelError(err)
+		return report.DescribeModelError(err)
 	}
 	current := strings.TrimPrefix(opts.Config().Model, "models/")
 	ios := opts.IO

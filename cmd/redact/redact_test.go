@@ -82,7 +82,8 @@ func TestRun(t *testing.T) {
 }
 
 // The redact command links neither storage nor the model: it starts fast and its binary
-// surface stays small. The factory keeps their constructors in cmd/factory for that.
+// surface stays small. Their constructors are in cmd/factory, and what needs a store or the
+// model in cmd/report and cmd/sessionutil, for that.
 func TestRedactCommandDeps(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()

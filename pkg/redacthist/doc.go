@@ -10,7 +10,7 @@
 // package is the step each history write takes (History, Summary, Note, ForHistory, and Engine's
 // walk over genai contents); pkg/workspace's KeyedRedactor is the workspace's engine (keyed tokens
 // under the workspace's key, plain placeholders when the key cannot be had). With --redact none
-// nothing is redacted, and cmd/factory.WarnIfRedactionOff says so before anything is written.
+// nothing is redacted, and cmd/cmdutil.WarnIfRedactionOff says so before anything is written.
 // docs/redaction-writes.md is the same list for users.
 //
 // The store stack (pkg/workspace.Stack), from the top: spool.Layer, the redacting layer,

@@ -1,4 +1,4 @@
-package factory_test
+package report_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -42,7 +43,7 @@ func TestUploadSpoolIsAStepOfItsOwn(t *testing.T) {
 	if _, err := backend.GetHistoryMeta(ctx, h.ID); !errors.Is(err, store.ErrNotFound) || errOut.Len() != 0 {
 		t.Fatalf("opening the store uploaded (%v) or printed %q", err, errOut.String())
 	}
-	factory.UploadSpool(ctx, ios.ErrOut, st)
+	report.UploadSpool(ctx, ios.ErrOut, st)
 	if !strings.Contains(errOut.String(), "Uploaded turns kept locally to history "+string(h.ID)) {
 		t.Fatalf("UploadSpool said %q", errOut.String())
 	}
