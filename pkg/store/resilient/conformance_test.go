@@ -217,6 +217,13 @@ var conformance = map[string]struct {
 		_, err := s.DropMetadata(ctx, fx.saved(t).ID, "conformance test")
 		return err
 	}},
+	"WorkspaceKey": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		k, err := s.WorkspaceKey(ctx)
+		if err == nil && len(k) == 0 {
+			return errors.New("an empty workspace key")
+		}
+		return err
+	}},
 	"MaxAlertSize": {runLocal, func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
 		_ = s.MaxAlertSize()
 		return nil

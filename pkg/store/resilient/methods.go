@@ -296,6 +296,19 @@ func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason st
 	return out, err
 }
 
+// WorkspaceKey is a read, retried, under the read breaker (store.Store), though it writes once
+// in a workspace's life: the first call creates the key. That write is conditional in both
+// backends (an insert that leaves an existing key alone, a create that fails on an existing
+// document and then reads it), so a retry of an attempt whose creation was lost reads the key
+// that attempt made instead of making another. Every later call is one read of the key.
+func (s *Store) WorkspaceKey(ctx context.Context) (out []byte, err error) {
+	err = s.do(ctx, kindRead, "key read", func(ctx context.Context, _ int) error {
+		out, err = s.inner.WorkspaceKey(ctx)
+		return err
+	})
+	return out, err
+}
+
 // MaxAlertSize asks the backend: no request is made.
 func (s *Store) MaxAlertSize() int { return s.inner.MaxAlertSize() }
 

@@ -16,7 +16,8 @@
 // retrying when its breaker opens finishes its own retries.
 //
 // Two repairs of history fsck (MoveAside, DropMetadata) are tried once: a retry could not
-// tell its own lost success from a missing object. Methods that make no request
+// tell its own lost success from a missing object. WorkspaceKey, which creates the key on a
+// workspace's first use, runs as a read (methods.go says why). Methods that make no request
 // (MaxAlertSize, PendingHistories, Close) pass through.
 //
 // Writes (saves, deletes, alerts added, embeddings, batch records, repairs) and reads have a
