@@ -146,10 +146,13 @@ const (
 	kindRead  kind = iota // read breaker, retried
 	kindWrite             // write breaker, retried
 	kindOnce              // write breaker, one attempt
+	kindLocal             // no request: passed through, no breaker (never run by do)
 )
 
-// do runs fn, named op in errors, under its kind's breaker, with retries unless it is kindOnce.
-func (s *Store) do(ctx context.Context, k kind, op string, fn func(ctx context.Context, attempt int) error) error {
+// do runs fn as m's class says: under its kind's breaker, with retries unless it is kindOnce,
+// named by its op in errors.
+func (s *Store) do(ctx context.Context, m method, fn func(ctx context.Context, attempt int) error) error {
+	k, op := classes[m].kind, classes[m].op
 	br := s.reads
 	if k != kindRead {
 		br = s.writes
