@@ -164,6 +164,10 @@ func (s *Store) do(ctx context.Context, m method, fn func(ctx context.Context, a
 	deadline := time.Now().Add(s.o.Budget)
 	for attempt := 1; ; attempt++ {
 		remaining := time.Until(deadline)
+		// The attempt's deadline costs a timer. It also makes database/sql and the SQLite driver
+		// watch the context with a goroutine per query, as they do for any context that can be
+		// cancelled: commands' contexts can (main.go), so they pay that with or without this
+		// layer (BenchmarkStack).
 		actx, cancel := context.WithTimeout(ctx, min(s.o.AttemptTimeout, remaining))
 		err := fn(actx, attempt)
 		timedOut := actx.Err() != nil && ctx.Err() == nil
