@@ -112,4 +112,8 @@ func (s *embeddingStore) PendingHistories(ctx context.Context) map[record.Histor
 	return s.next.PendingHistories(ctx)
 }
 
+func (s *embeddingStore) WorkspaceKey(ctx context.Context) ([]byte, error) {
+	return s.next.WorkspaceKey(ctx)
+}
+
 func (s *embeddingStore) Close() error { return s.next.Close() }

@@ -127,6 +127,15 @@ type AlertSizer interface {
 	MaxAlertSize() int
 }
 
+// KeyStore keeps the workspace's secret key, from which its redaction tokens are derived
+// (pkg/tokenkey, redact.Tokenizer).
+type KeyStore interface {
+	// WorkspaceKey returns the workspace's key, creating a random one on first use (once:
+	// writers racing on a new workspace all get the same key). A backend that keeps no key
+	// returns ErrUnsupported.
+	WorkspaceKey(ctx context.Context) ([]byte, error)
+}
+
 // Store is the whole storage contract: everything any command, tool or search asks of a
 // store, typed. Both backends (store/local, store/cloud) implement all of it, and every layer
 // of the command line's stack (see layers.go) implements all of it explicitly, so no call can
@@ -148,6 +157,7 @@ type Store interface {
 	BatchJobs
 	Checker
 	PendingReporter
+	KeyStore
 	Close() error
 }
 

@@ -24,7 +24,8 @@ import (
 	"github.com/alertchat/alertchat/pkg/redact"
 )
 
-// Source is a store that keeps a key per workspace (local.Store and cloud.Store).
+// Source is a store that keeps a key per workspace: every store.Store does (store.KeyStore),
+// through all its layers.
 type Source interface {
 	WorkspaceKey(ctx context.Context) ([]byte, error)
 }

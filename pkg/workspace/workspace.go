@@ -131,15 +131,6 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	var src tokenkey.Source
-	if ks, ok := backend.(tokenkey.Source); ok {
-		src = ks
-		if cfg.Cloud() {
-			// The key never changes once made: a copy saves a Firestore read per command.
-			src = tokenkey.CopyFirst(ks, keyCachePath(cfg))
-		}
-	}
-	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, o.OnKeyMissing, logger, max(cfg.StoreTimeout, resilient.DefaultBudget/10))
 	if cfg.Cloud() {
 		// Alerts never change once stored (their ID is their content's): a local copy saves the
 		// read of a continuation's alert.
@@ -160,6 +151,14 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 		ro.WriteMemory.Closed()
 	}
 	rs := resilient.New(backend, ro)
+	// The key is asked of the retries and the breaker like every other call (a backend recorded
+	// down answers at once, and the copy below takes over).
+	var src tokenkey.Source = rs
+	if cfg.Cloud() {
+		// The key never changes once made: a copy saves a Firestore read per command.
+		src = tokenkey.CopyFirst(rs, keyCachePath(cfg))
+	}
+	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, o.OnKeyMissing, logger, max(cfg.StoreTimeout, resilient.DefaultBudget/10))
 	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot, Backend: cfg.BackendID, Workspace: cfg.Workspace, Redactor: red, Alerts: rs})
 	if err != nil {
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)

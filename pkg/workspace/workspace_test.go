@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
+	"github.com/alertchat/alertchat/pkg/tokenkey"
 )
 
 // A batch job recorded through the stack reaches the backend, with the cloud settings' extra
@@ -58,5 +61,53 @@ func TestKeyedRedactorWithoutAKey(t *testing.T) {
 	out, _ := k.RedactString("mail jane@example.com")
 	if out != "mail [REDACTED_EMAIL]" || !strings.Contains(warn.String(), "deadline") {
 		t.Fatalf("redacted %q, told %q", out, warn.String())
+	}
+}
+
+// The stack's redaction gets the workspace's key through the stack's retries and breaker, not
+// from the backend around them: with the backend up the tokens are those of the backend's key;
+// with an outage recorded for reads the key is not asked of the backend at all, and redaction
+// goes on with plain placeholders.
+func TestStackKeyThroughResilience(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		outage      bool
+		wantRefused bool
+	}{
+		{name: "backend up"},
+		{name: "outage recorded", outage: true, wantRefused: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dir := t.TempDir()
+			backend, err := local.Open(ctx, local.Options{Dir: dir, Workspace: "default"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Settings{DataDir: dir, Workspace: "default", BackendID: "local:" + dir,
+				SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+			if tc.outage {
+				resilient.NewFileMemory(cfg.BreakerReads, cfg.BackendID).Opened(time.Now())
+			}
+			var missing error
+			st := Stack(backend, cfg, redact.AllTypes(), Options{OnKeyMissing: func(err error) { missing = err }})
+			t.Cleanup(func() { _ = st.Close() })
+			got, _ := st.Redactor.RedactString("mail jane@example.com")
+			if tc.wantRefused {
+				if !errors.Is(missing, resilient.ErrUnavailable) || got != "mail [REDACTED_EMAIL]" {
+					t.Fatalf("with the outage recorded: %q, told %v; want plain placeholders and the breaker's refusal", got, missing)
+				}
+				return
+			}
+			want, err := tokenkey.Redactor(ctx, backend, "", redact.AllTypes()...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, _ := want.String("mail jane@example.com"); missing != nil || got != w || got == "mail [REDACTED_EMAIL]" {
+				t.Fatalf("redacted %q (told %v), want %q, keyed with the backend's key", got, missing, w)
+			}
+		})
 	}
 }

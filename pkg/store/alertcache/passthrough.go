@@ -110,4 +110,6 @@ func (s *Store) PendingHistories(ctx context.Context) map[record.HistoryID]*reco
 	return s.next.PendingHistories(ctx)
 }
 
+func (s *Store) WorkspaceKey(ctx context.Context) ([]byte, error) { return s.next.WorkspaceKey(ctx) }
+
 func (s *Store) Close() error { return s.next.Close() }

@@ -18,7 +18,9 @@
 //   - DeleteHistory, MoveAside, DropMetadata: remove or move what is stored; a drop's reason is
 //     the checker's own words.
 //
-// Reads pass through.
+// Reads pass through, and so does WorkspaceKey: the key is the redaction's own secret (it
+// derives the tokens), created on first use by the backend; it is no text to redact, and
+// changing it would change every token.
 package redacting
 
 import (
@@ -154,5 +156,7 @@ func (s *layer) MaxAlertSize() int { return s.next.MaxAlertSize() }
 func (s *layer) PendingHistories(ctx context.Context) map[record.HistoryID]*record.History {
 	return s.next.PendingHistories(ctx)
 }
+
+func (s *layer) WorkspaceKey(ctx context.Context) ([]byte, error) { return s.next.WorkspaceKey(ctx) }
 
 func (s *layer) Close() error { return s.next.Close() }

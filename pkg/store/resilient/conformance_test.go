@@ -31,16 +31,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/spool"
 )
 
-// How the resilient layer runs a method of store.Store.
-type runKind int
-
-const (
-	runRead  runKind = iota // read breaker, retried within the budget
-	runWrite                // write breaker, retried within the budget
-	runOnce                 // write breaker, one attempt
-	runLocal                // no request: passed through, no breaker
-)
-
 // fixture is what the calls of the table work on, stored in the backend beforehand.
 type fixture struct {
 	b       store.Store // the backend itself, for setting up a call
@@ -81,171 +71,190 @@ func sha(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// conformance has a row for every method of store.Store: how the resilient layer must run it,
-// and a call that succeeds on either backend when no fault is injected.
-var conformance = map[string]struct {
-	kind runKind
-	call func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error
-}{
-	"GetHistory": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+// conformanceCall is a call of one method of store.Store that succeeds on either backend when
+// no fault is injected.
+type conformanceCall func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error
+
+// conformance has a call for every method of store.Store. How the resilient layer must run
+// each one is not said here but read from the layer's own classification
+// (resilient.Classification), so the test asserts whatever the methods run by.
+var conformance = map[string]conformanceCall{
+	"GetHistory": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.GetHistory(ctx, fx.history.ID)
 		return err
-	}},
-	"GetHistoryMeta": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"GetHistoryMeta": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.GetHistoryMeta(ctx, fx.history.ID)
 		return err
-	}},
-	"SaveHistory": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"SaveHistory": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		return s.SaveHistory(ctx, storetest.NewHistory(fx.alert.ID, storetest.Transcript(2)))
-	}},
-	"DeleteHistory": {runWrite, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"DeleteHistory": func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		return s.DeleteHistory(ctx, fx.saved(t).ID)
-	}},
-	"ListHistories": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"ListHistories": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.ListHistories(ctx, store.HistoryQuery{Limit: 5})
 		return err
-	}},
-	"FindHistories": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"FindHistories": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.FindHistories(ctx, string(fx.history.ID[:8]), 5)
 		return err
-	}},
-	"CountHistories": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"CountHistories": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.CountHistories(ctx, store.HistoryQuery{})
 		return err
-	}},
-	"PutAlert": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"PutAlert": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.PutAlert(ctx, &record.Alert{ID: record.AlertID(fmt.Sprintf("put-%d", fx.next())), Title: "t", Data: []byte(`{}`)})
 		return err
-	}},
-	"PutAlerts": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"PutAlerts": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		n := fx.next()
 		_, err := s.PutAlerts(ctx, []*record.Alert{
 			{ID: record.AlertID(fmt.Sprintf("puts-%d-a", n)), Title: "t", Data: []byte(`{}`)},
 			{ID: record.AlertID(fmt.Sprintf("puts-%d-b", n)), Title: "t", Data: []byte(`{}`)},
 		})
 		return err
-	}},
-	"GetAlert": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"GetAlert": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.GetAlert(ctx, fx.alert.ID)
 		return err
-	}},
-	"ListAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"ListAlerts": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.ListAlerts(ctx, store.AlertQuery{Limit: 5})
 		return err
-	}},
-	"FindAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"FindAlerts": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.FindAlerts(ctx, string(fx.alert.ID[:4]), 5)
 		return err
-	}},
-	"CountAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"CountAlerts": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.CountAlerts(ctx, store.AlertQuery{})
 		return err
-	}},
-	"SearchAlerts": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"SearchAlerts": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: "suspicious login", Limit: 5})
 		return err
-	}},
-	"AlertInvestigations": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"AlertInvestigations": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.AlertInvestigations(ctx, []record.AlertID{fx.alert.ID})
 		return err
-	}},
-	"SearchText": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"SearchText": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.SearchText(ctx, store.SearchQuery{Phrases: [][]string{{"login"}}, Limit: 5})
 		return err
-	}},
-	"SearchVector": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"SearchVector": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.SearchVector(ctx, []float32{1, 0, 0}, "", 5)
 		return err
-	}},
-	"PutEmbedding": {runWrite, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"PutEmbedding": func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		h := fx.saved(t)
 		_, err := s.PutEmbedding(ctx, h.ID, 0, len(h.Contents), []float32{1, 0, 0})
 		return err
-	}},
-	"EmbeddedCount": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"EmbeddedCount": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.EmbeddedCount(ctx, fx.history.ID)
 		return err
-	}},
-	"Unindexed": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"Unindexed": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.Unindexed(ctx, "", 5)
 		return err
-	}},
-	"Reindex": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"Reindex": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		return s.Reindex(ctx, fx.history.ID)
-	}},
-	"PutBatchJob": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"PutBatchJob": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		n := fx.next()
 		return s.PutBatchJob(ctx, &record.BatchJob{ID: fmt.Sprintf("batches/put%d", n), Model: "m", InputSHA256: sha(fmt.Sprint(n)), State: "JOB_STATE_PENDING"})
-	}},
-	"GetBatchJob": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"GetBatchJob": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.GetBatchJob(ctx, fx.job.ID)
 		return err
-	}},
-	"FindBatchJob": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"FindBatchJob": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.FindBatchJob(ctx, fx.job.InputSHA256, fx.job.Model)
 		return err
-	}},
-	"ListBatchJobs": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"ListBatchJobs": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.ListBatchJobs(ctx, 5)
 		return err
-	}},
-	"PutBatchReservation": {runWrite, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"PutBatchReservation": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.PutBatchReservation(ctx, &record.BatchReservation{Owner: "me", Model: "m", InputSHA256: sha(fmt.Sprint("r", fx.next()))}, nil)
 		return err
-	}},
-	"ListObjects": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"ListObjects": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.ListObjects(ctx)
 		return err
-	}},
-	"ListHistoryIDs": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"ListHistoryIDs": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.ListHistoryIDs(ctx)
 		return err
-	}},
-	"MetadataExists": {runRead, func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"MetadataExists": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.MetadataExists(ctx, fx.history.ID)
 		return err
-	}},
-	"ReadObject": {runRead, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"ReadObject": func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.ReadObject(ctx, fx.objectKey(t, fx.history.ID))
 		return err
-	}},
-	"MoveAside": {runOnce, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"MoveAside": func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.MoveAside(ctx, fx.objectKey(t, fx.saved(t).ID))
 		return err
-	}},
-	"DropMetadata": {runOnce, func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+	},
+	"DropMetadata": func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.DropMetadata(ctx, fx.saved(t).ID, "conformance test")
 		return err
-	}},
-	"MaxAlertSize": {runLocal, func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
+	},
+	"WorkspaceKey": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		k, err := s.WorkspaceKey(ctx)
+		if err == nil && len(k) == 0 {
+			return errors.New("an empty workspace key")
+		}
+		return err
+	},
+	"MaxAlertSize": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
 		_ = s.MaxAlertSize()
 		return nil
-	}},
-	"PendingHistories": {runLocal, func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+	},
+	"PendingHistories": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_ = s.PendingHistories(ctx)
 		return nil
-	}},
-	"Close": {runLocal, func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
+	},
+	"Close": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
 		return s.Close()
-	}},
+	},
 }
 
-// TestConformanceCoversStore fails when a method of store.Store has no row: a new method must
-// say how the resilient layer runs it, and be tested.
+// TestConformanceCoversStore fails when a method of store.Store has no call in the conformance
+// table or no classification in the resilient layer: a new method must say how the layer runs
+// it, and be tested.
 func TestConformanceCoversStore(t *testing.T) {
 	t.Parallel()
 	typ := reflect.TypeFor[store.Store]()
 	var methods []string
 	for i := range typ.NumMethod() {
-		name := typ.Method(i).Name
-		methods = append(methods, name)
-		if _, ok := conformance[name]; !ok {
-			t.Errorf("store.Store.%s has no row in the conformance table", name)
-		}
+		methods = append(methods, typ.Method(i).Name)
 	}
-	for name := range conformance {
-		if !slices.Contains(methods, name) {
-			t.Errorf("the conformance table has a row for %s, which store.Store does not have", name)
+	for _, tc := range []struct {
+		what  string
+		names []string
+	}{
+		{"the conformance table", slices.Collect(maps.Keys(conformance))},
+		{"the resilient layer's classification", slices.Collect(maps.Keys(resilient.Classification()))},
+	} {
+		for _, name := range methods {
+			if !slices.Contains(tc.names, name) {
+				t.Errorf("store.Store.%s has no row in %s", name, tc.what)
+			}
+		}
+		for _, name := range tc.names {
+			if !slices.Contains(methods, name) {
+				t.Errorf("%s has a row for %q, which store.Store does not have", tc.what, name)
+			}
 		}
 	}
 }
@@ -295,28 +304,35 @@ func runConformance(t *testing.T, b store.Store) {
 	if err := b.PutBatchJob(ctx, fx.job); err != nil {
 		t.Fatal(err)
 	}
-	for name, row := range conformance {
+	kinds := resilient.Classification()
+	for name, fn := range conformance {
+		kind, ok := kinds[name]
 		t.Run(name, func(t *testing.T) {
+			if !ok {
+				t.Fatalf("the resilient layer does not say how it runs %s", name)
+			}
 			t.Parallel()
 			f := newFaulty(b)
 			clk := newClock()
 			s := resilient.New(f, resilient.Options{Budget: conformanceBudget, AttemptTimeout: 5 * time.Second, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond,
 				Threshold: conformanceThreshold, Cooldown: conformanceCooldown, Now: clk.Now})
 			br := s.ReadBreaker()
-			if row.kind == runWrite || row.kind == runOnce {
+			if kind == resilient.KindWrite || kind == resilient.KindOnce {
 				br = s.WriteBreaker()
 			}
-			call := func() error { return row.call(t, ctx, s, fx) }
-			switch row.kind {
-			case runLocal:
+			call := func() error { return fn(t, ctx, s, fx) }
+			switch kind {
+			case resilient.KindLocal:
 				// No request, so nothing to retry: the call reaches the backend once.
 				if err := call(); err != nil || f.count(name) != 1 {
 					t.Fatalf("%s: %v, %d calls, want 1", name, err, f.count(name))
 				}
-			case runRead, runWrite:
+			case resilient.KindRead, resilient.KindWrite:
 				conformRetried(t, name, f, br, clk, call)
-			case runOnce:
+			case resilient.KindOnce:
 				conformOnce(t, name, f, br, clk, call)
+			default:
+				t.Fatalf("%s: no conformance check for kind %v", name, kind)
 			}
 		})
 	}
@@ -421,10 +437,10 @@ func TestStackReachesBackend(t *testing.T) {
 	names := slices.Sorted(maps.Keys(conformance))
 	names = slices.DeleteFunc(names, func(n string) bool { return n == "GetAlert" })
 	for _, name := range append([]string{"GetAlert"}, names...) {
-		row := conformance[name]
+		call := conformance[name]
 		// A save also embeds (EmbeddedCount, PutEmbedding): count the calls of this method only.
 		before := f.count(name)
-		if err := row.call(t, ctx, st, fx); err != nil {
+		if err := call(t, ctx, st, fx); err != nil {
 			t.Errorf("%s through the stack: %v", name, err)
 		}
 		want := 1

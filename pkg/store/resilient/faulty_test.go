@@ -318,3 +318,11 @@ func (f *faulty) DropMetadata(ctx context.Context, id record.HistoryID, reason s
 	}
 	return f.inner.DropMetadata(ctx, id, reason)
 }
+
+func (f *faulty) WorkspaceKey(ctx context.Context) ([]byte, error) {
+	if err := f.fault("WorkspaceKey"); err != nil {
+		var zero []byte
+		return zero, err
+	}
+	return f.inner.WorkspaceKey(ctx)
+}

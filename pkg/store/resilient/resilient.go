@@ -16,7 +16,8 @@
 // retrying when its breaker opens finishes its own retries.
 //
 // Two repairs of history fsck (MoveAside, DropMetadata) are tried once: a retry could not
-// tell its own lost success from a missing object. Methods that make no request
+// tell its own lost success from a missing object. WorkspaceKey, which creates the key on a
+// workspace's first use, runs as a read (methods.go says why). Methods that make no request
 // (MaxAlertSize, PendingHistories, Close) pass through.
 //
 // Writes (saves, deletes, alerts added, embeddings, batch records, repairs) and reads have a
@@ -145,10 +146,13 @@ const (
 	kindRead  kind = iota // read breaker, retried
 	kindWrite             // write breaker, retried
 	kindOnce              // write breaker, one attempt
+	kindLocal             // no request: passed through, no breaker (never run by do)
 )
 
-// do runs fn, named op in errors, under its kind's breaker, with retries unless it is kindOnce.
-func (s *Store) do(ctx context.Context, k kind, op string, fn func(ctx context.Context, attempt int) error) error {
+// do runs fn as m's class says: under its kind's breaker, with retries unless it is kindOnce,
+// named by its op in errors.
+func (s *Store) do(ctx context.Context, m method, fn func(ctx context.Context, attempt int) error) error {
+	k, op := classes[m].kind, classes[m].op
 	br := s.reads
 	if k != kindRead {
 		br = s.writes
@@ -160,6 +164,10 @@ func (s *Store) do(ctx context.Context, k kind, op string, fn func(ctx context.C
 	deadline := time.Now().Add(s.o.Budget)
 	for attempt := 1; ; attempt++ {
 		remaining := time.Until(deadline)
+		// The attempt's deadline costs a timer. It also makes database/sql and the SQLite driver
+		// watch the context with a goroutine per query, as they do for any context that can be
+		// cancelled: commands' contexts can (main.go), so they pay that with or without this
+		// layer (BenchmarkStack).
 		actx, cancel := context.WithTimeout(ctx, min(s.o.AttemptTimeout, remaining))
 		err := fn(actx, attempt)
 		timedOut := actx.Err() != nil && ctx.Err() == nil

@@ -270,6 +270,42 @@ func TestBreakerMemoryOutlivesTheProcess(t *testing.T) {
 	}
 }
 
+// countingMemory counts what a breaker asks of its memory.
+type countingMemory struct{ loads, opened, closed atomic.Int32 }
+
+func (m *countingMemory) Load() (time.Time, bool) { m.loads.Add(1); return time.Time{}, false }
+func (m *countingMemory) Opened(time.Time)        { m.opened.Add(1) }
+func (m *countingMemory) Closed()                 { m.closed.Add(1) }
+
+// TestClosedBreakerLeavesMemoryAlone: with the breaker closed, calls that the backend answers
+// (with a result or with an error retrying cannot fix) never touch the breaker's memory (a
+// file in the data directory): it is read once, when the store is made, and written only when
+// the breaker opens or closes.
+func TestClosedBreakerLeavesMemoryAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reads, writes := &countingMemory{}, &countingMemory{}
+	f := &fakeStore{fn: func(_ context.Context, call int) error {
+		if call%2 == 0 {
+			return store.ErrConflict
+		}
+		return nil
+	}}
+	s := resilient.New(f, fast(resilient.Options{ReadMemory: reads, WriteMemory: writes}))
+	for range 10 {
+		_ = s.SaveHistory(ctx, &record.History{})
+		if _, err := s.ListHistories(ctx, store.HistoryQuery{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, m := range map[string]*countingMemory{"read": reads, "write": writes} {
+		if m.loads.Load() != 1 || m.opened.Load() != 0 || m.closed.Load() != 0 {
+			t.Errorf("%s breaker's memory: %d loads, %d opened, %d closed; want 1 load only",
+				name, m.loads.Load(), m.opened.Load(), m.closed.Load())
+		}
+	}
+}
+
 // BenchmarkDeadBackend is what a call costs against a backend that refuses every attempt: the
 // budget (300 ms) with the breaker closed, next to nothing once it is open.
 func BenchmarkDeadBackend(b *testing.B) {

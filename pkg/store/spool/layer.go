@@ -51,6 +51,9 @@ func (s *Layer) PendingHistories(context.Context) map[record.HistoryID]*record.H
 // MaxAlertSize passes through.
 func (s *Layer) MaxAlertSize() int { return s.next.MaxAlertSize() }
 
+// WorkspaceKey passes through: the spool keeps no key.
+func (s *Layer) WorkspaceKey(ctx context.Context) ([]byte, error) { return s.next.WorkspaceKey(ctx) }
+
 // Close closes the store below.
 func (s *Layer) Close() error { return s.next.Close() }
 
