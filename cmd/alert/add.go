@@ -20,6 +20,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
 )
 
 // AddOptions are "alert add"'s.
@@ -32,6 +33,9 @@ type AddOptions struct {
 	AllEvents bool
 	// Stage tunes where findings wait until every input has been read (tests).
 	Stage stage.Options
+	// StoreTimeout is --store-timeout, the store's time for a call; requests are sized to fit
+	// its time for an attempt (requestTime). Zero is the default.
+	StoreTimeout time.Duration
 }
 
 // NewCmdAdd is "alertchat alert add -f FILE [FILE...]". runF replaces the work (tests).
@@ -63,6 +67,9 @@ of that input is stored. An envelope holding no finding is a notice, exit 0.`,
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			opts.Files = append([]string{first}, c.Args().Slice()...)
+			if f.Config != nil {
+				opts.StoreTimeout = f.Config().StoreTimeout
+			}
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -73,18 +80,33 @@ of that input is stored. An envelope holding no finding is a notice, exit 0.`,
 
 // A store request takes a batch of alerts: one transaction locally, a few in Firestore. Fewer,
 // larger transactions are faster (5,000 alerts a transaction added 100,000 some 40% faster than
-// 1,000), but one request must stay well within the store's time for an attempt
-// (resilient.DefaultAttemptTimeout, 5 s), on a loaded machine too: the batch starts at
-// firstBatch and doubles, up to maxBatch, while a request takes less than batchTarget, and
-// halves when it takes more than twice that; maxBatchBytes bounds the memory it holds (8 MB
-// let a 1 GB stream peak at 134 MB against 114 MB for 256 MB; 4 MB at 98 and 93).
+// 1,000), but one request must end well within the store's time for an attempt (requestTime),
+// or the store gives it up, tries it again and fails the add on a healthy backend; how many
+// alerts fit depends on the machine and its load (1,000 took 1.3 s to store locally in a
+// -race build on one core, 3.1 s with the machine loaded). So the first request is small, firstBatch, and each next one holds as many
+// alerts as the store took in the last at its measured speed, at most four times as many as
+// the last batch's size (one quick request is a noisy measure) and maxBatch; maxBatchBytes bounds
+// the memory it holds (8 MB let a 1 GB stream peak at 134 MB against 114 MB for 256 MB; 4 MB at
+// 98 and 93).
 const (
-	firstBatch    = 1000
+	firstBatch    = 100
 	maxBatch      = 8000
-	minBatch      = 250
-	batchTarget   = time.Second
+	minBatch      = 10
 	maxBatchBytes = 4 << 20
+	// attemptShare is the part of the store's attempt time a request aims at: a machine that
+	// slows down five times between two requests still fits.
+	attemptShare = 5
 )
+
+// requestTime is how long one store request of an add aims to take: a fifth of the store's
+// time for an attempt, which pkg/store/resilient makes the smaller of DefaultAttemptTimeout
+// and half the call's budget (--store-timeout, DefaultBudget when zero). 1 s by default.
+func requestTime(storeTimeout time.Duration) time.Duration {
+	if storeTimeout <= 0 {
+		storeTimeout = resilient.DefaultBudget
+	}
+	return min(resilient.DefaultAttemptTimeout, storeTimeout/2) / attemptShare
+}
 
 // addRun reads every input to its end before storing anything, so a bad finding anywhere
 // stores nothing (exit 2); each input's findings wait in a stage (pkg/alert/stage) that keeps
@@ -132,7 +154,7 @@ func addTo(ctx context.Context, opts *AddOptions, s store.Store, inputs []io.Rea
 			return err
 		}
 	}
-	return storeStaged(ctx, opts.IO.Out, s, st)
+	return storeStaged(ctx, opts.IO.Out, s, st, requestTime(opts.StoreTimeout))
 }
 
 // stageInput reads one input's findings into st, and says on w how many repeated an earlier
@@ -181,9 +203,9 @@ func emptyWhat(lists []string) string {
 }
 
 // storeStaged stores the staged findings in order, stamped with strictly increasing times so
-// that alert list shows them newest first, in batches sized by how long the store takes, and
-// prints each batch's IDs once it is stored.
-func storeStaged(ctx context.Context, out io.Writer, s store.Store, st *stage.Stage) error {
+// that alert list shows them newest first, in batches sized so that a request takes about
+// target, and prints each batch's IDs once it is stored.
+func storeStaged(ctx context.Context, out io.Writer, s store.Store, st *stage.Stage, target time.Duration) error {
 	w := bufio.NewWriter(out)
 	size, held := firstBatch, 0
 	batch := make([]*record.Alert, 0, size)
@@ -195,7 +217,7 @@ func storeStaged(ctx context.Context, out io.Writer, s store.Store, st *stage.St
 		if _, err := s.PutAlerts(ctx, batch); err != nil {
 			return goerr.Wrap(err, "failed to store alerts", goerr.V("first_alert_id", batch[0].ID))
 		}
-		size = nextBatch(size, len(batch), time.Since(start))
+		size = nextBatch(size, len(batch), time.Since(start), target)
 		for _, a := range batch {
 			fmt.Fprintln(w, a.ID)
 		}
@@ -221,15 +243,15 @@ func storeStaged(ctx context.Context, out io.Writer, s store.Store, st *stage.St
 	return flush()
 }
 
-// nextBatch is the batch size after a request of n alerts (of a batch of size) took took.
-func nextBatch(size, n int, took time.Duration) int {
-	switch {
-	case took < batchTarget && n >= size:
-		return min(size*2, maxBatch)
-	case took > 2*batchTarget:
-		return max(size/2, minBatch)
+// nextBatch is the batch size after a request of n alerts (of a batch of size) took took: the
+// alerts the store stores in target at that speed, at most four times size and maxBatch, at
+// least minBatch.
+func nextBatch(size, n int, took, target time.Duration) int {
+	fit := maxBatch
+	if took > 0 {
+		fit = int(min(float64(n)*float64(target)/float64(took), maxBatch))
 	}
-	return size
+	return max(minBatch, min(fit, 4*size, maxBatch))
 }
 
 // maxAlertSize is the largest finding s takes: alert.MaxSize, or less where the backend

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/store/resilient"
 )
 
 // Findings beyond the stage's memory wait on disk: two inputs, each with a repeat, are stored
@@ -85,19 +87,94 @@ func BenchmarkAddNDJSON(b *testing.B) {
 func TestNextBatch(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
+		name    string
 		size, n int
 		took    time.Duration
 		want    int
 	}{
-		{1000, 1000, 300 * time.Millisecond, 2000},
-		{maxBatch, maxBatch, time.Millisecond, maxBatch},
-		{1000, 400, 300 * time.Millisecond, 1000}, // a short last batch says nothing
-		{4000, 4000, 1500 * time.Millisecond, 4000},
-		{4000, 4000, 3 * time.Second, 2000},
-		{minBatch, minBatch, 10 * time.Second, minBatch},
+		{"quick: four times at most", 1000, 1000, 100 * time.Millisecond, 4000},
+		{"at the measured speed", 1000, 1000, 400 * time.Millisecond, 2500},
+		{"slow: fewer", 1000, 1000, 3 * time.Second, 333},
+		{"a short batch measures too", 1000, 400, 2 * time.Second, 200},
+		{"at most maxBatch", maxBatch, maxBatch, time.Millisecond, maxBatch},
+		{"no time measured", firstBatch, firstBatch, 0, 4 * firstBatch},
+		{"at least minBatch", minBatch, minBatch, time.Minute, minBatch},
 	} {
-		if got := nextBatch(tc.size, tc.n, tc.took); got != tc.want {
-			t.Errorf("nextBatch(%d, %d, %s) = %d, want %d", tc.size, tc.n, tc.took, got, tc.want)
+		if got := nextBatch(tc.size, tc.n, tc.took, time.Second); got != tc.want {
+			t.Errorf("%s: nextBatch(%d, %d, %s) = %d, want %d", tc.name, tc.size, tc.n, tc.took, got, tc.want)
 		}
+	}
+}
+
+func TestRequestTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		storeTimeout, want time.Duration
+	}{
+		{0, time.Second}, // the default budget: attempts of 5 s
+		{resilient.DefaultBudget, time.Second},
+		{time.Minute, time.Second}, // attempts stay at 5 s
+		{2 * time.Second, 200 * time.Millisecond},
+	} {
+		if got := requestTime(tc.storeTimeout); got != tc.want {
+			t.Errorf("requestTime(%s) = %s, want %s", tc.storeTimeout, got, tc.want)
+		}
+	}
+}
+
+// slowStore stores alerts at a fixed time per alert, as a slow machine does, and gives up
+// when its context ends, as the stores do.
+type slowStore struct {
+	store.Store
+	perAlert time.Duration
+	mu       sync.Mutex
+	stored   map[record.AlertID]bool
+	longest  time.Duration
+}
+
+func (s *slowStore) MaxAlertSize() int { return 0 }
+
+func (s *slowStore) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
+	took := time.Duration(len(as)) * s.perAlert
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(took):
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.longest = max(s.longest, took)
+	n := 0
+	for _, a := range as {
+		if !s.stored[a.ID] {
+			s.stored[a.ID], n = true, n+1
+		}
+	}
+	return n, nil
+}
+
+// A large add on a store too slow for a thousand alerts within an attempt's time, but
+// otherwise well, stores everything: its requests are sized to fit.
+func TestAddFitsASlowStore(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, `{"title":"t%d"}`+"\n", i)
+	}
+	slow := &slowStore{perAlert: 300 * time.Microsecond, stored: map[record.AlertID]bool{}}
+	// Attempts of 200 ms: a request of 1,000 alerts (300 ms) would never fit.
+	const storeTimeout = 400 * time.Millisecond
+	s := resilient.New(slow, resilient.Options{Budget: storeTimeout})
+	ios, out, _ := cmdutil.TestIO("", false)
+	opts := &AddOptions{IO: ios, Files: []string{"-"}, StoreTimeout: storeTimeout}
+	if err := addTo(context.Background(), opts, s, []io.Reader{strings.NewReader(in.String())}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := strings.Fields(out.String()); len(ids) != n || len(slow.stored) != n {
+		t.Fatalf("%d IDs printed, %d alerts stored, want %d", len(ids), len(slow.stored), n)
+	}
+	if attempt := storeTimeout / 2; slow.longest >= attempt {
+		t.Fatalf("the longest request took %s, not within an attempt's %s", slow.longest, attempt)
 	}
 }

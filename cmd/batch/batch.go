@@ -39,7 +39,7 @@ type Options struct {
 	RPM         int
 	NoTitles    bool
 	Tools       sessionutil.ToolOptions
-	Remote      RemoteOptions
+	Remote      cmdutil.RemoteOptions
 }
 
 // NewCmdBatch is "alertchat batch -f FILE". Its flags have no ALERTCHAT_ variables: a run's
@@ -64,7 +64,7 @@ remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 		UsageText: "alertchat batch -f questions.jsonl [--concurrency N] [--rpm N] > answers.jsonl\n" +
 			`input lines:  {"alert_id": "...", "query": "...", "history_id": "...", "id": "..."}` + "\n" +
 			`output lines: {"id", "line", "alert_id", "history_id", "title", "answer", "usage": {"input_tokens", "output_tokens", "thought_tokens"}, "error"}`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of questions, - for stdin (required)", Destination: &opts.File},
 			&cli.IntFlag{Name: "concurrency", Usage: "questions asked at once", Value: 4, Destination: &opts.Concurrency},
 			&cli.IntFlag{Name: "rpm", Usage: "at most N Gemini requests a minute, answers, titles and retries together (0: no limit)", Destination: &opts.RPM},
@@ -73,11 +73,12 @@ remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query, read only (repeatable)", Destination: &opts.Tools.Evidence},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
-			&cli.BoolFlag{Name: "remote", Usage: "answer through one Gemini Batch API job (about half the price, answered within hours; no tools)", Destination: &opts.Remote.Enabled},
-			&cli.BoolFlag{Name: "resubmit", Usage: "with --remote: submit a new job even when one for this input is recorded", Destination: &opts.Remote.Resubmit},
-			&cli.BoolFlag{Name: "no-wait", Usage: `with --remote: record the job, print {"job": NAME} and exit`, Destination: &opts.Remote.NoWait},
-			&cli.DurationFlag{Name: "poll-interval", Usage: "with --remote: pause between two looks at the job (backing off on errors)", Value: remote.DefaultPollInterval, Destination: &opts.Remote.PollInterval},
-		},
+		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
+			Remote:       "answer through one Gemini Batch API job (about half the price, answered within hours; no tools)",
+			Resubmit:     "with --remote: submit a new job even when one for this input is recorded",
+			NoWait:       `with --remote: record the job, print {"job": NAME} and exit`,
+			PollInterval: "with --remote: pause between two looks at the job (backing off on errors)",
+		})...),
 		Commands: []*cli.Command{newCmdJobs(f, nil), newCmdCancel(f, nil)},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "the questions come from -f FILE"); err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
-	"github.com/alertchat/alertchat/pkg/record"
 )
 
 func TestNewCmdBatch(t *testing.T) {
@@ -49,13 +48,13 @@ func TestNewCmdBatchRemote(t *testing.T) {
 	tests := []struct {
 		name  string
 		args  []string
-		want  RemoteOptions
+		want  cmdutil.RemoteOptions
 		check bool // RemoteOptions.Check refuses it
 	}{
-		{"remote", []string{"-f", "q.jsonl", "--remote"}, RemoteOptions{Enabled: true, PollInterval: 30 * time.Second}, false},
-		{"no wait", []string{"-f", "q.jsonl", "--remote", "--no-wait", "--resubmit", "--poll-interval", "5s"}, RemoteOptions{Enabled: true, NoWait: true, Resubmit: true, PollInterval: 5 * time.Second}, false},
-		{"no wait alone", []string{"-f", "q.jsonl", "--no-wait"}, RemoteOptions{NoWait: true, PollInterval: 30 * time.Second}, true},
-		{"too short", []string{"-f", "q.jsonl", "--remote", "--poll-interval", "10ms"}, RemoteOptions{Enabled: true, PollInterval: 10 * time.Millisecond}, true},
+		{"remote", []string{"-f", "q.jsonl", "--remote"}, cmdutil.RemoteOptions{Enabled: true, PollInterval: 30 * time.Second}, false},
+		{"no wait", []string{"-f", "q.jsonl", "--remote", "--no-wait", "--resubmit", "--poll-interval", "5s"}, cmdutil.RemoteOptions{Enabled: true, NoWait: true, Resubmit: true, PollInterval: 5 * time.Second}, false},
+		{"no wait alone", []string{"-f", "q.jsonl", "--no-wait"}, cmdutil.RemoteOptions{NoWait: true, PollInterval: 30 * time.Second}, true},
+		{"too short", []string{"-f", "q.jsonl", "--remote", "--poll-interval", "10ms"}, cmdutil.RemoteOptions{Enabled: true, PollInterval: 10 * time.Millisecond}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,22 +94,6 @@ func TestNewCmdJobsAndCancel(t *testing.T) {
 		cmd = newCmdCancel(f, func(context.Context, *CancelOptions) error { return nil })
 		if err := cmd.Run(context.Background(), args); !cmdutil.IsUsage(err) {
 			t.Fatalf("%v: %v, want a usage error", args, err)
-		}
-	}
-}
-
-func TestJobLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		job  record.BatchJob
-		want string
-	}{
-		{record.BatchJob{ID: "batches/a1", State: "JOB_STATE_RUNNING", Requests: 10}, "batches/a1  running  10 questions  1m5s"},
-		{record.BatchJob{ID: "batches/a1", State: "JOB_STATE_SUCCEEDED", Requests: 10, Succeeded: 9, Failed: 1}, "batches/a1  succeeded  10 questions  9 answered  1 failed  1m5s"},
-	}
-	for _, tc := range tests {
-		if got := jobLine(&tc.job, 65*time.Second+300*time.Millisecond); got != tc.want {
-			t.Errorf("jobLine = %q, want %q", got, tc.want)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -27,25 +26,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
 )
-
-// RemoteOptions are batch's flags for the Gemini Batch API.
-type RemoteOptions struct {
-	Enabled      bool
-	Resubmit     bool
-	NoWait       bool
-	PollInterval time.Duration
-}
-
-// Check refuses the remote flags without --remote, and a pause under a second.
-func (o RemoteOptions) Check() error {
-	switch {
-	case !o.Enabled && (o.Resubmit || o.NoWait):
-		return cmdutil.UsageErrorf("--resubmit and --no-wait go with --remote")
-	case o.Enabled && o.PollInterval < time.Second:
-		return cmdutil.UsageErrorf("invalid --poll-interval %s: at least 1s", o.PollInterval)
-	}
-	return nil
-}
 
 // remoteRun answers qs through a Batch API job: found recorded for this input, or submitted.
 func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Question) error {
@@ -78,7 +58,8 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
 	sessOpts := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
 	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
-	bar := startJobProgress(opts.IO)
+	// The job's last state stays on a terminal when the wait ends.
+	bar := cmdutil.NewProgressLine(opts.IO, true)
 	oc, err := remote.Run(ctx, data, qs, opts.IO.Out, remote.Options{
 		Service: svc, Jobs: jobs, Store: s, Model: cfg.Model,
 		NewSession: func(a *record.Alert, h *record.History) (*session.Session, error) {
@@ -87,7 +68,9 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		Resubmit: opts.Remote.Resubmit, NoWait: opts.Remote.NoWait, PollInterval: opts.Remote.PollInterval,
 		Concurrency:   opts.Concurrency,
 		DescribeError: func(err error) string { return cmdutil.Message(report.DescribeModelError(err)) },
-		OnState:       bar.update,
+		OnState: func(j *record.BatchJob, elapsed time.Duration) {
+			bar.Show(remote.ProgressText(j, elapsed, "questions", false))
+		},
 		OnRecorded: func(oc *remote.Outcome) {
 			// Said at once: a wait of hours may be cut short, and the job is what remains.
 			if oc.Submitted {
@@ -95,18 +78,18 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 				if oc.Inlined {
 					how = "inline"
 				}
-				bar.ios.Notice(fmt.Sprintf("Submitted batch job %s: %d questions, sent %s.", oc.Job.ID, oc.Job.Requests, how))
+				opts.IO.Notice(fmt.Sprintf("Submitted batch job %s: %d questions, sent %s.", oc.Job.ID, oc.Job.Requests, how))
 			} else {
-				bar.ios.Notice(fmt.Sprintf("Found batch job %s for this input (%s); --resubmit asks again.", oc.Job.ID, oc.Job.State))
+				opts.IO.Notice(fmt.Sprintf("Found batch job %s for this input (%s); --resubmit asks again.", oc.Job.ID, oc.Job.State))
 			}
 		},
 		OnWaiting: func(*record.BatchReservation) {
-			bar.ios.Notice(fmt.Sprintf("Another run is submitting the job of this input; waiting for its job (a run silent for %s is taken over).", remote.DefaultReservationTimeout))
+			opts.IO.Notice(fmt.Sprintf("Another run is submitting the job of this input; waiting for its job (a run silent for %s is taken over).", remote.DefaultReservationTimeout))
 		},
 		FileOnly:  vertex,
 		KeyLabels: vertex,
 	})
-	bar.stop()
+	bar.Stop()
 	if oc != nil && oc.CleanErr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "Warning: the batch job's files could not be deleted (they hold the questions and answers unredacted): %s\n", cmdutil.Message(oc.CleanErr))
 	}
@@ -132,43 +115,6 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		return err
 	}
 	return batchOutcome(opts.IO, oc.Summary, nil, "")
-}
-
-// jobProgress keeps the status line on stderr showing a waited-for job: its state, questions
-// and elapsed time; the last state stays on the screen. Nothing is drawn unless stderr is a
-// terminal.
-type jobProgress struct {
-	ios  *cmdutil.IOStreams
-	mu   sync.Mutex
-	last string
-}
-
-func startJobProgress(ios *cmdutil.IOStreams) *jobProgress { return &jobProgress{ios: ios} }
-
-func (p *jobProgress) update(j *record.BatchJob, elapsed time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.last = jobLine(j, elapsed)
-	p.ios.ShowProgressLine(p.last)
-}
-
-func (p *jobProgress) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.ios.StopProgressIndicator()
-	if p.last != "" && p.ios.StderrTTY {
-		p.ios.Notice(p.last)
-	}
-}
-
-// jobLine is the progress line of a job.
-func jobLine(j *record.BatchJob, elapsed time.Duration) string {
-	state := strings.ToLower(strings.TrimPrefix(j.State, "JOB_STATE_"))
-	line := fmt.Sprintf("%s  %s  %d questions", j.ID, state, j.Requests)
-	if j.Succeeded+j.Failed > 0 {
-		line += fmt.Sprintf("  %d answered  %d failed", j.Succeeded, j.Failed)
-	}
-	return line + "  " + elapsed.Round(time.Second).String()
 }
 
 // JobsOptions are "batch jobs"'s.

@@ -47,7 +47,7 @@ type Options struct {
 	MinAccuracy float64
 	Save        bool
 	Tools       sessionutil.ToolOptions
-	Remote      RemoteOptions
+	Remote      cmdutil.RemoteOptions
 }
 
 // NewCmdEval is "alertchat eval -f CASES.jsonl | --from-history".
@@ -83,7 +83,7 @@ report of the finished runs is printed first; a --remote job goes on).`,
 			"alertchat eval --from-history [--model A,B] ...   (the workspace's resolved investigations, their verdicts as labels)\n" +
 			"alertchat eval -f cases.jsonl --no-tools --remote [--no-wait] [--resubmit] [--poll-interval D]   (through the Batch API)\n" +
 			`case lines:  {"id", "alert": {...} | "alert_id": ID, "verdict": V, "must_mention": [...], "question": "..."}`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "JSONL file of cases, - for stdin", Destination: &opts.File},
 			&cli.BoolFlag{Name: "from-history", Usage: "take the cases from the workspace's resolved investigations", Destination: &opts.FromHistory},
 			&cli.IntFlag{Name: "repeat", Usage: "investigate each case N times (consistency)", Value: 1, Destination: &opts.Repeat},
@@ -95,11 +95,12 @@ report of the finished runs is printed first; a --remote job goes on).`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
-			&cli.BoolFlag{Name: "remote", Usage: "investigate through one Gemini Batch API job per model (about half the price, answered within hours; needs --no-tools)", Destination: &opts.Remote.Enabled},
-			&cli.BoolFlag{Name: "resubmit", Usage: "with --remote: submit new jobs even when jobs for these cases are recorded", Destination: &opts.Remote.Resubmit},
-			&cli.BoolFlag{Name: "no-wait", Usage: `with --remote: record the jobs, print {"job": NAME} for each and exit`, Destination: &opts.Remote.NoWait},
-			&cli.DurationFlag{Name: "poll-interval", Usage: "with --remote: pause between two looks at a job (backing off on errors)", Value: remote.DefaultPollInterval, Destination: &opts.Remote.PollInterval},
-		},
+		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
+			Remote:       "investigate through one Gemini Batch API job per model (about half the price, answered within hours; needs --no-tools)",
+			Resubmit:     "with --remote: submit new jobs even when jobs for these cases are recorded",
+			NoWait:       `with --remote: record the jobs, print {"job": NAME} for each and exit`,
+			PollInterval: "with --remote: pause between two looks at a job (backing off on errors)",
+		})...),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), "the cases come from -f FILE or --from-history"); err != nil {
 				return err
@@ -130,7 +131,7 @@ func check(opts *Options) error {
 	if err := cmdutil.CheckFormat(opts.Output, "table", "json"); err != nil {
 		return err
 	}
-	if err := opts.Remote.check(opts); err != nil {
+	if err := checkRemote(opts); err != nil {
 		return err
 	}
 	return opts.Tools.Check()

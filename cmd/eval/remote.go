@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -24,25 +23,15 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// RemoteOptions are eval's flags for the Gemini Batch API, as batch --remote's.
-type RemoteOptions struct {
-	Enabled      bool
-	Resubmit     bool
-	NoWait       bool
-	PollInterval time.Duration
-}
-
-// check refuses the remote flags without --remote, a pause under a second, and what a job
-// cannot do: run tool calls (so --remote needs --no-tools, and takes no --evidence) and save
+// checkRemote refuses the remote flags as batch does (cmdutil.RemoteOptions.Check), and what a
+// job cannot do: run tool calls (so --remote needs --no-tools, and takes no --evidence) and save
 // the investigations it did not make here (--save).
-func (o RemoteOptions) check(opts *Options) error {
+func checkRemote(opts *Options) error {
+	o := opts.Remote
+	if err := o.Check(); err != nil || !o.Enabled {
+		return err
+	}
 	switch {
-	case !o.Enabled && (o.Resubmit || o.NoWait):
-		return cmdutil.UsageErrorf("--resubmit and --no-wait go with --remote")
-	case !o.Enabled:
-		return nil
-	case o.PollInterval < time.Second:
-		return cmdutil.UsageErrorf("invalid --poll-interval %s: at least 1s", o.PollInterval)
 	case len(opts.Tools.Evidence) > 0:
 		return cmdutil.UsageErrorf("--evidence needs investigations made here: a --remote job cannot call tools")
 	case !opts.Tools.NoTools:
@@ -106,13 +95,16 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 	// cannot make.
 	base.Store, base.Spool, base.CompactAt = discard{}, nil, -1
 
-	bar := &jobProgress{ios: opts.IO}
-	defer bar.stop()
+	// Erased when the jobs are collected: nothing of it stays.
+	bar := cmdutil.NewProgressLine(opts.IO, false)
+	defer bar.Stop()
 	ro := func(model string) remote.Options {
 		return remote.Options{
 			Service: svc, Jobs: jobStore, Model: model,
 			Resubmit: opts.Remote.Resubmit, PollInterval: opts.Remote.PollInterval,
-			OnState: bar.update,
+			OnState: func(j *record.BatchJob, elapsed time.Duration) {
+				bar.Show(remote.ProgressText(j, elapsed, "runs", true))
+			},
 			OnRecorded: func(oc *remote.Outcome) {
 				// Said at once: a wait of hours may be cut short, and the job is what remains.
 				if oc.Submitted {
@@ -265,28 +257,4 @@ func question(c eval.Case) string {
 		return c.Question
 	}
 	return eval.DefaultQuestion
-}
-
-// jobProgress keeps the status line on stderr showing the job waited for: its state, runs and
-// elapsed time; nothing is drawn unless stderr is a terminal.
-type jobProgress struct {
-	ios *cmdutil.IOStreams
-	mu  sync.Mutex
-}
-
-func (p *jobProgress) update(j *record.BatchJob, elapsed time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	state := strings.ToLower(strings.TrimPrefix(j.State, "JOB_STATE_"))
-	line := fmt.Sprintf("%s  %s  %s  %d runs", j.ID, j.Model, state, j.Requests)
-	if j.Succeeded+j.Failed > 0 {
-		line += fmt.Sprintf("  %d answered  %d failed", j.Succeeded, j.Failed)
-	}
-	p.ios.ShowProgressLine(line + "  " + elapsed.Round(time.Second).String())
-}
-
-func (p *jobProgress) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.ios.StopProgressIndicator()
 }
