@@ -83,11 +83,11 @@ of that input is stored. An envelope holding no finding is a notice, exit 0.`,
 // 1,000), but one request must end well within the store's time for an attempt (requestTime),
 // or the store gives it up, tries it again and fails the add on a healthy backend; how many
 // alerts fit depends on the machine and its load (1,000 took 1.3 s to store locally in a
-// -race build on one core, 3.1 s with the machine loaded). So the first request is small, firstBatch, and each next one holds as many
-// alerts as the store took in the last at its measured speed, at most four times as many as
-// the last batch's size (one quick request is a noisy measure) and maxBatch; maxBatchBytes bounds
-// the memory it holds (8 MB let a 1 GB stream peak at 134 MB against 114 MB for 256 MB; 4 MB at
-// 98 and 93).
+// -race build on one core, 3.1 s with the machine loaded). So the first request is small,
+// firstBatch, and each next one holds as many alerts as fit in requestTime at the speed the
+// last one measured, at most four times the last batch's size (one quick request is a noisy
+// measure) and maxBatch; maxBatchBytes bounds the memory it holds (8 MB let a 1 GB stream peak
+// at 134 MB against 114 MB for 256 MB; 4 MB at 98 and 93).
 const (
 	firstBatch    = 100
 	maxBatch      = 8000
@@ -99,13 +99,9 @@ const (
 )
 
 // requestTime is how long one store request of an add aims to take: a fifth of the store's
-// time for an attempt, which pkg/store/resilient makes the smaller of DefaultAttemptTimeout
-// and half the call's budget (--store-timeout, DefaultBudget when zero). 1 s by default.
+// time for an attempt within the budget of --store-timeout. 1 s by default.
 func requestTime(storeTimeout time.Duration) time.Duration {
-	if storeTimeout <= 0 {
-		storeTimeout = resilient.DefaultBudget
-	}
-	return min(resilient.DefaultAttemptTimeout, storeTimeout/2) / attemptShare
+	return resilient.AttemptTimeout(storeTimeout) / attemptShare
 }
 
 // addRun reads every input to its end before storing anything, so a bad finding anywhere

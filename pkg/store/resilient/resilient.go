@@ -90,13 +90,21 @@ type Memory interface {
 	Closed()
 }
 
+// AttemptTimeout is the time one attempt gets by default within a call's budget (DefaultBudget
+// when budget is zero): at least two attempts fit, so one slow answer is not the end.
+func AttemptTimeout(budget time.Duration) time.Duration {
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	return min(DefaultAttemptTimeout, budget/2)
+}
+
 func (o *Options) defaults() {
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}
 	if o.AttemptTimeout <= 0 {
-		// At least two attempts fit in the budget, so one slow answer is not the end.
-		o.AttemptTimeout = min(DefaultAttemptTimeout, o.Budget/2)
+		o.AttemptTimeout = AttemptTimeout(o.Budget)
 	}
 	if o.BaseDelay <= 0 {
 		o.BaseDelay = DefaultBaseDelay
