@@ -37,6 +37,11 @@
 //     spool.Layer's store, the redaction layer. A corrupt entry is moved aside as it was written.
 //   - Not redacted, by design: analysts' names (record.Question.Analyst,
 //     Resolution.ResolvedBy), the workspace's own users, which filters and listings work by.
+//   - Not redacted, by design: tool approvals (record.ToolApproval, appended by Session.save).
+//     They hold no text of the conversation: tool and server names (the user's config and the
+//     server's tool list), the decision, the kinds of what the egress guard held back (a fixed
+//     list in pkg/mcp, never the values) and the names of the fields a server's elicitation
+//     asked for (its schema; what the user typed is not kept).
 //
 // What is derived from a stored history (it never sees more than the redacted history):
 //   - The local store's full-text index and the cloud store's search fields: built by the
