@@ -2,9 +2,11 @@ package resilient
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"google.golang.org/api/googleapi"
@@ -41,6 +43,9 @@ func IsTransient(err error) bool {
 		}
 		return false
 	}
+	if requestFault(err) {
+		return false
+	}
 	var ne net.Error
 	if errors.As(err, &ne) || retry.Network(err) {
 		return true // connection refused, reset, timed out, DNS
@@ -56,4 +61,22 @@ func IsTransient(err error) bool {
 		}
 	}
 	return false
+}
+
+// requestFault reports whether err is a request the HTTP client could not make, which no
+// retry makes: a URL that is not one, a scheme or host it cannot use, a certificate it does
+// not accept. Each comes as a *url.Error, a net.Error whatever it wraps, so without this they
+// would be retried to the end of the budget. net/http declares no value for the scheme and host
+// faults, so their text is matched.
+func requestFault(err error) bool {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return false
+	}
+	var cert *tls.CertificateVerificationError
+	if ue.Op == "parse" || errors.As(ue.Err, &cert) {
+		return true
+	}
+	msg := ue.Err.Error()
+	return strings.HasPrefix(msg, "unsupported protocol scheme") || strings.HasPrefix(msg, "http: no Host in request URL")
 }
