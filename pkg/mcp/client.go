@@ -49,7 +49,7 @@ func (c *Client) Tools(ctx context.Context) ([]*sdk.Tool, error) {
 }
 
 // Call calls a tool and returns its result as the server sent it; ctx may carry a log of the
-// server's requests for input (tool.WithElicitations).
+// server's requests for input (tool.WithCallLog).
 func (c *Client) Call(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
 	res, err := c.s.callTool(ctx, name, args)
 	if err != nil {

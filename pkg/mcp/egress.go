@@ -419,7 +419,7 @@ func (h EgressHold) Kinds() []string {
 // egress checks a call's arguments before it is sent to a public-only server: nil when they
 // may go (or the server is not public-only), the error that answers the call when they may not.
 // A held call goes only when a person said yes; what became of it is reported to the log ctx
-// carries (tool.WithEgress), so the call's record says who decided, not what let the tool run.
+// carries (tool.WithCallLog), so the call's record says who decided, not what let the tool run.
 func (s *server) egress(ctx context.Context, name string, args map[string]any) error {
 	if s.guard == nil {
 		return nil

@@ -69,7 +69,7 @@ func recordingServer(t *testing.T) (sdk.Transport, func() []string) {
 // server: denied with the design's answer where nobody can be asked, asked (naming what would
 // leave) where someone can, and sent only on a yes a person gave. A public indicator goes
 // through; a server without egress gets everything. What became of a held call is reported to
-// the call's log (tool.WithEgress), kinds only, never the values; a call not held reports
+// the call's log (tool.WithCallLog), kinds only, never the values; a call not held reports
 // nothing.
 func TestEgressHeldBack(t *testing.T) {
 	t.Parallel()
@@ -118,7 +118,7 @@ func TestEgressHeldBack(t *testing.T) {
 			m := mcp.Start(context.Background(), c, o)
 			defer m.Close()
 			reg := registry(t, m.Tools(context.Background(), 10*time.Second))
-			ctx, held := tool.WithEgress(context.Background())
+			ctx, reported := tool.WithCallLog(context.Background())
 			res := reg.Call(ctx, "mcp_intel_lookup", tc.args)
 			b, _ := json.Marshal(res)
 			if string(b) != tc.result {
@@ -134,9 +134,9 @@ func TestEgressHeldBack(t *testing.T) {
 			if tc.reported == nil && len(asked) != 0 {
 				t.Fatalf("asked about a call that was not held: %+v", asked)
 			}
-			e, ok := held()
-			if ok != (tc.reported != nil) || ok && !reflect.DeepEqual(e, *tc.reported) {
-				t.Fatalf("reported %+v (held %v), want %+v", e, ok, tc.reported)
+			e := reported().Egress
+			if (e != nil) != (tc.reported != nil) || e != nil && !reflect.DeepEqual(*e, *tc.reported) {
+				t.Fatalf("reported %+v, want %+v", e, tc.reported)
 			}
 		})
 	}

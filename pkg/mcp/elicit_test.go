@@ -144,12 +144,12 @@ func TestElicitation(t *testing.T) {
 			})
 			defer m.Close()
 			reg := registry(t, m.Tools(context.Background(), 10*time.Second))
-			ctx, log := tool.WithElicitations(context.Background())
+			ctx, reported := tool.WithCallLog(context.Background())
 			res := reg.Call(ctx, "mcp_asks_"+tc.tool, nil)
 			if got, _ := res["content"].(string); !strings.Contains(got, tc.want) {
 				t.Fatalf("result %v, want it to hold %s", res, tc.want)
 			}
-			got := log()
+			got := reported().Elicitations
 			if tc.logged.Action == "" && len(got) == 0 {
 				return
 			}

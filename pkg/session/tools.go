@@ -186,13 +186,13 @@ func (s *Session) runCall(ctx context.Context, fc *genai.FunctionCall) (res map[
 	// question, so that decision replaces the one that let the tool run (read even when the
 	// tool panics). The guard reports it from the configuration and the terminal; nothing in
 	// the arguments or the result takes part.
-	ctx, elicited := tool.WithElicitations(ctx)
-	ctx, held := tool.WithEgress(ctx)
+	ctx, reported := tool.WithCallLog(ctx)
 	defer func() {
-		for _, e := range elicited() {
+		r := reported()
+		for _, e := range r.Elicitations {
 			approval.Elicitations = append(approval.Elicitations, record.Elicitation{Action: e.Action, Fields: e.Fields, Asked: e.Asked})
 		}
-		if e, ok := held(); ok {
+		if e := r.Egress; e != nil {
 			approval.Egress = &record.EgressHold{Kinds: e.Kinds, Sent: e.Sent}
 			approval.Asked = e.Asked
 			approval.Decision = record.ApprovalDenied
