@@ -74,11 +74,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		OnRecorded: func(oc *remote.Outcome) {
 			// Said at once: a wait of hours may be cut short, and the job is what remains.
 			if oc.Submitted {
-				how := "as a file"
-				if oc.Inlined {
-					how = "inline"
-				}
-				opts.IO.Notice(fmt.Sprintf("Submitted batch job %s: %d questions, sent %s.", oc.Job.ID, oc.Job.Requests, how))
+				opts.IO.Notice(fmt.Sprintf("Submitted batch job %s: %d questions, sent %s.", oc.Job.ID, oc.Job.Requests, oc.SentAs()))
 			} else {
 				opts.IO.Notice(fmt.Sprintf("Found batch job %s for this input (%s); --resubmit asks again.", oc.Job.ID, oc.Job.State))
 			}

@@ -108,11 +108,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 			OnRecorded: func(oc *remote.Outcome) {
 				// Said at once: a wait of hours may be cut short, and the job is what remains.
 				if oc.Submitted {
-					how := "as a file"
-					if oc.Inlined {
-						how = "inline"
-					}
-					opts.IO.Notice(fmt.Sprintf("Submitted batch job %s for %s: %d runs, sent %s.", oc.Job.ID, model, oc.Job.Requests, how))
+					opts.IO.Notice(fmt.Sprintf("Submitted batch job %s for %s: %d runs, sent %s.", oc.Job.ID, model, oc.Job.Requests, oc.SentAs()))
 				} else {
 					opts.IO.Notice(fmt.Sprintf("Found batch job %s for %s and these cases (%s); --resubmit asks again.", oc.Job.ID, model, oc.Job.State))
 				}

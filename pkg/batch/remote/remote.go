@@ -142,6 +142,14 @@ type Outcome struct {
 	CleanErr error
 }
 
+// SentAs says how a submitted job's requests were sent, for the line that reports it.
+func (oc *Outcome) SentAs() string {
+	if oc.Inlined {
+		return "inline"
+	}
+	return "as a file"
+}
+
 // Errors of a run.
 var (
 	// ErrInvalidInput: a line cannot be asked; nothing was submitted.

@@ -139,3 +139,16 @@ func TestRequestsJobEnded(t *testing.T) {
 		})
 	}
 }
+
+// The line that reports a submission says how its requests went.
+func TestOutcomeSentAs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		inlined bool
+		want    string
+	}{{true, "inline"}, {false, "as a file"}} {
+		if got := (&remote.Outcome{Submitted: true, Inlined: tc.inlined}).SentAs(); got != tc.want {
+			t.Errorf("inlined %v: sent %q, want %q", tc.inlined, got, tc.want)
+		}
+	}
+}
