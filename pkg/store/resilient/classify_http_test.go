@@ -44,23 +44,24 @@ func TestIsTransientHTTPClientErrors(t *testing.T) {
 	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(untrusted.Close)
 
-	client := &http.Client{Transport: &http.Transport{}, Timeout: 200 * time.Millisecond}
-	t.Cleanup(client.CloseIdleConnections)
 	for _, tc := range []struct {
-		name string
-		url  string
-		want bool
+		name    string
+		url     string
+		timeout time.Duration // of the client; 0: none, so only the slow server's case times out
+		want    bool
 	}{
-		{"connection refused", "http://" + closedAddr + "/o", true},
-		{"closed before an answer", hangUp.URL + "/o", true},
-		{"timed out", slow.URL + "/o", true},
-		{"a scheme the client does not speak", "gs://bucket/o", false},
-		{"a URL that is not one", "http://[::1/o", false},
-		{"a URL without a host", "http:///o", false},
-		{"a certificate the client does not trust", untrusted.URL + "/o", false},
+		{"connection refused", "http://" + closedAddr + "/o", 0, true},
+		{"closed before an answer", hangUp.URL + "/o", 0, true},
+		{"timed out", slow.URL + "/o", 200 * time.Millisecond, true},
+		{"a scheme the client does not speak", "gs://bucket/o", 0, false},
+		{"a URL that is not one", "http://[::1/o", 0, false},
+		{"a URL without a host", "http:///o", 0, false},
+		{"a certificate the client does not trust", untrusted.URL + "/o", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			client := &http.Client{Transport: &http.Transport{}, Timeout: tc.timeout}
+			defer client.CloseIdleConnections()
 			resp, err := client.Get(tc.url)
 			if err == nil {
 				resp.Body.Close()
