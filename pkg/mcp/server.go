@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/genai"
 
+	"github.com/alertchat/alertchat/pkg/procgroup"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -100,9 +101,11 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 		cmd := exec.Command(cfg.Command, cfg.Args...)
 		cmd.Env = ServerEnv(s.o.Environ, cfg.Env)
 		cmd.Dir = cfg.Cwd
-		// Its own process group, killed with alertchat even on SIGKILL (Linux): no orphan.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+		// A group of its own, so Ctrl-C at the terminal does not reach it, ended whole when
+		// the session closes: what the server started goes with it (procgroup says what each
+		// system adds when alertchat itself is killed).
+		procgroup.Prepare(cmd)
+		return &groupTransport{CommandTransport: sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}, nil
 	}
 	endpoint := cfg.Endpoint()
 	if endpoint == "" {

@@ -6,7 +6,10 @@
 // MCPSERVER_PIDFILE, so a test can check that it stopped, and one line per tool that runs
 // ("call NAME") and per call cancelled by the client ("cancelled NAME") to MCPSERVER_LOG. When
 // alertchat closes its stdin it writes the file named by MCPSERVER_STOPPED. Everything it
-// receives is appended to the file named by MCPSERVER_RECEIVED.
+// receives is appended to the file named by MCPSERVER_RECEIVED. With MCPSERVER_CHILD_PIDFILE
+// it starts a child of its own, as npx starts node, that ignores SIGINT, SIGTERM and SIGHUP
+// and writes its PID there: a test can check that nothing the server started outlives
+// alertchat.
 package main
 
 import (
@@ -14,8 +17,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,6 +45,14 @@ func logLine(format string, args ...any) {
 }
 
 func main() {
+	if os.Getenv("MCPSERVER_SLEEPER") != "" {
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		time.Sleep(10 * time.Minute)
+		return
+	}
+	if f := os.Getenv("MCPSERVER_CHILD_PIDFILE"); f != "" {
+		startChild(f)
+	}
 	if f := os.Getenv("MCPSERVER_PIDFILE"); f != "" {
 		_ = os.WriteFile(f, []byte(fmt.Sprint(os.Getpid())), 0o600)
 	}
@@ -103,4 +118,20 @@ func main() {
 	if err != nil {
 		os.Exit(1)
 	}
+}
+
+// startChild starts this program again as a sleeper, with no stdio of the server's, and writes
+// its PID to pidFile.
+func startChild(pidFile string) {
+	exe, err := os.Executable()
+	if err != nil {
+		os.Exit(1)
+	}
+	c := exec.Command(exe)
+	c.Env = []string{"MCPSERVER_SLEEPER=1"}
+	if err := c.Start(); err != nil {
+		os.Exit(1)
+	}
+	_ = os.WriteFile(pidFile, []byte(fmt.Sprint(c.Process.Pid)), 0o600)
+	go func() { _ = c.Wait() }()
 }
