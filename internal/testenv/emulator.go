@@ -8,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/alertchat/alertchat/internal/emulator"
+	"github.com/alertchat/alertchat/pkg/procgroup"
 )
 
 // FirestoreEmulator is a Firestore emulator of a test's own, which the test may stop, pause
@@ -25,8 +25,9 @@ type FirestoreEmulator struct {
 	jar  string
 	log  string
 
-	cmd  *exec.Cmd
-	done chan struct{}
+	cmd   *exec.Cmd
+	group *procgroup.Group
+	done  chan struct{}
 }
 
 // StartFirestoreEmulator starts a dedicated emulator (java and the emulator jar are found as
@@ -63,12 +64,17 @@ func (e *FirestoreEmulator) start() {
 	cmd := exec.Command(e.java, "-Xmx256m", "-cp", e.jar, emulator.Main,
 		"start", "--host=127.0.0.1", "--port="+port)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	procgroup.Prepare(cmd)
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		e.t.Fatalf("start the Firestore emulator: %v", err)
 	}
-	e.cmd, e.done = cmd, make(chan struct{})
+	group, err := procgroup.Join(cmd)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		e.t.Fatalf("the Firestore emulator's process group: %v", err)
+	}
+	e.cmd, e.group, e.done = cmd, group, make(chan struct{})
 	done := e.done
 	go func() {
 		_ = cmd.Wait()
@@ -116,9 +122,8 @@ func (e *FirestoreEmulator) Stop() {
 	if e.cmd == nil {
 		return
 	}
-	pgid := e.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGCONT)
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// A paused group is killed as well: SIGKILL needs no SIGCONT.
+	_ = e.group.Kill()
 	<-e.done
 	e.cmd = nil
 }
@@ -128,21 +133,6 @@ func (e *FirestoreEmulator) Restart() {
 	e.t.Helper()
 	e.Stop()
 	e.start()
-}
-
-// Pause stops the emulator's processes (SIGSTOP): connections are accepted and never answered,
-// as by a hung server. Resume lets them go on, data intact.
-func (e *FirestoreEmulator) Pause() {
-	if e.cmd != nil {
-		_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGSTOP)
-	}
-}
-
-// Resume continues a paused emulator.
-func (e *FirestoreEmulator) Resume() {
-	if e.cmd != nil {
-		_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGCONT)
-	}
 }
 
 // emulatorBinaries finds java and the emulator jar as internal/cmd/testrun does.

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	emufind "github.com/alertchat/alertchat/internal/emulator"
+	"github.com/alertchat/alertchat/pkg/procgroup"
 )
 
 const (
@@ -197,10 +198,11 @@ func startAll(sigs <-chan os.Signal, timeout time.Duration, dir string, specs ..
 var errInterrupted = errors.New("interrupted while starting the emulators")
 
 type emulator struct {
-	name string
-	cmd  *exec.Cmd
-	host string
-	done chan struct{} // closed when the process has exited
+	name  string
+	cmd   *exec.Cmd
+	group *procgroup.Group
+	host  string
+	done  chan struct{} // closed when the process has exited
 }
 
 // startEmulator starts an emulator and waits until it answers. A port taken between
@@ -252,12 +254,18 @@ func launch(sp spec, port int, logPath string) (*emulator, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), sp.env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	procgroup.Prepare(cmd)
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start the %s (%s): %w", sp.name, args[0], err)
 	}
-	emu := &emulator{name: sp.name, cmd: cmd, host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
+	group, err := procgroup.Join(cmd)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = logFile.Close()
+		return nil, fmt.Errorf("the %s's process group: %w", sp.name, err)
+	}
+	emu := &emulator{name: sp.name, cmd: cmd, group: group, host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		_ = logFile.Close()
@@ -302,16 +310,15 @@ func (e *emulator) answers(client *http.Client) bool {
 
 // stop ends the emulator's whole process group: SIGTERM, then SIGKILL after 5 s.
 func (e *emulator) stop() {
-	pgid := e.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = e.group.Signal(syscall.SIGTERM)
 	select {
 	case <-e.done:
 	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = e.group.Kill()
 		<-e.done
 	}
 	// Anything the java process left in its group.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = e.group.Kill()
 }
 
 func readLog(path string) string {
@@ -352,7 +359,7 @@ func runCommand(command []string, emus []*emulator, sigs <-chan os.Signal) int {
 		"PUBSUB_EMULATOR_HOST="+emus[1].host,
 		"ALERTCHAT_TEST_REQUIRE_EMULATOR=1",
 	)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	procgroup.Prepare(cmd)
 	err := cmd.Start()
 	if events != nil {
 		_ = cmd.Stdout.(*os.File).Close() // the command holds its own copy of the write end
@@ -367,9 +374,14 @@ func runCommand(command []string, emus []*emulator, sigs <-chan os.Signal) int {
 			rep.copyJSON(events)
 		}()
 	}
+	group, err := procgroup.Join(cmd)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		logf("%v", err)
+		return exitRunner
+	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-	pgid := cmd.Process.Pid
 	signalled := false
 	exited := make(chan *emulator, len(emus))
 	for _, e := range emus {
@@ -381,12 +393,12 @@ func runCommand(command []string, emus []*emulator, sigs <-chan os.Signal) int {
 	for {
 		select {
 		case s := <-sigs:
-			sig := s.(syscall.Signal)
 			if signalled {
-				sig = syscall.SIGKILL
+				_ = group.Kill()
+			} else {
+				_ = group.Signal(s)
 			}
 			signalled = true
-			_ = syscall.Kill(-pgid, sig)
 		case e := <-exited:
 			logf("the %s exited while the tests were running", e.name) // the tests will fail on their own
 		case err := <-waited:
