@@ -52,6 +52,11 @@ func Show(ctx context.Context, opts Options, text string) error {
 	if first := strings.Fields(command)[0]; !strings.Contains(first, "=") && !lookable(first) {
 		return write(opts.Out, text) // no pager installed: the text is still shown
 	}
+	if !lookable("sh") {
+		// $PAGER is a shell command line; without a shell (Windows, unless Git's is on PATH)
+		// the text is still shown, unpaged.
+		return write(opts.Out, text)
+	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stdout, cmd.Stderr = opts.Out, opts.ErrOut

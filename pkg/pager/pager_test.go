@@ -60,3 +60,19 @@ func TestShow(t *testing.T) {
 		})
 	}
 }
+
+// Without a shell to run $PAGER (Windows, unless one is on PATH), the text is shown unpaged
+// rather than lost to an error. Not parallel: it empties PATH.
+func TestShowWithoutAShell(t *testing.T) {
+	fake := fakePager(t)
+	t.Setenv("PATH", t.TempDir())
+	long := strings.Repeat("line\n", 30)
+	var out, errOut bytes.Buffer
+	opts := pager.Options{TTY: true, Height: 24, Width: 80, Command: fake, Out: &out, ErrOut: &errOut}
+	if err := pager.Show(context.Background(), opts, long); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != long {
+		t.Fatalf("output %q, stderr %q", out.String(), errOut.String())
+	}
+}
