@@ -266,22 +266,43 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
-// allowedEnv are the variables of alertchat's environment a stdio server gets.
+// allowedEnv are the variables of alertchat's environment a stdio server gets on every
+// system; serverEnvExtra (per system) adds what programs there cannot start without.
 var allowedEnv = []string{"PATH", "HOME", "LANG", "TMPDIR", "USER"}
 
 // ServerEnv is a stdio server's environment: the allow-list (and LC_*) from environ, then what
 // its config's env names.
 func ServerEnv(environ []string, own map[string]string) []string {
+	return serverEnv(environ, own, append(allowedEnv, serverEnvExtra...), envFoldCase)
+}
+
+// serverEnv is ServerEnv for an allow-list; with foldCase (Windows, where "Path" is PATH) names
+// are compared whatever their case.
+func serverEnv(environ []string, own map[string]string, allowed []string, foldCase bool) []string {
+	same := func(a, b string) bool { return a == b }
+	if foldCase {
+		same = strings.EqualFold
+	}
+	overridden := func(k string) bool {
+		for o := range own {
+			if same(o, k) {
+				return true
+			}
+		}
+		return false
+	}
 	var out []string
 	for _, kv := range environ {
 		k, _, ok := strings.Cut(kv, "=")
-		if !ok {
+		if !ok || k == "" {
 			continue
 		}
-		if strings.HasPrefix(k, "LC_") || contains(allowedEnv, k) {
-			if _, overridden := own[k]; !overridden {
-				out = append(out, kv)
-			}
+		keep := strings.HasPrefix(k, "LC_")
+		for _, a := range allowed {
+			keep = keep || same(a, k)
+		}
+		if keep && !overridden(k) {
+			out = append(out, kv)
 		}
 	}
 	keys := make([]string, 0, len(own))
