@@ -178,3 +178,79 @@ func TestThinkingLevelsAreModelcfgs(t *testing.T) {
 		}
 	}
 }
+
+// mdLink is a Markdown link's target: a path relative to the page, and an optional #anchor.
+var mdLink = regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
+
+// The manual has one index, docs/README.md: it links every page of docs/, and its links, the
+// README's and the troubleshooting page's reach a page that exists and a heading on it.
+func TestManualIndex(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..", "..")
+	index, err := os.ReadFile(filepath.Join(root, "docs", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if name := filepath.Base(p); name != "README.md" && !strings.Contains(string(index), "]("+name) {
+			t.Errorf("docs/README.md does not link docs/%s", name)
+		}
+	}
+	for _, page := range []string{"README.md", "docs/README.md", "docs/troubleshooting.md"} {
+		src, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(src), -1) {
+			target, anchor := m[1], strings.TrimPrefix(m[2], "#")
+			if strings.Contains(target, "://") {
+				continue
+			}
+			file := filepath.Join(root, filepath.Dir(page), target)
+			if target == "" {
+				file = filepath.Join(root, page)
+			}
+			content, err := os.ReadFile(file)
+			if err != nil {
+				if fi, serr := os.Stat(file); serr == nil && fi.IsDir() {
+					continue
+				}
+				t.Errorf("%s links %s, which does not exist", page, m[0])
+				continue
+			}
+			if anchor != "" && !slices.Contains(headingAnchors(string(content)), anchor) {
+				t.Errorf("%s links %s: no such heading", page, m[0])
+			}
+		}
+	}
+}
+
+// headingAnchors are the anchors GitHub gives a page's headings: lower case, spaces as "-",
+// punctuation other than "-" and "_" dropped.
+func headingAnchors(md string) []string {
+	var out []string
+	inCode := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#"))) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
