@@ -64,13 +64,13 @@ func TestScreenMCPCallForm(t *testing.T) {
 		}
 	}
 	p.Type(t, "y\r")
-	// One field at a time, each with its type and the server's default: over Streamable HTTP
-	// the server's order does not reach alertchat, so the required field first, then by name.
+	// One field at a time, in the order of the server's JSON (a Go map's: by name), each with
+	// its type and the server's default.
 	for _, step := range []struct{ prompt, typed string }{
-		{"Summary (summary): one line [string, required]:", "scanner seen at the edge\r"},
 		{"notify [y/n] (default true):", "\r"},
 		{"priority [integer] (default 3):", "5\r"},
 		{"queue [1) soc, 2) ir] (default ir):", "1\r"},
+		{"Summary (summary): one line [string, required]:", "scanner seen at the edge\r"},
 	} {
 		p.WaitText(t, step.prompt)
 		if _, y := p.Cursor(); !strings.HasPrefix(p.Rows()[y], step.prompt) {

@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -395,6 +397,55 @@ func TestAcceptDefaultsNamesTheMissingField(t *testing.T) {
 			}
 			if tc.warn == "" && len(warnings) != 0 || tc.warn != "" && (len(warnings) != 1 || warnings[0] != tc.warn) {
 				t.Fatalf("warnings %q, want %q", warnings, tc.warn)
+			}
+		})
+	}
+}
+
+// Over Streamable HTTP the fields keep the server's order too: it is read from the event stream
+// the request comes in.
+func TestElicitationOrderOverHTTP(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  func(url string) mcp.ServerConfig
+		h    func(*sdk.Server) http.Handler
+	}{
+		{"streamable HTTP", func(url string) mcp.ServerConfig { return mcp.ServerConfig{HTTPURL: url, Trust: true} },
+			func(s *sdk.Server) http.Handler {
+				return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := sdk.NewServer(&sdk.Implementation{Name: "asks", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+			s.AddTool(&sdk.Tool{Name: "ordered", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				res, err := r.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Which case?", RequestedSchema: json.RawMessage(
+					`{"type":"object","required":["name"],"properties":{"ticket":{"type":"string"},"name":{"type":"string"},"agree":{"type":"boolean"}}}`)})
+				text := "error"
+				if err == nil {
+					text = res.Action
+				}
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+			})
+			srv := httptest.NewServer(tc.h(s))
+			t.Cleanup(srv.Close)
+			el := &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept", Asked: true, Content: map[string]any{"name": "Ada"}}}
+			m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{"asks": tc.cfg(srv.URL)}}, mcp.Options{Elicitor: el, Warn: func(string) {}})
+			defer m.Close()
+			reg := registry(t, m.Tools(context.Background(), 10*time.Second))
+			res := reg.Call(context.Background(), "mcp_asks_ordered", nil)
+			el.mu.Lock()
+			defer el.mu.Unlock()
+			if len(el.seen) != 1 {
+				t.Fatalf("asked %d times; result %v", len(el.seen), res)
+			}
+			var names []string
+			for _, f := range el.seen[0].Fields {
+				names = append(names, f.Name)
+			}
+			if got := strings.Join(names, ","); got != "ticket,name,agree" {
+				t.Fatalf("fields %s, want the server's order ticket,name,agree", got)
 			}
 		})
 	}

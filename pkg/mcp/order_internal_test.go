@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,46 @@ func TestPropertyOrders(t *testing.T) {
 			}
 			if again := o.take(p.RequestedSchema); again != nil {
 				t.Fatalf("taken twice: %q", again)
+			}
+		})
+	}
+}
+
+// An event stream passes through unchanged, and the order of a form in it is noted whatever
+// the pieces it is read in; a line too long to keep, or another method, notes nothing.
+func TestEventTee(t *testing.T) {
+	t.Parallel()
+	const form = `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}}}`
+	schema := map[string]any{"type": "object", "properties": map[string]any{"z": map[string]any{"type": "string"}, "a": map[string]any{"type": "string"}}}
+	for _, tc := range []struct {
+		name   string
+		stream string
+		piece  int
+		want   string
+	}{
+		{"whole", "event: message\ndata: " + form + "\n\n", 1 << 16, "z,a"},
+		{"a byte at a time, CRLF", "event: message\r\ndata: " + form + "\r\n\r\n", 1, "z,a"},
+		{"another method", "data: " + strings.Replace(form, "elicitation/create", "sampling/createMessage", 1) + "\n", 7, ""},
+		{"too long", "data: " + strings.Repeat(" ", maxEventLine) + form + "\n", 4096, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var o propertyOrders
+			tee := &eventTee{ReadCloser: io.NopCloser(strings.NewReader(tc.stream)), orders: &o}
+			var out strings.Builder
+			buf := make([]byte, tc.piece)
+			for {
+				n, err := tee.Read(buf)
+				out.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			if out.String() != tc.stream {
+				t.Fatal("the stream was changed")
+			}
+			if got := strings.Join(o.take(schema), ","); got != tc.want {
+				t.Fatalf("order %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -126,6 +126,7 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 	if cfg.Auth == "" {
 		base = refuseUnauthorized(NoAuthError{Server: s.name, Headers: len(cfg.Headers) > 0, SSE: cfg.URL != ""}, base)
 	}
+	base = watchOrders(base, &s.orders)
 	client, err := originClient(endpoint, cfg.Headers, base)
 	if err != nil {
 		return nil, err
