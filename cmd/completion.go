@@ -47,7 +47,6 @@ var idArgs = map[string]string{
 var (
 	flagValues = map[string][]string{
 		"log-level": {"debug", "info", "warn", "error"},
-		"thinking":  {"minimal", "low", "medium", "high"},
 		"redact":    {"all", "none", "email", "phone", "cc", "ssn", "ip", "api_key", "secret", "my_number"},
 		"verdict":   {"true_positive", "false_positive", "benign", "escalated", "inconclusive"},
 	}

@@ -89,6 +89,8 @@ func TestCompletion(t *testing.T) {
 		{"flags", []string{"chat", "--hi"}, []string{"--history:"}, nil},
 		{"output values", []string{"history", "show", "-o"}, []string{"text\n", "md\n", "json\n"}, nil},
 		{"enum values", []string{"--log-level"}, []string{"debug\n", "warn\n"}, nil},
+		// The levels are modelcfg's, Gemini 4's xhigh included.
+		{"thinking levels", []string{"--thinking"}, []string{"minimal\n", "high\n", "xhigh\n"}, nil},
 		{"history IDs with titles", []string{"--data-dir", dir, "history", "show"}, []string{hist}, []string{"\x1b"}},
 		{"alert IDs for chat -a", []string{"--data-dir", dir, "chat", "-a"}, []string{alert}, nil},
 		{"history IDs for --history", []string{"--data-dir", dir, "chat", "--history"}, []string{hist}, nil},

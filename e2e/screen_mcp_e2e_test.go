@@ -64,7 +64,8 @@ func TestScreenMCPCallForm(t *testing.T) {
 		}
 	}
 	p.Type(t, "y\r")
-	// One field at a time, in name order, each with its type and the server's default.
+	// One field at a time, in the order of the server's JSON (a Go map's: by name), each with
+	// its type and the server's default.
 	for _, step := range []struct{ prompt, typed string }{
 		{"notify [y/n] (default true):", "\r"},
 		{"priority [integer] (default 3):", "5\r"},

@@ -137,7 +137,7 @@ func (o *CallOptions) arguments() (map[string]any, error) {
 func (o *CallOptions) elicitor() mcp.Elicitor {
 	switch {
 	case o.Elicit == "accept-defaults":
-		return mcp.AcceptDefaults{}
+		return mcp.AcceptDefaults{Warn: func(line string) { o.IO.Notice("Warning: " + cmdutil.OneLine(line)) }}
 	case o.Elicit == "ask" && o.IO.CanPrompt():
 		return formOn{ios: o.IO, readLine: o.readLine}
 	}

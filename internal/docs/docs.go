@@ -182,10 +182,9 @@ func blocks(desc string) []block {
 	return out
 }
 
-// WriteTree writes every file of the reference and the man pages under dir: dir/reference/*.md
-// and dir/man/*.1. What was there before is replaced, so a removed command leaves no page.
-func WriteTree(root *cli.Command, env []Variable, dir string) error {
-	files := Files(root, env)
+// WriteTree writes files (Files, and any page made elsewhere) under dir: dir/reference/*.md and
+// dir/man/*.1. What was there before is replaced, so a removed command leaves no page.
+func WriteTree(files map[string]string, dir string) error {
 	for _, sub := range []string{"reference", "man"} {
 		p := filepath.Join(dir, sub)
 		if err := os.RemoveAll(p); err != nil {

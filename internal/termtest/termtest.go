@@ -12,6 +12,7 @@ package termtest
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"os/exec"
@@ -38,6 +39,39 @@ type Screen struct {
 // scrolled off its top. Its answers to the program's queries are read from Replies.
 func NewScreen(cols, rows int) *Screen {
 	return &Screen{emu: vt.NewEmulator(cols, rows), cols: cols, rows: rows}
+}
+
+// SetColors gives the terminal its own foreground and background, as a person's light or
+// dark theme does: cells drawn without a colour take them, and the terminal answers the
+// program's colour queries (OSC 10 and 11) with them.
+func (s *Screen) SetColors(fg, bg color.Color) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emu.SetDefaultForegroundColor(fg)
+	s.emu.SetDefaultBackgroundColor(bg)
+}
+
+// Colors returns the foreground and background of the cell at column x, row y of the screen;
+// nil is the terminal's own colour (what SetColors gave it).
+func (s *Screen) Colors(x, y int) (fg, bg color.Color) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.emu.CellAt(x, y)
+	if c == nil {
+		return nil, nil
+	}
+	return c.Style.Fg, c.Style.Bg
+}
+
+// Find returns where sub first starts on the screen's rows, top to bottom: its column and row.
+// Columns are counted in characters, so it is meant for text of single-width characters.
+func (s *Screen) Find(sub string) (x, y int, ok bool) {
+	for y, row := range s.Rows() {
+		if i := strings.Index(row, sub); i >= 0 {
+			return len([]rune(row[:i])), y, true
+		}
+	}
+	return 0, 0, false
 }
 
 // Write feeds the emulator what the program wrote.

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/alertchat/alertchat/pkg/format"
+	"github.com/alertchat/alertchat/pkg/termsafe"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -75,20 +76,35 @@ type Elicitor interface {
 
 // AcceptDefaults answers every request with the server's defaults, without asking: the user's
 // standing order (mcp call --elicit accept-defaults). A required field without a default cannot
-// be answered so, and the request is declined.
-type AcceptDefaults struct{}
+// be answered so, and the request is declined, with a line to Warn naming the fields.
+type AcceptDefaults struct {
+	// Warn is told why a request was declined (nil: nobody).
+	Warn func(line string)
+}
 
 // Elicit implements Elicitor.
-func (AcceptDefaults) Elicit(_ context.Context, r ElicitRequest) (ElicitAnswer, error) {
+func (a AcceptDefaults) Elicit(_ context.Context, r ElicitRequest) (ElicitAnswer, error) {
 	content := map[string]any{}
+	var missing []string
 	for _, f := range r.Fields {
 		if f.Default == nil {
 			if f.Required {
-				return ElicitAnswer{Action: "decline"}, nil
+				missing = append(missing, termsafe.Line(f.Name))
 			}
 			continue
 		}
 		content[f.Name] = f.Default
+	}
+	if len(missing) > 0 {
+		if a.Warn != nil {
+			field := "field"
+			if len(missing) > 1 {
+				field = "fields"
+			}
+			a.Warn(fmt.Sprintf("MCP server %s asked for input and was declined: --elicit accept-defaults has no default for its required %s %s",
+				termsafe.Line(r.Server), field, strings.Join(missing, ", ")))
+		}
+		return ElicitAnswer{Action: "decline"}, nil
 	}
 	return ElicitAnswer{Action: "accept", Content: content}, nil
 }
@@ -124,7 +140,9 @@ type property struct {
 var formats = map[string]bool{"": true, "email": true, "uri": true, "date": true, "date-time": true}
 
 // elicitationFields reads a requested schema as a flat form; why is set when it is not one.
-func elicitationFields(schema any) (fields []Field, why string) {
+// The fields come in order, the names the server wrote them in (order, from its JSON) first;
+// without an order, the required fields first, then the rest, each by name.
+func elicitationFields(schema any, order []string) (fields []Field, why string) {
 	if schema == nil {
 		return nil, ""
 	}
@@ -144,10 +162,25 @@ func elicitationFields(schema any) (fields []Field, why string) {
 		return nil, "the schema is not an object"
 	}
 	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
+	for _, n := range order {
+		if _, ok := s.Properties[n]; ok && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
 	}
-	sort.Strings(names)
+	var rest []string
+	for n := range s.Properties {
+		if !slices.Contains(names, n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		ri, rj := slices.Contains(s.Required, rest[i]), slices.Contains(s.Required, rest[j])
+		if ri != rj {
+			return ri
+		}
+		return rest[i] < rest[j]
+	})
+	names = append(names, rest...)
 	for _, n := range names {
 		var p property
 		if json.Unmarshal(s.Properties[n], &p) != nil {
@@ -518,7 +551,7 @@ func (s *server) screenElicitation(next sdk.MethodHandler) sdk.MethodHandler {
 		why := ""
 		if r.Params.Mode == "url" || r.Params.URL != "" {
 			why = "it asks to open a URL"
-		} else if _, w := elicitationFields(r.Params.RequestedSchema); w != "" {
+		} else if _, w := elicitationFields(r.Params.RequestedSchema, nil); w != "" {
 			why = "its form is not a flat list of fields (" + w + ")"
 		}
 		if why == "" {
@@ -539,7 +572,7 @@ func (s *server) elicit(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitRes
 		s.warn(fmt.Sprintf("MCP server %s asked for input outside a call and was declined", s.name))
 		return &sdk.ElicitResult{Action: "decline"}, nil
 	}
-	fields, _ := elicitationFields(r.Params.RequestedSchema)
+	fields, _ := elicitationFields(r.Params.RequestedSchema, s.orders.take(r.Params.RequestedSchema))
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = format.Truncate(f.Name, 64, "...")

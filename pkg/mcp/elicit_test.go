@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -52,6 +54,9 @@ func elicitingServerSession(t *testing.T) (sdk.Transport, *sdk.ServerSession) {
 			"notify":   map[string]any{"type": "boolean", "default": true},
 			"queue":    map[string]any{"type": "string", "enum": []string{"soc", "ir"}, "default": "ir"},
 		}}}))
+	// Its fields in an order of the server's own, neither by name nor required first.
+	s.AddTool(&sdk.Tool{Name: "ordered", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Which case?", RequestedSchema: json.RawMessage(
+		`{"type":"object","required":["name"],"properties":{"ticket":{"type":"string","default":"INC-1"},"name":{"type":"string"},"agree":{"type":"boolean"},"born":{"type":"string","format":"date"}}}`)}))
 	s.AddTool(&sdk.Tool{Name: "every", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Which case?", RequestedSchema: everyKind}))
 	s.AddTool(&sdk.Tool{Name: "nested", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Your credentials", RequestedSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"login": map[string]any{"type": "object", "properties": map[string]any{"password": map[string]any{"type": "string"}}}}}}))
@@ -128,6 +133,9 @@ func TestElicitation(t *testing.T) {
 		// A required field without a default: accept-defaults cannot answer it.
 		{"every kind, defaults", mcp.AcceptDefaults{}, "every", `"action":"decline"`,
 			tool.Elicitation{Server: "asks", Action: "decline", Fields: []string{"agree", "born", "count", "email", "fish", "hero", "homepage", "legacy", "name", "plain", "ratio", "seen", "tools"}}, ""},
+		// The fields come in the order the server wrote them.
+		{"server's order", &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept", Asked: true, Content: map[string]any{"name": "Ada"}}}, "ordered",
+			`"content":{"name":"Ada","ticket":"INC-1"}`, tool.Elicitation{Server: "asks", Action: "accept", Asked: true, Fields: []string{"ticket", "name", "agree", "born"}}, ""},
 		{"nobody", nil, "flat", `"action":"decline"`, tool.Elicitation{Server: "asks", Action: "decline", Fields: []string{"notify", "priority", "queue", "score", "ticket"}}, ""},
 		{"nested", &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept"}}, "nested", `"action":"decline"`, tool.Elicitation{Server: "asks", Action: "decline"},
 			`MCP server asks asked for input and was declined: its form is not a flat list of fields (field "login" is an object, not a string, number, integer, boolean or list of choices)`},
@@ -362,5 +370,83 @@ func TestParseFieldValue(t *testing.T) {
 		if err != nil || string(b) != tc.want {
 			t.Errorf("%+v %q: %s, %v; want %s", tc.f, tc.in, b, err, tc.want)
 		}
+	}
+}
+
+// accept-defaults declines a form with a required field that has no default, and says which.
+func TestAcceptDefaultsNamesTheMissingField(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		fields []mcp.Field
+		action string
+		warn   string
+	}{
+		{"all defaults", []mcp.Field{{Name: "ticket", Type: "string", Default: "INC-1", Required: true}, {Name: "note", Type: "string"}}, "accept", ""},
+		{"one missing", []mcp.Field{{Name: "born", Type: "string", Default: "2001-02-03"}, {Name: "name", Type: "string", Required: true}}, "decline",
+			"MCP server asks asked for input and was declined: --elicit accept-defaults has no default for its required field name"},
+		{"two missing", []mcp.Field{{Name: "name", Type: "string", Required: true}, {Name: "email", Type: "string", Required: true}}, "decline",
+			"MCP server asks asked for input and was declined: --elicit accept-defaults has no default for its required fields name, email"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var warnings []string
+			a, err := mcp.AcceptDefaults{Warn: func(l string) { warnings = append(warnings, l) }}.Elicit(context.Background(), mcp.ElicitRequest{Server: "asks", Fields: tc.fields})
+			if err != nil || a.Action != tc.action {
+				t.Fatalf("answer %+v, %v; want %s", a, err, tc.action)
+			}
+			if tc.warn == "" && len(warnings) != 0 || tc.warn != "" && (len(warnings) != 1 || warnings[0] != tc.warn) {
+				t.Fatalf("warnings %q, want %q", warnings, tc.warn)
+			}
+		})
+	}
+}
+
+// Over Streamable HTTP the fields keep the server's order too: it is read from the event stream
+// the request comes in.
+func TestElicitationOrderOverHTTP(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  func(url string) mcp.ServerConfig
+		h    func(*sdk.Server) http.Handler
+	}{
+		{"streamable HTTP", func(url string) mcp.ServerConfig { return mcp.ServerConfig{HTTPURL: url, Trust: true} },
+			func(s *sdk.Server) http.Handler {
+				return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := sdk.NewServer(&sdk.Implementation{Name: "asks", Version: "1"}, &sdk.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+			s.AddTool(&sdk.Tool{Name: "ordered", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				res, err := r.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Which case?", RequestedSchema: json.RawMessage(
+					`{"type":"object","required":["name"],"properties":{"ticket":{"type":"string"},"name":{"type":"string"},"agree":{"type":"boolean"}}}`)})
+				text := "error"
+				if err == nil {
+					text = res.Action
+				}
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+			})
+			srv := httptest.NewServer(tc.h(s))
+			t.Cleanup(srv.Close)
+			el := &scriptedElicitor{ans: mcp.ElicitAnswer{Action: "accept", Asked: true, Content: map[string]any{"name": "Ada"}}}
+			m := mcp.Start(context.Background(), &mcp.Config{Servers: map[string]mcp.ServerConfig{"asks": tc.cfg(srv.URL)}}, mcp.Options{Elicitor: el, Warn: func(string) {}})
+			defer m.Close()
+			reg := registry(t, m.Tools(context.Background(), 10*time.Second))
+			res := reg.Call(context.Background(), "mcp_asks_ordered", nil)
+			el.mu.Lock()
+			defer el.mu.Unlock()
+			if len(el.seen) != 1 {
+				t.Fatalf("asked %d times; result %v", len(el.seen), res)
+			}
+			var names []string
+			for _, f := range el.seen[0].Fields {
+				names = append(names, f.Name)
+			}
+			if got := strings.Join(names, ","); got != "ticket,name,agree" {
+				t.Fatalf("fields %s, want the server's order ticket,name,agree", got)
+			}
+		})
 	}
 }

@@ -208,6 +208,8 @@ type formByName struct {
 	typed map[string]string
 	mu    sync.Mutex
 	shown strings.Builder
+	// asked are the fields' prompts, in the order they were asked.
+	asked []string
 }
 
 func (f *formByName) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.ElicitAnswer, error) {
@@ -218,6 +220,7 @@ func (f *formByName) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.Elici
 		if strings.HasPrefix(prompt, "Answer?") {
 			return "y", nil
 		}
+		f.asked = append(f.asked, prompt)
 		for name, v := range f.typed {
 			if strings.Contains(prompt, "("+name+")") {
 				return v, nil
@@ -230,12 +233,16 @@ func (f *formByName) Elicit(ctx context.Context, r mcp.ElicitRequest) (mcp.Elici
 
 // The reference server's form holds every field type of MCP 2025-11-25 (titled and untitled
 // single- and multi-select enums, formats, numbers, booleans): it is asked, not declined, and
-// the server gets what was typed and the defaults; with accept-defaults its required field
-// without a default makes it declined, without a warning about its shape.
+// the server gets what was typed and the defaults; its fields are asked in the order the
+// server wrote them, its one required field, the name, first. With accept-defaults its
+// required field without a default makes it declined, with one line naming the field and no
+// warning about its shape.
 func TestEverythingServerElicitation(t *testing.T) {
 	t.Parallel()
 	cfg := everythingServer(t)
 	ctx := context.Background()
+	var defaultsSaid []string
+	var defaultsMu sync.Mutex
 	for _, tc := range []struct {
 		name     string
 		elicitor mcp.Elicitor
@@ -245,7 +252,8 @@ func TestEverythingServerElicitation(t *testing.T) {
 			[]string{"User provided the requested information", "- Name: Ada Lovelace", "- Agreed to terms: true", "- Favorite Integer: 42",
 				`"titledMultipleSelectEnum": [`, `"fish-2"`, `"fish-3"`, `"untitledMultipleSelectEnum": [`, `"Guitar"`, `"titledSingleSelectEnum": "hero-1"`,
 				`"untitledSingleSelectEnum": "Joey"`, `"legacyTitledEnum": "pet-1"`}},
-		{"accept-defaults", mcp.AcceptDefaults{}, []string{"User declined"}},
+		{"accept-defaults", mcp.AcceptDefaults{Warn: func(l string) { defaultsMu.Lock(); defaultsSaid = append(defaultsSaid, l); defaultsMu.Unlock() }},
+			[]string{"User declined"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -273,8 +281,28 @@ func TestEverythingServerElicitation(t *testing.T) {
 					t.Errorf("warning %q", w)
 				}
 			}
-			if f, ok := tc.elicitor.(*formByName); ok && t.Failed() {
-				t.Logf("the form:\n%s", f.shown.String())
+			if f, ok := tc.elicitor.(*formByName); ok {
+				// The server's schema, in the order it wrote it (dist/tools/trigger-elicitation-request.js).
+				want := []string{"(name)", "(check)", "(firstLine)", "(email)", "(homepage)", "(birthdate)", "(integer)", "(number)",
+					"(untitledSingleSelectEnum)", "(untitledMultipleSelectEnum)", "(titledSingleSelectEnum)", "(titledMultipleSelectEnum)", "(legacyTitledEnum)"}
+				if len(f.asked) != len(want) {
+					t.Errorf("%d fields asked, want %d", len(f.asked), len(want))
+				}
+				for i := range min(len(f.asked), len(want)) {
+					if !strings.Contains(f.asked[i], want[i]) {
+						t.Errorf("field %d asked is %q, want %s", i+1, f.asked[i], want[i])
+					}
+				}
+				if t.Failed() {
+					t.Logf("the form:\n%s", f.shown.String())
+				}
+			}
+			if _, ok := tc.elicitor.(mcp.AcceptDefaults); ok {
+				defaultsMu.Lock()
+				defer defaultsMu.Unlock()
+				if len(defaultsSaid) != 1 || defaultsSaid[0] != "MCP server everything asked for input and was declined: --elicit accept-defaults has no default for its required field name" {
+					t.Errorf("accept-defaults said %q", defaultsSaid)
+				}
 			}
 		})
 	}

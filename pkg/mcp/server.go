@@ -47,6 +47,8 @@ type server struct {
 	warnedSignIn atomic.Bool
 	// guard checks the arguments of a public-only server's calls; nil for another server.
 	guard *egressGuard
+	// orders are the field orders of the forms it sent, read as they arrived.
+	orders propertyOrders
 }
 
 // connect starts or reaches the server and initialises the session. transport overrides the
@@ -62,6 +64,7 @@ func connect(ctx context.Context, name string, cfg ServerConfig, o Options, tran
 			return nil, err
 		}
 	}
+	transport = keepsOrder(transport, &s.orders)
 	client := sdk.NewClient(&sdk.Implementation{Name: "alertchat", Version: "1"}, &sdk.ClientOptions{
 		ElicitationHandler: s.elicit,
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
@@ -126,6 +129,7 @@ func (s *server) transport(ctx context.Context) (sdk.Transport, error) {
 	if cfg.Auth == "" {
 		base = refuseUnauthorized(NoAuthError{Server: s.name, Headers: len(cfg.Headers) > 0, SSE: cfg.URL != ""}, base)
 	}
+	base = watchOrders(base, &s.orders)
 	client, err := originClient(endpoint, cfg.Headers, base)
 	if err != nil {
 		return nil, err

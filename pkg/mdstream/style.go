@@ -3,8 +3,11 @@ package mdstream
 import "strings"
 
 // style is how a run of text is drawn: 256-colour foreground and background ("" for the
-// terminal's own) and attributes. The values below are glamour's dark style, which the
-// renderer drew with before it drew Markdown itself; people know that look.
+// terminal's own) and attributes. Body text and code are drawn in the terminal's own
+// foreground, so they read on a light background as on a dark one; glamour's dark style drew
+// them light grey (252, 251), nearly invisible on white. The accents are glamour's where those
+// read on both (their contrast is at least 3:1 against white and against black, or they carry
+// their own background) and the nearest such colour where not.
 type style struct {
 	fg, bg                           string
 	bold, italic, underline, crossed bool
@@ -34,23 +37,23 @@ func (s style) sgr() string {
 }
 
 var (
-	textStyle     = style{fg: "252"}
-	ruleStyle     = style{fg: "240"}
-	codeStyle     = style{fg: "251"} // code blocks: one colour, no highlighting
+	textStyle     = style{}
+	ruleStyle     = style{fg: "244"}
+	codeStyle     = style{} // code blocks: one colour, no highlighting
 	imageStyle    = style{fg: "243"}
 	headingStyles = [7]style{
 		1: {fg: "228", bg: "63", bold: true},
-		2: {fg: "39", bold: true, underline: true},
-		3: {fg: "39", bold: true},
-		4: {fg: "39", bold: true},
-		5: {fg: "39", bold: true},
-		6: {fg: "35"},
+		2: {fg: "32", bold: true, underline: true},
+		3: {fg: "32", bold: true},
+		4: {fg: "32", bold: true},
+		5: {fg: "32", bold: true},
+		6: {fg: "29"},
 	}
 )
 
 // codeSpan, linkText, linkURL and imageURL derive from the style of the text around them:
 // a link in a heading stays bold.
 func (s style) codeSpan() style { s.fg, s.bg = "203", "236"; return s }
-func (s style) linkText() style { s.fg, s.bold = "35", true; return s }
+func (s style) linkText() style { s.fg, s.bold = "29", true; return s }
 func (s style) linkURL() style  { s.fg, s.underline = "30", true; return s }
-func (s style) imageURL() style { s.fg, s.underline = "212", true; return s }
+func (s style) imageURL() style { s.fg, s.underline = "163", true; return s }

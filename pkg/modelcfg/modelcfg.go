@@ -37,6 +37,27 @@ const ThinkingLevelXHigh genai.ThinkingLevel = "XHIGH"
 // Levels, lowest first.
 var allLevels = []genai.ThinkingLevel{genai.ThinkingLevelMinimal, genai.ThinkingLevelLow, genai.ThinkingLevelMedium, genai.ThinkingLevelHigh}
 
+// LevelValues are the values --thinking takes, lowest first, in lower case: every level some
+// model offers (the flag's help, shell completion and the reference are made from them).
+func LevelValues() []string {
+	var out []string
+	for _, l := range append(slices.Clone(allLevels), ThinkingLevelXHigh) {
+		out = append(out, strings.ToLower(string(l)))
+	}
+	return out
+}
+
+// Known are the profiles of the models the table names, by name, newest first (the manual's
+// table of thinking levels is made from them).
+func Known() []Profile {
+	out := make([]Profile, 0, len(table))
+	for name := range table {
+		out = append(out, For(name))
+	}
+	slices.SortFunc(out, func(a, b Profile) int { return strings.Compare(b.Model, a.Model) })
+	return out
+}
+
 // Kind is how a model is told how much to think.
 type Kind int
 
