@@ -40,23 +40,31 @@ type Leak struct {
 	Value string
 }
 
-// Shown is the leak as a question or a denial names it: the value itself for an address, a
+// Shown is the leak as the terminal's question names it: the value itself for an address, a
 // host or an e-mail address; for a secret its kind and its first characters only, so that
 // naming it does not spread it further.
-func (l Leak) Shown() string {
+func (l Leak) Shown() string { return l.named(true) }
+
+// named is the leak named with its first characters (head) or by its kind alone. What leaves
+// the terminal (the denial is the call's function response: the model reads it and the
+// history keeps it) names a secret or personal value by its kind alone.
+func (l Leak) named(head bool) string {
 	switch l.Kind {
 	case "internal address", "internal host", "e-mail address":
 		return termsafe.Line(l.Value)
-	}
-	head := l.Value
-	if utf8.RuneCountInString(head) > 4 {
-		head = string([]rune(head)[:4]) + "…"
 	}
 	article := "a "
 	if strings.IndexAny(l.Kind[:1], "AEIOUaeiouS") == 0 { // an API key, an SSN
 		article = "an "
 	}
-	return article + l.Kind + " " + termsafe.Line(head)
+	if !head {
+		return article + l.Kind
+	}
+	first := l.Value
+	if utf8.RuneCountInString(first) > 4 {
+		first = string([]rune(first)[:4]) + "…"
+	}
+	return article + l.Kind + " " + termsafe.Line(first)
 }
 
 // EgressHold is a call held back: the server, its tool and what would leave.
@@ -68,22 +76,24 @@ type EgressHold struct {
 // maxShown bounds the values a question or denial names.
 const maxShown = 5
 
-// What names what would leave: "10.0.3.7, db01.corp and 2 more".
-func (h EgressHold) What() string {
+// What names what would leave, for the terminal's question: "10.0.3.7, db01.corp and 2 more".
+func (h EgressHold) What() string { return h.what(true) }
+
+func (h EgressHold) what(head bool) string {
 	var parts []string
 	for i, l := range h.Leaks {
 		if i == maxShown {
 			parts[len(parts)-1] += fmt.Sprintf(" and %d more", len(h.Leaks)-maxShown)
 			break
 		}
-		parts = append(parts, l.Shown())
+		parts = append(parts, l.named(head))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// Denial is the call's answer where it is not sent.
+// Denial is the call's answer where it is not sent; secrets are named by their kind alone.
 func (h EgressHold) Denial() string {
-	return fmt.Sprintf("denied: would send internal data (%s) to %s, a public-only server", h.What(), h.Server)
+	return fmt.Sprintf("denied: would send internal data (%s) to %s, a public-only server", h.what(false), h.Server)
 }
 
 // EgressDeniedError is a call held back and not sent.

@@ -123,6 +123,32 @@ func TestEgressDenial(t *testing.T) {
 	}
 }
 
+// The denial is the call's function response: the model reads it and the history keeps it, so
+// it names a secret or personal value by its kind only; its first characters are for the
+// terminal's question alone.
+func TestEgressDenialNamesSecretsByKindOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		leak Leak
+		want string
+	}{
+		{Leak{Kind: "API key", Value: "AKIAIOSFODNN7EXAMPLE"}, "an API key"},
+		{Leak{Kind: "SSN", Value: "078-05-1120"}, "an SSN"},
+		{Leak{Kind: "credit card number", Value: "4111 1111 1111 1111"}, "a credit card number"},
+		{Leak{Kind: "phone number", Value: "+1 202 555 0143"}, "a phone number"},
+		{Leak{Kind: "secret", Value: "hunter2hunter2"}, "a secret"},
+		{Leak{Kind: "internal host", Value: "db01.corp"}, "db01.corp"},
+	} {
+		h := EgressHold{Server: "intel", Tool: "lookup", Leaks: []Leak{tc.leak}}
+		if got, want := h.Denial(), "denied: would send internal data ("+tc.want+") to intel, a public-only server"; got != want {
+			t.Errorf("%s: %q, want %q", tc.leak.Kind, got, want)
+		}
+		if tc.leak.Kind != "internal host" && !strings.Contains(h.What(), string([]rune(tc.leak.Value)[:4])) {
+			t.Errorf("%s: the question %q lost the first characters", tc.leak.Kind, h.What())
+		}
+	}
+}
+
 // tenKB are arguments of about 10 KB of public indicators, the call that goes through and so is
 // checked whole: "indicators" a threat-intelligence lookup of many (addresses, domains, hashes,
 // URLs), "query" a SIEM query of field = "value" clauses (the redactor's costliest text: every
