@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -128,10 +127,14 @@ func normalDomain(d string) string {
 }
 
 // check returns what args would send that must not leave, each value once, in the order
-// found (object keys in sorted order, so the answer does not depend on map order).
+// found (object keys in sorted order, so the answer does not depend on map order). It is the
+// walk redaction makes (redact.FindMap): a value under a key that labels it, the "value"
+// beside a labelling "name", numbers that are card or phone numbers, strings nested anywhere
+// and object keys are judged as redaction judges them, so that what leaves is never more than
+// what redaction would keep.
 func (g *egressGuard) check(args map[string]any) []Leak {
 	c := leakSet{seen: map[string]bool{}}
-	g.walk(args, &c, 0)
+	g.redactor.FindMap(args, func(s string) bool { return g.visit(s, &c) }, func(f redact.Finding) { g.finding(f, &c) })
 	return c.leaks
 }
 
@@ -147,85 +150,94 @@ func (c *leakSet) add(kind, value string) {
 	}
 }
 
-// maxDepth bounds the walk; what is nested deeper is held back as a whole (it cannot be
-// checked, so it cannot be let through).
-const maxDepth = 64
-
-func (g *egressGuard) walk(v any, c *leakSet, depth int) {
-	if depth > maxDepth {
+// finding judges what redaction would replace: an address by its range, anything else held.
+func (g *egressGuard) finding(f redact.Finding, c *leakSet) {
+	switch f.Type {
+	case "":
+		// nested deeper than the walk goes: it cannot be checked, so it cannot be let through
 		c.add("value nested too deep to check", "…")
-		return
-	}
-	switch x := v.(type) {
-	case string:
-		g.text(x, c)
-	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			g.text(k, c)
-			g.walk(x[k], c, depth+1)
+	case redact.IP:
+		if a, ok := redact.ParseIP(f.Value); ok && internalAddr(a) {
+			c.add("internal address", f.Value)
 		}
-	case []any:
-		for _, e := range x {
-			g.walk(e, c, depth+1)
-		}
-	case []string:
-		for _, e := range x {
-			g.text(e, c)
-		}
-	case map[string]string:
-		for _, k := range sortedKeys(x) {
-			g.text(k, c)
-			g.text(x[k], c)
-		}
+	case redact.Email:
+		c.add("e-mail address", f.Value)
+	default:
+		c.add(secretKind(f.Type), f.Value)
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// text checks one string: what the redactor finds (addresses judged by range), then hosts.
-func (g *egressGuard) text(s string, c *leakSet) {
-	if s == "" {
-		return
-	}
+// visit judges one string of the walk before redaction's scan: true when it is one indicator
+// judged here (an address, a hash, a domain), so the scan is not needed. Otherwise it looks
+// for internal hosts, and judges the string once more with its URL escapes decoded
+// ("alice%40corp.example", "https%3A%2F%2Fdb01%2Ecorp"), which the scan would not read.
+func (g *egressGuard) visit(s string, c *leakSet) bool {
 	// Most arguments of a lookup are one indicator each: an address, a hash, a domain. They are
 	// judged as what they are, without the redactor's scan (which finds nothing else in them).
 	if isHexHash(s) {
-		return
+		return true
 	}
 	if len(s) <= 45 && s[0] != '0' { // an address without leading zeros (netip refuses them)
 		if a, err := netip.ParseAddr(s); err == nil {
 			if internalAddr(a) {
 				c.add("internal address", s)
 			}
-			return
+			return true
 		}
 	}
 	if isPlainDomain(s) {
 		if h := strings.TrimSuffix(s, "."); g.internalHost(h) {
 			c.add("internal host", h)
 		}
-		return
-	}
-	for _, f := range g.redactor.Find(s) {
-		switch f.Type {
-		case redact.IP:
-			if a, ok := redact.ParseIP(f.Value); ok && internalAddr(a) {
-				c.add("internal address", f.Value)
-			}
-		case redact.Email:
-			c.add("e-mail address", f.Value)
-		default:
-			c.add(secretKind(f.Type), f.Value)
-		}
+		return true
 	}
 	g.hosts(s, c)
+	if d, ok := urlDecoded(s); ok {
+		for _, f := range g.redactor.Find(d) {
+			g.finding(f, c)
+		}
+		g.hosts(d, c)
+	}
+	return false
+}
+
+// urlDecoded is s with its percent escapes decoded once, and whether it had any. A '%' not
+// followed by two hex digits stays as it is.
+func urlDecoded(s string) (string, bool) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, false
+	}
+	var b []byte
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)), s[:i]...)
+			}
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		if b != nil {
+			b = append(b, s[i])
+		}
+	}
+	if b == nil {
+		return s, false
+	}
+	return string(b), true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 func secretKind(t redact.Type) string {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alertchat/alertchat/pkg/redact"
@@ -67,6 +68,48 @@ func TestEgressCheck(t *testing.T) {
 	}
 	if got := g.check(map[string]any{"x": deep}); len(got) != 1 {
 		t.Errorf("nested too deep: %v", got)
+	}
+}
+
+// What redaction replaces in the same arguments is held back too, however the arguments hold
+// it: a value under a key that labels it, the "value" beside such a "name", personal numbers as
+// labelled strings or JSON numbers, a labelled key that looks like a hash; and values written
+// percent-encoded in a URL are judged decoded.
+func TestEgressHoldsWhatRedactionReplaces(t *testing.T) {
+	t.Parallel()
+	g := newEgressGuard([]string{"corp.example"})
+	const sha = "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string // the kinds held, "" when the call may go
+	}{
+		{"password key", map[string]any{"password": "Tr0mbone!77x"}, "secret"},
+		{"name and value", map[string]any{"env": []any{map[string]any{"name": "api_key", "value": "q8v7x6w5z4y3a2b1c0d9e8f7"}}}, "API key"},
+		{"labelled phone string", map[string]any{"phone": "202-555-0143"}, "phone number"},
+		{"labelled phone number", map[string]any{"phone": 2025550143.0}, "phone number"},
+		{"labelled SSN", map[string]any{"ssn": "078-05-1120"}, "SSN"},
+		{"card as a JSON number", map[string]any{"card": 4111111111111111.0}, "credit card number"},
+		{"card as a bare JSON number", map[string]any{"n": 4111111111111111.0}, "credit card number"},
+		{"labelled 32-hex key", map[string]any{"api_key": "44d88612fea8a8f36de82e1278abb02f"}, "API key"},
+		{"labelled 40-hex key", map[string]any{"api_key": "275a021bbfb6489e54d471899f7db9d1663fc695"}, "API key"},
+		{"labelled 64-hex token", map[string]any{"token": sha}, "API key"},
+		{"percent-encoded e-mail", map[string]any{"url": "https://evil.example/track?email=alice%40corp.example.com"}, "e-mail address"},
+		{"percent-encoded internal URL", map[string]any{"url": "https%3A%2F%2Fdb01%2Ecorp.example%2Fadmin"}, "internal host"},
+		{"percent-encoded private address", map[string]any{"q": "target=10%2E0%2E3%2E7"}, "internal address"},
+		// what goes: a hash under a key that names a hash, public indicators encoded
+		{"a hash is a hash", map[string]any{"sha256": sha, "hash": "44d88612fea8a8f36de82e1278abb02f"}, ""},
+		{"encoded public URL", map[string]any{"url": "https%3A%2F%2Fevil.example%2Fx%3Fa%3D1"}, ""},
+	} {
+		var kinds []string
+		for _, l := range g.check(tc.args) {
+			if !slices.Contains(kinds, l.Kind) {
+				kinds = append(kinds, l.Kind)
+			}
+		}
+		if got := strings.Join(kinds, ";"); got != tc.want {
+			t.Errorf("%s: held %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
