@@ -536,7 +536,10 @@ func TestFindMap(t *testing.T) {
 	}
 	var got []string
 	visited := map[string]bool{}
-	plainAll.FindMap(m, func(s string) bool { visited[s] = true; return s == "10.0.0.2" || s == "44d88612fea8a8f36de82e1278abb02f" },
+	plainAll.FindMap(m, func(s string) bool {
+		visited[s] = true
+		return s == "10.0.0.2" || s == "44d88612fea8a8f36de82e1278abb02f"
+	},
 		func(f redact.Finding) { got = append(got, string(f.Type)+"="+f.Value) })
 	want := "API_KEY=44d88612fea8a8f36de82e1278abb02f;CC=4111111111111111;SECRET=s3cr3t-Db-Pw;EMAIL=alice@example.com;IP=10.0.0.1;SECRET=Tr0mbone!77"
 	if s := strings.Join(got, ";"); s != want {
