@@ -6,7 +6,10 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -119,11 +122,17 @@ func newEgressGuard(internalDomains []string) *egressGuard {
 	return g
 }
 
-// normalDomain is a domain as compared: lower case, without "*." or a leading or trailing dot.
+// normalDomain is a domain as compared: lower case, without "*." or a leading or trailing dot,
+// in its IDNA ASCII form ("bücher.example" is "xn--bcher-kva.example"), so that a domain
+// written in Unicode in the config or the arguments matches its punycode and the reverse.
 func normalDomain(d string) string {
 	d = strings.ToLower(strings.TrimSpace(d))
 	d = strings.TrimPrefix(d, "*.")
-	return strings.Trim(d, ".")
+	d = strings.Trim(d, ".")
+	if a, err := idna.Lookup.ToASCII(d); err == nil {
+		return a
+	}
+	return d
 }
 
 // check returns what args would send that must not leave, each value once, in the order
@@ -191,14 +200,122 @@ func (g *egressGuard) visit(s string, c *leakSet) bool {
 		}
 		return true
 	}
+	if a, ok := inetAton(s); ok && (s[0] == '0' || strings.Count(s, ".") == 3) {
+		// an address in a notation the scan reads otherwise or not at all ("0x0a000307",
+		// "012.0.3.7" is 10.0.3.7 to inet_aton); a bare number ("167773959", "10.775") is one
+		// only as a URL's host (urlHosts)
+		if internalAddr(a) {
+			c.add("internal address", s)
+		}
+	}
 	g.hosts(s, c)
+	g.urlHosts(s, c)
 	if d, ok := urlDecoded(s); ok {
 		for _, f := range g.redactor.Find(d) {
 			g.finding(f, c)
 		}
 		g.hosts(d, c)
+		g.urlHosts(d, c)
 	}
 	return false
+}
+
+// urlHosts judges the host of each URL in s ("scheme://[userinfo@]host[:port]") as HTTP
+// clients read it: a number in inet_aton's notations ("http://167773959/", "http://10.775/")
+// is an address.
+func (g *egressGuard) urlHosts(s string, c *leakSet) {
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			return
+		}
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/?#\\ \t\r\n\"'<>`")
+		if end < 0 {
+			end = len(s)
+		}
+		host := s[:end]
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			host = host[at+1:]
+		}
+		if p := strings.LastIndexByte(host, ':'); p >= 0 && !strings.HasPrefix(host, "[") {
+			host = host[:p]
+		}
+		if a, ok := inetAton(host); ok && internalAddr(a) {
+			c.add("internal address", host)
+		}
+		s = s[end:]
+	}
+}
+
+// inetAton reads s as inet_aton and HTTP clients read an IPv4 host: one to four parts, each
+// decimal, octal (a leading 0) or hex (0x), the last filling the bytes left ("10.775" is
+// 10.0.3.7, "167773959" is too); a trailing dot is allowed.
+func inetAton(s string) (netip.Addr, bool) {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || len(s) > 64 {
+		return netip.Addr{}, false
+	}
+	var parts [4]uint64
+	n := 0
+	for part := range strings.SplitSeq(s, ".") {
+		if n == 4 {
+			return netip.Addr{}, false
+		}
+		v, ok := atonPart(part)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		parts[n] = v
+		n++
+	}
+	var ip uint64
+	for i := 0; i < n-1; i++ {
+		if parts[i] > 255 {
+			return netip.Addr{}, false
+		}
+		ip |= parts[i] << (24 - 8*i)
+	}
+	last := parts[n-1]
+	if last >= 1<<(8*(5-n)) {
+		return netip.Addr{}, false
+	}
+	ip |= last
+	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
+}
+
+// atonPart is one part of an inet_aton address: decimal, octal after a 0, hex after 0x.
+func atonPart(p string) (uint64, bool) {
+	base := uint64(10)
+	switch {
+	case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+		base, p = 16, p[2:]
+	case len(p) > 1 && p[0] == '0':
+		base, p = 8, p[1:]
+	}
+	if p == "" || len(p) > 12 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		v = v*base + d
+	}
+	return v, true
 }
 
 // urlDecoded is s with its percent escapes decoded once, and whether it had any. A '%' not
@@ -259,6 +376,9 @@ func secretKind(t redact.Type) string {
 func (g *egressGuard) hosts(s string, c *leakSet) {
 	if !utf8.ValidString(s) || hasWide(s) {
 		s = foldWide(s)
+		if hasWide(s) {
+			g.unicodeHosts(s, c)
+		}
 	}
 	for i := 0; i < len(s); {
 		if !hostByte(s[i]) {
@@ -282,6 +402,22 @@ func (g *egressGuard) hosts(s string, c *leakSet) {
 		}
 		run = strings.Trim(run, ".-_")
 		if g.internalHost(run) {
+			c.add("internal host", run)
+		}
+	}
+}
+
+// unicodeHosts finds host names written with non-ASCII letters ("dc1.bücher.example") and
+// judges them in their IDNA ASCII form, as a resolver would look them up.
+func (g *egressGuard) unicodeHosts(s string, c *leakSet) {
+	for _, run := range strings.FieldsFunc(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '-' || r == '.' || r == '_')
+	}) {
+		run = strings.Trim(run, ".-_")
+		if !strings.Contains(run, ".") || !hasWide(run) {
+			continue // ASCII runs are the byte scan's
+		}
+		if a, err := idna.Lookup.ToASCII(run); err == nil && g.internalHost(a) {
 			c.add("internal host", run)
 		}
 	}

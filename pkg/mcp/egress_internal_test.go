@@ -113,6 +113,41 @@ func TestEgressHoldsWhatRedactionReplaces(t *testing.T) {
 	}
 }
 
+// A URL's host is read as HTTP clients read it (inet_aton: one to four parts, decimal, octal or
+// hex), and internal domains are compared in their IDNA ASCII form, whichever form the config
+// and the arguments write them in.
+func TestEgressNumericHostsAndIDNA(t *testing.T) {
+	t.Parallel()
+	g := newEgressGuard([]string{"corp.example", "bücher.example", "xn--mnchen-3ya.example"})
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"decimal URL host", map[string]any{"url": "http://167773959/admin"}, "internal address=167773959"},
+		{"hex URL host", map[string]any{"url": "http://0x0a000307/"}, "internal address=0x0a000307"},
+		{"octal URL host", map[string]any{"url": "https://012.0.3.7:8443/x"}, "internal address=012.0.3.7"},
+		{"two-part URL host", map[string]any{"url": "http://10.775/"}, "internal address=10.775"},
+		{"loopback with userinfo", map[string]any{"url": "http://user@0177.1/"}, "internal address=0177.1"},
+		{"hex address alone", map[string]any{"ip": "0x0a000307"}, "internal address=0x0a000307"},
+		{"public numeric host", map[string]any{"url": "http://3405803783/"}, ""},
+		{"a number is not a host", map[string]any{"q": "167773959 events", "n": "10.775"}, ""},
+		{"punycode of a Unicode domain", map[string]any{"host": "dc1.xn--bcher-kva.example"}, "internal host=dc1.xn--bcher-kva.example"},
+		{"Unicode of a Unicode domain", map[string]any{"url": "https://dc1.bücher.example/x"}, "internal host=dc1.bücher.example"},
+		{"Unicode of a punycode domain", map[string]any{"host": "files.münchen.example"}, "internal host=files.münchen.example"},
+		{"Unicode, upper case", map[string]any{"host": "FILES.MÜNCHEN.EXAMPLE"}, "internal host=FILES.MÜNCHEN.EXAMPLE"},
+		{"another Unicode domain", map[string]any{"host": "bücher.example.org", "h": "münchen.example.de"}, ""},
+	} {
+		var got []string
+		for _, l := range g.check(tc.args) {
+			got = append(got, l.Kind+"="+l.Value)
+		}
+		if s := strings.Join(got, ";"); s != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, s, tc.want)
+		}
+	}
+}
+
 // The shortcuts for one-indicator strings (an address, a hash, a domain) never let through what
 // the redactor's scan would hold back.
 func FuzzEgressShortcuts(f *testing.F) {
