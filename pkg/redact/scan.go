@@ -275,6 +275,11 @@ func (sc *scanner) encodedEmailsIn(run string, off int) {
 		if end-start == m.end-m.start {
 			continue // nothing encoded in it: the plain scan's
 		}
+		if end < len(run) && run[end] == '%' && (end+2 >= len(run) || !isHexDigit(run[end+1]) || !isHexDigit(run[end+2])) {
+			// a '%' that escapes nothing after it: the run is not plainly encoded there (a
+			// placeholder may stand where an escape was), so the address is not read as ending
+			continue
+		}
 		m.start, m.end = off+start, off+end
 		sc.cands[k] = m
 		k++
