@@ -216,12 +216,12 @@ func TestDotEnvCannotRedirectRunOrUnredact(t *testing.T) {
 		"FIRESTORE_EMULATOR_HOST=127.0.0.1:1",
 		"ALERTCHAT_REDACT=none",
 		"ALERTCHAT_WORKSPACE=from-dotenv", // another team's workspace of a shared store: refused
-		"ALERTCHAT_MODEL=projects/planted/locations/us-central1/publishers/google/models/gemini-test", // a request path: refused
+		"ALERTCHAT_JUDGE_MODEL=projects/planted/locations/us-central1/publishers/google/models/gemini-test", // a request path: refused
 	}, "\n") + "\n"
 	if err := os.WriteFile(filepath.Join(c.dataDir, ".env"), []byte(dotenv), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	refused := []string{"GOOGLE_GEMINI_BASE_URL", "ALERTCHAT_MCP_CONFIG", "FIRESTORE_EMULATOR_HOST", "ALERTCHAT_REDACT", "ALERTCHAT_WORKSPACE", "ALERTCHAT_MODEL"}
+	refused := []string{"GOOGLE_GEMINI_BASE_URL", "ALERTCHAT_MCP_CONFIG", "FIRESTORE_EMULATOR_HOST", "ALERTCHAT_REDACT", "ALERTCHAT_WORKSPACE", "ALERTCHAT_JUDGE_MODEL"}
 	checkWarnings := func(stderr string) {
 		t.Helper()
 		for _, name := range refused {

@@ -181,8 +181,8 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 	if w.found != nil {
 		// a report is read by people: in the same order whatever the map's
 		for _, k := range sortedKeys(m) {
+			w.key(k) // a key before its value, as they are read
 			w.walkEntry(m, k, name, depth)
-			w.key(k)
 		}
 		return
 	}
@@ -355,12 +355,12 @@ func (w *walker) walkValue(v any, depth int) (any, bool) {
 		var renames []rename
 		if w.found != nil {
 			for _, k := range sortedKeys(x) {
+				w.key(k)
 				if w.labelled(k) {
 					w.judgeText(k, "", x[k], true)
 				} else {
 					w.str(x[k])
 				}
-				w.key(k)
 			}
 			return nil, false
 		}
