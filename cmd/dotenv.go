@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/joho/godotenv"
 
@@ -31,13 +32,19 @@ import (
 //   - files read: ALERTCHAT_TOKEN_KEY_FILE, ALERTCHAT_MCP_CONFIG, ALERTCHAT_EVIDENCE;
 //   - ALERTCHAT_REDACT (none would store what is typed raw), ALERTCHAT_MCP_TOKEN_STORE;
 //   - ALERTCHAT_ANALYST: who asks is recorded with every question and verdict; a planted
-//     file must not choose it.
+//     file must not choose it;
+//   - ALERTCHAT_WORKSPACE: a shared store holds many teams' workspaces, and a planted one
+//     would put the analyst's histories in another team's.
+//
+// The models (ALERTCHAT_MODEL, ALERTCHAT_JUDGE_MODEL) are taken as bare IDs only: the SDK
+// keeps a name with a '/' ("projects/X/...") as the request path, so a planted one would send
+// every question to another project.
 var dotenvAllowed = []string{
 	// the Gemini API's key: the SDK sends it to the Gemini API of the real environment only
 	// (GOOGLE_GEMINI_BASE_URL and Vertex AI cannot come from a .env)
 	"GEMINI_API_KEY", "GOOGLE_API_KEY",
 	// which conversation and how it is answered
-	"ALERTCHAT_ALERT", "ALERTCHAT_CONTINUE", "ALERTCHAT_WORKSPACE",
+	"ALERTCHAT_ALERT", "ALERTCHAT_CONTINUE",
 	"ALERTCHAT_MODEL", "ALERTCHAT_JUDGE_MODEL", "ALERTCHAT_THINKING", "ALERTCHAT_MAX_CONTEXT_TOKENS",
 	"ALERTCHAT_NO_TITLE_GENERATION", "ALERTCHAT_NO_RELATED", "ALERTCHAT_EMBEDDINGS",
 	"ALERTCHAT_NO_TOOLS", "ALERTCHAT_MAX_TOOL_CALLS", "ALERTCHAT_MAX_TOOL_RESULT",
@@ -86,6 +93,10 @@ func loadDotEnv(path string, env environ, warn io.Writer) {
 		if _, ok := env.lookup(name); ok {
 			continue // the environment wins
 		}
+		if modelVar(name) && strings.Contains(vars[name], "/") {
+			fmt.Fprintf(warn, "Warning: %s sets %s to a resource name, which is honoured only from the environment or a flag (a .env names a model by its ID); ignored.\n", path, name)
+			continue
+		}
 		if geminiKeyVar(name) && hasKey {
 			// The SDK prefers GOOGLE_API_KEY to GEMINI_API_KEY: a .env's key of the other name
 			// would replace the environment's, and every question would go to the planter's
@@ -95,6 +106,8 @@ func loadDotEnv(path string, env environ, warn io.Writer) {
 		_ = env.set(name, vars[name])
 	}
 }
+
+func modelVar(name string) bool { return name == "ALERTCHAT_MODEL" || name == "ALERTCHAT_JUDGE_MODEL" }
 
 func geminiKeyVar(name string) bool { return name == "GEMINI_API_KEY" || name == "GOOGLE_API_KEY" }
 

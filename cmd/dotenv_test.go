@@ -33,11 +33,11 @@ func writeDotEnv(t *testing.T, content string) string {
 
 func TestDotEnvSetsCredentialsAndPlainSettings(t *testing.T) {
 	t.Parallel()
-	p := writeDotEnv(t, "GEMINI_API_KEY=from-dotenv\nGOOGLE_API_KEY=k2\nALERTCHAT_MODEL=gemini-x\nALERTCHAT_WORKSPACE=team\nALERTCHAT_MAX_WAIT=5s\n# a comment\nexport ALERTCHAT_LOG_LEVEL=debug\n")
-	env := fakeEnv{"ALERTCHAT_WORKSPACE": "from-env"}
+	p := writeDotEnv(t, "GEMINI_API_KEY=from-dotenv\nGOOGLE_API_KEY=k2\nALERTCHAT_MODEL=gemini-x\nALERTCHAT_THINKING=low\nALERTCHAT_MAX_WAIT=5s\n# a comment\nexport ALERTCHAT_LOG_LEVEL=debug\n")
+	env := fakeEnv{"ALERTCHAT_THINKING": "high"}
 	var warn bytes.Buffer
 	loadDotEnv(p, env.environ(), &warn)
-	want := fakeEnv{"GEMINI_API_KEY": "from-dotenv", "GOOGLE_API_KEY": "k2", "ALERTCHAT_MODEL": "gemini-x", "ALERTCHAT_WORKSPACE": "from-env", "ALERTCHAT_MAX_WAIT": "5s", "ALERTCHAT_LOG_LEVEL": "debug"}
+	want := fakeEnv{"GEMINI_API_KEY": "from-dotenv", "GOOGLE_API_KEY": "k2", "ALERTCHAT_MODEL": "gemini-x", "ALERTCHAT_THINKING": "high", "ALERTCHAT_MAX_WAIT": "5s", "ALERTCHAT_LOG_LEVEL": "debug"}
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s = %q, want %q", k, env[k], v)
@@ -100,6 +100,37 @@ func TestDotEnvNeverRunsAProgramOrSendsDataElsewhere(t *testing.T) {
 	}
 }
 
+// A .env names a model by its bare ID only: a resource name ("projects/X/...") is the request
+// path the SDK uses, so a planted one sends every question to the planter's project. Nor may it
+// choose the workspace, which would put the analyst's histories in another team's. Each refused
+// line names the variable, never the value.
+func TestDotEnvRefusesModelPathsAndWorkspace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, line string
+		set        bool
+	}{
+		{"ALERTCHAT_MODEL", "gemini-3.8-flash", true},
+		{"ALERTCHAT_MODEL", "projects/evil-proj/locations/us-central1/publishers/google/models/gemini-3.8-flash", false},
+		{"ALERTCHAT_MODEL", "tunedModels/evil", false},
+		{"ALERTCHAT_JUDGE_MODEL", "gemini-3.8-flash-lite", true},
+		{"ALERTCHAT_JUDGE_MODEL", "projects/evil-proj/locations/us/endpoints/1", false},
+		{"ALERTCHAT_WORKSPACE", "other-team", false},
+	} {
+		p := writeDotEnv(t, tc.name+"="+tc.line+"\n")
+		env := fakeEnv{}
+		var warn bytes.Buffer
+		loadDotEnv(p, env.environ(), &warn)
+		if _, ok := env[tc.name]; ok != tc.set {
+			t.Errorf("%s=%s: set %v, want %v", tc.name, tc.line, ok, tc.set)
+		}
+		w := warn.String()
+		if tc.set != (w == "") || !tc.set && (strings.Count(w, "\n") != 1 || !strings.Contains(w, tc.name) || strings.Contains(w, tc.line)) {
+			t.Errorf("%s=%s: warning %q", tc.name, tc.line, w)
+		}
+	}
+}
+
 func TestDotEnvMissingOrUnreadable(t *testing.T) {
 	t.Parallel()
 	env := fakeEnv{}
@@ -133,6 +164,7 @@ func TestDotEnvAllowsOnlyPlainFlagSettings(t *testing.T) {
 		"ALERTCHAT_REDACT":             "raw storage",
 		"ALERTCHAT_MCP_CONFIG":         "programs run",
 		"ALERTCHAT_ANALYST":            "who asks, forged",
+		"ALERTCHAT_WORKSPACE":          "histories written to another team's workspace",
 	}
 	root, _ := newRoot(&cmdutil.IOStreams{}, RunOptions{Getenv: func(string) string { return "" }})
 	var walk func(c *cli.Command)

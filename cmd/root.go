@@ -188,6 +188,9 @@ Exit status: 0 success, 1 failure (Gemini, storage), 2 usage or invalid input, 3
 			cfg.Pager = o.Getenv("PAGER")
 			l, err := validate(cfg, logLevel, ios.ErrOut)
 			logger = l
+			if err == nil {
+				err = cmdutil.CheckModel("--model", cfg.Model, o.Getenv("GOOGLE_CLOUD_PROJECT"))
+			}
 			return ctx, err
 		},
 		Commands: []*cli.Command{

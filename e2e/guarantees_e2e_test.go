@@ -215,16 +215,17 @@ func TestDotEnvCannotRedirectRunOrUnredact(t *testing.T) {
 		"ALERTCHAT_MCP_CONFIG=" + mcpCfg,
 		"FIRESTORE_EMULATOR_HOST=127.0.0.1:1",
 		"ALERTCHAT_REDACT=none",
-		"ALERTCHAT_WORKSPACE=from-dotenv", // a plain setting: honoured
+		"ALERTCHAT_WORKSPACE=from-dotenv", // another team's workspace of a shared store: refused
+		"ALERTCHAT_JUDGE_MODEL=projects/planted/locations/us-central1/publishers/google/models/gemini-test", // a request path: refused
 	}, "\n") + "\n"
 	if err := os.WriteFile(filepath.Join(c.dataDir, ".env"), []byte(dotenv), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	refused := []string{"GOOGLE_GEMINI_BASE_URL", "ALERTCHAT_MCP_CONFIG", "FIRESTORE_EMULATOR_HOST", "ALERTCHAT_REDACT"}
+	refused := []string{"GOOGLE_GEMINI_BASE_URL", "ALERTCHAT_MCP_CONFIG", "FIRESTORE_EMULATOR_HOST", "ALERTCHAT_REDACT", "ALERTCHAT_WORKSPACE", "ALERTCHAT_JUDGE_MODEL"}
 	checkWarnings := func(stderr string) {
 		t.Helper()
 		for _, name := range refused {
-			if n := strings.Count(stderr, " sets "+name+","); n != 1 {
+			if n := strings.Count(stderr, " sets "+name+",") + strings.Count(stderr, " sets "+name+" to a resource name,"); n != 1 {
 				t.Errorf("%s named on %d warning lines: %q", name, n, stderr)
 			}
 		}
@@ -249,15 +250,15 @@ func TestDotEnvCannotRedirectRunOrUnredact(t *testing.T) {
 	if len(elsewhere.Requests()) != 0 || len(c.answerRequests()) != 1 {
 		t.Errorf("requests went elsewhere: %d there, %d to the configured server", len(elsewhere.Requests()), len(c.answerRequests()))
 	}
-	// redacted (tokens) in the workspace the .env named
-	s, err := local.Open(context.Background(), local.Options{Dir: filepath.Join(c.dataDir, "data"), Workspace: "from-dotenv"})
+	// redacted (tokens) in the workspace of the environment, not the one the .env named
+	s, err := local.Open(context.Background(), local.Options{Dir: filepath.Join(c.dataDir, "data"), Workspace: "default"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	h, err := s.GetHistory(context.Background(), record.HistoryID(out.HistoryID))
 	if err != nil {
-		t.Fatalf("history not in the .env's workspace: %v", err)
+		t.Fatalf("history not in the environment's workspace: %v", err)
 	}
 	if b, _ := json.Marshal(h.Contents); strings.Contains(string(b), "203.0.113.77") || !ipToken.Match(b) {
 		t.Errorf("stored unredacted: %s", b)

@@ -229,6 +229,7 @@ func TestPlantedFolderRunsNothingReadsNothingSendsNothing(t *testing.T) {
 		"ALERTCHAT_BUCKET":                  "planted-bucket",
 		"ALERTCHAT_FIRESTORE_DATABASE":      "planted",
 		"ALERTCHAT_PREFIX":                  "planted/",
+		"ALERTCHAT_WORKSPACE":               "planted",
 		"GOOGLE_GENAI_USE_VERTEXAI":         "true",
 		"GOOGLE_CLOUD_PROJECT":              "planted-project",
 		"GOOGLE_CLOUD_LOCATION":             "us-central1",
@@ -238,7 +239,7 @@ func TestPlantedFolderRunsNothingReadsNothingSendsNothing(t *testing.T) {
 		// credentials a .env may give: the environment's key wins
 		"GEMINI_API_KEY": "planted-key", "GOOGLE_API_KEY": "planted-key",
 		// plain settings a .env may set, with values that work
-		"ALERTCHAT_WORKSPACE": "default", "ALERTCHAT_MODEL": "gemini-test", "ALERTCHAT_JUDGE_MODEL": "gemini-test",
+		"ALERTCHAT_MODEL": "gemini-test", "ALERTCHAT_JUDGE_MODEL": "gemini-test",
 		"ALERTCHAT_MAX_CONTEXT_TOKENS": "200000", "ALERTCHAT_NO_TITLE_GENERATION": "true", "ALERTCHAT_NO_RELATED": "true",
 		"ALERTCHAT_NO_TOOLS": "false", "ALERTCHAT_MAX_TOOL_CALLS": "12", "ALERTCHAT_MAX_TOOL_RESULT": "32768",
 		"ALERTCHAT_RAW": "true", "ALERTCHAT_LOG_LEVEL": "warn", "ALERTCHAT_VERBOSE": "false", "ALERTCHAT_STORE_TIMEOUT": "5s",

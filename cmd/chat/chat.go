@@ -116,6 +116,13 @@ arrived is saved first).`,
 			if err := cmdutil.NoArgs(c.Args().Slice(), `quote the question: -q "..."`); err != nil {
 				return err
 			}
+			project := "" // no environment: a resource name is in no configured project
+			if f.Getenv != nil {
+				project = f.Getenv("GOOGLE_CLOUD_PROJECT")
+			}
+			if err := cmdutil.CheckModel("--judge-model", opts.JudgeModel, project); err != nil {
+				return err
+			}
 			opts.Tools.Evidence = sessionutil.EvidenceDirs(opts.Tools.Evidence, c.IsSet("evidence"), f.Getenv)
 			if runF != nil {
 				return runF(ctx, opts)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -106,4 +107,23 @@ func NewFactory(ios *IOStreams, cfg *Config, logger **slog.Logger) *Factory {
 		return *logger
 	}
 	return f
+}
+
+// CheckModel refuses a model given as a resource name of another Google Cloud project than
+// project (GOOGLE_CLOUD_PROJECT): the Gemini SDK keeps a name that starts with "projects/" as
+// the request path, so such a name would send the conversation to that project. flag names
+// the setting in the error; a list of models (eval's) is checked one by one.
+func CheckModel(flag, models, project string) error {
+	for _, m := range strings.Split(models, ",") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(m), "projects/")
+		if !ok {
+			continue
+		}
+		p, _, _ := strings.Cut(rest, "/")
+		if p == "" || p != project {
+			return UsageErrorf("invalid %s: a model's resource name must be in the project GOOGLE_CLOUD_PROJECT names (%q), not %q; give the model's ID instead",
+				flag, project, OneLine(p))
+		}
+	}
+	return nil
 }

@@ -68,7 +68,10 @@ type OAuthConfig struct {
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
 	// Issuer is the authorization server the pre-registered client belongs to (its issuer
 	// URL). The MCP server names the authorization server to sign in with; when Issuer is set,
-	// one that names another is refused before the client ID or secret is sent anywhere.
+	// one that names another is refused before the client ID or secret is sent anywhere. With
+	// ClientMetadataURL it is the one authorization server that client ID is offered to;
+	// without it, that client ID is used only where the code comes back with the issuer's
+	// RFC 9207 "iss" (see oauthguard.go).
 	Issuer string `json:"issuer,omitempty"`
 }
 
@@ -238,8 +241,8 @@ func checkAuth(s ServerConfig) error {
 		return fmt.Errorf("oauth.clientSecret without oauth.clientId")
 	}
 	if o := s.OAuth; o != nil && o.Issuer != "" {
-		if o.ClientID == "" {
-			return fmt.Errorf("oauth.issuer without oauth.clientId: it names the authorization server of the pre-registered client")
+		if o.ClientID == "" && o.ClientMetadataURL == "" {
+			return fmt.Errorf("oauth.issuer without oauth.clientId or oauth.clientMetadataUrl: it names the authorization server the client is for")
 		}
 		if !httpsOrLoopback(o.Issuer) {
 			return fmt.Errorf("oauth.issuer must be an https URL")

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -40,23 +42,31 @@ type Leak struct {
 	Value string
 }
 
-// Shown is the leak as a question or a denial names it: the value itself for an address, a
+// Shown is the leak as the terminal's question names it: the value itself for an address, a
 // host or an e-mail address; for a secret its kind and its first characters only, so that
 // naming it does not spread it further.
-func (l Leak) Shown() string {
+func (l Leak) Shown() string { return l.named(true) }
+
+// named is the leak named with its first characters (head) or by its kind alone. What leaves
+// the terminal (the denial is the call's function response: the model reads it and the
+// history keeps it) names a secret or personal value by its kind alone.
+func (l Leak) named(head bool) string {
 	switch l.Kind {
 	case "internal address", "internal host", "e-mail address":
 		return termsafe.Line(l.Value)
-	}
-	head := l.Value
-	if utf8.RuneCountInString(head) > 4 {
-		head = string([]rune(head)[:4]) + "…"
 	}
 	article := "a "
 	if strings.IndexAny(l.Kind[:1], "AEIOUaeiouS") == 0 { // an API key, an SSN
 		article = "an "
 	}
-	return article + l.Kind + " " + termsafe.Line(head)
+	if !head {
+		return article + l.Kind
+	}
+	first := l.Value
+	if utf8.RuneCountInString(first) > 4 {
+		first = string([]rune(first)[:4]) + "…"
+	}
+	return article + l.Kind + " " + termsafe.Line(first)
 }
 
 // EgressHold is a call held back: the server, its tool and what would leave.
@@ -68,22 +78,24 @@ type EgressHold struct {
 // maxShown bounds the values a question or denial names.
 const maxShown = 5
 
-// What names what would leave: "10.0.3.7, db01.corp and 2 more".
-func (h EgressHold) What() string {
+// What names what would leave, for the terminal's question: "10.0.3.7, db01.corp and 2 more".
+func (h EgressHold) What() string { return h.what(true) }
+
+func (h EgressHold) what(head bool) string {
 	var parts []string
 	for i, l := range h.Leaks {
 		if i == maxShown {
 			parts[len(parts)-1] += fmt.Sprintf(" and %d more", len(h.Leaks)-maxShown)
 			break
 		}
-		parts = append(parts, l.Shown())
+		parts = append(parts, l.named(head))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// Denial is the call's answer where it is not sent.
+// Denial is the call's answer where it is not sent; secrets are named by their kind alone.
 func (h EgressHold) Denial() string {
-	return fmt.Sprintf("denied: would send internal data (%s) to %s, a public-only server", h.What(), h.Server)
+	return fmt.Sprintf("denied: would send internal data (%s) to %s, a public-only server", h.what(false), h.Server)
 }
 
 // EgressDeniedError is a call held back and not sent.
@@ -110,18 +122,28 @@ func newEgressGuard(internalDomains []string) *egressGuard {
 	return g
 }
 
-// normalDomain is a domain as compared: lower case, without "*." or a leading or trailing dot.
+// normalDomain is a domain as compared: lower case, without "*." or a leading or trailing dot,
+// in its IDNA ASCII form ("bücher.example" is "xn--bcher-kva.example"), so that a domain
+// written in Unicode in the config or the arguments matches its punycode and the reverse.
 func normalDomain(d string) string {
 	d = strings.ToLower(strings.TrimSpace(d))
 	d = strings.TrimPrefix(d, "*.")
-	return strings.Trim(d, ".")
+	d = strings.Trim(d, ".")
+	if a, err := idna.Lookup.ToASCII(d); err == nil {
+		return a
+	}
+	return d
 }
 
 // check returns what args would send that must not leave, each value once, in the order
-// found (object keys in sorted order, so the answer does not depend on map order).
+// found (object keys in sorted order, so the answer does not depend on map order). It is the
+// walk redaction makes (redact.FindMap): a value under a key that labels it, the "value"
+// beside a labelling "name", numbers that are card or phone numbers, strings nested anywhere
+// and object keys are judged as redaction judges them, so that what leaves is never more than
+// what redaction would keep.
 func (g *egressGuard) check(args map[string]any) []Leak {
 	c := leakSet{seen: map[string]bool{}}
-	g.walk(args, &c, 0)
+	g.redactor.FindMap(args, func(s string) bool { return g.visit(s, &c) }, func(f redact.Finding) { g.finding(f, &c) })
 	return c.leaks
 }
 
@@ -137,85 +159,202 @@ func (c *leakSet) add(kind, value string) {
 	}
 }
 
-// maxDepth bounds the walk; what is nested deeper is held back as a whole (it cannot be
-// checked, so it cannot be let through).
-const maxDepth = 64
-
-func (g *egressGuard) walk(v any, c *leakSet, depth int) {
-	if depth > maxDepth {
+// finding judges what redaction would replace: an address by its range, anything else held.
+func (g *egressGuard) finding(f redact.Finding, c *leakSet) {
+	switch f.Type {
+	case "":
+		// nested deeper than the walk goes: it cannot be checked, so it cannot be let through
 		c.add("value nested too deep to check", "…")
-		return
-	}
-	switch x := v.(type) {
-	case string:
-		g.text(x, c)
-	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			g.text(k, c)
-			g.walk(x[k], c, depth+1)
+	case redact.IP:
+		if a, ok := redact.ParseIP(f.Value); ok && internalAddr(a) {
+			c.add("internal address", f.Value)
 		}
-	case []any:
-		for _, e := range x {
-			g.walk(e, c, depth+1)
-		}
-	case []string:
-		for _, e := range x {
-			g.text(e, c)
-		}
-	case map[string]string:
-		for _, k := range sortedKeys(x) {
-			g.text(k, c)
-			g.text(x[k], c)
-		}
+	case redact.Email:
+		c.add("e-mail address", f.Value)
+	default:
+		c.add(secretKind(f.Type), f.Value)
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// text checks one string: what the redactor finds (addresses judged by range), then hosts.
-func (g *egressGuard) text(s string, c *leakSet) {
-	if s == "" {
-		return
-	}
+// visit judges one string of the walk before redaction's scan: true when it is one indicator
+// judged here (an address, a hash, a domain), so the scan is not needed. Otherwise it looks
+// for internal hosts, and judges the string once more with its URL escapes decoded
+// ("alice%40corp.example", "https%3A%2F%2Fdb01%2Ecorp"), which the scan would not read.
+func (g *egressGuard) visit(s string, c *leakSet) bool {
 	// Most arguments of a lookup are one indicator each: an address, a hash, a domain. They are
 	// judged as what they are, without the redactor's scan (which finds nothing else in them).
 	if isHexHash(s) {
-		return
+		return true
 	}
 	if len(s) <= 45 && s[0] != '0' { // an address without leading zeros (netip refuses them)
 		if a, err := netip.ParseAddr(s); err == nil {
 			if internalAddr(a) {
 				c.add("internal address", s)
 			}
-			return
+			return true
 		}
 	}
 	if isPlainDomain(s) {
 		if h := strings.TrimSuffix(s, "."); g.internalHost(h) {
 			c.add("internal host", h)
 		}
-		return
+		return true
 	}
-	for _, f := range g.redactor.Find(s) {
-		switch f.Type {
-		case redact.IP:
-			if a, ok := redact.ParseIP(f.Value); ok && internalAddr(a) {
-				c.add("internal address", f.Value)
-			}
-		case redact.Email:
-			c.add("e-mail address", f.Value)
-		default:
-			c.add(secretKind(f.Type), f.Value)
+	if a, ok := inetAton(s); ok && (s[0] == '0' || strings.Count(s, ".") == 3) {
+		// an address in a notation the scan reads otherwise or not at all ("0x0a000307",
+		// "012.0.3.7" is 10.0.3.7 to inet_aton); a bare number ("167773959", "10.775") is one
+		// only as a URL's host (urlHosts)
+		if internalAddr(a) {
+			c.add("internal address", s)
 		}
 	}
 	g.hosts(s, c)
+	g.urlHosts(s, c)
+	if d, ok := urlDecoded(s); ok {
+		for _, f := range g.redactor.Find(d) {
+			g.finding(f, c)
+		}
+		g.hosts(d, c)
+		g.urlHosts(d, c)
+	}
+	return false
+}
+
+// urlHosts judges the host of each URL in s ("scheme://[userinfo@]host[:port]") as HTTP
+// clients read it: a number in inet_aton's notations ("http://167773959/", "http://10.775/")
+// is an address.
+func (g *egressGuard) urlHosts(s string, c *leakSet) {
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			return
+		}
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/?#\\ \t\r\n\"'<>`")
+		if end < 0 {
+			end = len(s)
+		}
+		host := s[:end]
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			host = host[at+1:]
+		}
+		if p := strings.LastIndexByte(host, ':'); p >= 0 && !strings.HasPrefix(host, "[") {
+			host = host[:p]
+		}
+		if a, ok := inetAton(host); ok && internalAddr(a) {
+			c.add("internal address", host)
+		}
+		s = s[end:]
+	}
+}
+
+// inetAton reads s as inet_aton and HTTP clients read an IPv4 host: one to four parts, each
+// decimal, octal (a leading 0) or hex (0x), the last filling the bytes left ("10.775" is
+// 10.0.3.7, "167773959" is too); a trailing dot is allowed.
+func inetAton(s string) (netip.Addr, bool) {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || len(s) > 64 {
+		return netip.Addr{}, false
+	}
+	var parts [4]uint64
+	n := 0
+	for part := range strings.SplitSeq(s, ".") {
+		if n == 4 {
+			return netip.Addr{}, false
+		}
+		v, ok := atonPart(part)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		parts[n] = v
+		n++
+	}
+	var ip uint64
+	for i := 0; i < n-1; i++ {
+		if parts[i] > 255 {
+			return netip.Addr{}, false
+		}
+		ip |= parts[i] << (24 - 8*i)
+	}
+	last := parts[n-1]
+	if last >= 1<<(8*(5-n)) {
+		return netip.Addr{}, false
+	}
+	ip |= last
+	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
+}
+
+// atonPart is one part of an inet_aton address: decimal, octal after a 0, hex after 0x.
+func atonPart(p string) (uint64, bool) {
+	base := uint64(10)
+	switch {
+	case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+		base, p = 16, p[2:]
+	case len(p) > 1 && p[0] == '0':
+		base, p = 8, p[1:]
+	}
+	if p == "" || len(p) > 12 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		v = v*base + d
+	}
+	return v, true
+}
+
+// urlDecoded is s with its percent escapes decoded once, and whether it had any. A '%' not
+// followed by two hex digits stays as it is.
+func urlDecoded(s string) (string, bool) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, false
+	}
+	var b []byte
+	for ; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)), s[:i]...)
+			}
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		if b != nil {
+			b = append(b, s[i])
+		}
+	}
+	if b == nil {
+		return s, false
+	}
+	return string(b), true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 func secretKind(t redact.Type) string {
@@ -237,6 +376,9 @@ func secretKind(t redact.Type) string {
 func (g *egressGuard) hosts(s string, c *leakSet) {
 	if !utf8.ValidString(s) || hasWide(s) {
 		s = foldWide(s)
+		if hasWide(s) {
+			g.unicodeHosts(s, c)
+		}
 	}
 	for i := 0; i < len(s); {
 		if !hostByte(s[i]) {
@@ -260,6 +402,22 @@ func (g *egressGuard) hosts(s string, c *leakSet) {
 		}
 		run = strings.Trim(run, ".-_")
 		if g.internalHost(run) {
+			c.add("internal host", run)
+		}
+	}
+}
+
+// unicodeHosts finds host names written with non-ASCII letters ("dc1.bücher.example") and
+// judges them in their IDNA ASCII form, as a resolver would look them up.
+func (g *egressGuard) unicodeHosts(s string, c *leakSet) {
+	for _, run := range strings.FieldsFunc(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '-' || r == '.' || r == '_')
+	}) {
+		run = strings.Trim(run, ".-_")
+		if !strings.Contains(run, ".") || !hasWide(run) {
+			continue // ASCII runs are the byte scan's
+		}
+		if a, err := idna.Lookup.ToASCII(run); err == nil && g.internalHost(a) {
 			c.add("internal host", run)
 		}
 	}

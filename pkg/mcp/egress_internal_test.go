@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alertchat/alertchat/pkg/redact"
@@ -68,6 +69,83 @@ func TestEgressCheck(t *testing.T) {
 	}
 }
 
+// What redaction replaces in the same arguments is held back too, however the arguments hold
+// it: a value under a key that labels it, the "value" beside such a "name", personal numbers as
+// labelled strings or JSON numbers, a labelled key that looks like a hash; and values written
+// percent-encoded in a URL are judged decoded.
+func TestEgressHoldsWhatRedactionReplaces(t *testing.T) {
+	t.Parallel()
+	g := newEgressGuard([]string{"corp.example"})
+	const sha = "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f"
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string // the kinds held, "" when the call may go
+	}{
+		{"password key", map[string]any{"password": "Tr0mbone!77x"}, "secret"},
+		{"name and value", map[string]any{"env": []any{map[string]any{"name": "api_key", "value": "q8v7x6w5z4y3a2b1c0d9e8f7"}}}, "API key"},
+		{"labelled phone string", map[string]any{"phone": "202-555-0143"}, "phone number"},
+		{"labelled phone number", map[string]any{"phone": 2025550143.0}, "phone number"},
+		{"labelled SSN", map[string]any{"ssn": "078-05-1120"}, "SSN"},
+		{"card as a JSON number", map[string]any{"card": 4111111111111111.0}, "credit card number"},
+		{"card as a bare JSON number", map[string]any{"n": 4111111111111111.0}, "credit card number"},
+		{"labelled 32-hex key", map[string]any{"api_key": "44d88612fea8a8f36de82e1278abb02f"}, "API key"},
+		{"labelled 40-hex key", map[string]any{"api_key": "275a021bbfb6489e54d471899f7db9d1663fc695"}, "API key"},
+		{"labelled 64-hex token", map[string]any{"token": sha}, "API key"},
+		{"percent-encoded e-mail", map[string]any{"url": "https://evil.example/track?email=alice%40corp.example.com"}, "e-mail address"},
+		{"percent-encoded internal URL", map[string]any{"url": "https%3A%2F%2Fdb01%2Ecorp.example%2Fadmin"}, "internal host"},
+		{"percent-encoded private address", map[string]any{"q": "target=10%2E0%2E3%2E7"}, "internal address"},
+		// what goes: a hash under a key that names a hash, public indicators encoded
+		{"a hash is a hash", map[string]any{"sha256": sha, "hash": "44d88612fea8a8f36de82e1278abb02f"}, ""},
+		{"encoded public URL", map[string]any{"url": "https%3A%2F%2Fevil.example%2Fx%3Fa%3D1"}, ""},
+	} {
+		var kinds []string
+		for _, l := range g.check(tc.args) {
+			if !slices.Contains(kinds, l.Kind) {
+				kinds = append(kinds, l.Kind)
+			}
+		}
+		if got := strings.Join(kinds, ";"); got != tc.want {
+			t.Errorf("%s: held %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A URL's host is read as HTTP clients read it (inet_aton: one to four parts, decimal, octal or
+// hex), and internal domains are compared in their IDNA ASCII form, whichever form the config
+// and the arguments write them in.
+func TestEgressNumericHostsAndIDNA(t *testing.T) {
+	t.Parallel()
+	g := newEgressGuard([]string{"corp.example", "bücher.example", "xn--mnchen-3ya.example"})
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"decimal URL host", map[string]any{"url": "http://167773959/admin"}, "internal address=167773959"},
+		{"hex URL host", map[string]any{"url": "http://0x0a000307/"}, "internal address=0x0a000307"},
+		{"octal URL host", map[string]any{"url": "https://012.0.3.7:8443/x"}, "internal address=012.0.3.7"},
+		{"two-part URL host", map[string]any{"url": "http://10.775/"}, "internal address=10.775"},
+		{"loopback with userinfo", map[string]any{"url": "http://user@0177.1/"}, "internal address=0177.1"},
+		{"hex address alone", map[string]any{"ip": "0x0a000307"}, "internal address=0x0a000307"},
+		{"public numeric host", map[string]any{"url": "http://3405803783/"}, ""},
+		{"a number is not a host", map[string]any{"q": "167773959 events", "n": "10.775"}, ""},
+		{"punycode of a Unicode domain", map[string]any{"host": "dc1.xn--bcher-kva.example"}, "internal host=dc1.xn--bcher-kva.example"},
+		{"Unicode of a Unicode domain", map[string]any{"url": "https://dc1.bücher.example/x"}, "internal host=dc1.bücher.example"},
+		{"Unicode of a punycode domain", map[string]any{"host": "files.münchen.example"}, "internal host=files.münchen.example"},
+		{"Unicode, upper case", map[string]any{"host": "FILES.MÜNCHEN.EXAMPLE"}, "internal host=FILES.MÜNCHEN.EXAMPLE"},
+		{"another Unicode domain", map[string]any{"host": "bücher.example.org", "h": "münchen.example.de"}, ""},
+	} {
+		var got []string
+		for _, l := range g.check(tc.args) {
+			got = append(got, l.Kind+"="+l.Value)
+		}
+		if s := strings.Join(got, ";"); s != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, s, tc.want)
+		}
+	}
+}
+
 // The shortcuts for one-indicator strings (an address, a hash, a domain) never let through what
 // the redactor's scan would hold back.
 func FuzzEgressShortcuts(f *testing.F) {
@@ -118,6 +196,32 @@ func TestEgressDenial(t *testing.T) {
 	}
 	if got, want := h.What(), "10.0.3.7, an API key AKIA…, h0.corp, h1.corp, h2.corp and 2 more"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// The denial is the call's function response: the model reads it and the history keeps it, so
+// it names a secret or personal value by its kind only; its first characters are for the
+// terminal's question alone.
+func TestEgressDenialNamesSecretsByKindOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		leak Leak
+		want string
+	}{
+		{Leak{Kind: "API key", Value: "AKIAIOSFODNN7EXAMPLE"}, "an API key"},
+		{Leak{Kind: "SSN", Value: "078-05-1120"}, "an SSN"},
+		{Leak{Kind: "credit card number", Value: "4111 1111 1111 1111"}, "a credit card number"},
+		{Leak{Kind: "phone number", Value: "+1 202 555 0143"}, "a phone number"},
+		{Leak{Kind: "secret", Value: "hunter2hunter2"}, "a secret"},
+		{Leak{Kind: "internal host", Value: "db01.corp"}, "db01.corp"},
+	} {
+		h := EgressHold{Server: "intel", Tool: "lookup", Leaks: []Leak{tc.leak}}
+		if got, want := h.Denial(), "denied: would send internal data ("+tc.want+") to intel, a public-only server"; got != want {
+			t.Errorf("%s: %q, want %q", tc.leak.Kind, got, want)
+		}
+		if tc.leak.Kind != "internal host" && !strings.Contains(h.What(), string([]rune(tc.leak.Value)[:4])) {
+			t.Errorf("%s: the question %q lost the first characters", tc.leak.Kind, h.What())
+		}
 	}
 }
 

@@ -349,7 +349,11 @@ func (h *oauthHandler) codeHandler(legacy bool) (*auth.AuthorizationCodeHandler,
 		}
 	}
 	// The authorization server's metadata is checked before the SDK uses it (oauthguard.go).
-	client = &http.Client{Transport: newMetadataGuard(h.label, rt), Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
+	guard := newMetadataGuard(h.label, rt)
+	if h.cfg.ClientMetadataURL != "" {
+		guard.pinned = h.cfg.Issuer
+	}
+	client = &http.Client{Transport: guard, Timeout: client.Timeout, CheckRedirect: client.CheckRedirect}
 	lb, err := listenLoopback()
 	if err != nil {
 		return nil, fmt.Errorf("signing in to MCP server %s: %w", h.label, err)
@@ -423,6 +427,9 @@ func (h *oauthHandler) fetcher(lb *loopback) auth.AuthorizationCodeFetcher {
 		case r := <-lb.results:
 			if r.err != "" {
 				return nil, fmt.Errorf("the authorization server refused: %s", r.err)
+			}
+			if r.iss == "" && needsIss(h.cfg, u.Query().Get("client_id")) {
+				return nil, errNoIssuer
 			}
 			return &auth.AuthorizationResult{Code: r.code, State: r.state, Iss: r.iss}, nil
 		case <-t.C:

@@ -50,7 +50,11 @@ type authServer struct {
 	// tokenURL replaces the token endpoint the metadata names.
 	tokenURL string
 	// issParam, when set, is the RFC 9207 "iss" of the authorization response.
-	issParam    string
+	issParam string
+	// namedAS replaces the authorization server the protected-resource metadata names.
+	namedAS string
+	// cimd: the metadata says client ID metadata documents are supported.
+	cimd        bool
 	accessTTL   int // expires_in of issued tokens (seconds)
 	registered  atomic.Int32
 	authorized  atomic.Int32
@@ -81,6 +85,9 @@ func newAuthServer(t *testing.T) *authServer {
 			as := a.as.URL
 			if a.asOnMCP {
 				as = a.mcp.URL
+			}
+			if a.namedAS != "" {
+				as = a.namedAS
 			}
 			writeJSON(w, map[string]any{"resource": res, "authorization_servers": []string{as}, "scopes_supported": []string{"read"}})
 			return
@@ -145,7 +152,8 @@ func (a *authServer) serveASAt(w http.ResponseWriter, r *http.Request, base, pre
 		}
 		writeJSON(w, map[string]any{"issuer": iss, "authorization_endpoint": base + prefix + "/authorize", "token_endpoint": tokenURL,
 			"registration_endpoint": base + prefix + "/register", "response_types_supported": []string{"code"},
-			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"}})
+			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"},
+			"client_id_metadata_document_supported": a.cimd})
 	case "/register":
 		a.registered.Add(1)
 		w.WriteHeader(http.StatusCreated)
@@ -765,6 +773,84 @@ func TestOAuthMixUp(t *testing.T) {
 			}
 			if tc.says == "" && err != nil || tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says)) {
 				t.Fatalf("error %v, want %q", err, tc.says)
+			}
+		})
+	}
+}
+
+// TestOAuthMixUpThroughARedirect: a hostile authorization server whose metadata is all on its own
+// origin, but whose authorization endpoint redirects the browser to an honest provider with the
+// query unchanged. With a client ID metadata document any provider takes the client, approves,
+// and sends the code back without RFC 9207's "iss"; the code and the PKCE verifier would then
+// go to the hostile token endpoint. That client ID is used only where the code comes back with
+// the issuer's "iss", or with the issuer the configuration names (oauth.issuer).
+func TestOAuthMixUpThroughARedirect(t *testing.T) {
+	t.Parallel()
+	const clientDoc = "https://client.example/alertchat.json"
+	for _, tc := range []struct {
+		name      string
+		hostile   bool
+		iss       bool   // the honest provider returns "iss"
+		pinned    string // oauth.issuer: "honest", "hostile" or none
+		signedIn  bool
+		tokenHits int32 // code exchanges at the hostile token endpoint
+	}{
+		{name: "hostile, no iss", hostile: true},
+		{name: "hostile, pinned to the honest issuer", hostile: true, pinned: "honest"},
+		{name: "honest, no iss", iss: false},
+		{name: "honest, iss", iss: true, signedIn: true},
+		{name: "honest, no iss, pinned to it", pinned: "honest", signedIn: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			honest := newAuthServer(t)
+			honest.cimd = true
+			if tc.iss {
+				honest.issParam = honest.as.URL
+			}
+			var hits atomic.Int32
+			var hostile *httptest.Server
+			hostile = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/.well-known/oauth-authorization-server":
+					writeJSON(w, map[string]any{"issuer": hostile.URL, "authorization_endpoint": hostile.URL + "/authorize",
+						"token_endpoint": hostile.URL + "/token", "response_types_supported": []string{"code"},
+						"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"},
+						"client_id_metadata_document_supported": true})
+				case "/authorize":
+					http.Redirect(w, r, honest.as.URL+"/authorize?"+r.URL.RawQuery, http.StatusFound)
+				case "/token":
+					_ = r.ParseForm()
+					if r.Form.Get("code_verifier") != "" {
+						hits.Add(1)
+					}
+					http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer hostile.Close()
+			if tc.hostile {
+				honest.namedAS = hostile.URL
+			}
+			oc := &mcp.OAuthConfig{ClientMetadataURL: clientDoc}
+			switch tc.pinned {
+			case "honest":
+				oc.Issuer = honest.as.URL
+			}
+			c, _, err := dialSigningIn(t, mcp.ServerConfig{HTTPURL: honest.url(), Auth: mcp.AuthOAuth, OAuth: oc})
+			if err == nil {
+				_, err = c.Tools(context.Background())
+				_ = c.Close()
+			}
+			if tc.signedIn != (err == nil) {
+				t.Fatalf("signed in %v, want %v: %v", err == nil, tc.signedIn, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("the error is not one line: %q", err)
+			}
+			if hits.Load() != tc.tokenHits {
+				t.Fatalf("the code and verifier went to the hostile token endpoint %d times", hits.Load())
 			}
 		})
 	}

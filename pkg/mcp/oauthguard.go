@@ -29,6 +29,13 @@ import (
 // it does not, only the metadata can be checked: the authorization server must be one the
 // protected resource named, and its authorization and token endpoints must be on its issuer's
 // origin, so the code goes back to the party that issued it.
+//
+// That is not enough for a client ID metadata document, which every provider takes: a hostile
+// authorization server's own endpoint may redirect the browser to an honest provider, query
+// unchanged, and the code that comes back without "iss" is then posted to the hostile token
+// endpoint. So that client ID is used only where the issuer is known to have issued the code:
+// the authorization response carries its "iss" (the SDK compares it), or the configuration
+// names the issuer (oauth.issuer) and the metadata of any other is refused.
 
 // metadataGuard is the transport of a sign-in's requests: it remembers the authorization
 // servers the protected-resource metadata names, and refuses authorization-server metadata
@@ -36,6 +43,9 @@ import (
 type metadataGuard struct {
 	label string
 	next  http.RoundTripper
+	// pinned, when set, is the only issuer whose metadata is taken (oauth.issuer with a
+	// client ID metadata document).
+	pinned string
 
 	mu      sync.Mutex
 	servers []string // authorization_servers of the protected-resource metadata read
@@ -94,6 +104,9 @@ func (g *metadataGuard) RoundTrip(r *http.Request) (*http.Response, error) {
 func (g *metadataGuard) checkServer(issuer, authEndpoint, tokenEndpoint string) error {
 	if issuer == "" {
 		return nil // the SDK refuses metadata without an issuer
+	}
+	if g.pinned != "" && trimSlash(g.pinned) != trimSlash(issuer) {
+		return fmt.Errorf("MCP server %s: authorization server %s is not the issuer oauth.issuer names; refusing to sign in", g.label, shown(issuer))
 	}
 	g.mu.Lock()
 	named := g.servers
@@ -233,4 +246,15 @@ func (h *oauthHandler) metadataClient(target string) *http.Client {
 	}
 	c.Transport = t
 	return c
+}
+
+// errNoIssuer answers a code that came back without "iss" for a client ID metadata document
+// whose issuer the configuration does not name.
+var errNoIssuer = errors.New("the authorization server returned the code without its issuer (RFC 9207 \"iss\"); " +
+	"a client ID metadata document is used only with one that does, or with oauth.issuer set to it")
+
+// needsIss reports whether an authorization response to a request with clientID must carry
+// "iss": the client ID is the metadata document's, and no issuer is configured for it.
+func needsIss(cfg OAuthConfig, clientID string) bool {
+	return cfg.ClientMetadataURL != "" && cfg.Issuer == "" && clientID == cfg.ClientMetadataURL
 }

@@ -6,7 +6,8 @@
 //
 // A value of type T becomes "[REDACTED_T]":
 //
-//	EMAIL    e-mail addresses (IDN xn-- domains included)
+//	EMAIL    e-mail addresses (IDN xn-- domains included; percent-encoded in a URL-like run,
+//	         "alice%40corp.example.com", the encoded span)
 //	PHONE    phone numbers in national and international layouts: 03-1234-5678,
 //	         090-1234-5678, +81 90 1234 5678, (555) 123-4567, +1-202-555-0143,
 //	         +41 (0)71 526 99 04, 916.972.1680x22008; a bare run of digits only

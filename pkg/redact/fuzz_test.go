@@ -13,6 +13,7 @@ import (
 var fuzzSeeds = []string{
 	"",
 	"mail a@b.example from 10.0.0.1 card 4111 1111 1111 1111 ssn 078-05-1123",
+	"GET /t?email=alice%40corp%2Eexample.com&q=mail+to+bob%40x.example%2E&n=100%40",
 	"password=[REDACTED_SECRET] api_key: [REDACTED_API_KEY] [REDACTED_EMAIL_2]",
 	"電話は０９０－１２３４－５６７８です パスワード: Hunter2Pass",
 	"The admin password was Dragon4036! and the leaked token wf8YfSPhEOQhc1bOczMNQ6FliKtekOEaZJGQqBm9 was revoked.",

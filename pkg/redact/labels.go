@@ -135,6 +135,9 @@ func (w *walker) judgeText(key, name, val string, quoted bool) (string, bool) {
 	if name != "" {
 		label = name
 	}
+	if w.visit != nil {
+		w.visit(val) // judged with its label below whatever the caller makes of it
+	}
 	if !plainJSON(label) || !plainJSON(val) {
 		return w.judgeByRule(label, val, quoted)
 	}
@@ -176,6 +179,12 @@ func (w *walker) judgeText(key, name, val string, quoted bool) (string, bool) {
 	if len(inside) == 0 {
 		return val, false
 	}
+	if w.found != nil {
+		for _, m := range inside {
+			w.found(Finding{Type: allTypes[m.typ], Value: val[m.start:m.end]})
+		}
+		return val, false
+	}
 	reps := w.r.replacements(w.st, val, inside, w.counts)
 	if len(reps) == 0 {
 		return val, false
@@ -188,6 +197,10 @@ func (w *walker) judgeText(key, name, val string, quoted bool) (string, bool) {
 // value's own scan, and the whole value replaced when its key's rule takes it as a credential.
 func (w *walker) judgeByRule(label, val string, quoted bool) (string, bool) {
 	if typ, ok := valueType(classifyKey(label), label, val, quoted); ok && w.r.on[typ] {
+		if w.found != nil {
+			w.found(Finding{Type: allTypes[typ], Value: val})
+			return val, false
+		}
 		if rep, ok := w.r.repl(val, typ, w.st); ok {
 			if w.counts != nil {
 				w.counts[allTypes[typ]]++

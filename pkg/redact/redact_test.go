@@ -41,6 +41,25 @@ func TestEmail(t *testing.T) {
 	})
 }
 
+// An e-mail address written percent-encoded in a URL or a proxy log is one too: the encoded
+// span is replaced, the rest of the URL kept.
+func TestPercentEncodedEmail(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"query", "GET https://evil.example/track?email=alice%40corp.example.com&x=1",
+			"GET https://evil.example/track?email=[REDACTED_EMAIL]&x=1"},
+		{"encoded dots", "id=bob.smith%40corp%2Eexample%2Ecom;", "id=[REDACTED_EMAIL];"},
+		{"lower-case escape", "u=carol%40mail%2eexample%2eorg", "u=[REDACTED_EMAIL]"},
+		{"plus is a space", "q=mail+to+dave%40corp.example.com", "q=mail+to+[REDACTED_EMAIL]"},
+		{"encoded separator before", "next=%2Fhome%3Femail%3Derin%40corp.example.com",
+			"next=%2Fhome%3Femail%3D[REDACTED_EMAIL]"},
+		{"phishing link", `<a href="https://login.evil.example/?u=frank.w%40bank.example.co.jp">`,
+			`<a href="https://login.evil.example/?u=[REDACTED_EMAIL]">`},
+		{"not an address", "100%40 of them; a%40b; %40handle; 50%40x", "100%40 of them; a%40b; %40handle; 50%40x"},
+		{"plain one once", "alice@corp.example.com%40x", "[REDACTED_EMAIL]%40x"},
+	})
+}
+
 func TestPhone(t *testing.T) {
 	t.Parallel()
 	runCases(t, []redactCase{

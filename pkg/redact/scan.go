@@ -13,8 +13,10 @@ type scanner struct {
 	spare []match // the other candidate buffer of sortCands
 	norm  []byte
 	nmap  []int32
-	fold  bool // a foldable (fullwidth) character was seen by scanWords
-	depth int  // rescan nesting
+	dec   []byte // a percent-encoded run decoded (scanEncodedEmails)
+	dmap  []int  // for each byte of dec, its offset in the run
+	fold  bool   // a foldable (fullwidth) character was seen by scanWords
+	depth int    // rescan nesting
 	// wordsFrom is where the candidates of the word pass begin in cands:
 	// the rare-literal detectors before it add a few sorted runs, the word
 	// pass one long sorted run
@@ -38,6 +40,7 @@ const (
 	tgColon                      // ':': URLs, IPv6
 	tgTilde                      // '~': Azure client secrets
 	tgEq                         // '=': value-first comparisons
+	tgPct                        // '%': percent-encoded e-mail
 	tgHigh                       // bytes >= 0x80: Japanese keywords, fullwidth forms
 )
 
@@ -48,6 +51,7 @@ var trigTable = func() (t [256]uint16) {
 	t[':'] = tgColon
 	t['~'] = tgTilde
 	t['='] = tgEq
+	t['%'] = tgPct
 	for c := 0x80; c < 256; c++ {
 		t[c] = tgHigh
 	}
@@ -84,6 +88,9 @@ func (sc *scanner) scan(s string, m uint16) {
 	}
 	if m&tgAt != 0 {
 		sc.scanEmails(s)
+	}
+	if m&tgPct != 0 {
+		sc.scanEncodedEmails(s)
 	}
 	if m&tgColon != 0 {
 		sc.scanURLs(s)
@@ -211,6 +218,87 @@ func (sc *scanner) scanEmails(s string) {
 		sc.add(ls, end, tEmail, prioEmail)
 		from = end
 	}
+}
+
+// scanEncodedEmails finds e-mail addresses written percent-encoded, as URLs, proxy logs and
+// phishing links carry them ("?email=alice%40corp.example.com"): each URL-like run holding
+// "%40" is decoded once (every %XX escape, and '+' as the space it is in a query string), the
+// decoded run is read as scanEmails reads text, and an address found there replaces its
+// encoded span. An address with no escape in it is the plain scan's.
+func (sc *scanner) scanEncodedEmails(s string) {
+	for from := 0; ; {
+		k := strings.Index(s[from:], "%40")
+		if k < 0 {
+			return
+		}
+		a := from + k
+		for a > 0 && urlRunByte(s[a-1]) {
+			a--
+		}
+		b := from + k + 3
+		for b < len(s) && urlRunByte(s[b]) {
+			b++
+		}
+		sc.encodedEmailsIn(s[a:b], a)
+		from = b
+	}
+}
+
+// urlRunByte reports a byte of a URL-like run: printable ASCII but for quotes, angle
+// brackets and the backslash, which end a URL in text, markup and JSON.
+func urlRunByte(c byte) bool {
+	return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '<' && c != '>' && c != '\\' && c != '`'
+}
+
+// encodedEmailsIn adds the encoded e-mail addresses of run, which starts at offset off.
+func (sc *scanner) encodedEmailsIn(run string, off int) {
+	d, dm := sc.dec[:0], sc.dmap[:0]
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		dm = append(dm, i)
+		switch {
+		case c == '%' && i+2 < len(run) && isHexDigit(run[i+1]) && isHexDigit(run[i+2]):
+			c = hexVal(run[i+1])<<4 | hexVal(run[i+2])
+			i += 2
+		case c == '+':
+			c = ' '
+		}
+		d = append(d, c)
+	}
+	dm = append(dm, len(run))
+	sc.dec, sc.dmap = d, dm
+	first := len(sc.cands)
+	sc.scanEmails(string(d))
+	k := first
+	for _, m := range sc.cands[first:] {
+		start, end := dm[m.start], dm[m.end]
+		if end-start == m.end-m.start {
+			continue // nothing encoded in it: the plain scan's
+		}
+		if end < len(run) && run[end] == '%' && (end+2 >= len(run) || !isHexDigit(run[end+1]) || !isHexDigit(run[end+2])) {
+			// a '%' that escapes nothing after it: the run is not plainly encoded there (a
+			// placeholder may stand where an escape was), so the address is not read as ending
+			continue
+		}
+		m.start, m.end = off+start, off+end
+		sc.cands[k] = m
+		k++
+	}
+	sc.cands = sc.cands[:k]
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // emailDomainEnd returns the end of a host name with at least one dot and an

@@ -50,10 +50,31 @@ func (r *Redactor) Map(m map[string]any, counts Counts) {
 	w.walkMap(m, 0)
 }
 
+// FindMap reports, without changing m, every value that Map would replace in it: the same
+// walk, labels and numbers included, each value reported to found as written (a container
+// nested deeper than MaxDepth as a Finding with an empty Type and the value TooDeep). Map keys
+// are walked in sorted order, so the reports do not depend on map order. visit, when set, is
+// given each string first (map keys and values, labelled ones too); for a string not under a
+// label, true means the caller has judged it and it is not scanned. A caller that must hold at
+// least what redaction would replace (the egress guard of a public-only MCP server) judges
+// with this walk rather than a walk of its own.
+func (r *Redactor) FindMap(m map[string]any, visit func(string) bool, found func(Finding)) {
+	if !r.Enabled() || m == nil || found == nil {
+		return
+	}
+	w := walker{r: r, sc: getScanner(), found: found, visit: visit}
+	defer putScanner(w.sc)
+	w.walkMap(m, 0)
+}
+
 // walker is the state of one walk.
 type walker struct {
 	r      *Redactor
 	counts Counts
+	// found, when set, makes the walk one that reports (FindMap): every replacement is
+	// reported instead of made, and nothing is changed. visit is FindMap's.
+	found func(Finding)
+	visit func(string) bool
 	// one scanner and one token state serve every string of the walk
 	sc *scanner
 	st *tokenState
@@ -74,11 +95,30 @@ func (w *walker) str(s string) (string, bool) {
 	if s == "" {
 		return s, false
 	}
+	if w.found != nil {
+		if w.visit == nil || !w.visit(s) {
+			w.report(s)
+		}
+		return s, false
+	}
 	out, changed := w.r.redactWith(w.sc, w.st, s, w.counts)
 	if changed {
 		w.edits++
 	}
 	return out, changed
+}
+
+// report is FindMap's str: what String would replace in s, reported.
+func (w *walker) report(s string) {
+	ms := w.sc.find(s)
+	if len(w.r.known) > 0 {
+		ms = w.r.withKnown(s, ms)
+	}
+	for _, m := range ms {
+		if m.typ != tKeep && int(m.typ) < numTypes && w.r.on[m.typ] {
+			w.found(Finding{Type: allTypes[m.typ], Value: s[m.start:m.end]})
+		}
+	}
 }
 
 // key returns k redacted, and whether that changed it.
@@ -138,6 +178,14 @@ func (w *walker) unsigned(u uint64) (any, bool) {
 func (w *walker) walkMap(m map[string]any, depth int) {
 	var renames []rename
 	name := w.valueName(m)
+	if w.found != nil {
+		// a report is read by people: in the same order whatever the map's
+		for _, k := range sortedKeys(m) {
+			w.key(k) // a key before its value, as they are read
+			w.walkEntry(m, k, name, depth)
+		}
+		return
+	}
 	for k, v := range m {
 		var nv any
 		var ok bool
@@ -162,6 +210,27 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 	if len(renames) > 0 {
 		rekey(m, renames)
 	}
+}
+
+// walkEntry is walkMap's judgement of one entry, for FindMap (which changes nothing).
+func (w *walker) walkEntry(m map[string]any, k, name string, depth int) {
+	switch v := m[k]; {
+	case name != "" && (k == "value" || k == "Value"):
+		w.judged(k, name, v, depth)
+	case w.labelled(k):
+		w.judged(k, "", v, depth)
+	default:
+		w.walkValue(v, depth+1)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // rekey moves the entries of m under their redacted keys (see Map for collisions).
@@ -284,6 +353,17 @@ func (w *walker) walkValue(v any, depth int) (any, bool) {
 		return nil, false
 	case map[string]string:
 		var renames []rename
+		if w.found != nil {
+			for _, k := range sortedKeys(x) {
+				w.key(k)
+				if w.labelled(k) {
+					w.judgeText(k, "", x[k], true)
+				} else {
+					w.str(x[k])
+				}
+			}
+			return nil, false
+		}
 		for k, e := range x {
 			out, changed := "", false
 			if w.labelled(k) {
@@ -343,6 +423,10 @@ func (w *walker) tooDeep(v any) (any, bool) {
 		}
 	case reflect.Struct:
 	default:
+		return nil, false
+	}
+	if w.found != nil {
+		w.found(Finding{Value: TooDeep})
 		return nil, false
 	}
 	w.edits++

@@ -271,7 +271,12 @@ func FuzzMap(f *testing.F) {
 			}
 			entries := countEntries(x, 0)
 			checkLabelledAsText(t, r, x)
-			r.Map(x, nil)
+			findings := checkFindMap(t, r, x)
+			counts := redact.Counts{}
+			r.Map(x, counts)
+			if n := countsTotal(counts); n != findings {
+				t.Fatalf("FindMap reported %d values, Map replaced %d (%v)", findings, n, counts)
+			}
 			out, err := json.Marshal(x)
 			if err != nil {
 				t.Fatalf("result does not marshal: %v", err)
@@ -491,5 +496,59 @@ func checkLabelledAsText(t *testing.T, r *redact.Redactor, in map[string]any) {
 		if want := text[len(prefix) : len(text)-1]; out[k] != want {
 			t.Fatalf("%q under %q became %q; as text %q", s, k, out[k], want)
 		}
+	}
+}
+
+// checkFindMap: FindMap changes nothing, and reports each value Map replaces (too-deep
+// containers aside, which it reports but Map does not count); it returns how many.
+func checkFindMap(t *testing.T, r *redact.Redactor, m map[string]any) int {
+	t.Helper()
+	before, _ := json.Marshal(m)
+	n := 0
+	r.FindMap(m, nil, func(f redact.Finding) {
+		if f.Type != "" {
+			n++
+		}
+	})
+	if after, _ := json.Marshal(m); string(after) != string(before) {
+		t.Fatalf("FindMap changed\n%s\ninto\n%s", before, after)
+	}
+	return n
+}
+
+func countsTotal(c redact.Counts) int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// FindMap reports what Map replaces, labels and numbers included, in key order, and changes
+// nothing; visit is given the strings and may keep one from the scan unless it is labelled.
+func TestFindMap(t *testing.T) {
+	t.Parallel()
+	in := `{"password":"Tr0mbone!77","env":[{"name":"DB_PASSWORD","value":"s3cr3t-Db-Pw"}],"card":4111111111111111,` +
+		`"note":"mail alice@example.com from 10.0.0.1","api_key":"44d88612fea8a8f36de82e1278abb02f","ip":"10.0.0.2"}`
+	var m map[string]any
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	visited := map[string]bool{}
+	plainAll.FindMap(m, func(s string) bool {
+		visited[s] = true
+		return s == "10.0.0.2" || s == "44d88612fea8a8f36de82e1278abb02f"
+	},
+		func(f redact.Finding) { got = append(got, string(f.Type)+"="+f.Value) })
+	want := "API_KEY=44d88612fea8a8f36de82e1278abb02f;CC=4111111111111111;SECRET=s3cr3t-Db-Pw;EMAIL=alice@example.com;IP=10.0.0.1;SECRET=Tr0mbone!77"
+	if s := strings.Join(got, ";"); s != want {
+		t.Errorf("found %s\nwant  %s", s, want)
+	}
+	if !visited["10.0.0.2"] || !visited["note"] || !visited["Tr0mbone!77"] {
+		t.Errorf("visited %v", visited)
+	}
+	if after, _ := json.Marshal(m); !strings.Contains(string(after), "Tr0mbone!77") {
+		t.Errorf("changed: %s", after)
 	}
 }
