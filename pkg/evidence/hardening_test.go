@@ -1,0 +1,107 @@
+package evidence
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestSwappedFolderNeverLeadsOutside swaps a subfolder for a symlink to a folder outside,
+// over and over, while its file is read by every tool: nothing outside is ever read, however
+// the swap falls between a path's check and its open.
+func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dir, outside := filepath.Join(base, "case"), filepath.Join(base, "secret")
+	for _, d := range []string{filepath.Join(dir, "sub"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "a.log"), []byte("INSIDE line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "a.log"), []byte("SECRET-OUTSIDE line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openSet(t, dir)
+	sub, real := filepath.Join(dir, "sub"), filepath.Join(dir, "real")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			// sub is the real folder, then a symlink to the outside, then the folder again
+			_ = os.Rename(sub, real)
+			_ = os.Symlink(outside, sub)
+			_ = os.Remove(sub)
+			_ = os.Rename(real, sub)
+		}
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	if testing.Short() {
+		deadline = time.Now().Add(time.Second)
+	}
+	reads := 0
+	for time.Now().Before(deadline) {
+		for _, p := range []string{"sub/a.log", ""} {
+			g := call(t, s, "grep_evidence", map[string]any{"pattern": "line", "path": p})
+			if b, _ := json.Marshal(g); strings.Contains(string(b), "SECRET") {
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("read outside the folder after %d reads: %s", reads, b)
+			}
+			reads++
+		}
+		f := s.folders[0]
+		if fd, _, err := f.open("sub/a.log"); err == nil {
+			b := make([]byte, 64)
+			n, _ := fd.Read(b)
+			_ = fd.Close()
+			if strings.Contains(string(b[:n]), "SECRET") {
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("open read outside the folder after %d reads", reads)
+			}
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	t.Logf("%d reads", reads)
+}
+
+// TestHardLinkRefused: a hard link in the folder to a file outside is not read, and the
+// listing says why.
+func TestHardLinkRefused(t *testing.T) {
+	t.Parallel()
+	dir, outside := hostile(t)
+	if err := os.Link(filepath.Join(outside, "passwd"), filepath.Join(dir, "linked.log")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	if err := os.Link(filepath.Join(outside, "data.ndjson"), filepath.Join(dir, "linked.ndjson")); err != nil {
+		t.Fatal(err)
+	}
+	s := openSet(t, dir)
+	g := call(t, s, "grep_evidence", map[string]any{"pattern": "SECRET"})
+	if b, _ := json.Marshal(g); strings.Contains(string(b), "SECRET-OUTSIDE") {
+		t.Fatalf("grep read a hard link: %s", b)
+	}
+	q := call(t, s, "query_evidence", map[string]any{"sql": "SELECT * FROM linked"})
+	if b, _ := json.Marshal(q); strings.Contains(string(b), "SECRET-OUTSIDE") {
+		t.Fatalf("query read a hard link: %s", b)
+	}
+	l := call(t, s, "list_evidence", map[string]any{"path": "linked.log"})
+	files, _ := l["files"].([]any)
+	if len(files) != 1 {
+		t.Fatalf("listing: %v", l)
+	}
+	if e, _ := files[0].(map[string]any)["error"].(string); !strings.Contains(e, "hard link") {
+		t.Errorf("the listing does not say why the file is not read: %v", files[0])
+	}
+}
