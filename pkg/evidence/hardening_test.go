@@ -105,3 +105,34 @@ func TestHardLinkRefused(t *testing.T) {
 		t.Errorf("the listing does not say why the file is not read: %v", files[0])
 	}
 }
+
+// TestBookkeepingNameNotShared: an evidence file named like the index's bookkeeping table
+// gets a table of its own, and the bookkeeping is not disturbed.
+func TestBookkeepingNameNotShared(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"alertchat_files.ndjson", "ALERTCHAT_FILES.csv"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := caseFolder(t)
+			data := `{"tbl":"dns","path":"x","size":1}` + "\n" + `{"tbl":"hosts","path":"y","size":2}` + "\n"
+			if strings.HasSuffix(name, ".csv") {
+				data = "tbl,path,size\ndns,x,1\nhosts,y,2\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := openSet(t, dir)
+			for i := range 2 { // the second time reads the bookkeeping the first wrote
+				q := call(t, s, "query_evidence", map[string]any{"sql": "SELECT tbl, path, size FROM alertchat_files ORDER BY tbl"})
+				b, _ := json.Marshal(q)
+				if want := `{"columns":["tbl","path","size"],"rows":[["dns","x",1],["hosts","y",2]],"truncated":false}`; string(b) != want {
+					t.Fatalf("query %d: %s, want %s", i, b, want)
+				}
+				d := call(t, s, "query_evidence", map[string]any{"sql": "SELECT count(*) AS n FROM dns"})
+				if b, _ := json.Marshal(d); string(b) != `{"columns":["n"],"rows":[[3]],"truncated":false}` {
+					t.Fatalf("query %d of another table: %s", i, b)
+				}
+			}
+		})
+	}
+}

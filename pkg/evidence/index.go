@@ -19,10 +19,13 @@ import (
 )
 
 // The index is one SQLite database per set of folders, in the cache directory (never in a
-// folder), holding one table per structured file and alertchat_files, which records the
+// folder), holding one table per structured file and the bookkeeping table, which records the
 // version (path, size, modification time) each table was built from. A table is built the
 // first time a query names it and rebuilt when its file changes.
-const metaTable = "alertchat_files"
+//
+// The bookkeeping table's name has a "-", which a file's table name never has (tableName
+// makes everything outside [A-Za-z0-9_] a "_"): no evidence file can take it over.
+const metaTable = `"alertchat-files"`
 
 type indexer struct {
 	s    *Set
