@@ -5,10 +5,11 @@
 // The folders and everything in them are untrusted, as are the model's arguments (a log line
 // can carry a prompt injection). So:
 //   - every path is confined to its folder: no "..", no absolute path, no hidden file or folder,
-//     no symlink that resolves outside, nothing but regular files; the resolved path of every
-//     file opened is checked, not only the argument (confine.go);
+//     no symlink that resolves outside, nothing but regular files, no hard link; the resolved
+//     path of every file opened is checked, not only the argument, and files are opened
+//     through an os.Root, so the kernel keeps the open inside the folder (confine.go);
 //   - nothing is ever written into a folder: the SQL index lives in the cache directory, keyed
-//     by the file's path, size and modification time (index.go);
+//     by the file's path, size, modification time, device, inode and change time (index.go);
 //   - only reading SQL runs, on a read-only connection, under a time limit and a row cap
 //     (query.go);
 //   - decompression and records are bounded, so a gzip bomb or a line of gigabytes costs

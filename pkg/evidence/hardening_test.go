@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -132,6 +133,58 @@ func TestBookkeepingNameNotShared(t *testing.T) {
 				if b, _ := json.Marshal(d); string(b) != `{"columns":["n"],"rows":[[3]],"truncated":false}` {
 					t.Fatalf("query %d of another table: %s", i, b)
 				}
+			}
+		})
+	}
+}
+
+// TestRewrittenSameStamp: a file rewritten with the same path, size and modification time
+// (cp -p, rsync -t, tar x) is indexed again.
+func TestRewrittenSameStamp(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		rewrite func(p string, data []byte) error
+	}{
+		{"in place", func(p string, data []byte) error { return os.WriteFile(p, data, 0o644) }},
+		{"replaced", func(p string, data []byte) error {
+			tmp := p + ".new"
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, p)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p := filepath.Join(dir, "v.ndjson")
+			if err := os.WriteFile(p, []byte(`{"v":"old"}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stamp := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+			if err := os.Chtimes(p, stamp, stamp); err != nil {
+				t.Fatal(err)
+			}
+			s := openSet(t, dir)
+			get := func() any {
+				res, err := s.Query(context.Background(), "SELECT v FROM v", 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Rows[0][0]
+			}
+			if v := get(); v != "old" {
+				t.Fatalf("first: %v", v)
+			}
+			if err := c.rewrite(p, []byte(`{"v":"new"}`+"\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, stamp, stamp); err != nil {
+				t.Fatal(err)
+			}
+			if v := get(); v != "new" {
+				t.Errorf("after a rewrite with the same size and time: %v, want new", v)
 			}
 		})
 	}
