@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +188,38 @@ func TestRewrittenSameStamp(t *testing.T) {
 				t.Errorf("after a rewrite with the same size and time: %v, want new", v)
 			}
 		})
+	}
+}
+
+// TestQueryBytesBounded: a query whose rows are large stops at maxQueryBytes and says it was
+// cut; a value larger than SQLite's length limit is refused, not built.
+func TestQueryBytesBounded(t *testing.T) {
+	t.Parallel()
+	s := openSet(t, caseFolder(t))
+	res, err := s.Query(context.Background(),
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 100) SELECT x, printf('%.*c', 100000, 'a') AS big FROM c`, MaxLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.Rows)
+	if len(b) > maxQueryBytes+1024 || !res.Truncated || len(res.Rows) == 0 {
+		t.Errorf("%d rows, %d bytes, truncated %v: want at most %d bytes, cut", len(res.Rows), len(b), res.Truncated, maxQueryBytes)
+	}
+	// One row larger than the bound by itself: cut too, the row kept.
+	res, err = s.Query(context.Background(), `SELECT 1 AS n, printf('%.*c', 900000, 'a') AS a, printf('%.*c', 900000, 'b') AS b`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(res.Rows)
+	if len(b) > maxQueryBytes+1024 || !res.Truncated || len(res.Rows) != 1 || res.Rows[0][0] != int64(1) {
+		t.Errorf("one large row: %d rows, %d bytes, truncated %v", len(res.Rows), len(b), res.Truncated)
+	}
+	for _, q := range []string{
+		fmt.Sprintf(`SELECT zeroblob(%d)`, maxValueLength+1),
+		fmt.Sprintf(`SELECT length(printf('%%.*c', %d, 'a'))`, maxValueLength+1),
+	} {
+		if _, err := s.Query(context.Background(), q, 1); err == nil || !strings.Contains(err.Error(), "too big") {
+			t.Errorf("%s: %v, want too big", q, err)
+		}
 	}
 }
