@@ -223,3 +223,35 @@ func TestQueryBytesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepLineCutAtTokenBoundary: a line cut at maxLineText never ends in the first part of
+// a token that straddles the cut.
+func TestGrepLineCutAtTokenBoundary(t *testing.T) {
+	t.Parallel()
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImFkbWluIjp0cnVlfQ.c2lnbmF0dXJlLXNpZ25hdHVyZS1zaWduYXR1cmU"
+	ghp := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	for _, c := range []struct {
+		name, line, token string
+	}{
+		{"jwt", strings.Repeat("x ", 480) + "Authorization: Bearer " + jwt + " end", jwt},
+		{"ghp", strings.Repeat("y", 980) + " token=" + ghp + " end", ghp},
+		{"jwt after a quote", strings.Repeat("z", 970) + `,"t":"` + jwt + `"}`, jwt},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := lineText([]byte(c.line))
+			if !strings.HasSuffix(got, "…") {
+				t.Fatalf("not cut: %d bytes", len(got))
+			}
+			if len(got) > maxLineText+len("…") {
+				t.Errorf("%d bytes", len(got))
+			}
+			body := strings.TrimSuffix(got, "…")
+			for n := 4; n <= len(c.token); n++ {
+				if strings.HasSuffix(body, c.token[:n]) {
+					t.Fatalf("the cut line ends in the token's first %d bytes: ...%s", n, body[max(0, len(body)-60):])
+				}
+			}
+		})
+	}
+}
