@@ -11,6 +11,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // Query limits.
@@ -185,8 +187,8 @@ func cutRow(row []any, budget int) []any {
 	share := max(budget/max(len(row), 1)-8, 0)
 	for i, v := range row {
 		if s, ok := v.(string); ok && jsonSize(s) > share {
-			row[i] = cutText(s, share/6) + "…" // a share that holds it even if every byte is escaped
-			if c := cutText(s, share-3); jsonSize(c) <= share-3 {
+			row[i] = tool.CutText(s, share/6) + "…" // a share that holds it even if every byte is escaped
+			if c := tool.CutText(s, share-3); jsonSize(c) <= share-3 {
 				row[i] = c + "…"
 			}
 		}

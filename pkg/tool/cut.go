@@ -1,11 +1,11 @@
-package evidence
+package tool
 
 import "unicode/utf8"
 
-// cutText returns the longest start of s of at most n bytes that ends at a character boundary
+// CutText returns the longest start of s of at most n bytes that ends at a character boundary
 // and not inside a token-like run (a JWT, a "ghp_" token, a key): a run the cut falls in is
 // left out whole, so no first part of a secret, too short for redaction to recognise, is kept.
-func cutText(s string, n int) string {
+func CutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
