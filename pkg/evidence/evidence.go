@@ -10,7 +10,8 @@
 //     through an os.Root, so the kernel keeps the open inside the folder (confine.go);
 //   - nothing is ever written into a folder: the SQL index lives in the cache directory, keyed
 //     by the file's path, size, modification time, device, inode and change time (index.go);
-//   - only reading SQL runs, on a read-only connection, under a time limit and a row cap
+//   - only reading SQL runs, on a read-only connection, under a time limit, a row cap, a bound
+//     on the result's bytes (counted while rows are read) and a length limit on values
 //     (query.go);
 //   - decompression and records are bounded, so a gzip bomb or a line of gigabytes costs
 //     bounded time and memory (read.go).
