@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -253,5 +254,36 @@ func TestGrepLineCutAtTokenBoundary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOlderIndexEmptied: an index an older version wrote (its bookkeeping under another name)
+// is emptied, so a table whose file went before the upgrade cannot be read.
+func TestOlderIndexEmptied(t *testing.T) {
+	t.Parallel()
+	s := openSet(t, caseFolder(t))
+	if err := os.MkdirAll(s.cacheDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+s.idx.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE alertchat_files(tbl TEXT PRIMARY KEY, path TEXT, size INTEGER, mtime INTEGER, kind TEXT, rows INTEGER, skipped INTEGER, columns TEXT, error TEXT)`,
+		`CREATE TABLE ghost(secret)`, `INSERT INTO ghost VALUES ('GONE-FILE')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = db.Close()
+	if _, err := s.Query(context.Background(), "SELECT count(*) FROM dns", 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SELECT * FROM ghost", "SELECT * FROM alertchat_files"} {
+		if res, err := s.Query(context.Background(), q, 10); err == nil {
+			t.Errorf("%s: %v, want no such table", q, res.Rows)
+		}
 	}
 }

@@ -71,6 +71,11 @@ func (x *indexer) open() error {
 		return x.err
 	}
 	rw.SetMaxOpenConns(1)
+	if err := dropUnrecorded(rw); err != nil {
+		_ = rw.Close()
+		x.err = goerr.Wrap(err, "cannot open the evidence index")
+		return x.err
+	}
 	if _, err := rw.Exec(`CREATE TABLE IF NOT EXISTS ` + metaTable + `(tbl TEXT PRIMARY KEY, path TEXT, size INTEGER, mtime INTEGER,
 		dev INTEGER, ino INTEGER, ctime INTEGER, kind TEXT, rows INTEGER, skipped INTEGER, columns TEXT, error TEXT)`); err != nil {
 		_ = rw.Close()
@@ -85,6 +90,36 @@ func (x *indexer) open() error {
 		return x.err
 	}
 	x.rw, x.ro = rw, ro
+	return nil
+}
+
+// dropUnrecorded empties an index that has no bookkeeping table (one an older version wrote,
+// under another name): its tables are recorded nowhere, so none would be dropped when its file
+// goes, and a query could still read them.
+func dropUnrecorded(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, strings.Trim(metaTable, `"`)).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		names = append(names, t)
+	}
+	_ = rows.Close()
+	for _, t := range names {
+		if _, err := db.Exec(`DROP TABLE IF EXISTS ` + quoteIdent(t)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
