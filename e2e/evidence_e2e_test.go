@@ -218,3 +218,80 @@ func TestEvidenceInteractive(t *testing.T) {
 		t.Errorf("/evidence: %q", screen)
 	}
 }
+
+// TestEvidenceTableRedactedAndHardLinkRefused: a query result's cells are stored redacted by
+// their column (a password and a phone number in a CSV), while the model got them raw; a hard
+// link to a file outside the folder is listed with the reason it is not read, and not read.
+func TestEvidenceTableRedactedAndHardLinkRefused(t *testing.T) {
+	t.Parallel()
+	dir := evidenceFolder(t)
+	if err := os.WriteFile(filepath.Join(dir, "accounts.csv"), []byte("user,password,phone\nalice,Zq9-hunter2-x,5551234567\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(outside, []byte("root:SECRET-OUTSIDE:0:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(dir, "linked.log")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	c := newCLI(t, toolRound(
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": "SELECT user, password, phone FROM accounts"}},
+		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{"path": "linked.log"}},
+		&genai.FunctionCall{Name: "grep_evidence", Args: map[string]any{"pattern": "SECRET"}},
+	))
+	gd := c.addAlert("guardduty.json")
+	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "who has a password?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out toolChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if !strings.Contains(out.Answer, "Zq9-hunter2-x") || !strings.Contains(out.Answer, "hard link") {
+		t.Errorf("the model did not get the row raw and the hard link's reason: %s", out.Answer)
+	}
+	if strings.Contains(out.Answer, "SECRET-OUTSIDE") {
+		t.Errorf("a hard link to a file outside was read: %s", out.Answer)
+	}
+	// The stored responses (the fake's answer echoes them as prose, which is not a table).
+	var stored any
+	if err := json.Unmarshal([]byte(c.mustRun("", "history", "show", out.HistoryID, "-o", "json")), &stored); err != nil {
+		t.Fatal(err)
+	}
+	responses := functionResponses(stored)
+	if !strings.Contains(responses, "alice") || !strings.Contains(responses, "hard link") {
+		t.Fatalf("stored responses: %s", responses)
+	}
+	for _, raw := range []string{"Zq9-hunter2-x", "5551234567"} {
+		if strings.Contains(responses, raw) {
+			t.Errorf("%s is stored raw: %s", raw, responses)
+		}
+	}
+}
+
+// functionResponses gathers, as JSON, every functionResponse of a decoded history.
+func functionResponses(v any) string {
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if strings.EqualFold(k, "functionResponse") {
+					j, _ := json.Marshal(e)
+					b.Write(j)
+					continue
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}

@@ -27,6 +27,7 @@ func (f file) structured() bool {
 type sniffKey struct {
 	path      string
 	size, mod int64
+	stamp     fileStamp
 }
 
 type kindCache struct {
@@ -35,7 +36,7 @@ type kindCache struct {
 }
 
 func (c *kindCache) kind(e entry, floor int64) file {
-	k := sniffKey{e.f.root + "\x00" + e.rel, e.size, e.mod}
+	k := sniffKey{e.f.root + "\x00" + e.rel, e.size, e.mod, e.stamp}
 	c.mu.Lock()
 	f, ok := c.m[k]
 	c.mu.Unlock()

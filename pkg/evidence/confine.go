@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // errOutside is ErrOutside as an error; errNotFound a confined path that names nothing.
@@ -85,7 +84,8 @@ func (f folder) inside(resolved string) bool {
 	})
 }
 
-// resolve follows rel's symlinks and checks the result is still inside f.
+// resolve follows rel's symlinks and checks the result is still inside f. It returns the
+// resolved path relative to f's root (OS separators; "." for the root).
 func (f folder) resolve(rel string) (string, error) {
 	full := filepath.Join(f.root, filepath.FromSlash(rel))
 	resolved, err := filepath.EvalSymlinks(full)
@@ -98,18 +98,25 @@ func (f folder) resolve(rel string) (string, error) {
 	if !f.inside(resolved) {
 		return "", errOutside
 	}
-	return resolved, nil
+	r, err := filepath.Rel(f.root, resolved)
+	if err != nil {
+		return "", errOutside
+	}
+	return r, nil
 }
 
-// open opens the regular file rel of f for reading. The path is resolved and checked first;
-// the open itself follows no final symlink (O_NOFOLLOW) and does not block on a FIFO
-// (O_NONBLOCK), and what was opened must be a regular file (a device or FIFO is refused).
+// open opens the regular file rel of f for reading. The path is resolved and checked first
+// (symlinks inside the folder, hidden names); the open itself goes through f's os.Root, so
+// the kernel keeps it inside the folder even if a folder on the way was swapped for a symlink
+// since. The file opened must be the one the resolved path names itself (a final symlink put
+// there since is refused), a regular file (not a device or FIFO; the open does not block on
+// one), with one name: a hard link can be a file from outside the folder.
 func (f folder) open(rel string) (*os.File, fs.FileInfo, error) {
-	resolved, err := f.resolve(rel)
+	r, err := f.resolve(rel)
 	if err != nil {
 		return nil, nil, err
 	}
-	fd, err := os.OpenFile(resolved, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	fd, err := f.r.OpenFile(r, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, errNotFound
@@ -121,15 +128,35 @@ func (f folder) open(rel string) (*os.File, fs.FileInfo, error) {
 		_ = fd.Close()
 		return nil, nil, errOutside
 	}
+	if li, err := f.r.Lstat(r); err != nil || !os.SameFile(fi, li) {
+		_ = fd.Close()
+		return nil, nil, errOutside
+	}
+	if n := linkCount(fd, fi); n > 1 {
+		_ = fd.Close()
+		return nil, nil, userErrorf("%s is a hard link (%d names), which may be a file from outside the folder: not read", f.logical(rel), n)
+	}
 	return fd, fi, nil
+}
+
+// fileStamp tells versions of a file apart that have the same size and modification time
+// (platform-specific: stat_*.go).
+type fileStamp struct {
+	dev, ino uint64
+	ctime    int64
 }
 
 // entry is a regular file found in a folder.
 type entry struct {
-	f    folder
-	rel  string // slash-separated, inside f
-	size int64
-	mod  int64 // modification time, Unix nanoseconds
+	f     folder
+	rel   string // slash-separated, inside f
+	size  int64
+	mod   int64 // modification time, Unix nanoseconds
+	stamp fileStamp
+}
+
+func newEntry(f folder, rel string, fi fs.FileInfo) entry {
+	return entry{f: f, rel: rel, size: fi.Size(), mod: fi.ModTime().UnixNano(), stamp: stampOf(fi)}
 }
 
 func (e entry) logical() string { return e.f.logical(e.rel) }
@@ -137,31 +164,34 @@ func (e entry) logical() string { return e.f.logical(e.rel) }
 // walk calls fn for every regular file under rel (a folder or one file) in f, in path order.
 // Hidden entries are skipped; a symlink is followed only to a regular file inside f (a
 // symlinked folder is not entered, so there are no loops); devices, FIFOs and sockets are
-// skipped. fn returning false stops the walk.
+// skipped. fn returning false stops the walk. Folders are read through f's os.Root: one
+// swapped for a symlink out during the walk cannot be read.
 func (f folder) walk(rel string, fn func(entry) bool) error {
-	resolved, err := f.resolve(rel)
+	r, err := f.resolve(rel)
 	if err != nil {
 		return err
 	}
-	fi, err := os.Lstat(resolved)
+	fi, err := f.r.Lstat(r)
 	if err != nil {
 		return errNotFound
 	}
 	switch {
 	case fi.Mode().IsRegular():
-		fn(entry{f: f, rel: rel, size: fi.Size(), mod: fi.ModTime().UnixNano()})
+		fn(newEntry(f, rel, fi))
 		return nil
 	case !fi.IsDir():
 		return errOutside
 	}
-	f.walkDir(resolved, rel, fn)
+	f.walkDir(filepath.ToSlash(r), rel, fn)
 	return nil
 }
 
+// walkDir walks dir (slash-separated, relative to the root; "." for the root itself), whose
+// logical path is rel.
 func (f folder) walkDir(dir, rel string, fn func(entry) bool) bool {
-	ents, err := os.ReadDir(dir)
+	ents, err := fs.ReadDir(f.r.FS(), dir)
 	if err != nil {
-		return true // unreadable: nothing to list
+		return true // unreadable, or no longer inside: nothing to list
 	}
 	for _, d := range ents { // ReadDir sorts by name
 		name := d.Name()
@@ -172,27 +202,27 @@ func (f folder) walkDir(dir, rel string, fn func(entry) bool) bool {
 		if rel != "" {
 			r = rel + "/" + name
 		}
-		full := filepath.Join(dir, name)
+		sub := path.Join(dir, name)
 		switch t := d.Type(); {
 		case t.IsDir():
-			if !f.walkDir(full, r, fn) {
+			if !f.walkDir(sub, r, fn) {
 				return false
 			}
 		case t.IsRegular():
 			fi, err := d.Info()
-			if err == nil && !fn(entry{f: f, rel: r, size: fi.Size(), mod: fi.ModTime().UnixNano()}) {
+			if err == nil && !fn(newEntry(f, r, fi)) {
 				return false
 			}
 		case t&fs.ModeSymlink != 0:
-			target, err := filepath.EvalSymlinks(full)
-			if err != nil || !f.inside(target) {
+			target, err := f.resolve(sub)
+			if err != nil {
 				continue
 			}
-			fi, err := os.Stat(target)
+			fi, err := f.r.Lstat(target)
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			if !fn(entry{f: f, rel: r, size: fi.Size(), mod: fi.ModTime().UnixNano()}) {
+			if !fn(newEntry(f, r, fi)) {
 				return false
 			}
 		}

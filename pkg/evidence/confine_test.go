@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -48,7 +47,7 @@ func hostile(t testing.TB) (dir, outside string) {
 	must(os.Symlink(".env", filepath.Join(dir, "env.log")))
 	must(os.Symlink("sub/ok.log", filepath.Join(dir, "fine.log")))
 	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero.log")))
-	must(syscall.Mkfifo(filepath.Join(dir, "pipe.log"), 0o644))
+	must(mkfifo(filepath.Join(dir, "pipe.log")))
 	return dir, outside
 }
 

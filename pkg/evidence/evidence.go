@@ -5,11 +5,13 @@
 // The folders and everything in them are untrusted, as are the model's arguments (a log line
 // can carry a prompt injection). So:
 //   - every path is confined to its folder: no "..", no absolute path, no hidden file or folder,
-//     no symlink that resolves outside, nothing but regular files; the resolved path of every
-//     file opened is checked, not only the argument (confine.go);
+//     no symlink that resolves outside, nothing but regular files, no hard link; the resolved
+//     path of every file opened is checked, not only the argument, and files are opened
+//     through an os.Root, so the kernel keeps the open inside the folder (confine.go);
 //   - nothing is ever written into a folder: the SQL index lives in the cache directory, keyed
-//     by the file's path, size and modification time (index.go);
-//   - only reading SQL runs, on a read-only connection, under a time limit and a row cap
+//     by the file's path, size, modification time, device, inode and change time (index.go);
+//   - only reading SQL runs, on a read-only connection, under a time limit, a row cap, a bound
+//     on the result's bytes (counted while rows are read) and a length limit on values
 //     (query.go);
 //   - decompression and records are bounded, so a gzip bomb or a line of gigabytes costs
 //     bounded time and memory (read.go).
@@ -37,6 +39,8 @@ type folder struct {
 	root string
 	// name prefixes the folder's paths when there are several folders ("" with one).
 	name string
+	// r opens what is under root: the kernel refuses any path that leads out of it.
+	r *os.Root
 }
 
 // Set is the evidence folders of one chat.
@@ -66,8 +70,13 @@ func (e *DirError) Error() string { return fmt.Sprintf("evidence folder %s %s", 
 
 // Open checks dirs (each must be an existing folder) and returns their Set. Nothing is read
 // beyond the folders' own metadata: indexes are built on the first query.
-func Open(dirs []string, o Options) (*Set, error) {
+func Open(dirs []string, o Options) (_ *Set, err error) {
 	s := &Set{cacheDir: o.CacheDir, bombFloor: bombFloor, timeout: QueryTimeout}
+	defer func() {
+		if err != nil {
+			s.closeRoots() // the folders opened before the one refused
+		}
+	}()
 	seen := map[string]bool{}
 	names := map[string]int{}
 	for _, d := range dirs {
@@ -96,12 +105,16 @@ func Open(dirs []string, o Options) (*Set, error) {
 			continue
 		}
 		seen[root] = true
+		r, err := os.OpenRoot(root)
+		if err != nil {
+			return nil, &DirError{Dir: d, Reason: "cannot be read"}
+		}
 		base := safeName(filepath.Base(root))
 		names[base]++
 		if n := names[base]; n > 1 {
 			base = fmt.Sprintf("%s_%d", base, n)
 		}
-		s.folders = append(s.folders, folder{root: root, name: base})
+		s.folders = append(s.folders, folder{root: root, name: base, r: r})
 	}
 	if len(s.folders) == 1 {
 		s.folders[0].name = ""
@@ -122,12 +135,23 @@ func (s *Set) Folders() []string {
 	return out
 }
 
-// Close releases the index's database.
+// Close releases the index's database and the folders.
 func (s *Set) Close() error {
-	if s == nil || s.idx == nil {
+	if s == nil {
 		return nil
 	}
-	return s.idx.close()
+	var err error
+	if s.idx != nil {
+		err = s.idx.close()
+	}
+	s.closeRoots()
+	return err
+}
+
+func (s *Set) closeRoots() {
+	for _, f := range s.folders {
+		_ = f.r.Close()
+	}
 }
 
 // safeName makes a folder's base name a path element and identifier part.

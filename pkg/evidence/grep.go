@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // Grep limits.
@@ -384,16 +386,12 @@ func lastLines(chunk []byte, tail [][]byte, n int) [][]byte {
 }
 
 // lineText is a line as returned: without its "\r", cut to maxLineText bytes at a character
-// boundary, invalid UTF-8 replaced.
+// boundary and outside a token (tool.CutText), invalid UTF-8 replaced.
 func lineText(b []byte) string {
 	b = bytes.TrimSuffix(b, []byte{'\r'})
 	cut := false
 	if len(b) > maxLineText {
-		i := maxLineText
-		for i > 0 && !utf8.RuneStart(b[i]) {
-			i--
-		}
-		b, cut = b[:i], true
+		b, cut = b[:len(tool.CutText(string(b[:maxLineText+1]), maxLineText))], true
 	}
 	s := string(b)
 	if !utf8.ValidString(s) {

@@ -19,10 +19,14 @@ import (
 )
 
 // The index is one SQLite database per set of folders, in the cache directory (never in a
-// folder), holding one table per structured file and alertchat_files, which records the
-// version (path, size, modification time) each table was built from. A table is built the
+// folder), holding one table per structured file and the bookkeeping table, which records the
+// version (path, size, modification time, device, inode, change time) each table was built
+// from. A table is built the
 // first time a query names it and rebuilt when its file changes.
-const metaTable = "alertchat_files"
+//
+// The bookkeeping table's name has a "-", which a file's table name never has (tableName
+// makes everything outside [A-Za-z0-9_] a "_"): no evidence file can take it over.
+const metaTable = `"alertchat-files"`
 
 type indexer struct {
 	s    *Set
@@ -67,8 +71,13 @@ func (x *indexer) open() error {
 		return x.err
 	}
 	rw.SetMaxOpenConns(1)
+	if err := dropUnrecorded(rw); err != nil {
+		_ = rw.Close()
+		x.err = goerr.Wrap(err, "cannot open the evidence index")
+		return x.err
+	}
 	if _, err := rw.Exec(`CREATE TABLE IF NOT EXISTS ` + metaTable + `(tbl TEXT PRIMARY KEY, path TEXT, size INTEGER, mtime INTEGER,
-		kind TEXT, rows INTEGER, skipped INTEGER, columns TEXT, error TEXT)`); err != nil {
+		dev INTEGER, ino INTEGER, ctime INTEGER, kind TEXT, rows INTEGER, skipped INTEGER, columns TEXT, error TEXT)`); err != nil {
 		_ = rw.Close()
 		x.err = goerr.Wrap(err, "cannot open the evidence index")
 		return x.err
@@ -81,6 +90,36 @@ func (x *indexer) open() error {
 		return x.err
 	}
 	x.rw, x.ro = rw, ro
+	return nil
+}
+
+// dropUnrecorded empties an index that has no bookkeeping table (one an older version wrote,
+// under another name): its tables are recorded nowhere, so none would be dropped when its file
+// goes, and a query could still read them.
+func dropUnrecorded(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, strings.Trim(metaTable, `"`)).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		names = append(names, t)
+	}
+	_ = rows.Close()
+	for _, t := range names {
+		if _, err := db.Exec(`DROP TABLE IF EXISTS ` + quoteIdent(t)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -102,6 +141,7 @@ func (x *indexer) close() error {
 type built struct {
 	path      string
 	size, mod int64
+	stamp     fileStamp
 	kind      string
 	rows      int64
 	skipped   int64
@@ -110,18 +150,20 @@ type built struct {
 }
 
 func (b built) current(f file) bool {
-	return b.path == f.logical() && b.size == f.size && b.mod == f.mod && b.kind == f.kind
+	return b.path == f.logical() && b.size == f.size && b.mod == f.mod && b.stamp == f.stamp && b.kind == f.kind
 }
 
 // state reads what the index holds for table (ok false when nothing).
 func (x *indexer) state(ctx context.Context, table string) (built, bool) {
 	var b built
 	var cols string
-	err := x.rw.QueryRowContext(ctx, `SELECT path, size, mtime, kind, rows, skipped, columns, error FROM `+metaTable+` WHERE tbl = ?`, table).
-		Scan(&b.path, &b.size, &b.mod, &b.kind, &b.rows, &b.skipped, &cols, &b.err)
+	var dev, ino int64 // SQLite integers are signed: the bits are kept
+	err := x.rw.QueryRowContext(ctx, `SELECT path, size, mtime, dev, ino, ctime, kind, rows, skipped, columns, error FROM `+metaTable+` WHERE tbl = ?`, table).
+		Scan(&b.path, &b.size, &b.mod, &dev, &ino, &b.stamp.ctime, &b.kind, &b.rows, &b.skipped, &cols, &b.err)
 	if err != nil {
 		return b, false
 	}
+	b.stamp.dev, b.stamp.ino = uint64(dev), uint64(ino)
 	_ = json.Unmarshal([]byte(cols), &b.columns)
 	return b, true
 }
@@ -192,7 +234,7 @@ func (x *indexer) dropGone(ctx context.Context, all []file) {
 // build (re)creates f's table in one transaction: a failure leaves the old state, and the
 // failure is recorded for this version of the file, so it is not read again.
 func (x *indexer) build(ctx context.Context, f file) (built, error) {
-	b := built{path: f.logical(), size: f.size, mod: f.mod, kind: f.kind}
+	b := built{path: f.logical(), size: f.size, mod: f.mod, stamp: f.stamp, kind: f.kind}
 	if f.err != "" {
 		b.err = f.err
 		return b, x.record(ctx, f.table, b)
@@ -250,8 +292,9 @@ func (x *indexer) record(ctx context.Context, table string, b built) error {
 
 func recordTx(ctx context.Context, tx *sql.Tx, table string, b built) error {
 	cols, _ := json.Marshal(b.columns)
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO `+metaTable+`(tbl, path, size, mtime, kind, rows, skipped, columns, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, table, b.path, b.size, b.mod, b.kind, b.rows, b.skipped, string(cols), b.err)
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO `+metaTable+`(tbl, path, size, mtime, dev, ino, ctime, kind, rows, skipped, columns, error)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, table, b.path, b.size, b.mod, int64(b.stamp.dev), int64(b.stamp.ino), b.stamp.ctime,
+		b.kind, b.rows, b.skipped, string(cols), b.err)
 	if err != nil {
 		return goerr.Wrap(err, "cannot write the evidence index")
 	}

@@ -11,14 +11,21 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/alertchat/alertchat/pkg/tool"
 )
 
 // Query limits.
 const (
 	// QueryTimeout bounds a query's run (not the index build before it).
 	QueryTimeout = 10 * time.Second
-	// maxValueLength bounds any string or blob a query makes (SQLITE_LIMIT_LENGTH).
-	maxValueLength = 16 << 20
+	// maxValueLength bounds any string or blob a query makes or reads (SQLITE_LIMIT_LENGTH):
+	// a row is read whole, so a row of many such values is what it bounds. A stored value
+	// longer than this cannot be read by a query (SQLite says "string or blob too big").
+	maxValueLength = 4 << 20
+	// maxQueryBytes bounds a query's rows, as JSON, counted while they are scanned: the rows
+	// past it are left out, and a first row larger by itself has its long strings cut.
+	maxQueryBytes = 1 << 20
 )
 
 // QueryResult is query_evidence's answer.
@@ -76,6 +83,9 @@ func (s *Set) Query(ctx context.Context, q string, limit int) (*QueryResult, err
 			return nil, userErrorf("timed out")
 		}
 		msg := sqliteMessage(err)
+		if strings.HasPrefix(msg, "string or blob too big") {
+			return nil, userErrorf("%s: a query may make or read values of at most %d MB", msg, maxValueLength>>20)
+		}
 		if strings.HasPrefix(msg, "no such table") {
 			names := tableNames(cat)
 			if len(names) == 0 {
@@ -112,6 +122,7 @@ func (x *indexer) query(ctx context.Context, q string, limit int) (*QueryResult,
 		return nil, err
 	}
 	res := &QueryResult{Columns: cols, Rows: [][]any{}}
+	size := 2 // the rows' "[]"
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -126,15 +137,63 @@ func (x *indexer) query(ctx context.Context, q string, limit int) (*QueryResult,
 			return nil, err
 		}
 		row := make([]any, len(cols))
+		n := 3 // "[]" and the comma before the row
 		for i, v := range vals {
 			row[i] = cell(v)
+			n += jsonSize(row[i]) + 1
 		}
+		if size+n > maxQueryBytes {
+			res.Truncated = true
+			if len(res.Rows) == 0 {
+				res.Rows = append(res.Rows, cutRow(row, maxQueryBytes-size))
+			}
+			break
+		}
+		size += n
 		res.Rows = append(res.Rows, row)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	return res, ctx.Err()
+}
+
+// jsonSize is about the bytes v takes in JSON: exact for strings (escapes counted), an upper
+// bound for numbers.
+func jsonSize(v any) int {
+	switch x := v.(type) {
+	case nil:
+		return 4
+	case string:
+		n := len(x) + 2
+		for i := 0; i < len(x); i++ {
+			switch c := x[i]; {
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 5 // \u00XX
+			case c == '"' || c == '\\':
+				n++
+			case c == 0xE2 && i+2 < len(x) && x[i+1] == 0x80 && (x[i+2] == 0xA8 || x[i+2] == 0xA9):
+				n += 3 // U+2028, U+2029 as \u2028
+			}
+		}
+		return n
+	}
+	return 24
+}
+
+// cutRow cuts the strings of row, a row larger than budget by itself, to an equal share of
+// it each, at a token boundary, so that the row fits and its small cells stay whole.
+func cutRow(row []any, budget int) []any {
+	share := max(budget/max(len(row), 1)-8, 0)
+	for i, v := range row {
+		if s, ok := v.(string); ok && jsonSize(s) > share {
+			row[i] = tool.CutText(s, share/6) + "…" // a share that holds it even if every byte is escaped
+			if c := tool.CutText(s, share-3); jsonSize(c) <= share-3 {
+				row[i] = c + "…"
+			}
+		}
+	}
+	return row
 }
 
 // cell makes a value JSON-friendly: blobs and text as valid UTF-8 strings.

@@ -33,7 +33,9 @@ const TooDeep = "[REDACTED_TOO_DEEP]"
 //     when redaction changes how JSON writes them;
 //   - a value under a key that labels it (a secret, a key or a token, personal data), and the
 //     "value" beside a "name" or "key" that does, judged as the same bytes written as
-//     "key": value in text would be, numbers as their digits (labels.go).
+//     "key": value in text would be, numbers as their digits (labels.go);
+//   - the cells of a table, {"columns": [names], "rows": [[cells]]} (a SQL tool's result),
+//     each judged with its column as its key, as the same record written as an object is.
 //
 // Containers nested deeper than MaxDepth are replaced by TooDeep. A disabled Redactor leaves
 // m as it is. Counts of replacements are added to counts (which may be nil).
@@ -178,11 +180,12 @@ func (w *walker) unsigned(u uint64) (any, bool) {
 func (w *walker) walkMap(m map[string]any, depth int) {
 	var renames []rename
 	name := w.valueName(m)
+	cols := tableColumns(m)
 	if w.found != nil {
 		// a report is read by people: in the same order whatever the map's
 		for _, k := range sortedKeys(m) {
 			w.key(k) // a key before its value, as they are read
-			w.walkEntry(m, k, name, depth)
+			w.walkEntry(m, k, name, cols, depth)
 		}
 		return
 	}
@@ -190,6 +193,8 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 		var nv any
 		var ok bool
 		switch {
+		case cols != nil && k == "rows":
+			w.walkRows(cols, v.([]any), depth+1)
 		case name != "" && (k == "value" || k == "Value"):
 			nv, ok = w.judged(k, name, v, depth)
 		case w.labelled(k):
@@ -213,8 +218,10 @@ func (w *walker) walkMap(m map[string]any, depth int) {
 }
 
 // walkEntry is walkMap's judgement of one entry, for FindMap (which changes nothing).
-func (w *walker) walkEntry(m map[string]any, k, name string, depth int) {
+func (w *walker) walkEntry(m map[string]any, k, name string, cols []string, depth int) {
 	switch v := m[k]; {
+	case cols != nil && k == "rows":
+		w.walkRows(cols, v.([]any), depth+1)
 	case name != "" && (k == "value" || k == "Value"):
 		w.judged(k, name, v, depth)
 	case w.labelled(k):
@@ -231,6 +238,60 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// tableColumns returns the column names of a result shaped as a table, {"columns": [names],
+// "rows": [[cells]]} (query_evidence's), else nil: its cells are judged with their column as
+// their key, as the same record written as an object would be.
+func tableColumns(m map[string]any) []string {
+	rows, ok := m["rows"].([]any)
+	if !ok || len(rows) == 0 {
+		return nil
+	}
+	var cols []string
+	switch c := m["columns"].(type) {
+	case []string:
+		cols = c
+	case []any:
+		cols = make([]string, len(c))
+		for i, x := range c {
+			s, ok := x.(string)
+			if !ok {
+				return nil
+			}
+			cols[i] = s
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	return cols
+}
+
+// walkRows redacts the rows of a table: a cell under a column that labels it is judged as
+// that key's value; other cells, and anything that is not a row of cells, are walked.
+func (w *walker) walkRows(cols []string, rows []any, depth int) {
+	for i, r := range rows {
+		row, ok := r.([]any)
+		if !ok || depth+1 > MaxDepth {
+			if nv, ok := w.walkValue(r, depth+1); ok {
+				rows[i] = nv
+			}
+			continue
+		}
+		for j, v := range row {
+			var nv any
+			var ok bool
+			if j < len(cols) && w.labelled(cols[j]) {
+				nv, ok = w.judged(cols[j], "", v, depth+1)
+			} else {
+				nv, ok = w.walkValue(v, depth+2)
+			}
+			if ok {
+				row[j] = nv
+			}
+		}
+	}
 }
 
 // rekey moves the entries of m under their redacted keys (see Map for collisions).

@@ -552,3 +552,22 @@ func TestFindMap(t *testing.T) {
 		t.Errorf("changed: %s", after)
 	}
 }
+
+// FindMap judges a table's cells with their column as their label, as Map replaces them, and
+// changes none of them.
+func TestFindMapTable(t *testing.T) {
+	t.Parallel()
+	in := `{"columns":["user","password","phone"],"rows":[["ann","hunter2-Zq9x",5551234500]]}`
+	var m map[string]any
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	plainAll.FindMap(m, nil, func(f redact.Finding) { got = append(got, string(f.Type)+"="+f.Value) })
+	if s := strings.Join(got, ";"); !strings.Contains(s, "SECRET=hunter2-Zq9x") || !strings.Contains(s, "5551234500") {
+		t.Errorf("found %s", s)
+	}
+	if after, _ := json.Marshal(m); string(after) != in {
+		t.Errorf("changed: %s", after)
+	}
+}

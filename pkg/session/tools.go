@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 
 	"google.golang.org/genai"
@@ -220,14 +221,72 @@ func (s *Session) capResult(res map[string]any) map[string]any {
 	if len(b) <= limit {
 		return res
 	}
-	cut := limit
-	for cut > 0 && b[cut]&0xC0 == 0x80 {
-		cut--
+	if t, ok := cutTable(res, limit); ok {
+		return t
 	}
+	// Cut at a character boundary outside a token: the text's labels are still beside their
+	// values, and no first part of a secret is kept that redaction could not recognise.
+	cut := len(tool.CutText(string(b[:limit+1]), limit))
 	return map[string]any{
 		"truncated": string(b[:cut]),
 		"note":      fmt.Sprintf("result cut at %d of %d bytes (--max-tool-result)", cut, len(b)),
 	}
+}
+
+// cutTable cuts a result of columns and rows (query_evidence's) by whole rows, so that it
+// stays a table: cut as text, a cell would lose the column beside it that labels it for
+// redaction. A first row larger than limit by itself has its long strings cut to a share
+// each. ok is false for any other result.
+func cutTable(res map[string]any, limit int) (map[string]any, bool) {
+	rows, ok := res["rows"].([]any)
+	if !ok || len(rows) == 0 {
+		return nil, false
+	}
+	switch res["columns"].(type) {
+	case []any, []string:
+	default:
+		return nil, false
+	}
+	out := maps.Clone(res)
+	out["rows"] = []any{}
+	out["truncated"] = true
+	out["note"] = fmt.Sprintf("result cut at %d of %d rows (--max-tool-result)", len(rows), len(rows))
+	shell, err := json.Marshal(out)
+	if err != nil {
+		return nil, false
+	}
+	size, n := len(shell), 0
+	for _, r := range rows {
+		rb, err := json.Marshal(r)
+		if err != nil {
+			return nil, false
+		}
+		if size+len(rb)+1 > limit {
+			break
+		}
+		size += len(rb) + 1
+		n++
+	}
+	kept := rows[:n]
+	if n == 0 {
+		row, ok := rows[0].([]any)
+		if !ok {
+			return nil, false
+		}
+		share := max((limit-size)/max(len(row), 1)-8, 0)
+		cutRow := make([]any, len(row))
+		for i, v := range row {
+			cutRow[i] = v
+			if s, ok := v.(string); ok && len(s) > share/6 {
+				// a share that holds the string even if every byte is escaped in JSON
+				cutRow[i] = tool.CutText(s, share/6) + "…"
+			}
+		}
+		kept, n = []any{cutRow}, 1
+	}
+	out["rows"] = kept
+	out["note"] = fmt.Sprintf("result cut at %d of %d rows (--max-tool-result)", n, len(rows))
+	return out, true
 }
 
 // Answers to calls that are not run.
