@@ -22,14 +22,22 @@ function run(...args) {
 
 // An OAuth server is configured as a user would: "auth": "oauth", with the client the suite
 // pre-registered when it names one, and the suite's client ID metadata document URL.
-function oauthConfig() {
+function oauthConfig(issuer) {
   const oauth = { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
+  if (issuer) oauth.issuer = issuer;
   if (context.client_id) oauth.clientId = context.client_id;
   if (context.client_secret) oauth.clientSecret = context.client_secret;
   const dir = mkdtempSync(join(tmpdir(), 'alertchat-conformance-'));
   const file = join(dir, 'mcp.json');
   writeFileSync(file, JSON.stringify({ mcpServers: { conformance: { httpUrl: url, auth: 'oauth', oauth } } }));
   return file;
+}
+
+// issuerOf is the first authorization server the MCP server's protected-resource metadata names.
+async function issuerOf(serverUrl) {
+  const u = new URL(serverUrl);
+  const r = await fetch(`${u.origin}/.well-known/oauth-protected-resource${u.pathname}`);
+  return (await r.json()).authorization_servers?.[0];
 }
 
 switch (scenario) {
@@ -72,7 +80,12 @@ switch (scenario) {
       break;
     }
     {
-      const cfg = oauthConfig();
+      // alertchat sends a client ID metadata document's code on only when the authorization
+      // server returned it with its RFC 9207 "iss", or is the issuer the config pins: else a
+      // hostile server's redirect to an honest one would get it (the mix-up defence). The
+      // suite's basic-cimd server sends no "iss", so the user pins its issuer, as alertchat's
+      // refusal tells them to, read from the server's protected-resource metadata.
+      const cfg = oauthConfig(scenario === 'auth/basic-cimd' ? await issuerOf(url) : undefined);
       run('mcp', 'login', '--mcp-config', cfg, 'conformance');
       run('mcp', 'call', '--mcp-config', cfg, 'conformance', 'test-tool', '{}');
     }
