@@ -42,18 +42,18 @@ type Input struct {
 
 // Report is a case report, as -o json prints it.
 type Report struct {
-	Title      string        `json:"title"`
-	HistoryID  string        `json:"history_id"`
-	Alert      *Alert        `json:"alert"`
-	Verdict    *Verdict      `json:"verdict"`
-	Triage     *Triage       `json:"triage"`
-	Analysts   []Analyst     `json:"analysts"`
-	Timeline   []Event       `json:"timeline"`
-	Indicators []Indicator   `json:"indicators"`
-	Evidence   []Evidence    `json:"evidence"`
-	Knowledge  []Knowledge   `json:"knowledge"`
-	Lessons    []string      `json:"lessons"`
-	NextSteps  []string      `json:"next_steps"`
+	Title      string      `json:"title"`
+	HistoryID  string      `json:"history_id"`
+	Alert      *Alert      `json:"alert"`
+	Verdict    *Verdict    `json:"verdict"`
+	Triage     *Triage     `json:"triage"`
+	Analysts   []Analyst   `json:"analysts"`
+	Timeline   []Event     `json:"timeline"`
+	Indicators []Indicator `json:"indicators"`
+	Evidence   []Evidence  `json:"evidence"`
+	Knowledge  []Knowledge `json:"knowledge"`
+	Lessons    []string    `json:"lessons"`
+	NextSteps  []string    `json:"next_steps"`
 	workspace  string
 	validFrom  time.Time
 	published  time.Time
