@@ -126,6 +126,18 @@ func hashType(s string) (Type, bool) {
 	return t, digits && letters
 }
 
+func isHash(t Type) bool { return t == MD5 || t == SHA1 || t == SHA256 || t == SHA512 }
+
+// idField says whether a field's path ends in a name for an identifier: Id, findingId,
+// detector_id, ID.
+func idField(path string) bool {
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		path = path[i+1:]
+	}
+	l := strings.ToLower(path)
+	return l == "id" || strings.HasSuffix(l, "_id") || strings.HasSuffix(path, "Id") || strings.HasSuffix(path, "ID")
+}
+
 // fileExtensions are the last labels of names that are files or fields, not hosts, though
 // some are top-level domains too (.zip, .mov, .sh, .py; Falco's proc.name).
 var fileExtensions = map[string]bool{
@@ -222,6 +234,9 @@ func FromAlert(data []byte) []Indicator {
 				where = "alert: " + path
 			}
 			if t, ok := Classify(strings.TrimSpace(x)); ok {
+				if isHash(t) && idField(path) {
+					return // a finding's or detector's ID is hex of a digest's length, not a file's digest
+				}
 				whole = append(whole, Indicator{Type: t, Value: strings.TrimSpace(x), Where: where})
 				return
 			}

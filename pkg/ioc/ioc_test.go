@@ -59,7 +59,7 @@ func TestFind(t *testing.T) {
 func TestFromAlert(t *testing.T) {
 	t.Parallel()
 	data := []byte(`{"Type":"Recon:EC2/PortProbeUnprotectedPort","Resource":{"InstanceDetails":{"InstanceId":"i-0abcd1234ef567890"}},
-"Service":{"Action":{"RemoteIpDetails":{"IpAddressV4":"198.51.100.23"}}},"Notes":["seen 198.51.100.23 again", "from scan.example.net"]}`)
+"Service":{"Action":{"RemoteIpDetails":{"IpAddressV4":"198.51.100.23"}}},"Notes":["seen 198.51.100.23 again", "from scan.example.net"],"Id":"034f3664616c49cb85349d0511ecd306"}`)
 	got := ioc.FromAlert(data)
 	want := []ioc.Indicator{
 		{ioc.AWSResource, "i-0abcd1234ef567890", "alert: Resource.InstanceDetails.InstanceId"},
