@@ -35,7 +35,7 @@ func investigation() handoff.Input {
 	call := &genai.Part{FunctionCall: &genai.FunctionCall{Name: "search_histories", Args: map[string]any{"query": "198.51.100.23", "limit": 5}}}
 	grep := &genai.Part{FunctionCall: &genai.FunctionCall{Name: "grep_evidence", Args: map[string]any{"pattern": `198\.51\.100\.23`, "path": "vpc/flows.log"}}}
 	h := &record.History{
-		ID: "6e6f461a-0000-4000-8000-000000000001", AlertID: a.ID, Title: "Port probe | scanner?",
+		ID: "6e6f461a-0000-4000-8000-000000000001", AlertID: a.ID, Title: "Port probe on web-1: our scanner?",
 		CreatedAt: t0, UpdatedAt: t0.Add(30 * time.Minute),
 		Contents: []*genai.Content{
 			genai.NewContentFromText("Is 198.51.100.23 our scanner? The owner said [REDACTED_EMAIL_k3j2h1abcd] runs it.", genai.RoleUser),
@@ -43,7 +43,7 @@ func investigation() handoff.Input {
 			{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{Name: "search_histories",
 				Response: map[string]any{"output": []any{map[string]any{"id": "x", "verdict": "false_positive", "snippet": "scanner at [REDACTED_IP_aaaabbbbcc]"}}}}}}},
 			genai.NewContentFromText("An earlier investigation found the same scanner.", genai.RoleModel),
-			genai.NewContentFromText("Check the flow logs, then tell me what to do.", genai.RoleUser),
+			genai.NewContentFromText("Check the flow logs | what should we do?", genai.RoleUser),
 			{Role: genai.RoleModel, Parts: []*genai.Part{grep}},
 			{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{Name: "grep_evidence",
 				Response: map[string]any{"output": "198.51.100.23 -> 10.0.0.5:22 REJECT; also seen from [REDACTED_IP_zzzzyyyyxx]"}}}}},
