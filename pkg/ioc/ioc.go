@@ -68,7 +68,7 @@ func Classify(s string) (Type, bool) {
 		return t, true
 	}
 	if i := strings.Index(s, "://"); i > 0 {
-		if u, err := url.Parse(s); err == nil && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "ftp") && u.Host != "" {
+		if u, err := url.Parse(s); err == nil && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "ftp") && u.Host != "" && !reference(u.Hostname()) {
 			return URL, true
 		}
 		return "", false
@@ -79,10 +79,24 @@ func Classify(s string) (Type, bool) {
 		}
 		return "", false
 	}
-	if isDomain(s) {
+	if isDomain(s) && !reference(s) {
 		return Domain, true
 	}
 	return "", false
+}
+
+// referenceSites are the registered domains of the links findings carry to explain
+// themselves (MITRE ATT&CK, NVD, VirusTotal, the clouds' consoles and documentation): a
+// reference, not an indicator, and never a value for a blocklist.
+var referenceSites = map[string]bool{
+	"mitre.org": true, "nist.gov": true, "virustotal.com": true, "cisa.gov": true, "first.org": true,
+	"amazon.com": true, "google.com": true, "microsoft.com": true,
+}
+
+// reference says whether host is one of referenceSites or below one.
+func reference(host string) bool {
+	d, err := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(strings.TrimSuffix(host, ".")))
+	return err == nil && referenceSites[d]
 }
 
 var (

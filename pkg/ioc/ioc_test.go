@@ -35,7 +35,8 @@ func TestClassify(t *testing.T) {
 		}
 	}
 	for _, none := range []string{"", "config.yaml", "proc.name", "hello", "1.2.3", "00000000000000000000000000000000",
-		"Recon:EC2/PortProbeUnprotectedPort", "file:///etc/passwd", "a@b", "v1.2", "example"} {
+		"Recon:EC2/PortProbeUnprotectedPort", "file:///etc/passwd", "a@b", "v1.2", "example",
+		"https://attack.mitre.org/techniques/T1496/", "https://docs.aws.amazon.com/securityhub/x", "www.virustotal.com"} {
 		if got, ok := ioc.Classify(none); ok {
 			t.Errorf("Classify(%q) = %q, want none", none, got)
 		}
