@@ -149,3 +149,23 @@ func TestStixString(t *testing.T) {
 		}
 	}
 }
+
+// A triage proposal, when the caller has one, is on the timeline, in the verdict section and
+// among the evidence.
+func TestTriageProposal(t *testing.T) {
+	t.Parallel()
+	in := investigation()
+	in.Triage = &handoff.Triage{Verdict: "false_positive", Confidence: 0.82, Evidence: []string{"198.51.100.23 is the scanner"},
+		Model: "gemini-test", At: "2026-11-20T08:05:00Z"}
+	r := handoff.Build(in)
+	var b bytes.Buffer
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Triage proposal: **false positive**, confidence 0.82", "| 2026-11-20T08:05:00Z | triage | gemini-test | proposed false positive (confidence 0.82) |",
+		"- `198.51.100.23 is the scanner` (triage)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}

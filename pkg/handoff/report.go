@@ -12,6 +12,7 @@
 package handoff
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -38,6 +39,8 @@ type Input struct {
 	// store keeps team knowledge.
 	Lessons   []string
 	Knowledge []Knowledge
+	// Triage is the proposal made on intake; nil until histories carry one.
+	Triage *Triage
 }
 
 // Report is a case report, as -o json prints it.
@@ -165,6 +168,14 @@ func Build(in Input) *Report {
 		}
 	} else {
 		r.Alert = &Alert{ID: string(h.AlertID), Missing: true}
+	}
+	if t := in.Triage; t != nil {
+		r.Triage = t
+		r.Timeline = append(r.Timeline, Event{At: ptr(t.At), Kind: "triage", Who: oneLine(t.Model),
+			Text: fmt.Sprintf("proposed %s (confidence %.2f)", strings.ReplaceAll(t.Verdict, "_", " "), t.Confidence)})
+		for _, e := range t.Evidence {
+			r.Evidence = append(r.Evidence, Evidence{Source: "triage", Text: oneLine(e)})
+		}
 	}
 	r.questionsAndCalls(h, ind)
 	if res := h.Resolution; res != nil {
