@@ -38,6 +38,7 @@ const chatHelp = `Type a question and press Enter. Commands:
   /compress        summarise the older turns now (they stay in the history)
   /retry           ask the last question again (after a failure or Ctrl-C)
   /export FILE     write the conversation to FILE (.md or .json)
+  /report FILE     write a case report of this conversation to FILE (Markdown, raw values)
   /tools           list the tools Gemini may call, their server and whether they ask
   /evidence        the evidence folders (--evidence) and their tables
   /exit            leave (Ctrl-D works too)
@@ -323,6 +324,10 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 		c.ask(ctx, c.pending)
 	case "/export":
 		if err := c.export(arg); err != nil {
+			printError(out, err)
+		}
+	case "/report":
+		if err := c.report(arg); err != nil {
 			printError(out, err)
 		}
 	default:

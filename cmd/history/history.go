@@ -23,7 +23,7 @@ func NewCmdHistory(f *factory.Factory) *cli.Command {
 	opts := newListOptions(f)
 	return &cli.Command{
 		Name:  "history",
-		Usage: "list, show, search, rename, resolve and remove conversation histories",
+		Usage: "list, show, report, search, rename, resolve and remove conversation histories",
 		Description: `A history is one conversation: its transcript (redacted) and metadata (title, alert, verdict,
 who asked). Without a subcommand, lists them like "history list". IDs may be shortened to a unique
 prefix of 8 or more characters. Another workspace's history is "not found".
@@ -37,6 +37,7 @@ Examples:
 		Commands: []*cli.Command{
 			NewCmdList(f, nil),
 			NewCmdShow(f, nil),
+			NewCmdReport(f, nil),
 			NewCmdSearch(f, nil),
 			NewCmdReindex(f, nil),
 			NewCmdRm(f, nil),

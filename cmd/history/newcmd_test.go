@@ -191,3 +191,35 @@ func TestNewCmdSyncFsckReindex(t *testing.T) {
 		t.Fatal("reindex did not run")
 	}
 }
+
+func TestNewCmdReport(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, output, iocs string
+		args               []string
+		usage              bool
+	}{
+		{"markdown by default", "md", "", []string{"abcdef12"}, false},
+		{"json", "json", "", []string{"abcdef12", "-o", "json"}, false},
+		{"stix", "md", "stix", []string{"abcdef12", "--iocs", "stix"}, false},
+		{"csv", "md", "csv", []string{"abcdef12", "--iocs", "csv"}, false},
+		{"no id", "", "", nil, true},
+		{"bad output", "", "", []string{"abcdef12", "-o", "text"}, true},
+		{"bad iocs", "", "", []string{"abcdef12", "--iocs", "misp"}, true},
+		{"both", "", "", []string{"abcdef12", "-o", "json", "--iocs", "csv"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got *ReportOptions
+			err := parse(t, NewCmdReport(testFactory(), func(_ context.Context, o *ReportOptions) error { got = o; return nil }), tc.args)
+			wantParse(t, err, tc.usage)
+			if tc.usage {
+				return
+			}
+			if got.ID != "abcdef12" || got.Output != tc.output || got.IOCs != tc.iocs {
+				t.Fatalf("options %+v", got)
+			}
+		})
+	}
+}

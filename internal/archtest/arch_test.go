@@ -48,6 +48,8 @@ var rules = []rule{
 	{"pkg/sentinel", []string{"pkg/..."}, nil, "the kinds of failure are a leaf the library returns and the command line maps to exit codes"},
 	{"pkg/redact", []string{"pkg/..."}, nil, "the redaction engine is a leaf"},
 	{"pkg/store/index", []string{"pkg/..."}, nil, "index primitives are a leaf both stores and search build on"},
+	{"pkg/ioc", []string{"pkg/..."}, nil, "reading indicators is a leaf reports build on"},
+	{"pkg/handoff", []string{"pkg/store/...", "pkg/workspace", "pkg/session", "pkg/tool/...", "pkg/search/...", "pkg/batch/...", "pkg/mcp/..."}, nil, "a report is made of records the command read: it reads no store and calls no model"},
 	{"pkg/tool", []string{"pkg/..."}, nil, "the tool contract is a leaf: built-in and MCP tools implement it"},
 	{"pkg/convo", []string{"pkg/..."}, nil, "token estimates are a leaf"},
 	{"pkg/format", []string{"pkg/..."}, nil, "formatting is a leaf"},

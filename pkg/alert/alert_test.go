@@ -456,3 +456,19 @@ func FuzzReadStreamed(f *testing.F) {
 		}
 	})
 }
+
+func TestType(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, data, want string }{
+		{"guardduty", `{"SchemaVersion":"2.0","Arn":"arn:aws:guardduty:us-east-1:123456789012:detector/d/finding/f","Type":"Recon:EC2/PortProbeUnprotectedPort","Severity":5}`, "Recon:EC2/PortProbeUnprotectedPort"},
+		{"falco", `{"rule":"Terminal shell in container","priority":"Notice","output":"x","time":"2026-11-20T10:00:00Z"}`, "Terminal shell in container"},
+		{"suricata", `{"event_type":"alert","src_ip":"10.0.0.1","alert":{"signature":"ET SCAN Nmap"}}`, "ET SCAN Nmap"},
+		{"unknown", `{"title":"something"}`, ""},
+		{"not json", `nope`, ""},
+	}
+	for _, tt := range tests {
+		if got := alert.Type([]byte(tt.data)); got != tt.want {
+			t.Errorf("%s: Type = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
