@@ -256,12 +256,12 @@ func TestEverythingInteractiveChat(t *testing.T) {
 	term.typeLine("fill the form")
 	term.waitFor("Answer? [y] fill in, [N] decline, [c] cancel the call")
 	term.typeLine("y")
-	// Fields in name order; Enter takes the server's default.
+	// Fields in the order the server's schema gives them; Enter takes the server's default.
 	for _, step := range []struct{ prompt, typed string }{
-		{"(birthdate)", ""}, {"(check)", "y"}, {"(email)", "ada@example.com"}, {"(firstLine)", ""}, {"(homepage)", ""},
-		{"(integer)", "7"}, {"(legacyTitledEnum)", "2"}, {"(name)", "Ada"}, {"(number)", ""},
-		{"(titledMultipleSelectEnum)", "1, 3"}, {"(titledSingleSelectEnum)", ""}, {"(untitledMultipleSelectEnum)", "Piano,Drums"},
-		{"(untitledSingleSelectEnum)", "Joey"},
+		{"(name)", "Ada"}, {"(check)", "y"}, {"(firstLine)", ""}, {"(email)", "ada@example.com"}, {"(homepage)", ""},
+		{"(birthdate)", ""}, {"(integer)", "7"}, {"(number)", ""},
+		{"(untitledSingleSelectEnum)", "Joey"}, {"(untitledMultipleSelectEnum)", "Piano,Drums"},
+		{"(titledSingleSelectEnum)", ""}, {"(titledMultipleSelectEnum)", "1, 3"}, {"(legacyTitledEnum)", "2"},
 	} {
 		term.waitFor(step.prompt)
 		term.typeLine(step.typed)
