@@ -74,6 +74,8 @@ func BenchmarkGrepPlain(b *testing.B) {
 		o    GrepOptions
 	}{
 		{"literal", GrepOptions{Pattern: `203\.0\.113\.7`, Limit: 1000}},
+		// The same kind of search with ignore_case, side by side with the case-sensitive one.
+		{"literal_ignore_case", GrepOptions{Pattern: `FROM 203\.0\.113\.7 PORT`, IgnoreCase: true, Limit: 1000}},
 		{"ignore_case", GrepOptions{Pattern: `accepted publickey for \w+ from 203\.0`, IgnoreCase: true, Limit: 1000}},
 		{"class", GrepOptions{Pattern: `from 203\.\d+\.\d+\.\d+ port`, Limit: 1000}},
 	} {
