@@ -20,6 +20,8 @@ const (
 	kindNDJSON = "ndjson"
 	kindJSON   = "json"
 	kindCSV    = "csv"
+	kindZeek   = "zeek"
+	kindW3C    = "w3c"
 	kindText   = "text"
 	kindBinary = "binary"
 )
@@ -175,7 +177,7 @@ func stripExt(p string) string {
 	for {
 		ext := strings.ToLower(path.Ext(p))
 		switch ext {
-		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".log":
+		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log":
 			p = p[:len(p)-len(ext)]
 		default:
 			return p
@@ -222,7 +224,13 @@ func sniff(e entry, floor int64) (string, error) {
 		return "", err
 	}
 	head = head[:n]
-	switch ext := path.Ext(name); {
+	ext := path.Ext(name)
+	if ext != ".json" && ext != ".ndjson" && ext != ".jsonl" {
+		if k := logKind(head); k != "" {
+			return k, nil
+		}
+	}
+	switch {
 	case ext == ".csv":
 		return kindCSV, nil
 	case ext == ".ndjson" || ext == ".jsonl":
