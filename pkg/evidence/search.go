@@ -56,18 +56,33 @@ func foldLiteral(pattern string) (string, bool) {
 	if rx.Op == syntax.OpConcat {
 		subs = rx.Sub
 	}
-	best, whole := "", false
+	// The literal with the rarest byte makes the fewest candidates; of two, the longer.
+	best, whole, rank := "", false, 0
 	for _, sub := range subs {
 		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase == 0 {
 			continue
 		}
-		lit := string(sub.Rune)
-		if !isASCII(lit) || len(lit) <= len(best) {
+		lit := strings.ToLower(string(sub.Rune))
+		if !isASCII(lit) {
 			continue
 		}
-		best, whole = lit, sub == rx
+		r := byteRank(lit[rarest(lit)])
+		if best == "" || r < rank || r == rank && len(lit) > len(best) {
+			best, whole, rank = lit, sub == rx, r
+		}
 	}
 	return best, whole
+}
+
+// rarest is the index of lit's rarest byte.
+func rarest(lit string) int {
+	at := 0
+	for i := 1; i < len(lit); i++ {
+		if byteRank(lit[i]) < byteRank(lit[at]) {
+			at = i
+		}
+	}
+	return at
 }
 
 func isASCII(s string) bool {
@@ -81,6 +96,9 @@ func isASCII(s string) bool {
 
 // chunk is called once for each chunk before its searches.
 func (s *searcher) chunk(c []byte) {
+	if s.fold != nil {
+		s.fold.reset()
+	}
 	s.useRE = s.exotic && (bytes.Contains(c, []byte("\u212a")) || bytes.Contains(c, []byte("\u017f")))
 }
 
@@ -124,15 +142,15 @@ type foldSearch struct {
 	lit    []byte // lower case
 	off    int    // the rare byte's index in lit
 	lo, up byte   // the rare byte in both cases (equal for a non-letter)
+	// loEnd and upEnd are where the next lo and up were found, counted back from the end of
+	// the text (-1 unknown): the searches of one chunk share its end, so a case that does not
+	// occur is looked for once a chunk, not once a match.
+	loEnd, upEnd int
 }
 
 func newFoldSearch(lit string) *foldSearch {
-	f := &foldSearch{lit: []byte(strings.ToLower(lit))}
-	for i, c := range f.lit {
-		if byteRank(c) < byteRank(f.lit[f.off]) {
-			f.off = i
-		}
-	}
+	f := &foldSearch{lit: []byte(strings.ToLower(lit)), loEnd: -1, upEnd: -1}
+	f.off = rarest(string(f.lit))
 	f.lo, f.up = f.lit[f.off], f.lit[f.off]
 	if f.lo >= 'a' && f.lo <= 'z' {
 		f.up = f.lo - 'a' + 'A'
@@ -156,14 +174,25 @@ func byteRank(c byte) int {
 	return 0
 }
 
-// index is the first position of the string in text, case ignored, or -1.
+// reset forgets the positions found: a new chunk begins.
+func (f *foldSearch) reset() { f.loEnd, f.upEnd = -1, -1 }
+
+// index is the first position of the string in text, case ignored, or -1. The texts given
+// between two resets must share their end, each starting at or after the one before.
 func (f *foldSearch) index(text []byte) int {
 	n := len(f.lit)
 	last := len(text) - (n - f.off) // the last place the rare byte can be
 	nl, nu := -1, -1
+	if f.loEnd >= 0 && f.loEnd <= len(text) {
+		nl = len(text) - f.loEnd
+	}
+	if f.upEnd >= 0 && f.upEnd <= len(text) {
+		nu = len(text) - f.upEnd
+	}
 	if f.up == f.lo {
 		nu = len(text)
 	}
+	defer func() { f.loEnd, f.upEnd = len(text)-nl, len(text)-nu }()
 	for pos := f.off; pos <= last; {
 		if nl < pos {
 			if k := bytes.IndexByte(text[pos:], f.lo); k >= 0 {
