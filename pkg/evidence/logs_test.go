@@ -226,3 +226,40 @@ func FuzzReadW3C(f *testing.F) {
 		fuzzLog(t, data, func(r *strings.Reader, emit func(record) error) (parseStats, error) { return readW3C(r, emit) })
 	})
 }
+
+// TestLogsWorkedExample runs the worked example's queries of docs/evidence.md over the
+// testdata logs, in the folders the example puts them in.
+func TestLogsWorkedExample(t *testing.T) {
+	t.Parallel()
+	src := copyTestdata(t, "conn.log", "u_ex261120.log")
+	dir := t.TempDir()
+	for from, to := range map[string]string{"conn.log": "zeek", "u_ex261120.log": "iis"} {
+		if err := os.MkdirAll(filepath.Join(dir, to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(src, from), filepath.Join(dir, to, from)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openSet(t, dir)
+	for _, c := range []struct {
+		sql  string
+		want [][]any
+	}{
+		{`SELECT datetime(ts, 'unixepoch') AS at, "id.orig_h", "id.resp_p", service, orig_bytes, resp_bytes
+FROM zeek_conn WHERE "id.resp_h" = '203.0.113.7' ORDER BY ts`,
+			[][]any{{"2026-11-20 10:00:01", "10.0.3.7", int64(443), "ssl", int64(77), int64(295)}, {"2026-11-20 10:01:40", "10.0.3.7", int64(22), nil, nil, nil}}},
+		{`SELECT date || ' ' || time AS at, "cs-method", "cs-uri-stem", "cs-uri-query", "sc-status", "cs(User-Agent)"
+FROM iis_u_ex261120 WHERE "c-ip" = '203.0.113.7' AND "sc-status" >= 300`,
+			[][]any{{"2026-11-20 10:00:05", "POST", "/owa/auth.owa", nil, int64(302), "Mozilla/5.0+(Windows+NT+10.0;+Win64;+x64)"},
+				{"2026-11-20 10:02:10", "GET", "/aspnet_client/system_web/shell.aspx", "cmd=whoami", int64(404), "python-requests/2.31.0"}}},
+	} {
+		res, err := s.Query(context.Background(), c.sql, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Rows, c.want) {
+			t.Errorf("%s:\n got %v\nwant %v", c.sql, res.Rows, c.want)
+		}
+	}
+}
