@@ -20,7 +20,11 @@ type file struct {
 }
 
 func (f file) structured() bool {
-	return f.kind == kindNDJSON || f.kind == kindJSON || f.kind == kindCSV
+	switch f.kind {
+	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C:
+		return true
+	}
+	return false
 }
 
 // sniffKey identifies a version of a file: its kind is looked at once per version.

@@ -60,6 +60,7 @@ func (s *Set) Grep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 	if err != nil {
 		return nil, userErrorf("invalid pattern (RE2 syntax): %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
+	sr := newSearcher(o.Pattern, re, o.IgnoreCase)
 	sel, err := s.selector(o.Path)
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func (s *Set) Grep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 			ferr = err
 			return false
 		}
-		if ferr = s.grepFile(ctx, re, e, o, res); ferr != nil {
+		if ferr = s.grepFile(ctx, re, sr, e, o, res); ferr != nil {
 			return false
 		}
 		return !res.Truncated
@@ -186,25 +187,13 @@ type pending struct {
 	need int
 }
 
-func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, e entry, o GrepOptions, res *GrepResult) error {
+func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, sr *searcher, e entry, o GrepOptions, res *GrepResult) error {
 	r, err := openEntry(e, s.bombFloor)
 	if err != nil {
 		// It changed since the walk, or it is a .gz that is not gzip: not text to search.
 		return nil
 	}
 	defer r.Close()
-	find := re.FindIndex
-	if lit, complete := re.LiteralPrefix(); complete && lit != "" {
-		// A plain string (an address with its dots escaped, a user name): a byte search is
-		// several times faster than the regexp machine on the same string.
-		b := []byte(lit)
-		find = func(text []byte) []int {
-			if i := bytes.Index(text, b); i >= 0 {
-				return []int{i, i + len(b)}
-			}
-			return nil
-		}
-	}
 	buf := make([]byte, 2*grepChunk)
 	n := 0         // bytes held in buf
 	var line int64 // lines before buf[0]
@@ -254,10 +243,11 @@ func (s *Set) grepFile(ctx context.Context, re *regexp.Regexp, e entry, o GrepOp
 		if len(waiting) > 0 {
 			waiting = fillAfter(res, waiting, chunk)
 		}
+		sr.chunk(chunk)
 		counted := 0
 		pos := 0
 		for pos < len(chunk) && !res.Truncated {
-			loc := find(chunk[pos:])
+			loc := sr.find(chunk[pos:])
 			if loc == nil {
 				break
 			}

@@ -337,7 +337,7 @@ func (t *tableBuilder) fill(f file) (parseStats, error) {
 		case rec.fields != nil:
 			return t.addCSV(rec.fields)
 		}
-		return t.addJSON(rec)
+		return t.addJSON(rec) // JSON members, or a log's header and its typed rows
 	})
 }
 
@@ -404,12 +404,16 @@ func (t *tableBuilder) addJSON(rec record) error {
 			return err
 		}
 	}
-	if t.dryRun {
+	if t.dryRun || rec.schema {
 		return nil
 	}
 	t.vals = append(t.vals[:0], make([]any, len(t.names))...)
 	for i, k := range rec.keys {
-		t.vals[t.byKey[k]] = jsonValue(rec.vals[i])
+		if rec.typed != nil {
+			t.vals[t.byKey[k]] = rec.typed[i]
+		} else {
+			t.vals[t.byKey[k]] = jsonValue(rec.vals[i])
+		}
 	}
 	return t.exec()
 }

@@ -98,6 +98,9 @@ func sampleColumns(f file, floor int64) ([]string, error) {
 			if err := t.addJSON(rec); err != nil {
 				return err
 			}
+			if rec.schema {
+				return errEnough // a log's header names its columns
+			}
 		}
 		n++
 		if n == sampleRecords {

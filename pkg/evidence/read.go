@@ -10,6 +10,9 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Kinds of files.
@@ -17,6 +20,8 @@ const (
 	kindNDJSON = "ndjson"
 	kindJSON   = "json"
 	kindCSV    = "csv"
+	kindZeek   = "zeek"
+	kindW3C    = "w3c"
 	kindText   = "text"
 	kindBinary = "binary"
 )
@@ -70,18 +75,57 @@ func openEntry(e entry, floor int64) (*reader, error) {
 		return nil, err
 	}
 	r := &reader{Reader: fd, closers: []io.Closer{fd}}
-	if !isGzip(e.rel) {
-		return r, nil
+	if isGzip(e.rel) {
+		zr, err := gzip.NewReader(bufio.NewReaderSize(fd, 256<<10))
+		if err != nil {
+			_ = r.Close()
+			return nil, fmt.Errorf("%s is not gzip data", e.logical())
+		}
+		r.closers = append(r.closers, zr)
+		limit := gzipBound(fi.Size(), floor)
+		r.Reader = &boundReader{r: zr, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}
 	}
-	zr, err := gzip.NewReader(bufio.NewReaderSize(fd, 256<<10))
+	dec, err := decodeText(r.Reader)
 	if err != nil {
 		_ = r.Close()
-		return nil, fmt.Errorf("%s is not gzip data", e.logical())
+		var tl *errTooLarge
+		if errors.As(err, &tl) {
+			return nil, err
+		}
+		if isGzip(e.rel) {
+			return nil, fmt.Errorf("%s is not gzip data", e.logical())
+		}
+		return nil, err
 	}
-	r.closers = append(r.closers, zr)
-	limit := gzipBound(fi.Size(), floor)
-	r.Reader = &boundReader{r: zr, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}
+	r.Reader = dec
 	return r, nil
+}
+
+// decodeText reads r's byte order mark: a UTF-8 one is dropped, and UTF-16 with one (what
+// Windows PowerShell 5.1's Out-File writes) is decoded to UTF-8 as it streams, so every reader
+// (the sniff, the tables, grep) sees UTF-8 text. Without a mark the bytes are r's own.
+func decodeText(r io.Reader) (io.Reader, error) {
+	var head [3]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	b := head[:n]
+	rest := func(skip int) io.Reader {
+		if skip == len(b) {
+			return r
+		}
+		return io.MultiReader(bytes.NewReader(b[skip:]), r)
+	}
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		return rest(3), nil
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		return transform.NewReader(rest(2), unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewDecoder()), nil
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return transform.NewReader(rest(2), unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder()), nil
+	}
+	return rest(0), nil
 }
 
 func isGzip(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".gz") }
@@ -133,7 +177,7 @@ func stripExt(p string) string {
 	for {
 		ext := strings.ToLower(path.Ext(p))
 		switch ext {
-		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".log":
+		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log":
 			p = p[:len(p)-len(ext)]
 		default:
 			return p
@@ -180,13 +224,19 @@ func sniff(e entry, floor int64) (string, error) {
 		return "", err
 	}
 	head = head[:n]
-	switch ext := path.Ext(name); {
+	ext := path.Ext(name)
+	if ext != ".json" && ext != ".ndjson" && ext != ".jsonl" {
+		if k := logKind(head); k != "" {
+			return k, nil
+		}
+	}
+	switch {
 	case ext == ".csv":
 		return kindCSV, nil
 	case ext == ".ndjson" || ext == ".jsonl":
 		return kindNDJSON, nil
 	case ext == ".json":
-		t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+		t := bytes.TrimLeft(head, " \t\r\n")
 		if len(t) > 0 && t[0] == '{' && firstLineObject(t, false) {
 			return kindNDJSON, nil
 		}

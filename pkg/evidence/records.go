@@ -25,6 +25,10 @@ type record struct {
 	fields []string
 	// header, in the first record of a CSV file, names its columns (and fields is nil).
 	header []string
+	// typed are the values of keys already converted (Zeek and W3C logs), vals unused; with
+	// schema set, keys only name columns (a log's header) and the record is no row.
+	typed  []any
+	schema bool
 }
 
 // parseStats is what reading a file found.
@@ -46,6 +50,10 @@ func readRecords(r io.Reader, kind string, emit func(record) error) (parseStats,
 		return readJSON(r, emit)
 	case kindCSV:
 		return readCSV(r, emit)
+	case kindZeek:
+		return readZeek(r, emit)
+	case kindW3C:
+		return readW3C(r, emit)
 	}
 	return parseStats{}, fmt.Errorf("not a table")
 }
