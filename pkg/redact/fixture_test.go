@@ -1,0 +1,29 @@
+package redact
+
+import "testing"
+
+func TestFixtureShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"GITHUB_TOKEN=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "GITHUB_TOKEN=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"},
+		{"SLACK_BOT_TOKEN=xoxb-123456", "SLACK_BOT_TOKEN=xoxb-123456"},
+		{"SLACK_TOKEN=xoxb-0000000000-0000000000-000000000000000000000000", "SLACK_TOKEN=xoxb-0000000000-0000000000-000000000000000000000000"},
+		// short patterns are what the labelling policy counts as the secret they stand for
+		{"api_key: 1234567890abcdef1234567890abcdef", "api_key: [REDACTED_API_KEY]"},
+		{"token=0123456789abcdefghijklmnopqrstuvwxyz", "token=0123456789abcdefghijklmnopqrstuvwxyz"},
+		{"key 00000000000000000000ABCDEFGHIJKLMNOPQRSTUVWXYZ", "key 00000000000000000000ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+		// real ones go
+		{"GITHUB_TOKEN=ghp_Ie2pUNsBKTd6rlWzBFQQT28UVk2ZKU15B7gt", "GITHUB_TOKEN=[REDACTED_API_KEY]"},
+		{"SLACK_BOT_TOKEN=xoxb-931150101227-448380944013-K9XR9SOyr15jyligoQexbtmo", "SLACK_BOT_TOKEN=[REDACTED_API_KEY]"},
+		{"password=abcdef123456", "password=[REDACTED_SECRET]"},
+	}
+	r := New(AllTypes()...)
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			t.Parallel()
+			if got, _ := r.String(c.in); got != c.want {
+				t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
