@@ -27,3 +27,24 @@ func TestFixtureShapes(t *testing.T) {
 		})
 	}
 }
+
+func TestURLIndicatorsKept(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"},
+		{"https://hooks.slack.com/services/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", "[REDACTED_API_KEY]"},
+		{"DATABASE_URL=postgres://app@db.internal:5432/app", "DATABASE_URL=postgres://app@db.internal:5432/app"},
+		{"DATABASE_URL=postgres://app:pXn7!eR2wq@db.internal:5432/app", "DATABASE_URL=postgres://app:[REDACTED_SECRET]@db.internal:5432/app"},
+		{"Allowlist *.my.salesforce.com and *.zendesk.com now", "Allowlist *.my.salesforce.com and *.zendesk.com now"},
+		{"mail alice@example.com now", "mail [REDACTED_EMAIL] now"},
+	}
+	r := New(AllTypes()...)
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			t.Parallel()
+			if got, _ := r.String(c.in); got != c.want {
+				t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}

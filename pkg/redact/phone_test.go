@@ -82,3 +82,23 @@ func TestAzureConnectionStrings(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFifthSet runs the fifth set's texts (other countries' phone
+// layouts, vendor shapes, dotted numbers): the text that reaches the
+// numbering plans most often.
+func BenchmarkFifthSet(b *testing.B) {
+	var sb strings.Builder
+	recs := loadRecords(b, fifthSetPath)
+	for sb.Len() < 1<<20 {
+		for _, r := range recs {
+			sb.WriteString(r.Text)
+			sb.WriteByte('\n')
+		}
+	}
+	s := sb.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		all.String(s)
+	}
+}
