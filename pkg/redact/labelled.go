@@ -3,8 +3,9 @@ package redact
 import "strings"
 
 // Values known by the label written before them rather than by their own
-// shape: a Heroku API key (a UUID, which alone is an identifier to keep)
-// and the password of a "user NAME pass VALUE" line.
+// shape: a Heroku API key (a UUID, which alone is an identifier to keep), a
+// Mailgun key in its 32-8-8 hex layout, and the password of a "user NAME
+// pass VALUE" line.
 
 // labelledUUIDAt takes a UUID at i (the word [i,j) is its first group) when
 // a Heroku credential label stands shortly before it on the same line
@@ -15,13 +16,33 @@ func (sc *scanner) labelledUUIDAt(s string, i, j int) int {
 	if j-i != 8 || e > len(s) || s[j] != '-' || !uuidLayout(s[i:e]) || !allClass(strings.ReplaceAll(s[i:e], "-", ""), cHex) || !rightBoundary(s, e) {
 		return -1
 	}
+	if !labelBefore(s, i, "heroku") {
+		return -1
+	}
+	sc.add(i, e, tAPIKey, prioVendor)
+	return e
+}
+
+// labelBefore reports the vendor's name shortly before i on the same line,
+// followed somewhere before i by a credential word.
+func labelBefore(s string, i int, vendor string) bool {
 	a := max(0, i-40)
 	if k := strings.LastIndexByte(s[a:i], '\n'); k >= 0 {
 		a += k + 1
 	}
 	before := strings.ToLower(s[a:i])
-	h := strings.LastIndex(before, "heroku")
-	if h < 0 || !containsAny(before[h:], "key", "token", "auth", "credential") {
+	h := strings.LastIndex(before, vendor)
+	return h >= 0 && containsAny(before[h:], "key", "token", "auth", "credential", "secret")
+}
+
+// mailgunKeyAt takes a Mailgun API or signing key in its newer layout, 32
+// hex digits, '-', 8, '-', 8 ("…5de2-d4d0cd78-da75527e"), at the word [i,j)
+// when a Mailgun credential label stands before it (the public rule sets ask
+// for the vendor's name too: the layout alone is rare but not unique).
+func (sc *scanner) mailgunKeyAt(s string, i, j int) int {
+	e := j + 18
+	if j-i != 32 || e > len(s) || s[j] != '-' || s[j+9] != '-' || !isLowerHex(s[i:j]) ||
+		!isLowerHex(s[j+1:j+9]) || !isLowerHex(s[j+10:e]) || !rightBoundary(s, e) || !labelBefore(s, i, "mailgun") {
 		return -1
 	}
 	sc.add(i, e, tAPIKey, prioVendor)

@@ -102,3 +102,16 @@ func BenchmarkFifthSet(b *testing.B) {
 		all.String(s)
 	}
 }
+
+func TestMailgunLabelled(t *testing.T) {
+	t.Parallel()
+	r := New(AllTypes()...)
+	for in, want := range map[string]string{
+		"Leaked Mailgun key 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e in the repo": "Leaked Mailgun key [REDACTED_API_KEY] in the repo",
+		"build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished":                 "build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished",
+	} {
+		if got, _ := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

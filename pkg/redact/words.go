@@ -436,6 +436,9 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 			}
 		}
 	}
+	if e := sc.mailgunKeyAt(s, i, j); e > 0 {
+		return e
+	}
 	// Mailchimp: 32 lower-case hex + "-us" + datacenter number
 	if j-i == 32 && j+3 < n && s[j] == '-' && s[j+1] == 'u' && s[j+2] == 's' && isDigit(s[j+3]) {
 		if allClass(s[i:j], cDigit) || !isLowerHex(s[i:j]) {
