@@ -415,7 +415,7 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 			return end
 		}
 		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) || jpMobile(digits[:min(nd, len(digits))]) ||
-			(cnMobileShape(digits[:min(nd, len(digits))]) && !keyedNumber(s, first) && cnMobile(string(digits[:nd]))) {
+			(cnMobileShape(digits[:min(nd, len(digits))]) && !keyedNumber(s, first) && !measuredNumber(s, first, end) && cnMobile(string(digits[:nd]))) {
 			sc.add(first, ext, tPhone, prioPhone)
 		}
 		return ext

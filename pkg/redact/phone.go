@@ -42,6 +42,39 @@ func keyedNumber(s string, i int) bool {
 	return i > 0 && (s[i-1] == '=' || s[i-1] == ':')
 }
 
+// quantityWords name what an ordinary number counts or measures, before it
+// ("size 15728640000") or after it ("15728640000 bytes").
+var quantityWords = []string{"bytes", "byte", "kb", "mb", "gb", "ms", "ns", "us", "rows", "records", "events",
+	"times", "seconds", "secs", "packets", "requests", "items", "files", "hits", "entries", "lines", "size",
+	"count", "total", "offset", "length", "sum", "balance", "amount", "usd", "eur", "jpy", "cny", "yen", "yuan"}
+
+// measuredNumber reports a quantity word right before the number [i,e) or
+// right after it: a mobile-shaped run there is a count or a size.
+func measuredNumber(s string, i, e int) bool {
+	b := i
+	for b > 0 && s[b-1] == ' ' {
+		b--
+	}
+	a := b
+	for a > 0 && isAlpha(s[a-1]) && b-a < 10 {
+		a--
+	}
+	c := e
+	for c < len(s) && s[c] == ' ' {
+		c++
+	}
+	d := c
+	for d < len(s) && isAlpha(s[d]) && d-c < 10 {
+		d++
+	}
+	for _, w := range quantityWords {
+		if (a < b && eqFold(s[a:b], w)) || (c > e && c < d && eqFold(s[c:d], w)) {
+			return true
+		}
+	}
+	return false
+}
+
 // frenchPairs reports the French national layout written with dots: five
 // pairs, the first a trunk 0 and a non-zero digit (01.42.68.53.00).
 func frenchPairs(txt string) bool {

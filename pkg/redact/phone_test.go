@@ -18,6 +18,8 @@ func TestPhoneRecognizer(t *testing.T) {
 		{"phone is 01.42.68.53.00 according", "phone is [REDACTED_PHONE] according"},
 		// ordinary numbers stay
 		{"bytes_sent=18446744073 total", "bytes_sent=18446744073 total"},
+		{"transferred 15728640000 bytes", "transferred 15728640000 bytes"},
+		{"total 13912345678 in the batch", "total 13912345678 in the batch"},
 		{"Sum of 12 34 56 78 90 items", "Sum of 12 34 56 78 90 items"},
 		{"Invoice 2026-000134 totals", "Invoice 2026-000134 totals"},
 		{"+30 21 0 0 0 0 is no number", "+30 21 0 0 0 0 is no number"},
