@@ -18,6 +18,7 @@ require (
 	github.com/m-mizutani/goerr/v2 v2.0.0
 	github.com/mattn/go-runewidth v0.0.23
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/rivo/uniseg v0.4.7
 	github.com/urfave/cli/v3 v3.14.0
 	github.com/yuin/goldmark v1.7.13

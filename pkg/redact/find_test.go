@@ -17,7 +17,7 @@ func TestFindAndParseIP(t *testing.T) {
 		ip   string // the first finding's address, when it is one
 	}{
 		{"lookup 10.0.3.7 please", "IP=10.0.3.7", "10.0.3.7"},
-		{"010.000.003.007", "IP=010.000.003.007", "10.0.3.7"},
+		{"010.000.003.007", "", ""}, // leading zeros: a serial or a version, not an address in text
 		{"::ffff:10.0.3.7", "IP=::ffff:10.0.3.7", "10.0.3.7"},
 		{"fe80::1%eth0", "IP=fe80::1", "fe80::1"},
 		{"１０．０．３．７", "IP=１０．０．３．７", "10.0.3.7"},

@@ -188,7 +188,7 @@ func classifyKey(key string) keyInfo {
 		case f&wSecret != 0 || hasSuffixIn(w, secretSuffixes):
 			secret = true
 			apiTail = false
-		case string(w) == "account" || string(w) == "storage":
+		case string(w) == "account" || string(w) == "storage" || string(w) == "shared":
 			account = true
 		case string(w) == "accountkey" || string(w) == "storagekey":
 			account = true

@@ -46,7 +46,9 @@ func (sc *scanner) numeric(s string, i int) int {
 			}
 			d := spanClass(s, p, cDigit, 0)
 			u := numUnit{start: p, digits: d - p, parts: 1}
-			for d+1 < n && s[d] == '.' && isDigit(s[d+1]) && u.parts < 8 {
+			// all the parts are taken (an OID has a dozen), so that no four of
+			// them are read as an address on their own
+			for d+1 < n && s[d] == '.' && isDigit(s[d+1]) && u.parts < 64 {
 				e := spanClass(s, d+1, cDigit, 0)
 				u.digits += e - d - 1
 				u.parts++
@@ -391,8 +393,8 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 			return end
 		}
 	}
-	if k == 2 && yearLike(grp(0)) && yearLike(grp(1)) {
-		return end
+	if k == 2 && yearLike(grp(0)) && (yearLike(grp(1)) || sep == "-" && !plus && !hasContext(s, first, phoneContext)) {
+		return end // 2024-2025, and year-led identifiers such as invoice 2026-000134
 	}
 	if !plus && !paren && k == 2 && sep == "-" && units[0].digits == 5 && units[1].digits == 4 && !hasContext(s, first, phoneContext) {
 		return end // US ZIP+4
@@ -412,7 +414,8 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		if nd < 7 {
 			return end
 		}
-		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) || jpMobile(digits[:min(nd, len(digits))]) {
+		if (plus && nd >= 8) || hasContext(s, first, phoneContext) || hasContextAfter(s, ext) || jpMobile(digits[:min(nd, len(digits))]) ||
+			(cnMobileShape(digits[:min(nd, len(digits))]) && !keyedNumber(s, first) && !measuredNumber(s, first, end) && cnMobile(string(digits[:nd]))) {
 			sc.add(first, ext, tPhone, prioPhone)
 		}
 		return ext
@@ -426,8 +429,14 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		if d > maxGroup {
 			maxGroup = d
 		}
-		if x > 0 && !units[x].paren && d < 2 && !(x == 1 && plus) {
-			return end // only a country code may be followed by a one-digit area code
+		if x > 0 && !units[x].paren && d < 2 && !(x == 1 && plus) && !(x == 2 && plus && units[1].paren) {
+			// only a country code (or a trunk "(0)" after it) may be followed by a
+			// one-digit area code; other groupings of an international number
+			// ("+30 21 0 3214567") are confirmed by the numbering plan
+			if plus && intlPhoneValid(s[first:end]) {
+				break
+			}
+			return end
 		}
 		if x > 0 && strings.IndexByte(seps[x], '-') >= 0 {
 			spacesOnly = false
@@ -436,8 +445,8 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 	if k == 2 && (units[0].digits < 2 && !plus) {
 		return end
 	}
-	if maxGroup <= 2 && spacesOnly && nd < 10 {
-		return end // "10 20 30 40" is a list, not a phone
+	if maxGroup <= 2 && spacesOnly && (nd < 10 || !plus && digits[0] != '0') {
+		return end // "10 20 30 40" is a list, not a phone; numbers in pairs start with a trunk 0
 	}
 	sc.add(first, ext, tPhone, prioPhone)
 	return ext
@@ -451,36 +460,31 @@ func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
 	q := u.start
 	for q < u.end {
 		d := spanClass(s, q, cDigit, 0)
-		lens[np] = d - q
+		if np < len(lens) {
+			lens[np] = d - q
+		}
 		np++
 		q = d + 1
 	}
 	txt := s[u.start:u.end]
 	left := leftBoundary(s, u.start) && (u.start == 0 || s[u.start-1] != '.') && !phBefore(s, u.start)
-	if np == 4 && validIPv4(txt) {
+	if np > 5 {
+		return // versions, OIDs and section numbers: 1.3.6.1.4.1.311
+	}
+	if np == 5 && frenchPairs(txt) {
+		if left && ipRightOK(s, u.end) {
+			sc.add(u.start, phoneExt(s, u.end), tPhone, prioPhone)
+		}
+		return
+	}
+	if np == 4 && textIPv4(txt) {
 		if left && ipRightOK(s, u.end) && !versionContext(s, u.start) {
 			sc.add(u.start, u.end, tIP, prioIP)
 		}
 		return
 	}
-	if np > 4 && np <= 8 && left && !versionContext(s, u.start) {
-		// 192.168.1.1.1: the leading four parts, then the next four, as a
-		// word-bounded pattern would match them
-		a := u.start
-		for k := 0; k+4 <= np; k += 4 {
-			e := a
-			for x := 0; x < 4; x++ {
-				e = spanClass(s, e, cDigit, 0)
-				if x < 3 {
-					e++
-				}
-			}
-			if validIPv4(s[a:e]) {
-				sc.add(a, e, tIP, prioIP)
-			}
-			a = e + 1
-		}
-		return
+	if np > 4 {
+		return // five parts that are not a phone: a version or a serial
 	}
 	if !leftOK(s, u.start) {
 		return
@@ -691,55 +695,6 @@ func versionContext(s string, i int) bool {
 	}
 	if j >= 12 && s[j-12:j] == "バージョン" {
 		return true
-	}
-	return false
-}
-
-// validMyNumber checks the check digit of a 12-digit Individual Number
-// (マイナンバー) by the official rule: with P(n) the n-th of the first eleven
-// digits counted from the right and Q(n) = n+1 for n <= 6, n-5 above, the
-// twelfth digit is 0 when ΣP(n)Q(n) mod 11 <= 1, else 11 minus it.
-func validMyNumber(d []byte) bool {
-	if len(d) != 12 {
-		return false
-	}
-	sum := 0
-	for n := 1; n <= 11; n++ {
-		p := int(d[11-n] - '0')
-		q := n + 1
-		if n >= 7 {
-			q = n - 5
-		}
-		sum += p * q
-	}
-	check := 0
-	if r := sum % 11; r > 1 {
-		check = 11 - r
-	}
-	return int(d[11]-'0') == check
-}
-
-// myNumberWords name an Individual Number before it (compared lower-case,
-// ASCII folded).
-var myNumberWords = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my_number", "my-number",
-	"individual number", "マイナンバーカード"}
-
-// myNumberContext reports a My Number word shortly before the number at i,
-// with nothing but separators, filler and Japanese particles between.
-func myNumberContext(s string, i int) bool {
-	a := max(0, i-48)
-	for a < i && a > 0 && s[a]&0xC0 == 0x80 {
-		a++ // start on a character boundary
-	}
-	w := s[a:i]
-	for _, kw := range myNumberWords {
-		k := lastIndexFold(w, kw)
-		if k < 0 {
-			continue
-		}
-		if gapOK(w[k+len(kw):]) {
-			return true
-		}
 	}
 	return false
 }

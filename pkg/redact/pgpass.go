@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // Password files: the password field of PostgreSQL password-file lines
 // (host:port:database:user:password).
 
@@ -34,7 +36,13 @@ func (sc *scanner) pgpassAt(s string, c int) int {
 		hs--
 	}
 	host := s[hs:c]
-	if host == "" || (host != "*" && !hasLetter(host)) || !pgpassLineStart(s, hs) {
+	// a host is a name, '*' or an address; a line quoted in prose
+	// ("the line 10.2.3.4:6432:*:billing:…") starts after a space, which is
+	// taken only when the database field is the wildcard '*' and the host an
+	// address or a dotted name
+	dbStar := e+2 < n && s[e+1] == '*' && s[e+2] == ':'
+	if host == "" || (host != "*" && !hasLetter(host) && !validIPv4(host)) ||
+		!(pgpassLineStart(s, hs) || dbStar && hs > 0 && s[hs-1] == ' ' && (validIPv4(host) || strings.IndexByte(host, '.') > 0)) {
 		return -1
 	}
 	f := e + 1

@@ -32,7 +32,7 @@ func quick(dst []match, s string) ([]match, bool) {
 		}
 		return dst, quickWordShape(s)
 	case isDigit(c):
-		if validIPv4(s) {
+		if textIPv4(s) {
 			return append(dst, match{start: 0, end: len(s), typ: tIP, prio: prioIP}), true
 		}
 		return dst, timestampShape(s)

@@ -42,7 +42,7 @@ func TestQuickShapes(t *testing.T) {
 		{"2025-11-26T10:04:05Z", true}, {"2025-11-26T10:04:05.123456789+09:00", true}, {"2025-11-26T10:04:05", true},
 		{"2025-11-26T10:04:05.1234567891Z", false}, {"2025-11-26T10:04:05.Z", false}, {"2025-11-26 10:04:05", false},
 		{"2025-11-26T10:04:05+0900", false}, {"2025-11-26", false}, {"2025-11-26T10:04Z", false},
-		{"203.0.113.7", true}, {"010.001.000.001", true}, {"256.1.1.1", false}, {"1.2.3.4.5", false}, {"1.2.3.4:80", false},
+		{"203.0.113.7", true}, {"010.001.000.001", false}, {"256.1.1.1", false}, {"1.2.3.4.5", false}, {"1.2.3.4:80", false},
 		{"user1@example.com", true}, {"_svc@mail2.example.org", true}, {"first.last@example.com", false},
 		{"a+b@example.com", false}, {"bob@my-corp.example", false}, {"ops@example.c", false}, {"ops@example.c0m", false},
 		{"x@eyJhbGciOiJIUzI1.eyJzdWIiOiIx.io", false}, {"user@1.example.com", false}, {"user@example..com", false},

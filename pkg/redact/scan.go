@@ -211,6 +211,9 @@ func (sc *scanner) scanEmails(s string) {
 		if ls == at || s[at-1] == '.' {
 			continue
 		}
+		if ls >= 3 && s[ls-3:ls] == "://" {
+			continue // the user name of a URL (postgres://app@db.internal): a login, not an address
+		}
 		end := emailDomainEnd(s, at+1)
 		if end < 0 || (end < n && (isWord(s[end]) || s[end] == '@' || s[end] == '-')) {
 			continue
@@ -398,7 +401,7 @@ func (sc *scanner) scanURLs(s string) {
 			for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
 				ue--
 			}
-			if isWebhook(host, s[e:ue]) {
+			if isWebhook(host, s[e:ue]) && !webhookPlaceholder(s[e:ue]) {
 				sc.add(a, ue, tAPIKey, prioVendor)
 			}
 		}
@@ -480,6 +483,18 @@ func isWebhook(host, path string) bool {
 		return hasPrefixFold(path, "/bot") && strings.IndexByte(path, ':') > 0
 	}
 	return false
+}
+
+// webhookPlaceholder reports a webhook URL whose secret, the last path
+// segment, is a placeholder (…/services/T00000000/B00000000/XXXXXXXX…): a
+// documentation example, not a credential.
+func webhookPlaceholder(path string) bool {
+	if k := strings.IndexAny(path, "?#"); k >= 0 {
+		path = path[:k]
+	}
+	path = strings.TrimRight(path, "/")
+	seg := path[strings.LastIndexByte(path, '/')+1:]
+	return len(seg) >= 8 && placeholderBody(seg)
 }
 
 func hasSuffixFold(s, suffix string) bool {

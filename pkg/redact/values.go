@@ -234,6 +234,11 @@ func placeholderValue(v string) bool {
 	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
+	// the same after the first separator (xoxb-0000000000-0000000000-0000…),
+	// and a vendor prefix with a body too short for the vendor (xoxb-123456)
+	if k := strings.IndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) || truncatedVendor(v) {
+		return true
+	}
 	// constant names such as ACCESS_TOKEN or IBM_IAM_API_KEY_ENV
 	if allClass(v, cUpper|cDigit|cUnder) && strings.IndexByte(v, '_') >= 0 && !strings.ContainsAny(v, "0123456789") {
 		return true

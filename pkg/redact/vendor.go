@@ -42,6 +42,7 @@ var (
 	setSG     = newSet("A-Za-z0-9_.-")
 	setBech   = newSet("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
 	setLDDash = newSet("a-z0-9-")
+	setFly    = newSet("A-Za-z0-9+/=,_")
 )
 
 const (
@@ -242,7 +243,15 @@ var vendorRules = []vrule{
 	{"lsv2_sk_", setANU, 40, 60, tAPIKey, 0},               // LangSmith
 	{"sk-or-v1-", setHexL, 64, 64, tAPIKey, 0},             // OpenRouter
 	{"fo1_", setAND, 43, 43, tAPIKey, 0},                   // Fly.io
-	{"sk_", setHexL, 48, 64, tAPIKey, 0},                   // ElevenLabs and similar
+	// Fly.io macaroon tokens: "FlyV1 " is part of the token as flyctl prints
+	// it; a token may be a comma-joined list of fm1a_/fm1r_/fm2_ parts
+	{"FlyV1 fm2_", setFly, 100, 8000, tAPIKey, 0},
+	{"FlyV1 fm1a_", setFly, 100, 8000, tAPIKey, 0},
+	{"FlyV1 fm1r_", setFly, 100, 8000, tAPIKey, 0},
+	{"fm2_", setFly, 100, 8000, tAPIKey, 0},
+	{"fm1a_", setFly, 100, 8000, tAPIKey, 0},
+	{"fm1r_", setFly, 100, 8000, tAPIKey, 0},
+	{"sk_", setHexL, 48, 64, tAPIKey, 0}, // ElevenLabs and similar
 
 	// Prefix conventions of the public detector lists (gitleaks rules,
 	// trufflehog detectors) by category. Bodies are as wide as the
@@ -470,5 +479,78 @@ func placeholderBody(body string) bool {
 	if distinct <= 2 && len(body) >= 4 {
 		return true
 	}
-	return xs*2 >= len(body) || maxRun >= 5
+	return xs*2 >= len(body) || maxRun >= 5 || sequenceBody(body)
+}
+
+// sequenceBody reports a fixture written by running through the alphabet:
+// "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "0000…0000ABCDEFGHIJKLMNOPQRSTUVWXYZ".
+// The labelling policy counts shorter patterns ("abcd1234abcd1234…",
+// "1234567890abcdef…") as the secrets they stand in for, so only a long run
+// counts: twenty steps in a row, or ten after a run of ten equal
+// characters, and steps or repeats in seven of ten neighbouring pairs
+// (outside '-', '_', '.'). Random tokens step in about one pair in thirty.
+func sequenceBody(body string) bool {
+	if len(body) < 16 {
+		return false
+	}
+	pairs, steps := 0, 0
+	asc, maxAsc, same, maxSame := 0, 0, 0, 0
+	misses, maxMisses := 0, 3*len(body)/10 // a random body fails within its first third
+	var prev byte
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c == '-' || c == '_' || c == '.' {
+			continue
+		}
+		if prev != 0 {
+			pairs++
+			switch {
+			case c == prev+1 || seqWrap(prev, c):
+				steps++
+				asc++
+				same = 0
+			case c == prev:
+				steps++
+				same++
+				asc = 0
+			default:
+				asc, same = 0, 0
+				if misses++; misses > maxMisses {
+					return false
+				}
+			}
+			maxAsc, maxSame = max(maxAsc, asc), max(maxSame, same)
+		}
+		prev = c
+	}
+	return (maxAsc >= 20 || maxAsc >= 10 && maxSame >= 10) && steps*10 >= pairs*7
+}
+
+// seqWrap is a step across the ends of the digit and letter runs: 9→0,
+// 9→a, 0→a (…7890abc…), z→0, Z→0.
+func seqWrap(a, b byte) bool {
+	return (a == '9' || a == '0') && (b == '0' || b == 'a' || b == 'A') || (a == 'z' || a == 'Z') && (b == '0' || b == '1')
+}
+
+// truncatedVendor reports a value that starts with a distinctive vendor
+// prefix (five characters or more, "xoxb-") but whose body is too short for
+// the vendor's format: a fixture such as "xoxb-123456", not a token.
+func truncatedVendor(v string) bool {
+	if len(v) < 2 {
+		return false
+	}
+	for _, ri := range vendorLists[vendorIndex[int(v[0])<<8|int(v[1])]] {
+		r := &vendorRules[ri]
+		if len(r.prefix) < 5 || !strings.HasPrefix(v, r.prefix) {
+			continue
+		}
+		body := v[len(r.prefix):]
+		for k := 0; k < len(body); k++ {
+			if !r.set[body[k]] {
+				return false
+			}
+		}
+		return len(body) < r.min
+	}
+	return false
 }

@@ -89,6 +89,9 @@ func (sc *scanner) digitWord(s string, i, j int) int {
 	if e := sc.atlasToken(s, i, j); e > 0 {
 		return e
 	}
+	if e := sc.labelledUUIDAt(s, i, j); e > 0 {
+		return e
+	}
 	d := spanClass(s, i, cDigit, 0)
 	if d == j && d < n && s[d] == ':' && i > 0 && s[i-1] == ':' && d-i <= 5 {
 		if e := sc.pgpassAt(s, i-1); e > 0 {
@@ -165,6 +168,14 @@ func (sc *scanner) alphaWord(s string, i, j int) int {
 	if e, typ, ok := matchVendor(s, i); ok {
 		sc.add(i, e, typ, prioVendor)
 		return e
+	}
+	if e := sc.labelledUUIDAt(s, i, j); e > 0 {
+		return e
+	}
+	if j-i == 4 && eqFold(s[i:j], "pass") {
+		if e := sc.userPassAt(s, i, j); e > 0 {
+			return e
+		}
 	}
 	if s[i] == 'e' && strings.HasPrefix(s[i:], "eyJ") {
 		if e := jwtEnd(s, i); e > 0 {
@@ -424,6 +435,9 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 				}
 			}
 		}
+	}
+	if e := sc.mailgunKeyAt(s, i, j); e > 0 {
+		return e
 	}
 	// Mailchimp: 32 lower-case hex + "-us" + datacenter number
 	if j-i == 32 && j+3 < n && s[j] == '-' && s[j+1] == 'u' && s[j+2] == 's' && isDigit(s[j+3]) {
