@@ -208,6 +208,16 @@ func (g *egressGuard) visit(s string, c *leakSet) bool {
 			c.add("internal address", s)
 		}
 	}
+	// "010.000.003.007" is 8.0.3.7 to inet_aton but 10.0.3.7 to a person reading a log that
+	// pads its addresses, and redaction, which keeps it, does not report it: held when either
+	// reading is internal
+	for _, run := range dottedRuns(s) {
+		if padded(run) {
+			if a, ok := zeroPaddedQuad(run); ok && internalAddr(a) {
+				c.add("internal address", run)
+			}
+		}
+	}
 	g.hosts(s, c)
 	g.urlHosts(s, c)
 	if d, ok := urlDecoded(s); ok {
@@ -218,6 +228,68 @@ func (g *egressGuard) visit(s string, c *leakSet) bool {
 		g.urlHosts(d, c)
 	}
 	return false
+}
+
+// dottedRuns are the runs of digits and dots in s that hold a dot.
+func dottedRuns(s string) []string {
+	var runs []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if run := strings.Trim(s[start:i], "."); strings.Contains(run, ".") {
+				runs = append(runs, run)
+			}
+			start = -1
+		}
+	}
+	return runs
+}
+
+// padded reports whether a part of the dotted run has a leading zero.
+func padded(run string) bool {
+	for part := range strings.SplitSeq(run, ".") {
+		if len(part) > 1 && part[0] == '0' {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroPaddedQuad reads s as four decimal parts of up to three digits, leading zeros allowed,
+// as some logs and firewall exports write IPv4 addresses.
+func zeroPaddedQuad(s string) (netip.Addr, bool) {
+	var b [4]byte
+	for i := range 4 {
+		part := s
+		if i < 3 {
+			dot := strings.IndexByte(s, '.')
+			if dot < 0 {
+				return netip.Addr{}, false
+			}
+			part, s = s[:dot], s[dot+1:]
+		}
+		if len(part) == 0 || len(part) > 3 {
+			return netip.Addr{}, false
+		}
+		n := 0
+		for _, c := range []byte(part) {
+			if c < '0' || c > '9' {
+				return netip.Addr{}, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		b[i] = byte(n)
+	}
+	return netip.AddrFrom4(b), true
 }
 
 // urlHosts judges the host of each URL in s ("scheme://[userinfo@]host[:port]") as HTTP

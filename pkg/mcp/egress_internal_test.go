@@ -30,6 +30,8 @@ func TestEgressCheck(t *testing.T) {
 		{"link-local", map[string]any{"ip": "169.254.169.254"}, "internal address=169.254.169.254"},
 		{"shared", map[string]any{"ip": "100.64.1.2", "not": "100.128.0.1"}, "internal address=100.64.1.2"},
 		{"leading zeros", map[string]any{"ip": "010.000.003.007"}, "internal address=010.000.003.007"},
+		{"leading zeros, public either way", map[string]any{"ip": "008.008.008.008"}, ""},
+		{"leading zeros in a sentence", map[string]any{"q": "host 010.000.003.007 beaconed"}, "internal address=010.000.003.007"},
 		{"fullwidth", map[string]any{"ip": "１０．０．３．７"}, "internal address=１０．０．３．７"},
 		{"v4-mapped v6", map[string]any{"ip": "::ffff:10.0.3.7"}, "internal address=::ffff:10.0.3.7"},
 		{"v6 unique local", map[string]any{"ip": "fd12:3456:789a::1"}, "internal address=fd12:3456:789a::1"},
