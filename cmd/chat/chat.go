@@ -209,12 +209,11 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		// A second Ctrl-C, while the turn is being saved, ends the process at once.
 		go func() { <-ctx.Done(); stop() }()
 	}
-	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	a, h, err := openConversation(ctx, opts, s)
 	if err != nil {
 		return err
