@@ -49,7 +49,7 @@ var rules = []rule{
 	{"pkg/redact", []string{"pkg/..."}, nil, "the redaction engine is a leaf"},
 	{"pkg/store/index", []string{"pkg/..."}, nil, "index primitives are a leaf both stores and search build on"},
 	{"pkg/tool", []string{"pkg/..."}, nil, "the tool contract is a leaf: built-in and MCP tools implement it"},
-	{"pkg/convo", []string{"pkg/..."}, nil, "token estimates are a leaf"},
+	{"pkg/tokenbudget", []string{"pkg/..."}, nil, "token estimates are a leaf"},
 	{"pkg/format", []string{"pkg/..."}, nil, "formatting is a leaf"},
 	{"pkg/termsafe", []string{"pkg/..."}, nil, "terminal safety is a leaf"},
 	{"pkg/statusline", []string{"pkg/..."}, []string{"pkg/format"}, "the status line draws text, nothing more"},
