@@ -126,12 +126,11 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		}
 		inputs = append(inputs, in)
 	}
-	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	readers := make([]io.Reader, len(inputs))
 	for i, in := range inputs {
 		readers[i] = in

@@ -66,8 +66,7 @@ Example:
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return listRun(ctx, opts, s)
 			})
 		},

@@ -13,8 +13,8 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/hits"
 	"github.com/alertchat/alertchat/cmd/report"
-	"github.com/alertchat/alertchat/cmd/searchutil"
 	"github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
@@ -52,7 +52,7 @@ Examples:
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			q, err := searchutil.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")
+			q, err := hits.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat alert search 198.51.100.23")
 			if err != nil {
 				return err
 			}
@@ -64,8 +64,7 @@ Examples:
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return searchRun(ctx, opts, s)
 			})
 		},
@@ -95,7 +94,7 @@ type alertSearchJSON struct {
 // searchRun searches the workspace's alerts and prints them, best first.
 func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
 	ios := opts.IO
-	hits, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit, Severity: opts.Severity, Source: opts.Source})
+	found, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit, Severity: opts.Severity, Source: opts.Source})
 	if errors.Is(err, store.ErrUnsupported) {
 		return fmt.Errorf("this store cannot search alerts")
 	}
@@ -103,24 +102,24 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		return err
 	}
 	if opts.Output == "json" {
-		out := make([]alertSearchJSON, 0, len(hits))
-		for _, h := range hits {
+		out := make([]alertSearchJSON, 0, len(found))
+		for _, h := range found {
 			out = append(out, alertSearchJSON{ID: h.Alert.ID, Title: h.Alert.Title, CreatedAt: format.RFC3339(h.Alert.CreatedAt),
-				Score: searchutil.RoundScore(h.Score), Snippet: searchutil.Highlight(h.Snippet, "", "")})
+				Score: hits.RoundScore(h.Score), Snippet: hits.Highlight(h.Snippet, "", "")})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
 	}
-	if len(hits) == 0 {
+	if len(found) == 0 {
 		if ios.StdoutTTY {
 			fmt.Fprintf(ios.ErrOut, "No alerts match %q.\n", cmdutil.OneLine(opts.Query))
 		}
 		return nil
 	}
 	if !ios.StdoutTTY {
-		for _, h := range hits {
+		for _, h := range found {
 			fmt.Fprintln(ios.Out, strings.Join([]string{string(h.Alert.ID), cmdutil.CleanCell(h.Alert.Title),
-				format.RFC3339(h.Alert.CreatedAt), strconv.FormatFloat(searchutil.RoundScore(h.Score), 'f', -1, 64),
-				searchutil.Highlight(h.Snippet, "", "")}, "\t"))
+				format.RFC3339(h.Alert.CreatedAt), strconv.FormatFloat(hits.RoundScore(h.Score), 'f', -1, 64),
+				hits.Highlight(h.Snippet, "", "")}, "\t"))
 		}
 		return nil
 	}
@@ -130,9 +129,9 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	}
 	t := cmdutil.NewTable(ios.Out, true, "ID", "SEVERITY", "TITLE", "ADDED", "MATCH").Fit(ios.TermWidth).Focus("MATCH", open)
 	now := time.Now()
-	for _, h := range hits {
+	for _, h := range found {
 		t.RowStyled(format.ShortID(string(h.Alert.ID)), orDash(h.Alert.Severity), cmdutil.CleanCell(format.Truncate(h.Alert.Title, 48, format.Ellipsis)),
-			format.RelativeTime(now, h.Alert.CreatedAt), searchutil.Highlight(h.Snippet, open, closing))
+			format.RelativeTime(now, h.Alert.CreatedAt), hits.Highlight(h.Snippet, open, closing))
 	}
 	t.Flush()
 	return nil

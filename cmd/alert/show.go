@@ -53,8 +53,7 @@ Exit status: 3 when no alert of the workspace has that ID, 2 when a prefix match
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return showRun(ctx, opts, s)
 			})
 		},

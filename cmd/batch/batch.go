@@ -138,12 +138,11 @@ func batchRun(ctx context.Context, opts *Options) error {
 	}()
 
 	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
-	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var retries atomic.Int64
 	client, err := opts.LLM(ctx, factory.LLMOptions{Limiter: llm.NewLimiter(opts.RPM, 1), OnRetry: func(llm.Retry) { retries.Add(1) }})
 	if err != nil {

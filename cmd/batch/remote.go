@@ -48,12 +48,11 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 		return err
 	}
 	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
-	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var jobs store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
 	sessOpts := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
@@ -259,8 +258,7 @@ func cancelRun(ctx context.Context, opts *CancelOptions) error {
 
 // withJobs runs fn on the store's batch job records.
 func withJobs(ctx context.Context, deps factory.SessionDeps, fn func(store.BatchJobs) error) error {
-	return factory.WithStore(ctx, deps.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-		report.UploadSpool(ctx, deps.IO.ErrOut, s)
+	return report.WithUploadedStore(ctx, deps.IO.ErrOut, deps.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 		return fn(s)
 	})
 }

@@ -57,8 +57,20 @@ type Options struct {
 	Tools sessionutil.ToolOptions
 	// MCPConfig is --mcp-config: the MCP servers whose tools the chat offers.
 	MCPConfig string
+	// Getenv is the factory's seam on the environment, which the MCP wiring reads (the
+	// config's default path, the variables the config names, where sign-ins are kept); nil
+	// reads none.
+	Getenv func(string) string
 	// mcpHooks, in tests, replace the servers' transports and the first question's wait.
 	mcpHooks *mcpHooks
+}
+
+// getenv reads the environment through Getenv; without it, none.
+func (o *Options) getenv(key string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(key)
 }
 
 // clip keeps a title on one line of reasonable length.
@@ -69,7 +81,7 @@ func (o *Options) clip(title string) string {
 // NewCmdChat is "alertchat chat". Its defaults (-a, --raw, --no-title-generation, --continue,
 // --judge-model) have ALERTCHAT_ variables; the question, files and IDs do not.
 func NewCmdChat(f *factory.Factory, runF func(context.Context, *Options) error) *cli.Command {
-	opts := &Options{SessionDeps: f.SessionDeps()}
+	opts := &Options{SessionDeps: f.SessionDeps(), Getenv: f.Getenv}
 	return &cli.Command{
 		Name:  "chat",
 		Usage: "chat with Gemini about an alert (interactive on a terminal, one question with -q or piped stdin)",
@@ -209,12 +221,11 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		// A second Ctrl-C, while the turn is being saved, ends the process at once.
 		go func() { <-ctx.Done(); stop() }()
 	}
-	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	a, h, err := openConversation(ctx, opts, s)
 	if err != nil {
 		return err
@@ -239,7 +250,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	}
 	// MCP servers start now, in the background; the first question waits for them briefly, later
 	// ones take the servers ready since.
-	servers, err := startMCP(ctx, opts.IO, mcpConfigPath(opts.MCPConfig), sessOpts.Tools, opts.mcpHooks)
+	servers, err := startMCP(ctx, opts.IO, opts.getenv, mcpConfigPath(opts.MCPConfig, opts.getenv), sessOpts.Tools, opts.mcpHooks)
 	if err != nil {
 		return err
 	}

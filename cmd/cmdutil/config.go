@@ -26,7 +26,7 @@ type Config struct {
 	Redact string
 	// TokenKeyFile, when set, holds the operator's token key instead of the workspace's own.
 	TokenKeyFile string
-	// MaxContextTokens is the token budget of one Gemini request (see pkg/convo).
+	// MaxContextTokens is the token budget of one Gemini request (see pkg/tokenbudget).
 	MaxContextTokens int
 	// StoreTimeout bounds a storage call, retries included (pkg/store/resilient).
 	StoreTimeout time.Duration

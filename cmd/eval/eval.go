@@ -190,12 +190,11 @@ func evalRun(ctx context.Context, opts *Options) error {
 		stop() // a second Ctrl-C ends the process at once
 	}()
 
-	s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	report.UploadSpool(ctx, opts.IO.ErrOut, s)
 	var items []eval.Item
 	if opts.FromHistory {
 		items, err = fromHistory(ctx, opts, s)

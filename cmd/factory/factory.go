@@ -29,8 +29,8 @@ type Factory struct {
 	// Getenv reads the real environment (variables a .env may not set, ALERTCHAT_EVIDENCE).
 	Getenv func(string) string
 	// OpenStore opens the configured backend inside the stack every command uses (see
-	// workspace.Stack). It uploads nothing and prints nothing: a command that uploads the
-	// spool's pending turns calls report.UploadSpool.
+	// workspace.Stack). It uploads nothing and prints nothing: commands open through
+	// report.OpenAndUpload, which also uploads the spool's pending turns and says so.
 	OpenStore func(ctx context.Context, o StoreOptions) (*Store, error)
 	// LLM returns the Gemini client every model call of a command goes through, with the
 	// retries and timeouts of the flags.

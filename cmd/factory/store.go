@@ -14,7 +14,8 @@ import (
 // Store is a command's opened store: the workspace's store stack.
 type Store = workspace.Store
 
-// WithStore opens a store with open and o, runs fn with it, and closes it.
+// WithStore opens a store with open and o, runs fn with it, and closes it, uploading nothing
+// (history sync, which uploads itself); the other commands use report.WithUploadedStore.
 func WithStore(ctx context.Context, open func(context.Context, StoreOptions) (*Store, error), o StoreOptions, fn func(*Store) error) error {
 	s, err := open(ctx, o)
 	if err != nil {
@@ -26,7 +27,7 @@ func WithStore(ctx context.Context, open func(context.Context, StoreOptions) (*S
 
 // Stack wraps an opened backend in the store stack of the run's settings (see
 // workspace.Stack), with the warning of a missing token key on ios.ErrOut. It uploads nothing:
-// the commands call report.UploadSpool.
+// the commands open through report.OpenAndUpload.
 func Stack(ios *cmdutil.IOStreams, cfg cmdutil.Config, logger *slog.Logger, backend store.Store, types []redact.Type, o StoreOptions) *Store {
 	return workspace.Stack(backend, settings(cfg), types, stackOptions(ios, logger, o))
 }

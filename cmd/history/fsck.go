@@ -63,8 +63,7 @@ Exit status: 0 consistent (or everything repaired), 1 problems found and not rep
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return fsckRun(ctx, opts, s)
 			})
 		},

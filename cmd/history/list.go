@@ -115,8 +115,7 @@ func listAction(ctx context.Context, opts *ListOptions, runF func(context.Contex
 	if runF != nil {
 		return runF(ctx, opts)
 	}
-	return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-		report.UploadSpool(ctx, opts.IO.ErrOut, s)
+	return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 		return listRun(ctx, opts, s)
 	})
 }

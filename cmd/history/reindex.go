@@ -48,12 +48,11 @@ Example:
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+			s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			report.UploadSpool(ctx, opts.IO.ErrOut, s)
 			return reindexRun(ctx, opts, s)
 		},
 	}
@@ -71,7 +70,7 @@ func reindexRun(ctx context.Context, opts *ReindexOptions, s store.Store) error 
 		last = fmt.Sprintf("Indexing histories: %d/%d", done, total)
 		ios.ShowProgressLine(last)
 	}
-	n, err := search.Reindex(ctx, s, emb, progress)
+	n, err := search.IndexMissing(ctx, s, emb, progress)
 	ios.StopProgressIndicator()
 	if ios.StderrTTY && n > 0 {
 		ios.Notice(last) // the count reached stays on the screen

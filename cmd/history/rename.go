@@ -48,12 +48,11 @@ Exit status: 3 when the workspace has no such history.`,
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			s, err := opts.OpenStore(ctx, factory.StoreOptions{})
+			s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			report.UploadSpool(ctx, opts.IO.ErrOut, s)
 			h, err := Rename(ctx, s, opts.ID, opts.Title)
 			if err != nil {
 				return err

@@ -89,8 +89,7 @@ Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return resolveRun(ctx, opts, s)
 			})
 		},

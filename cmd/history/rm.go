@@ -53,8 +53,7 @@ Exit status: 2 when it cannot ask and -y is missing, 3 for an unknown history.`,
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return rmRun(ctx, opts, s)
 			})
 		},

@@ -11,8 +11,8 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/factory"
+	"github.com/alertchat/alertchat/cmd/hits"
 	"github.com/alertchat/alertchat/cmd/report"
-	"github.com/alertchat/alertchat/cmd/searchutil"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
@@ -65,7 +65,7 @@ Examples:
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "text", Usage: "output format", Destination: &opts.Output}, "text", "json"),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			q, err := searchutil.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat history search 'lateral movement'")
+			q, err := hits.SearchArgs(c.Args().Slice(), opts.Output, opts.Limit, "alertchat history search 'lateral movement'")
 			if err != nil {
 				return err
 			}
@@ -73,8 +73,7 @@ Examples:
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return searchRun(ctx, opts, s)
 			})
 		},
@@ -115,8 +114,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 			c := transcript.NewConclusion(r.History)
 			out = append(out, searchJSON{
 				ID: r.History.ID, AlertID: r.History.AlertID, Title: r.History.Title,
-				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: searchutil.RoundScore(r.Score),
-				Snippet: searchutil.Highlight(r.Snippet, "", ""), Verdict: c.Verdict, ResolvedBy: c.ResolvedBy,
+				UpdatedAt: format.RFC3339(r.History.UpdatedAt), Score: hits.RoundScore(r.Score),
+				Snippet: hits.Highlight(r.Snippet, "", ""), Verdict: c.Verdict, ResolvedBy: c.ResolvedBy,
 			})
 		}
 		return cmdutil.PrintJSON(ios.Out, out)
@@ -131,8 +130,8 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 		for _, r := range rs {
 			fmt.Fprintln(ios.Out, strings.Join([]string{
 				string(r.History.ID), string(r.History.AlertID), cmdutil.CleanCell(r.History.Title),
-				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(searchutil.RoundScore(r.Score), 'f', -1, 64),
-				cmdutil.CleanCell(searchutil.Highlight(r.Snippet, "", "")),
+				format.RFC3339(r.History.UpdatedAt), strconv.FormatFloat(hits.RoundScore(r.Score), 'f', -1, 64),
+				cmdutil.CleanCell(hits.Highlight(r.Snippet, "", "")),
 			}, "\t"))
 		}
 		return nil
@@ -147,7 +146,7 @@ func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error
 	for _, r := range rs {
 		t.RowStyled(format.ShortID(string(r.History.ID)), format.ShortID(string(r.History.AlertID)),
 			cmdutil.CleanCell(format.Truncate(r.History.Title, 48, format.Ellipsis)), format.RelativeTime(now, r.History.UpdatedAt),
-			verdictCell(r.History), searchutil.Highlight(r.Snippet, open, closing))
+			verdictCell(r.History), hits.Highlight(r.Snippet, open, closing))
 	}
 	t.Flush()
 	return nil

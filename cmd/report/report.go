@@ -1,6 +1,7 @@
 // Package report says to the user what the store and the model did, as the commands that
-// reach either share it: the upload of the turns the spool kept during an outage (UploadSpool,
-// Flush), where a turn went when it was not simply saved (Save), and the messages of model
+// reach either share it: the door through which a command opens the workspace's store and
+// uploads the turns the spool kept during an outage (OpenAndUpload, WithUploadedStore; the
+// upload alone: UploadSpool, Flush), where a turn went when it was not simply saved (Save), and the messages of model
 // errors (DescribeModelError). It holds no session nor tool: a command that only reads the
 // store (history, alert) or lists models links neither.
 package report
@@ -24,6 +25,38 @@ type Spooled interface {
 	Spool() *spool.Spool
 	// Flush uploads the turns the spool keeps.
 	Flush(ctx context.Context) (*spool.Report, error)
+}
+
+// SpooledStore is a store a command opens, closes and whose spool it uploads.
+type SpooledStore interface {
+	Spooled
+	Close() error
+}
+
+// OpenAndUpload is the commands' one door to the workspace's store: it opens the store with
+// open and o, then uploads the turns its spool keeps (kept by an earlier command during an
+// outage) and tells the user on w what it did (UploadSpool). Opening alone writes nothing (the
+// factory's OpenStore); the upload is here, in the name, so a command that must not write
+// (history sync, which uploads verbosely itself) opens without it. The caller closes the store.
+func OpenAndUpload[O any, S SpooledStore](ctx context.Context, w io.Writer, open func(context.Context, O) (S, error), o O) (S, error) {
+	s, err := open(ctx, o)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	UploadSpool(ctx, w, s)
+	return s, nil
+}
+
+// WithUploadedStore opens the store and uploads its spool through OpenAndUpload, runs fn with
+// it, and closes it.
+func WithUploadedStore[O any, S SpooledStore](ctx context.Context, w io.Writer, open func(context.Context, O) (S, error), o O, fn func(S) error) error {
+	s, err := OpenAndUpload(ctx, w, open, o)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
 }
 
 // UploadSpool uploads the turns the spool keeps (kept by an earlier command during an outage)

@@ -51,3 +51,61 @@ func TestUploadSpoolIsAStepOfItsOwn(t *testing.T) {
 		t.Fatalf("not uploaded: %v", err)
 	}
 }
+
+// The commands' door opens the store and uploads the spool's turns, saying so; a failed open
+// is returned and nothing is uploaded.
+func TestOpenAndUploadUploadsAndSays(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := cmdutil.Config{DataDir: dir, Workspace: "default", Redact: "all"}
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot(), Backend: cfg.BackendID(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := clitest.NewHist("alert-1", "Kept offline", store.Now(), genai.NewContentFromText("q", genai.RoleUser))
+	if _, err := sp.Put("", h); err != nil {
+		t.Fatal(err)
+	}
+	backend := clitest.OpenLocal(t, dir, "default")
+	var errOut bytes.Buffer
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut}
+	refused := errors.New("refused")
+	for _, tc := range []struct {
+		name    string
+		openErr error
+	}{
+		{"open fails", refused},
+		{"open succeeds", nil},
+	} {
+		open := func(context.Context, factory.StoreOptions) (*factory.Store, error) {
+			if tc.openErr != nil {
+				return nil, tc.openErr
+			}
+			return factory.Stack(ios, cfg, slog.New(slog.DiscardHandler), backend, redact.AllTypes(), factory.StoreOptions{}), nil
+		}
+		ran := false
+		// Checked inside fn: closing the store closes the backend.
+		getErr := errors.New("not checked")
+		err := report.WithUploadedStore(ctx, ios.ErrOut, open, factory.StoreOptions{}, func(*factory.Store) error {
+			ran = true
+			_, getErr = backend.GetHistoryMeta(ctx, h.ID)
+			return nil
+		})
+		if !ran {
+			_, getErr = backend.GetHistoryMeta(ctx, h.ID)
+		}
+		if tc.openErr != nil {
+			if !errors.Is(err, refused) || ran || !errors.Is(getErr, store.ErrNotFound) || errOut.Len() != 0 {
+				t.Fatalf("%s: %v, ran %v, uploaded %v, said %q", tc.name, err, ran, getErr == nil, errOut.String())
+			}
+			continue
+		}
+		if err != nil || !ran || getErr != nil {
+			t.Fatalf("%s: %v, ran %v, history %v", tc.name, err, ran, getErr)
+		}
+		if !strings.Contains(errOut.String(), "Uploaded turns kept locally to history "+string(h.ID)) {
+			t.Fatalf("%s: said %q", tc.name, errOut.String())
+		}
+	}
+}

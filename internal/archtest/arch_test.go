@@ -36,9 +36,9 @@ var rules = []rule{
 	{"pkg/...", testInfra, nil, "test infrastructure stays out of the library"},
 	{"cmd/...", testInfra, nil, "test infrastructure stays out of the command line"},
 	{"cmd/cmdutil", []string{"cmd/...", "pkg/..."}, []string{"pkg/sentinel", "pkg/termsafe", "pkg/mdstream", "pkg/statusline", "pkg/format", "pkg/redact"}, "what every command shares stays light: no store, no model"},
-	{"cmd/redact", []string{"cmd/factory", "cmd/lookup", "cmd/searchutil", "cmd/report", "cmd/sessionutil", "pkg/workspace", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
+	{"cmd/redact", []string{"cmd/factory", "cmd/lookup", "cmd/hits", "cmd/report", "cmd/sessionutil", "pkg/workspace", "pkg/store/...", "pkg/session", "pkg/llm", "pkg/record"}, nil, "redact needs neither storage nor the model"},
 	{"cmd/lookup", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "what the commands share is below them, beside cmdutil"},
-	{"cmd/searchutil", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "what the commands share is below them, beside cmdutil"},
+	{"cmd/hits", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "what the commands share is below them, beside cmdutil"},
 	{"cmd/factory", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "the factory constructs, it uses no command nor their helpers"},
 	{"cmd/report", []string{"cmd/..."}, []string{"cmd/cmdutil"}, "what the commands share is below them, beside cmdutil"},
 	{"cmd/report", []string{"pkg/tool/...", "pkg/evidence", "pkg/search/...", "pkg/workspace"}, nil, "telling what the store and the model did needs no tools: history, alert and models link none"},
@@ -51,7 +51,7 @@ var rules = []rule{
 	{"pkg/ioc", []string{"pkg/..."}, nil, "reading indicators is a leaf reports build on"},
 	{"pkg/handoff", []string{"pkg/store/...", "pkg/workspace", "pkg/session", "pkg/tool/...", "pkg/search/...", "pkg/batch/...", "pkg/mcp/..."}, nil, "a report is made of records the command read: it reads no store and calls no model"},
 	{"pkg/tool", []string{"pkg/..."}, nil, "the tool contract is a leaf: built-in and MCP tools implement it"},
-	{"pkg/convo", []string{"pkg/..."}, nil, "token estimates are a leaf"},
+	{"pkg/tokenbudget", []string{"pkg/..."}, nil, "token estimates are a leaf"},
 	{"pkg/format", []string{"pkg/..."}, nil, "formatting is a leaf"},
 	{"pkg/termsafe", []string{"pkg/..."}, nil, "terminal safety is a leaf"},
 	{"pkg/statusline", []string{"pkg/..."}, []string{"pkg/format"}, "the status line draws text, nothing more"},
@@ -82,7 +82,7 @@ func commandOf(path string) string {
 
 // crossCommand reports whether from, a package of one command, imports another command: it may
 // import the wiring (cmd/cmdutil, cmd/factory), what the commands share beside it (cmd/lookup,
-// cmd/searchutil, cmd/report, cmd/sessionutil) and its own subpackages, never cmd/<b>. What two commands share otherwise goes
+// cmd/hits, cmd/report, cmd/sessionutil) and its own subpackages, never cmd/<b>. What two commands share otherwise goes
 // into the library, below both.
 func crossCommand(from, imp string) bool {
 	a, b := commandOf(from), commandOf(imp)
@@ -93,7 +93,7 @@ func crossCommand(from, imp string) bool {
 }
 
 // shared are the packages under cmd/ that are not commands: every command may import them.
-var shared = map[string]bool{"cmdutil": true, "factory": true, "lookup": true, "report": true, "searchutil": true, "sessionutil": true}
+var shared = map[string]bool{"cmdutil": true, "factory": true, "lookup": true, "report": true, "hits": true, "sessionutil": true}
 
 // violations are the reasons from importing imp breaks the rules (none when it may).
 func violations(from, imp string) []string {
@@ -246,7 +246,7 @@ func TestRulesCatchAnUpwardImport(t *testing.T) {
 		{"cmd/sessionutil", "cmd/factory", true},
 		{"cmd/sessionutil", "cmd/report", true},
 		{"cmd/history", "cmd/lookup", false},
-		{"cmd/searchutil", "cmd/history", true},
+		{"cmd/hits", "cmd/history", true},
 		{"pkg/workspace", "pkg/session", true},
 		{"pkg/workspace", "cmd/factory", true},
 		{"pkg/search", "pkg/store/index", false},

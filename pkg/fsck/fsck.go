@@ -16,8 +16,6 @@
 // reported as notes and left alone. A history whose metadata counts fewer messages than its
 // transcript holds (content written, metadata not, before a crash) is consistent — every turn
 // is there and the next save updates the metadata — and is reported as a note.
-//
-
 package fsck
 
 import (

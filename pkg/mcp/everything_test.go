@@ -28,9 +28,13 @@ var (
 
 // everythingServer installs the reference server with npm ci (once per test binary) and
 // returns its stdio config. Without node and npm, or when npm ci fails, the test is skipped,
-// except under CI=true, where it fails.
+// except under CI=true, where it fails. Under -short it is skipped before npm runs: installing
+// and starting node was most of the quick loop's time in this package.
 func everythingServer(t *testing.T) mcp.ServerConfig {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the reference MCP server runs on node from npm: not under -short")
+	}
 	everythingOnce.Do(func() {
 		if _, err := exec.LookPath("npm"); err != nil {
 			everythingErr = fmt.Errorf("npm not found: %w", err)

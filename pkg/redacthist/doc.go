@@ -14,7 +14,7 @@
 // docs/redaction-writes.md is the same list for users.
 //
 // The store stack (pkg/workspace.Stack), from the top: spool.Layer, the redacting layer,
-// search.EmbeddingStore (when embeddings are on), resilient.Store, alertcache (cloud only), the
+// the embedding layer (search.NewEmbeddingStore, when embeddings are on), resilient.Store, alertcache (cloud only), the
 // backend. Sessions write below the redacting layer (workspace.Store.Sessions): they redact
 // themselves.
 //
@@ -46,9 +46,9 @@
 // What is derived from a stored history (it never sees more than the redacted history):
 //   - The local store's full-text index and the cloud store's search fields: built by the
 //     backend's SaveHistory from the history it is given, and by history reindex
-//     (search.Reindex → Indexer.Reindex) from the history as stored.
-//   - Embeddings (vectors in either store): search.EmbeddingStore is below the redacting layer and
-//     sessions save through it with their redacted history; search.Reindex embeds what is
+//     (search.IndexMissing → Indexer.Reindex) from the history as stored.
+//   - Embeddings (vectors in either store): the embedding layer (search.NewEmbeddingStore) is below the redacting layer and
+//     sessions save through it with their redacted history; search.IndexMissing embeds what is
 //     stored.
 //   - The cloud store's verdict fields (verdict, resolution, questions, analysts): from the
 //     history's metadata in the same save.

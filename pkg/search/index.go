@@ -126,22 +126,23 @@ func lastIndexByte(s string, c byte) int {
 	return -1
 }
 
-// ReindexStore is what Reindex needs of the store: its index, its histories and its
+// IndexMissingStore is what IndexMissing needs of the store: its index, its histories and its
 // embeddings.
-type ReindexStore interface {
+type IndexMissingStore interface {
 	store.Indexer
 	store.VectorSearcher
 	GetHistory(ctx context.Context, id record.HistoryID) (*record.History, error)
 }
 
-// ReindexProgress is told of reindexing: done of total histories.
-type ReindexProgress func(done, total int)
+// IndexProgress is told of IndexMissing's progress: done of total histories.
+type IndexProgress func(done, total int)
 
-// Reindex indexes the workspace's histories missing from the index (saved before the index
-// existed) and, with emb, embeds them. It is resumable: each history is indexed in its own
+// IndexMissing indexes the workspace's histories missing from the index (saved before the index
+// existed) and, with emb, embeds them: the whole store, where store.Indexer.Reindex indexes one history
+// (history reindex). It is resumable: each history is indexed in its own
 // transaction, so an interrupted run leaves the ones done indexed, and the next run finds only
 // the rest missing. It returns how many histories it indexed.
-func Reindex(ctx context.Context, st ReindexStore, emb Embedder, progress ReindexProgress) (int, error) {
+func IndexMissing(ctx context.Context, st IndexMissingStore, emb Embedder, progress IndexProgress) (int, error) {
 	var todo []record.HistoryID
 	var after record.HistoryID
 	for {

@@ -251,7 +251,7 @@ func TestReindexAfterInterruption(t *testing.T) {
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
-	done, err := search.Reindex(cctx, st, nil, func(done, total int) {
+	done, err := search.IndexMissing(cctx, st, nil, func(done, total int) {
 		if total != 5 {
 			t.Errorf("progress total = %d, want 5", total)
 		}
@@ -266,7 +266,7 @@ func TestReindexAfterInterruption(t *testing.T) {
 		t.Fatalf("after an interrupted reindex: %d found, want 2", n)
 	}
 	var last int
-	done, err = search.Reindex(ctx, st, nil, func(d, total int) { last = total })
+	done, err = search.IndexMissing(ctx, st, nil, func(d, total int) { last = total })
 	if err != nil || done != 3 || last != 3 {
 		t.Fatalf("resumed reindex = %d (total %d), %v; want 3 (3)", done, last, err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/tokenbudget"
 )
 
 // Context budget defaults.
@@ -51,8 +51,8 @@ var ErrNothingToCompact = errors.New("nothing to summarise")
 // contextState is what a session knows about the size of its requests: cached estimates of
 // the transcript and the calibration on reported usage.
 type contextState struct {
-	ledger convo.Ledger
-	calib  convo.Calibrator
+	ledger tokenbudget.Ledger
+	calib  tokenbudget.Calibrator
 	// sysTokens is the raw estimate of the system instruction (the alert).
 	sysTokens int
 	// summaryKey/summaryTokens cache the estimate of the summary pair.
@@ -68,7 +68,7 @@ type contextState struct {
 
 func (s *Session) cstate() *contextState {
 	if s.cw == nil {
-		s.cw = &contextState{sysTokens: convo.EstimateContent(s.system)}
+		s.cw = &contextState{sysTokens: tokenbudget.EstimateContent(s.system)}
 	}
 	return s.cw
 }
@@ -156,7 +156,7 @@ func (s *Session) summaryTokens(cs *contextState) int {
 	}
 	if cs.summaryKey != sm.Text {
 		cs.summaryKey = sm.Text
-		cs.summaryTokens = convo.EstimateContents(summaryPair(sm))
+		cs.summaryTokens = tokenbudget.EstimateContents(summaryPair(sm))
 	}
 	return cs.summaryTokens
 }
@@ -317,7 +317,7 @@ func (s *Session) Context() ContextInfo {
 func estimateAll(contents []*genai.Content) int {
 	n := 0
 	for _, c := range contents {
-		n += convo.EstimateContent(c)
+		n += tokenbudget.EstimateContent(c)
 	}
 	return n
 }

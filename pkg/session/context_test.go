@@ -12,12 +12,12 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/internal/geminitest"
-	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store/local"
+	"github.com/alertchat/alertchat/pkg/tokenbudget"
 )
 
 // engineRedactor is the real redaction engine behind the session's Redactor interface.
@@ -130,7 +130,7 @@ const summaryLead = "Summary of the earlier conversation"
 func checkRequestShape(t *testing.T, req *geminitest.Request, question string) (summarised bool) {
 	t.Helper()
 	cs := req.Contents
-	if len(cs) == 0 || !convo.IsTurnStart(cs[0]) {
+	if len(cs) == 0 || !tokenbudget.IsTurnStart(cs[0]) {
 		t.Fatalf("request %d does not start with a real user message: %s", req.Seq, mustJSON(t, cs[:1]))
 	}
 	history := cs[:len(cs)-1]
@@ -141,7 +141,7 @@ func checkRequestShape(t *testing.T, req *geminitest.Request, question string) (
 		}
 		history = cs[2 : len(cs)-1]
 	}
-	if len(history) > 0 && !convo.IsTurnStart(history[0]) {
+	if len(history) > 0 && !tokenbudget.IsTurnStart(history[0]) {
 		t.Fatalf("request %d: history starts inside a turn: %s", req.Seq, mustJSON(t, history[0]))
 	}
 	for i, c := range cs {
@@ -210,7 +210,7 @@ func TestLongConversationFitsBudget(t *testing.T) {
 				}
 				reqs := e.streamRequests()
 				req := reqs[len(reqs)-1]
-				raw := convo.EstimateContent(req.SystemInstruction) + convo.EstimateContents(req.Contents)
+				raw := tokenbudget.EstimateContent(req.SystemInstruction) + tokenbudget.EstimateContents(req.Contents)
 				if float64(raw)*ratio > budget+1 {
 					t.Fatalf("turn %d: request estimated at %d x %.2f > %d", i, raw, ratio, budget)
 				}

@@ -22,12 +22,12 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/convo"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/tokenbudget"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
 
@@ -169,7 +169,7 @@ func (s *Session) Offer(text string) {
 	parts := append(slices.Clip(s.system.Parts), genai.NewPartFromText("\n\n"+text))
 	s.system = &genai.Content{Role: s.system.Role, Parts: parts}
 	if s.cw != nil {
-		s.cw.sysTokens = convo.EstimateContent(s.system)
+		s.cw.sysTokens = tokenbudget.EstimateContent(s.system)
 	}
 }
 

@@ -128,7 +128,7 @@ func TestReindexOldDocuments(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Fatalf("before reindex: %d found, want 1", n)
 	}
-	n, err := search.Reindex(ctx, st, nil, nil)
+	n, err := search.IndexMissing(ctx, st, nil, nil)
 	if err != nil || n != 2 {
 		t.Fatalf("Reindex = %d, %v; want 2", n, err)
 	}
@@ -167,7 +167,7 @@ func TestReindexWritesTheVerdictField(t *testing.T) {
 	if missing, err := cs.Unindexed(ctx, "", 10); err != nil || len(missing) != 1 || open() != 0 {
 		t.Fatalf("before: unindexed %v, %v; %d open", missing, err, open())
 	}
-	if n, err := search.Reindex(ctx, st, nil, nil); err != nil || n != 1 {
+	if n, err := search.IndexMissing(ctx, st, nil, nil); err != nil || n != 1 {
 		t.Fatalf("Reindex = %d, %v", n, err)
 	}
 	if missing, _ := cs.Unindexed(ctx, "", 10); len(missing) != 0 || open() != 1 {

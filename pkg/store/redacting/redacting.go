@@ -3,7 +3,7 @@
 // next layer sees it.
 //
 // Where redaction runs: a session redacts what it saves itself (pkg/session, with the values of
-// its alert kept) and writes below this layer (cmd/factory's Store.Sessions); every other write
+// its alert kept) and writes below this layer (workspace.Store.Sessions); every other write
 // (history rename, spool uploads, anything a command writes directly) passes through here, so
 // no command can write a history unredacted. It keeps the values of a history's alert as the
 // session does (redacthist.ForHistory), so both paths write alike. Redaction is idempotent and

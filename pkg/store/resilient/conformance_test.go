@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -259,16 +260,23 @@ func TestConformanceCoversStore(t *testing.T) {
 	}
 }
 
+// TestConformanceLocal runs each method's check in a synctest bubble with a backend of its own:
+// the retries spend their budget on the bubble's fake clock, so a method failing for its whole
+// budget takes no real second (the checks against SQLite wait only on timers).
 func TestConformanceLocal(t *testing.T) {
 	t.Parallel()
-	b, err := local.Open(context.Background(), local.Options{Dir: t.TempDir(), Workspace: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	runConformance(t, b)
+	runConformance(t, true, func(t *testing.T) *fixture {
+		b, err := local.Open(context.Background(), local.Options{Dir: t.TempDir(), Workspace: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = b.Close() })
+		return newFixture(t, b)
+	})
 }
 
+// TestConformanceCloud runs on the real clock: the emulator is reached over the network, which
+// a synctest bubble does not count as blocked. Its methods share one backend and fixture.
 func TestConformanceCloud(t *testing.T) {
 	t.Parallel()
 	env := testenv.CloudEnv(t)
@@ -276,7 +284,8 @@ func TestConformanceCloud(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runConformance(t, b)
+	fx := newFixture(t, b)
+	runConformance(t, false, func(*testing.T) *fixture { return fx })
 }
 
 // transient is what a Firestore 503 becomes in the Go client.
@@ -288,12 +297,9 @@ const (
 	conformanceCooldown  = time.Minute
 )
 
-// runConformance injects transient faults under the resilient layer into every method of
-// store.Store over backend b: a method is retried through failures within its budget, gives up
-// when the budget is spent, and its breaker then refuses calls without reaching the backend
-// until the cool-down ends, when a successful call closes it again. A method tried once gives
-// up at its first failure, and its breaker opens after the threshold's failures.
-func runConformance(t *testing.T, b store.Store) {
+// newFixture stores in b the alert, history and batch job the calls of the table work on.
+func newFixture(t *testing.T, b store.Store) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	fx := &fixture{b: b, alert: &record.Alert{ID: "alert-conformance", Title: "suspicious login", Data: []byte(`{"ip": "198.51.100.7"}`)}}
 	if _, err := b.PutAlert(ctx, fx.alert); err != nil {
@@ -304,6 +310,17 @@ func runConformance(t *testing.T, b store.Store) {
 	if err := b.PutBatchJob(ctx, fx.job); err != nil {
 		t.Fatal(err)
 	}
+	return fx
+}
+
+// runConformance injects transient faults under the resilient layer into every method of
+// store.Store over the backend of the fixture that backend gives: a method is retried through
+// failures within its budget, gives up when the budget is spent, and its breaker then refuses
+// calls without reaching the backend until the cool-down ends, when a successful call closes it
+// again. A method tried once gives up at its first failure, and its breaker opens after the
+// threshold's failures. With bubble, each method's check (backend included) runs in a synctest
+// bubble, on its fake clock.
+func runConformance(t *testing.T, bubble bool, backend func(t *testing.T) *fixture) {
 	kinds := resilient.Classification()
 	for name, fn := range conformance {
 		kind, ok := kinds[name]
@@ -312,29 +329,40 @@ func runConformance(t *testing.T, b store.Store) {
 				t.Fatalf("the resilient layer does not say how it runs %s", name)
 			}
 			t.Parallel()
-			f := newFaulty(b)
-			clk := newClock()
-			s := resilient.New(f, resilient.Options{Budget: conformanceBudget, AttemptTimeout: 5 * time.Second, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond,
-				Threshold: conformanceThreshold, Cooldown: conformanceCooldown, Now: clk.Now})
-			br := s.ReadBreaker()
-			if kind == resilient.KindWrite || kind == resilient.KindOnce {
-				br = s.WriteBreaker()
+			check := func(t *testing.T) { conformMethod(t, name, kind, fn, backend(t)) }
+			if bubble {
+				synctest.Test(t, check)
+				return
 			}
-			call := func() error { return fn(t, ctx, s, fx) }
-			switch kind {
-			case resilient.KindLocal:
-				// No request, so nothing to retry: the call reaches the backend once.
-				if err := call(); err != nil || f.count(name) != 1 {
-					t.Fatalf("%s: %v, %d calls, want 1", name, err, f.count(name))
-				}
-			case resilient.KindRead, resilient.KindWrite:
-				conformRetried(t, name, f, br, clk, call)
-			case resilient.KindOnce:
-				conformOnce(t, name, f, br, clk, call)
-			default:
-				t.Fatalf("%s: no conformance check for kind %v", name, kind)
-			}
+			check(t)
 		})
+	}
+}
+
+// conformMethod checks one method of store.Store through a resilient layer over fx's backend.
+func conformMethod(t *testing.T, name string, kind resilient.Kind, fn conformanceCall, fx *fixture) {
+	ctx := context.Background()
+	f := newFaulty(fx.b)
+	clk := newClock()
+	s := resilient.New(f, resilient.Options{Budget: conformanceBudget, AttemptTimeout: 5 * time.Second, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond,
+		Threshold: conformanceThreshold, Cooldown: conformanceCooldown, Now: clk.Now})
+	br := s.ReadBreaker()
+	if kind == resilient.KindWrite || kind == resilient.KindOnce {
+		br = s.WriteBreaker()
+	}
+	call := func() error { return fn(t, ctx, s, fx) }
+	switch kind {
+	case resilient.KindLocal:
+		// No request, so nothing to retry: the call reaches the backend once.
+		if err := call(); err != nil || f.count(name) != 1 {
+			t.Fatalf("%s: %v, %d calls, want 1", name, err, f.count(name))
+		}
+	case resilient.KindRead, resilient.KindWrite:
+		conformRetried(t, name, f, br, clk, call)
+	case resilient.KindOnce:
+		conformOnce(t, name, f, br, clk, call)
+	default:
+		t.Fatalf("%s: no conformance check for kind %v", name, kind)
 	}
 }
 

@@ -1,4 +1,4 @@
-// Package convo shapes a long conversation into requests that fit a token budget: it estimates
+// Package tokenbudget shapes a long conversation into requests that fit a token budget: it estimates
 // tokens cheaply, calibrates the estimates on the usage the model reports, caches per-content
 // estimates of a transcript, and picks the newest whole turns that fit.
 //
@@ -6,7 +6,7 @@
 // turn that is a real user message (not a function response), and a function call always
 // travels with its response (they are inside one turn, and a window is always a whole suffix of
 // turns).
-package convo
+package tokenbudget
 
 import (
 	"encoding/binary"

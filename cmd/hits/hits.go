@@ -1,6 +1,6 @@
-// Package searchutil holds what the search commands (history search, alert search) share: the
+// Package hits holds what the search commands (history search, alert search) share: the
 // check of their arguments and how a hit's snippet and score are printed.
-package searchutil
+package hits
 
 import (
 	"strconv"

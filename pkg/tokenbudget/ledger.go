@@ -1,4 +1,4 @@
-package convo
+package tokenbudget
 
 import (
 	"sort"

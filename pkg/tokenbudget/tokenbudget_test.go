@@ -1,4 +1,4 @@
-package convo_test
+package tokenbudget_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/alertchat/alertchat/pkg/convo"
+	"github.com/alertchat/alertchat/pkg/tokenbudget"
 )
 
 func TestEstimateText(t *testing.T) {
@@ -29,10 +29,10 @@ func TestEstimateText(t *testing.T) {
 		{strings.Repeat("a", 17) + "日本" + strings.Repeat("b", 15), (17+15+3)/4 + 2},
 	}
 	for _, tc := range tests {
-		if got := convo.EstimateText(tc.in); got != tc.want {
+		if got := tokenbudget.EstimateText(tc.in); got != tc.want {
 			t.Errorf("EstimateText(%q) = %d, want %d", tc.in, got, tc.want)
 		}
-		if got := convo.EstimateBytes([]byte(tc.in)); got != convo.EstimateText(tc.in) {
+		if got := tokenbudget.EstimateBytes([]byte(tc.in)); got != tokenbudget.EstimateText(tc.in) {
 			t.Errorf("EstimateBytes(%q) = %d, differs from EstimateText", tc.in, got)
 		}
 	}
@@ -41,7 +41,7 @@ func TestEstimateText(t *testing.T) {
 func TestEstimateContentKinds(t *testing.T) {
 	t.Parallel()
 	text := genai.NewContentFromText(strings.Repeat("abcd", 25), genai.RoleUser)
-	if got := convo.EstimateContent(text); got != convo.ContentOverhead+convo.PartOverhead+25 {
+	if got := tokenbudget.EstimateContent(text); got != tokenbudget.ContentOverhead+tokenbudget.PartOverhead+25 {
 		t.Fatalf("text content = %d", got)
 	}
 	call := &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{genai.NewPartFromFunctionCall("lookup_ip", map[string]any{"ip": "198.51.100.7"})}}
@@ -54,21 +54,21 @@ func TestEstimateContentKinds(t *testing.T) {
 	}{
 		"call":       {call, 8, 20},
 		"response":   {resp, 8, 20},
-		"image":      {img, 3 * convo.ImageTokens, 3*convo.ImageTokens + 10},
+		"image":      {img, 3 * tokenbudget.ImageTokens, 3*tokenbudget.ImageTokens + 10},
 		"json bytes": {jsonBlob, 1000, 1010},
 	} {
-		if got := convo.EstimateContent(tc.c); got < tc.min || got > tc.max {
+		if got := tokenbudget.EstimateContent(tc.c); got < tc.min || got > tc.max {
 			t.Errorf("%s: %d, want %d..%d", name, got, tc.min, tc.max)
 		}
 	}
-	if convo.EstimateContent(nil) != 0 || convo.EstimateContents([]*genai.Content{text, nil, text}) != 2*convo.EstimateContent(text) {
+	if tokenbudget.EstimateContent(nil) != 0 || tokenbudget.EstimateContents([]*genai.Content{text, nil, text}) != 2*tokenbudget.EstimateContent(text) {
 		t.Fatal("EstimateContents does not sum")
 	}
 }
 
 func TestCalibrator(t *testing.T) {
 	t.Parallel()
-	var c convo.Calibrator
+	var c tokenbudget.Calibrator
 	if c.Ratio() != 1 || c.Tokens(100) != 100 || c.Raw(100) != 100 {
 		t.Fatal("zero calibrator is not the identity")
 	}
@@ -87,13 +87,13 @@ func TestCalibrator(t *testing.T) {
 		t.Fatalf("does not converge: %v", r)
 	}
 	c.Observe(100_000, 1000) // absurd: clamped
-	if r := c.Ratio(); r > convo.MaxRatio {
+	if r := c.Ratio(); r > tokenbudget.MaxRatio {
 		t.Fatalf("not clamped: %v", r)
 	}
 	for range 50 {
 		c.Observe(10, 1000)
 	}
-	if r := c.Ratio(); r < convo.MinRatio {
+	if r := c.Ratio(); r < tokenbudget.MinRatio {
 		t.Fatalf("not clamped below: %v", r)
 	}
 	c.AtLeast(2000, 1000)
@@ -125,7 +125,7 @@ func checkWindow(t *testing.T, contents []*genai.Content, start int) {
 	if start == len(contents) {
 		return
 	}
-	if !convo.IsTurnStart(contents[start]) {
+	if !tokenbudget.IsTurnStart(contents[start]) {
 		t.Fatalf("window starts at %d, not a real user message: %+v", start, contents[start].Parts[0])
 	}
 	open := map[string]bool{}
@@ -151,10 +151,10 @@ func TestLedgerWindow(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	contents := transcript(rng, 300)
-	var l convo.Ledger
+	var l tokenbudget.Ledger
 	l.Sync(contents, len(contents))
-	if l.Len() != len(contents) || l.Sum(0, len(contents)) != convo.EstimateContents(contents) {
-		t.Fatalf("ledger sums %d, want %d", l.Sum(0, len(contents)), convo.EstimateContents(contents))
+	if l.Len() != len(contents) || l.Sum(0, len(contents)) != tokenbudget.EstimateContents(contents) {
+		t.Fatalf("ledger sums %d, want %d", l.Sum(0, len(contents)), tokenbudget.EstimateContents(contents))
 	}
 	for range 500 {
 		from := rng.IntN(len(contents))
@@ -164,13 +164,13 @@ func TestLedgerWindow(t *testing.T) {
 			t.Fatalf("Window(%d, %d) = %d", from, avail, s)
 		}
 		checkWindow(t, contents, s)
-		if got := convo.EstimateContents(contents[s:]); got > avail {
+		if got := tokenbudget.EstimateContents(contents[s:]); got > avail {
 			t.Fatalf("window [%d:] estimated %d > %d", s, got, avail)
 		}
 		// Maximal: the previous turn start (at or after from) would not fit.
 		for p := s - 1; p >= from; p-- {
-			if convo.IsTurnStart(contents[p]) {
-				if convo.EstimateContents(contents[p:]) <= avail {
+			if tokenbudget.IsTurnStart(contents[p]) {
+				if tokenbudget.EstimateContents(contents[p:]) <= avail {
 					t.Fatalf("window [%d:] could have started at %d", s, p)
 				}
 				break
@@ -180,7 +180,7 @@ func TestLedgerWindow(t *testing.T) {
 		if end <= from {
 			t.Fatalf("ChunkEnd(%d) = %d", from, end)
 		}
-		if end < len(contents) && !convo.IsTurnStart(contents[end]) {
+		if end < len(contents) && !tokenbudget.IsTurnStart(contents[end]) {
 			t.Fatalf("chunk ends at %d, inside a turn", end)
 		}
 	}
@@ -189,12 +189,12 @@ func TestLedgerWindow(t *testing.T) {
 func TestLedgerSyncFollowsChanges(t *testing.T) {
 	t.Parallel()
 	contents := transcript(rand.New(rand.NewPCG(3, 4)), 20)
-	var l convo.Ledger
+	var l tokenbudget.Ledger
 	l.Sync(contents, 10)
 	// Contents after the settled ones may change in place (redaction): re-estimated.
 	contents[15].Parts[0].Text = strings.Repeat("z", 4000)
 	l.Sync(contents, len(contents))
-	if l.Sum(0, len(contents)) != convo.EstimateContents(contents) {
+	if l.Sum(0, len(contents)) != tokenbudget.EstimateContents(contents) {
 		t.Fatal("provisional estimate not refreshed")
 	}
 	// Appending is incremental; replacing a content is noticed by identity.
@@ -203,11 +203,11 @@ func TestLedgerSyncFollowsChanges(t *testing.T) {
 	replaced := append([]*genai.Content(nil), more...)
 	replaced[3] = genai.NewContentFromText(strings.Repeat("y", 8000), genai.RoleModel)
 	l.Sync(replaced, len(replaced))
-	if l.Sum(0, l.Len()) != convo.EstimateContents(replaced) {
+	if l.Sum(0, l.Len()) != tokenbudget.EstimateContents(replaced) {
 		t.Fatal("replaced content not re-estimated")
 	}
 	l.Sync(replaced[:5], 5)
-	if l.Len() != 5 || l.Sum(0, 5) != convo.EstimateContents(replaced[:5]) {
+	if l.Len() != 5 || l.Sum(0, 5) != tokenbudget.EstimateContents(replaced[:5]) {
 		t.Fatal("shortened transcript not followed")
 	}
 }
@@ -228,7 +228,7 @@ func TestIsTurnStart(t *testing.T) {
 		"empty":    {&genai.Content{Role: genai.RoleUser}, false},
 		"nil":      {nil, false},
 	} {
-		if got := convo.IsTurnStart(tc.c); got != tc.want {
+		if got := tokenbudget.IsTurnStart(tc.c); got != tc.want {
 			t.Errorf("%s: %v", name, got)
 		}
 	}
@@ -243,7 +243,7 @@ func BenchmarkEstimateText(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tc.s)))
 			for b.Loop() {
-				convo.EstimateText(tc.s)
+				tokenbudget.EstimateText(tc.s)
 			}
 		})
 	}
@@ -251,7 +251,7 @@ func BenchmarkEstimateText(b *testing.B) {
 
 func BenchmarkLedgerWindow(b *testing.B) {
 	contents := transcript(rand.New(rand.NewPCG(5, 6)), 10_000)
-	var l convo.Ledger
+	var l tokenbudget.Ledger
 	l.Sync(contents, len(contents))
 	b.ResetTimer()
 	for b.Loop() {
