@@ -81,8 +81,7 @@ Exit status: 2 for an unknown format, 3 when the workspace has no such history.`
 			if runF != nil {
 				return runF(ctx, opts)
 			}
-			return factory.WithStore(ctx, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				report.UploadSpool(ctx, opts.IO.ErrOut, s)
+			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
 				return reportRun(ctx, opts, s)
 			})
 		},
