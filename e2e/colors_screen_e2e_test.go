@@ -17,8 +17,6 @@ func TestScreenAnswerColors(t *testing.T) {
 	t.Parallel()
 	const answer = "## Findings\n\nThe host contacted a known scanner, see [the report](https://example.com/r).\n\n" +
 		"```\nnslookup scanner.example\n```\n\n---\n\nBlock the address at the edge.\n"
-	c := answeringCLI(t, func(string) geminitest.Reply { return geminitest.Reply{Text: answer} })
-	alertID := c.addAlert("guardduty.json")
 	white, black := color.RGBA{255, 255, 255, 255}, color.RGBA{0, 0, 0, 255}
 	for _, tc := range []struct {
 		name   string
@@ -29,6 +27,10 @@ func TestScreenAnswerColors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			// A store of its own: with the other case's conversation beside it, the same
+			// question would be offered to that conversation and wait for an answer.
+			c := answeringCLI(t, func(string) geminitest.Reply { return geminitest.Reply{Text: answer} })
+			alertID := c.addAlert("guardduty.json")
 			p := c.startScreen(t, 100, "chat", "-a", alertID, "-q", "what happened?")
 			p.SetColors(tc.fg, tc.bg)
 			if code := p.Wait(t, 60*time.Second); code != 0 {
