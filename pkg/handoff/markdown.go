@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/alertchat/alertchat/pkg/termsafe"
+	"github.com/alertchat/alertchat/pkg/transcript"
 	"github.com/m-mizutani/goerr/v2"
 )
 
@@ -146,26 +148,12 @@ func mdText(s string) string {
 }
 
 // cell is text in a table cell: one line, pipes escaped.
-func cell(s string) string { return mdText(oneLine(s)) }
+func cell(s string) string { return mdText(termsafe.Line(s)) }
 
-// code is a value as a code span, long enough to hold its backticks; a pipe is escaped even
-// there, as GitHub's tables require.
+// code is a value as a code span; a pipe is escaped even there, as GitHub's tables require
+// (the fence, backticks only, has none).
 func code(s string) string {
-	s = oneLine(s)
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	ticks := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return ticks + strings.ReplaceAll(s, "|", `\|`) + ticks
+	return strings.ReplaceAll(transcript.InlineCode(s), "|", `\|`)
 }
 
 func deref(s *string) string {
@@ -228,5 +216,5 @@ func CallLine(name string, args map[string]any) string {
 		}
 		b.WriteString(" " + k + "=" + val)
 	}
-	return oneLine(b.String())
+	return termsafe.Line(b.String())
 }

@@ -14,6 +14,7 @@ package handoff
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,7 +140,7 @@ type Knowledge struct {
 func Build(in Input) *Report {
 	h := in.History
 	r := &Report{
-		Title: oneLine(h.Title), HistoryID: string(h.ID), workspace: in.Workspace,
+		Title: termsafe.Line(h.Title), HistoryID: string(h.ID), workspace: in.Workspace,
 		Analysts: []Analyst{}, Timeline: []Event{}, Indicators: []Indicator{}, Evidence: []Evidence{},
 		Knowledge: nonNil(in.Knowledge), Lessons: []string{}, NextSteps: []string{},
 		published: h.UpdatedAt, validFrom: h.CreatedAt,
@@ -148,11 +149,11 @@ func Build(in Input) *Report {
 		r.Title = "(untitled)"
 	}
 	for _, l := range in.Lessons {
-		r.Lessons = append(r.Lessons, oneLine(l))
+		r.Lessons = append(r.Lessons, termsafe.Line(l))
 	}
 	ind := newIndicators()
 	if a := in.Alert; a != nil {
-		r.Alert = &Alert{ID: string(a.ID), Title: oneLine(a.Title), Source: a.Source, Type: alert.Type(a.Data),
+		r.Alert = &Alert{ID: string(a.ID), Title: termsafe.Line(a.Title), Source: a.Source, Type: alert.Type(a.Data),
 			Severity: a.Severity, Status: a.Status}
 		at := a.Time
 		if at.IsZero() {
@@ -171,17 +172,17 @@ func Build(in Input) *Report {
 	}
 	if t := in.Triage; t != nil {
 		r.Triage = t
-		r.Timeline = append(r.Timeline, Event{At: ptr(t.At), Kind: "triage", Who: oneLine(t.Model),
+		r.Timeline = append(r.Timeline, Event{At: ptr(t.At), Kind: "triage", Who: termsafe.Line(t.Model),
 			Text: fmt.Sprintf("proposed %s (confidence %.2f)", strings.ReplaceAll(t.Verdict, "_", " "), t.Confidence)})
 		for _, e := range t.Evidence {
-			r.Evidence = append(r.Evidence, Evidence{Source: "triage", Text: oneLine(e)})
+			r.Evidence = append(r.Evidence, Evidence{Source: "triage", Text: termsafe.Line(e)})
 		}
 	}
 	r.questionsAndCalls(h, ind)
 	if res := h.Resolution; res != nil {
 		r.verdict = res.Verdict
 		r.published = res.ResolvedAt
-		r.Verdict = &Verdict{Verdict: string(res.Verdict), ResolvedBy: oneLine(res.ResolvedBy),
+		r.Verdict = &Verdict{Verdict: string(res.Verdict), ResolvedBy: termsafe.Line(res.ResolvedBy),
 			ResolvedAt: format.RFC3339(res.ResolvedAt), Note: termsafe.String(res.Note), Suggested: res.Suggested}
 		text := "resolved as " + res.Verdict.Label()
 		if res.Suggested {
@@ -222,12 +223,12 @@ func (r *Report) questionsAndCalls(h *record.History, ind *indicators) {
 		case isQuestion:
 			question++
 			q := askers[ci]
-			who := oneLine(q.Analyst)
+			who := termsafe.Line(q.Analyst)
 			var at *string
 			if !q.At.IsZero() {
 				at = ptr(format.RFC3339(q.At))
 			}
-			line := format.Truncate(oneLine(text), 160, format.Ellipsis)
+			line := format.Truncate(termsafe.Line(text), 160, format.Ellipsis)
 			r.Timeline = append(r.Timeline, Event{At: at, Kind: "question", Who: who, Text: line})
 			name := who
 			if name == "" {
@@ -263,7 +264,7 @@ func (r *Report) questionsAndCalls(h *record.History, ind *indicators) {
 				}
 				call++
 			case p.FunctionResponse != nil:
-				ind.text(compactJSON(p.FunctionResponse.Response), "tool result "+oneLine(p.FunctionResponse.Name), false)
+				ind.text(compactJSON(p.FunctionResponse.Response), "tool result "+termsafe.Line(p.FunctionResponse.Name), false)
 			}
 		}
 	}
@@ -312,13 +313,13 @@ func nextSteps(text string, answer bool) []string {
 	in := false
 	for _, line := range strings.Split(text, "\n") {
 		if m := notePrefix.FindStringSubmatch(line); m != nil && !answer {
-			out = append(out, oneLine(m[1]))
+			out = append(out, termsafe.Line(m[1]))
 			continue
 		}
 		trimmed := strings.TrimSpace(line)
 		if m := listItem.FindStringSubmatch(line); m != nil {
 			if in {
-				out = append(out, oneLine(strings.Trim(m[1], " *")))
+				out = append(out, termsafe.Line(strings.Trim(m[1], " *")))
 			}
 			continue
 		}
@@ -344,7 +345,7 @@ func (x *indicators) add(typ, value, where string, exportable bool) {
 	if i, ok := x.index[value]; ok {
 		in := &x.list[i]
 		in.exportable = in.exportable || exportable
-		if len(in.SeenIn) < maxPlaces && !contains(in.SeenIn, where) {
+		if len(in.SeenIn) < maxPlaces && !slices.Contains(in.SeenIn, where) {
 			in.SeenIn = append(in.SeenIn, where)
 		}
 		return
@@ -382,15 +383,6 @@ func (x *indicators) text(s, where string, exportable bool) {
 
 var tokenPattern = regexp.MustCompile(`\[REDACTED_[A-Z_]+_[a-z0-9]+\]`)
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -399,5 +391,3 @@ func nonNil[T any](s []T) []T {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(termsafe.Line(s)), " ") }

@@ -1,9 +1,6 @@
 package procgroup_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -12,13 +9,7 @@ import (
 // follow. (What the child started stays: Pdeathsig reaches the child alone.)
 func TestParentKilledTakesTheChild(t *testing.T) {
 	t.Parallel()
-	pidFile := filepath.Join(t.TempDir(), "pids")
-	parent := exec.Command(os.Args[0])
-	parent.Env = append(os.Environ(), "PROCGROUP_ROLE=parent", "PROCGROUP_PIDS="+pidFile)
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pids := readPIDs(t, pidFile)
+	parent, pids := startParent(t)
 	t.Cleanup(func() { _ = syscall.Kill(-pids[0], syscall.SIGKILL) })
 	if err := parent.Process.Kill(); err != nil {
 		t.Fatal(err)

@@ -69,6 +69,19 @@ func runParent() {
 	os.Exit(0)
 }
 
+// startParent starts the test binary as a parent of a group, and returns it with the PIDs of
+// its child and grandchild.
+func startParent(t *testing.T) (*exec.Cmd, []int) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	parent := exec.Command(os.Args[0])
+	parent.Env = append(os.Environ(), "PROCGROUP_ROLE=parent", "PROCGROUP_PIDS="+pidFile)
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return parent, readPIDs(t, pidFile)
+}
+
 func childCommand(pidFile string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "PROCGROUP_ROLE=child", "PROCGROUP_PIDS="+pidFile)
@@ -175,13 +188,7 @@ func TestParentSignalledLeavesNoChild(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			pidFile := filepath.Join(t.TempDir(), "pids")
-			parent := exec.Command(os.Args[0])
-			parent.Env = append(os.Environ(), "PROCGROUP_ROLE=parent", "PROCGROUP_PIDS="+pidFile)
-			if err := parent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pids := readPIDs(t, pidFile)
+			parent, pids := startParent(t)
 			if err := parent.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}

@@ -372,8 +372,9 @@ func codeLanguage(l genai.Language) string {
 	return s
 }
 
-// inlineCode writes s as a Markdown code span.
-func inlineCode(s string) string {
+// InlineCode writes s as a Markdown code span on one line, its fence longer than any run of
+// backticks in it.
+func InlineCode(s string) string {
 	s = termsafe.Line(s)
 	longest, run := 0, 0
 	for _, r := range s {
@@ -398,7 +399,7 @@ func Markdown(w io.Writer, h *record.History) error {
 		title: func(t string) string { return "# " + t + "\n\n" },
 		field: func(label, value string, code bool) string {
 			if code {
-				value = inlineCode(value)
+				value = InlineCode(value)
 			}
 			return "- " + label + ": " + value + "\n"
 		},
@@ -424,13 +425,13 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part, approval string) {
 		// Below the transcript's "## Gemini", an answer's own headings start at "###".
 		ew.printf("\n%s\n", strings.TrimRight(mdstream.DemoteHeadings(termsafe.String(p.Text), 3), "\n"))
 	case p.FunctionCall != nil:
-		ew.printf("\n-> call %s\n", inlineCode(p.FunctionCall.Name))
+		ew.printf("\n-> call %s\n", InlineCode(p.FunctionCall.Name))
 		if approval != "" {
 			ew.printf("\n*%s*\n", termsafe.Line(approval))
 		}
 		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionCall.Args)))
 	case p.FunctionResponse != nil:
-		ew.printf("\n<- %s\n", inlineCode(p.FunctionResponse.Name))
+		ew.printf("\n<- %s\n", InlineCode(p.FunctionResponse.Name))
 		fenced(ew, "json", termsafe.String(compactJSON(p.FunctionResponse.Response)))
 	case p.ExecutableCode != nil:
 		fenced(ew, codeLanguage(p.ExecutableCode.Language), termsafe.String(p.ExecutableCode.Code))
@@ -440,7 +441,7 @@ func writeMarkdownPart(ew *errWriter, p *genai.Part, approval string) {
 	case p.InlineData != nil:
 		ew.printf("\n*[inline data: %s, %d bytes]*\n", termsafe.Line(p.InlineData.MIMEType), len(p.InlineData.Data))
 	case p.FileData != nil:
-		ew.printf("\n*[file: %s]*\n", inlineCode(p.FileData.FileURI))
+		ew.printf("\n*[file: %s]*\n", InlineCode(p.FileData.FileURI))
 	case p.ToolCall != nil:
 		ew.printf("\n-> tool call\n")
 		fenced(ew, "json", termsafe.String(compactJSON(p.ToolCall)))
