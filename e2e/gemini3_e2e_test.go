@@ -192,7 +192,11 @@ func TestGemini3Flows(t *testing.T) {
 	}
 	remote := parseBatch(t, r.stdout)
 	for i, l := range remote {
-		if l.Title != lines[i].Title || l.Answer != lines[i].Answer || (l.Error == nil) != (lines[i].Error == nil) ||
+		// A local turn that fails takes the generated title only if it came before the error
+		// (the error is not held back for it), else its question: either is right there.
+		sameTitle := l.Title == lines[i].Title ||
+			lines[i].Error != nil && l.Title == "Generated Title" && lines[i].Title == "a question (thought)"
+		if !sameTitle || l.Answer != lines[i].Answer || (l.Error == nil) != (lines[i].Error == nil) ||
 			(l.HistoryID == "") != (lines[i].HistoryID == "") || l.Error != nil && describe(*l.Error) != describe(*lines[i].Error) {
 			t.Errorf("remote line %d: %+v, local %+v", i+1, l, lines[i])
 		}
