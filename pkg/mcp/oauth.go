@@ -549,12 +549,17 @@ func listenLoopback() (*loopback, error) {
 			res.err = termsafe.Line(format.Truncate(e+" "+q.Get("error_description"), 200, "..."))
 			msg = "Sign-in failed: " + res.err
 		}
+		// The page goes out before the result: the flow closes the listener once it has the
+		// code, and the browser should still show what happened.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>alertchat</title><p>%s</p>\n", html.EscapeString(msg))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
 		select {
 		case lb.results <- res:
 		default: // the sign-in's redirect came twice: the first is waiting
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, "<!doctype html><title>alertchat</title><p>%s</p>\n", html.EscapeString(msg))
 	})
 	lb.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = lb.srv.Serve(ln) }()
@@ -569,7 +574,14 @@ func (lb *loopback) drain() {
 	}
 }
 
-func (lb *loopback) close() { _ = lb.srv.Close() }
+// close lets a page being written finish, for a moment, then stops listening.
+func (lb *loopback) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if lb.srv.Shutdown(ctx) != nil {
+		_ = lb.srv.Close()
+	}
+}
 
 // errSignInRequired reports whether err is (or wraps) a sign-in nobody can do here.
 func errSignInRequired(err error) (*SignInRequiredError, bool) {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,9 +108,13 @@ func TestLoopbackTakesOnlyItsSignIn(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
+	var redirected sync.WaitGroup
+	defer redirected.Wait() // before the listener closes: its pages are asserted on
 	h := newOAuthHandler("siem", "https://mcp.example/mcp", nil, AuthOptions{SignIn: &SignIn{Wait: 10 * time.Second, Open: func(_ context.Context, u string) error {
 		state := mustQuery(t, u).Get("state")
+		redirected.Add(1)
 		go func() {
+			defer redirected.Done()
 			if c := get("code=theirs&state=not-" + state); c != http.StatusBadRequest {
 				t.Errorf("a redirect of another state: HTTP %d", c)
 			}
