@@ -2,11 +2,8 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -17,6 +14,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/statusline"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
 // chatJSON is chat -o json's one object. It is printed whatever happens: Error is null on
@@ -150,47 +148,13 @@ func toolHooks(ios *cmdutil.IOStreams) session.TurnHooks {
 	}
 	return session.TurnHooks{
 		OnToolCall: func(name string, args map[string]any) {
-			ios.Notice(toolLine(name, args))
+			ios.Notice(transcript.CallLine(name, args))
 			ios.StartProgressIndicatorWithLabel(statusline.Running(cmdutil.OneLine(name)))
 		},
 		OnToolsDone: func() {
 			ios.StartProgressIndicatorWithLabel(statusline.AskingGemini)
 		},
 	}
-}
-
-// toolLine is a call as shown on a terminal: → search_histories query="203.0.113.7" limit=5.
-// Everything in it came from the model: it passes through termsafe, on one line.
-func toolLine(name string, args map[string]any) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("→ " + name)
-	for _, k := range keys {
-		val, ok := argText(args[k])
-		if !ok {
-			continue
-		}
-		if r := []rune(val); len(r) > 80 {
-			val = string(r[:77]) + "..."
-		}
-		b.WriteString(" " + k + "=" + val)
-	}
-	return cmdutil.OneLine(b.String())
-}
-
-// argText is an argument as a call line shows it: JSON, except that a string keeps its
-// backslashes single (a pattern reads as typed: pattern="203\.0\.113\.7") and <, > and &
-// unescaped.
-func argText(v any) (string, bool) {
-	if s, ok := v.(string); ok {
-		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`, true
-	}
-	b, err := json.Marshal(v)
-	return string(b), err == nil
 }
 
 // offerMove asks, on stderr and stdin, whether to ask the question again in the conversation

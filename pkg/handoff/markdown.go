@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -192,29 +191,4 @@ func compactJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// CallLine is a tool call in its one-line form, as the chat shows it on a terminal:
-// → search_histories query="203.0.113.7" limit=5.
-func CallLine(name string, args map[string]any) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("→ " + name)
-	for _, k := range keys {
-		var val string
-		if s, ok := args[k].(string); ok {
-			val = `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
-		} else {
-			val = compactJSON(args[k])
-		}
-		if r := []rune(val); len(r) > 80 {
-			val = string(r[:77]) + "..."
-		}
-		b.WriteString(" " + k + "=" + val)
-	}
-	return termsafe.Line(b.String())
 }

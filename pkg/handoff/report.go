@@ -26,6 +26,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/termsafe"
+	"github.com/alertchat/alertchat/pkg/transcript"
 )
 
 // Input is what a report is made of.
@@ -253,7 +254,7 @@ func (r *Report) questionsAndCalls(h *record.History, ind *indicators) {
 			}
 			switch {
 			case p.FunctionCall != nil:
-				line := CallLine(p.FunctionCall.Name, p.FunctionCall.Args)
+				line := transcript.CallLine(p.FunctionCall.Name, p.FunctionCall.Args)
 				ev := Event{Kind: "tool_call", Text: line}
 				if a, ok := approvals[[2]int{ci, call}]; ok && !a.At.IsZero() {
 					ev.At = ptr(format.RFC3339(a.At))

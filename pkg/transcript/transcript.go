@@ -513,3 +513,39 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// CallLine is a tool call in its one-line form, as the chat shows it on a terminal and a
+// report's timeline lists it: → search_histories query="203.0.113.7" limit=5. Arguments are
+// in name order, each cut at 80 characters; everything came from the model, so the line
+// passes termsafe.
+func CallLine(name string, args map[string]any) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("→ " + name)
+	for _, k := range keys {
+		val, ok := argText(args[k])
+		if !ok {
+			continue
+		}
+		if r := []rune(val); len(r) > 80 {
+			val = string(r[:77]) + "..."
+		}
+		b.WriteString(" " + k + "=" + val)
+	}
+	return termsafe.Line(b.String())
+}
+
+// argText is an argument as a call line shows it: JSON, except that a string keeps its
+// backslashes single (a pattern reads as typed: pattern="203\.0\.113\.7") and <, > and &
+// unescaped.
+func argText(v any) (string, bool) {
+	if s, ok := v.(string); ok {
+		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`, true
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
+}

@@ -141,3 +141,25 @@ func TestRenderToolApprovals(t *testing.T) {
 		t.Fatalf("json without approvals: %s", js)
 	}
 }
+
+func TestCallLine(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 100)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"search_histories", map[string]any{"query": "203.0.113.7", "limit": 5}, `→ search_histories limit=5 query="203.0.113.7"`},
+		{"grep_evidence", map[string]any{"pattern": `203\.0\.113\.7`}, `→ grep_evidence pattern="203\.0\.113\.7"`},
+		{"q", map[string]any{"s": `say "hi"`}, `→ q s="say \"hi\""`},
+		{"q", map[string]any{"s": long}, `→ q s="` + strings.Repeat("a", 76) + `...`},
+		{"q", map[string]any{"bad": func() {}, "ok": true}, `→ q ok=true`},
+		{"q", map[string]any{"s": "line\nbreak\x1b[31m"}, `→ q s="line break"`},
+		{"q\x1b]0;title\x07", nil, `→ q`},
+	} {
+		if got := CallLine(tc.name, tc.args); got != tc.want {
+			t.Errorf("CallLine(%q, %v) = %q, want %q", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
