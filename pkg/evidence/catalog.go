@@ -21,7 +21,7 @@ type file struct {
 
 func (f file) structured() bool {
 	switch f.kind {
-	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C:
+	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C, kindParquet:
 		return true
 	}
 	return false
@@ -51,7 +51,7 @@ func (c *kindCache) kind(e entry, floor int64) file {
 	kind, err := sniff(e, floor)
 	if err != nil {
 		f.kind, f.err = kindText, err.Error()
-		if isGzip(e.rel) {
+		if isGzip(e.rel) || kind == kindBinary {
 			f.kind = kindBinary
 		}
 	} else {

@@ -17,13 +17,14 @@ import (
 
 // Kinds of files.
 const (
-	kindNDJSON = "ndjson"
-	kindJSON   = "json"
-	kindCSV    = "csv"
-	kindZeek   = "zeek"
-	kindW3C    = "w3c"
-	kindText   = "text"
-	kindBinary = "binary"
+	kindNDJSON  = "ndjson"
+	kindJSON    = "json"
+	kindCSV     = "csv"
+	kindZeek    = "zeek"
+	kindW3C     = "w3c"
+	kindParquet = "parquet"
+	kindText    = "text"
+	kindBinary  = "binary"
 )
 
 // Bounds on what untrusted files may cost.
@@ -177,7 +178,7 @@ func stripExt(p string) string {
 	for {
 		ext := strings.ToLower(path.Ext(p))
 		switch ext {
-		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log":
+		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log", ".parquet":
 			p = p[:len(p)-len(ext)]
 		default:
 			return p
@@ -225,6 +226,12 @@ func sniff(e entry, floor int64) (string, error) {
 	}
 	head = head[:n]
 	ext := path.Ext(name)
+	if ext == ".parquet" {
+		if isGzip(e.rel) || !bytes.HasPrefix(head, []byte(parquetMagic)) {
+			return kindBinary, fmt.Errorf("%s is not a Parquet file", e.logical())
+		}
+		return kindParquet, nil
+	}
 	if ext != ".json" && ext != ".ndjson" && ext != ".jsonl" {
 		if k := logKind(head); k != "" {
 			return k, nil
