@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ func readParquet(ra io.ReaderAt, size int64, emit func(record) error) (st parseS
 			err = fmt.Errorf("damaged Parquet file: %v", p)
 		}
 	}()
+	if err := checkParquetFooter(ra, size); err != nil {
+		return st, err
+	}
 	f, err := parquet.OpenFile(ra, size)
 	if err != nil {
 		return st, fmt.Errorf("not a Parquet file: %v", err)
@@ -65,6 +69,28 @@ func readParquet(ra io.ReaderAt, size int64, emit func(record) error) (st parseS
 		}
 		st.rows++
 	}
+}
+
+// maxParquetFooter bounds a Parquet file's footer (its schema and row groups' metadata):
+// real footers are kilobytes to a few megabytes.
+const maxParquetFooter = 64 << 20
+
+// checkParquetFooter refuses a footer whose stated length does not fit in the file or passes
+// maxParquetFooter, before parquet-go reads it: the reader allocates the stated length first
+// (up to 4 GB for a file of a few bytes), which is what a crafted file hung on.
+func checkParquetFooter(ra io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < int64(len(parquetMagic))+int64(len(tail)) {
+		return fmt.Errorf("not a Parquet file: %d bytes", size)
+	}
+	if _, err := ra.ReadAt(tail[:], size-int64(len(tail))); err != nil {
+		return fmt.Errorf("not a Parquet file: %v", err)
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > maxParquetFooter || n+int64(len(parquetMagic))+int64(len(tail)) > size {
+		return fmt.Errorf("damaged Parquet file: a footer of %d bytes in a file of %d", n, size)
+	}
+	return nil
 }
 
 // parquetValue converts one value as readParquet says.
