@@ -350,3 +350,53 @@ func TestEvidenceLogTables(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceEventLog: from the binary, real Windows event logs (testdata/evidence, public
+// samples) are listed as evtx tables and queried by SQL, EventData read with json_extract.
+func TestEvidenceEventLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "win"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"new-user-security.evtx", "sysmon-first-chunk.evtx"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "evidence", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "win", n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newCLI(t, toolRound(
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT EventID, TimeCreated, Computer, json_extract(EventData, '$.TargetUserName') FROM win_new_user_security WHERE EventID = 4728`}},
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT Channel, count(*) > 0 FROM win_sysmon_first_chunk WHERE EventID = 1 AND json_extract(EventData, '$.Image') LIKE '%PING.EXE' GROUP BY Channel`}},
+		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{}},
+	))
+	gd := c.addAlert("guardduty.json")
+	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "which accounts changed?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out toolChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if len(out.ToolCalls) != 3 {
+		t.Fatalf("tool_calls %+v", out.ToolCalls)
+	}
+	for i, tc := range out.ToolCalls {
+		if tc.Error != "" {
+			t.Fatalf("call %d: %+v", i, tc)
+		}
+	}
+	for _, want := range []string{
+		`[4728,"2013-10-23T16:22:39.9735Z","IE8Win7","None"]`,
+		`["Microsoft-Windows-Sysmon/Operational",1]`,
+		`"kind":"evtx"`, `"table":"win_sysmon_first_chunk"`, `"EventData"`,
+	} {
+		if !strings.Contains(out.Answer, want) {
+			t.Errorf("the model did not get %s: %s", want, out.Answer)
+		}
+	}
+}

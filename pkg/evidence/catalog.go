@@ -21,7 +21,7 @@ type file struct {
 
 func (f file) structured() bool {
 	switch f.kind {
-	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C, kindParquet:
+	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C, kindParquet, kindEVTX:
 		return true
 	}
 	return false

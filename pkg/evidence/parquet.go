@@ -137,15 +137,18 @@ func parquetValue(v any, unit time.Duration) any {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
 }
 
-// readEntry streams the records of e, of kind, to emit: a Parquet file read in place, any
-// other through openEntry.
+// readEntry streams the records of e, of kind, to emit: a Parquet file or an event log read
+// in place, any other through openEntry.
 func readEntry(e entry, kind string, floor int64, emit func(record) error) (parseStats, error) {
-	if kind == kindParquet {
+	if kind == kindParquet || kind == kindEVTX {
 		fd, fi, err := e.f.open(e.rel)
 		if err != nil {
 			return parseStats{}, err
 		}
 		defer fd.Close()
+		if kind == kindEVTX {
+			return readEVTX(fd, fi.Size(), emit)
+		}
 		return readParquet(fd, fi.Size(), emit)
 	}
 	r, err := openEntry(e, floor)

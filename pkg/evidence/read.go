@@ -23,6 +23,7 @@ const (
 	kindZeek    = "zeek"
 	kindW3C     = "w3c"
 	kindParquet = "parquet"
+	kindEVTX    = "evtx"
 	kindText    = "text"
 	kindBinary  = "binary"
 )
@@ -178,7 +179,7 @@ func stripExt(p string) string {
 	for {
 		ext := strings.ToLower(path.Ext(p))
 		switch ext {
-		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log", ".parquet":
+		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log", ".parquet", ".evtx":
 			p = p[:len(p)-len(ext)]
 		default:
 			return p
@@ -231,6 +232,12 @@ func sniff(e entry, floor int64) (string, error) {
 			return kindBinary, fmt.Errorf("%s is not a Parquet file", e.logical())
 		}
 		return kindParquet, nil
+	}
+	if ext == ".evtx" {
+		if isGzip(e.rel) || !bytes.HasPrefix(head, []byte(evtxFileMagic)) {
+			return kindBinary, fmt.Errorf("%s is not a Windows event log", e.logical())
+		}
+		return kindEVTX, nil
 	}
 	if ext != ".json" && ext != ".ndjson" && ext != ".jsonl" {
 		if k := logKind(head); k != "" {
