@@ -141,15 +141,15 @@ func parquetValue(v any, unit time.Duration) any {
 // in place, any other through openEntry.
 func readEntry(e entry, kind string, floor int64, emit func(record) error) (parseStats, error) {
 	if kind == kindParquet || kind == kindEVTX {
-		fd, fi, err := e.f.open(e.rel)
+		fd, size, err := e.open()
 		if err != nil {
 			return parseStats{}, err
 		}
 		defer fd.Close()
 		if kind == kindEVTX {
-			return readEVTX(fd, fi.Size(), emit)
+			return readEVTX(fd, size, emit)
 		}
-		return readParquet(fd, fi.Size(), emit)
+		return readParquet(fd, size, emit)
 	}
 	r, err := openEntry(e, floor)
 	if err != nil {

@@ -72,19 +72,31 @@ func (r *reader) Close() error {
 
 // openEntry opens e for reading, gzip read through and bounded.
 func openEntry(e entry, floor int64) (*reader, error) {
-	fd, fi, err := e.f.open(e.rel)
+	fd, size, err := e.open()
 	if err != nil {
 		return nil, err
 	}
 	r := &reader{Reader: fd, closers: []io.Closer{fd}}
-	if isGzip(e.rel) {
+	gz := isGzip(e.rel)
+	if t, ok := fd.(interface{ transcoded() (bool, error) }); ok && gz {
+		tr, err := t.transcoded()
+		if err != nil {
+			_ = r.Close()
+			return nil, fmt.Errorf("%s cannot be read: %v", e.logical(), err)
+		}
+		if tr { // decompressed by the server: bounded as the gzip reader would be
+			limit := gzipBound(size, floor)
+			r.Reader, gz = &boundReader{r: fd, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}, false
+		}
+	}
+	if gz {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(fd, 256<<10))
 		if err != nil {
 			_ = r.Close()
 			return nil, fmt.Errorf("%s is not gzip data", e.logical())
 		}
 		r.closers = append(r.closers, zr)
-		limit := gzipBound(fi.Size(), floor)
+		limit := gzipBound(size, floor)
 		r.Reader = &boundReader{r: zr, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}
 	}
 	dec, err := decodeText(r.Reader)
