@@ -1,5 +1,6 @@
 // Package evidence gives the chat read-only access to the folders of logs and exports an
-// analyst collected (chat --evidence DIR): list_evidence lists their files, grep_evidence
+// analyst collected (chat --evidence DIR), and to Cloud Storage prefixes used as folders
+// (--evidence gs://BUCKET/PREFIX, gcs.go): list_evidence lists their files, grep_evidence
 // searches their text, query_evidence runs SQL over their structured files.
 //
 // The folders and everything in them are untrusted, as are the model's arguments (a log line
@@ -8,8 +9,11 @@
 //     no symlink that resolves outside, nothing but regular files, no hard link; the resolved
 //     path of every file opened is checked, not only the argument, and files are opened
 //     through an os.Root, so the kernel keeps the open inside the folder (confine.go);
+//   - a bucket's objects are confined to its prefix: only prefix+rel is read, rel a path that
+//     passes the same checks, at the generation listed (gcs.go);
 //   - nothing is ever written into a folder: the SQL index lives in the cache directory, keyed
-//     by the file's path, size, modification time, device, inode and change time (index.go);
+//     by the file's path, size, modification time, device, inode and change time (index.go),
+//     or an object's name, generation and size;
 //   - only reading SQL runs, on a read-only connection, under a time limit, a row cap, a bound
 //     on the result's bytes (counted while rows are read) and a length limit on values
 //     (query.go);

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -194,4 +195,51 @@ func TestBucketEvidenceOpen(t *testing.T) {
 		t.Fatalf("an empty prefix and a whole bucket: %v", err)
 	}
 	_ = s.Close()
+}
+
+// TestBucketGrep: objects are searched several at a time, and the matches come in path order
+// and stop at the limit as a folder's do (the same files in a folder are the reference).
+func TestBucketGrep(t *testing.T) {
+	t.Parallel()
+	_, c := testenv.GCS(t)
+	dir := t.TempDir()
+	for i := range 9 {
+		name := fmt.Sprintf("logs/%02d.log", i)
+		var b strings.Builder
+		for j := range 3 {
+			fmt.Fprintf(&b, "line %d of %s: hit %d\nquiet line\n", j, name, i*3+j)
+		}
+		putObject(t, c, "grep/"+name, []byte(b.String()), "")
+		if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	bs, err := OpenContext(ctx, []string{"gs://" + testenv.Bucket + "/grep"}, Options{CacheDir: t.TempDir(), Storage: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bs.Close() })
+	fs := openSet(t, dir)
+	for _, o := range []GrepOptions{
+		{Pattern: "hit", Limit: 100},
+		{Pattern: "hit", Limit: 10, Context: 1},
+		{Pattern: "HIT 1", IgnoreCase: true, Limit: 5},
+		{Pattern: "hit", Path: "logs/0[3-5].log", Limit: 100},
+	} {
+		got, err := bs.Grep(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fs.Grep(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Matches, want.Matches) || got.Truncated != want.Truncated || len(got.Matches) == 0 {
+			t.Errorf("%+v:\n bucket %+v\n folder %+v", o, got, want)
+		}
+	}
 }
