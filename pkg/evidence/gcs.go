@@ -7,14 +7,26 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 )
 
 // gcsScheme begins an evidence source that is a Cloud Storage prefix.
 const gcsScheme = "gs://"
+
+// gcsRetries bound the client's retries: by default it retries a refused connection until the
+// context ends, and a chat's context lasts the chat. A network failure is a tool result
+// error within seconds, and the chat goes on.
+func gcsRetries() []storage.RetryOption {
+	return []storage.RetryOption{
+		storage.WithMaxAttempts(3),
+		storage.WithBackoff(gax.Backoff{Initial: 200 * time.Millisecond, Max: 2 * time.Second, Multiplier: 2}),
+	}
+}
 
 // IsBucket reports whether an --evidence value names a Cloud Storage prefix (gs://BUCKET/PREFIX)
 // rather than a folder.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/storage"
 
@@ -241,5 +242,33 @@ func TestBucketGrep(t *testing.T) {
 		if !reflect.DeepEqual(got.Matches, want.Matches) || got.Truncated != want.Truncated || len(got.Matches) == 0 {
 			t.Errorf("%+v:\n bucket %+v\n folder %+v", o, got, want)
 		}
+	}
+}
+
+// TestBucketEvidenceNetworkFailure: the server gone mid-chat, each tool answers an error within
+// seconds (the client's retries are bounded), and the set stays usable.
+func TestBucketEvidenceNetworkFailure(t *testing.T) {
+	t.Parallel()
+	srv, c := testenv.GCS(t)
+	putObject(t, c, "n/a.ndjson", []byte(`{"a":1}`+"\n"), "")
+	ctx := context.Background()
+	s, err := OpenContext(ctx, []string{"gs://" + testenv.Bucket + "/n"}, Options{CacheDir: t.TempDir(), Storage: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	srv.Stop()
+	start := time.Now()
+	if _, _, err := s.List(ctx, "", 10); err == nil || !strings.Contains(err.Error(), "cannot be listed") {
+		t.Errorf("list: %v", err)
+	}
+	if _, err := s.Grep(ctx, GrepOptions{Pattern: "a", Limit: 10}); err == nil {
+		t.Error("grep: no error")
+	}
+	if _, err := s.Query(ctx, `SELECT * FROM a`, 10); err == nil {
+		t.Error("query: no error")
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("three failing calls took %v", d)
 	}
 }
