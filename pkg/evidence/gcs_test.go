@@ -17,6 +17,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/alertchat/alertchat/internal/testenv"
+	"github.com/fsouza/fake-gcs-server/fakestorage"
 )
 
 // putObject writes an object through the client, as a user's upload would (encoding "gzip"
@@ -270,5 +271,59 @@ func TestBucketEvidenceNetworkFailure(t *testing.T) {
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("three failing calls took %v", d)
+	}
+}
+
+// TestBucketEvidenceRequests: a prefix of 1,000 objects is walked by one paged request
+// sequence (not a request per object), and a second listing of a prefix reads no object
+// again (kinds are known by generation).
+func TestBucketEvidenceRequests(t *testing.T) {
+	t.Parallel()
+	srv, _ := testenv.GCS(t)
+	total := 1000
+	if testing.Short() {
+		total = 200 // fake-gcs-server takes a while to create a thousand objects under -race
+	}
+	for i := range total {
+		name := fmt.Sprintf("many/%04d.log", i)
+		if i < 20 {
+			name = fmt.Sprintf("few/%04d.log", i)
+		}
+		srv.CreateObject(fakestorage.Object{
+			ObjectAttrs: fakestorage.ObjectAttrs{BucketName: testenv.Bucket, Name: name},
+			Content:     []byte(fmt.Sprintf("line %d\n", i)),
+		})
+	}
+	p := testenv.NewFaultProxy(t, srv.URL())
+	c := testenv.StorageClient(t, p.URL())
+	ctx := context.Background()
+	s, err := OpenContext(ctx, []string{"gs://" + testenv.Bucket + "/many"}, Options{CacheDir: t.TempDir(), Storage: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	before := p.Requests()
+	n := 0
+	if err := s.files("", func(entry) bool { n++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	if listed := p.Requests() - before; n != total-20 || listed > 2 {
+		t.Errorf("%d objects listed with %d requests", n, listed)
+	}
+	few, err := OpenContext(ctx, []string{"gs://" + testenv.Bucket + "/few"}, Options{CacheDir: t.TempDir(), Storage: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = few.Close() })
+	files, _, err := few.List(ctx, "", 100)
+	if err != nil || len(files) != 20 || files[0].Kind != kindText {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	before = p.Requests()
+	if _, _, err := few.List(ctx, "", 100); err != nil {
+		t.Fatal(err)
+	}
+	if again := p.Requests() - before; again > 2 {
+		t.Errorf("a second listing made %d requests", again)
 	}
 }
