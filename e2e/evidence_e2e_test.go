@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -348,5 +349,123 @@ func TestEvidenceLogTables(t *testing.T) {
 		if !strings.Contains(out.Answer, want) {
 			t.Errorf("the model did not get %s: %s", want, out.Answer)
 		}
+	}
+}
+
+// TestEvidenceEventLog: from the binary, real Windows event logs (testdata/evidence, public
+// samples) are listed as evtx tables and queried by SQL, EventData read with json_extract.
+func TestEvidenceEventLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "win"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"new-user-security.evtx", "sysmon-first-chunk.evtx"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "evidence", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "win", n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newCLI(t, toolRound(
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT EventID, TimeCreated, Computer, json_extract(EventData, '$.TargetUserName') FROM win_new_user_security WHERE EventID = 4728`}},
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT Channel, count(*) > 0 FROM win_sysmon_first_chunk WHERE EventID = 1 AND json_extract(EventData, '$.Image') LIKE '%PING.EXE' GROUP BY Channel`}},
+		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{}},
+	))
+	gd := c.addAlert("guardduty.json")
+	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "which accounts changed?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out toolChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if len(out.ToolCalls) != 3 {
+		t.Fatalf("tool_calls %+v", out.ToolCalls)
+	}
+	for i, tc := range out.ToolCalls {
+		if tc.Error != "" {
+			t.Fatalf("call %d: %+v", i, tc)
+		}
+	}
+	for _, want := range []string{
+		`[4728,"2013-10-23T16:22:39.9735Z","IE8Win7","None"]`,
+		`["Microsoft-Windows-Sysmon/Operational",1]`,
+		`"kind":"evtx"`, `"table":"win_sysmon_first_chunk"`, `"EventData"`,
+	} {
+		if !strings.Contains(out.Answer, want) {
+			t.Errorf("the model did not get %s: %s", want, out.Answer)
+		}
+	}
+}
+
+// TestEvidenceBucket: from the binary, a Cloud Storage prefix on fake-gcs-server (found through
+// STORAGE_EMULATOR_HOST, given by ALERTCHAT_EVIDENCE as users do) is the evidence folder: its
+// objects listed by their path under the prefix, a gzip'd NDJSON object and an event log
+// queried by SQL, another prefix's object out of reach. A bucket that does not exist is exit 2
+// naming it, before the chat starts.
+func TestEvidenceBucket(t *testing.T) {
+	t.Parallel()
+	bucket, url, h := testenv.GCSBucket(t)
+	evtx, err := os.ReadFile(filepath.Join("..", "testdata", "evidence", "new-user-security.evtx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte(`{"eventName":"ConsoleLogin","sourceIPAddress":"203.0.113.7"}` + "\n" + `{"eventName":"ListBuckets","sourceIPAddress":"198.51.100.4"}` + "\n"))
+	_ = zw.Close()
+	for name, data := range map[string][]byte{
+		"case-7/aws/ct.json.gz": gz.Bytes(), "case-7/win/Security.evtx": evtx, "other/secret.txt": []byte("hunter2\n"),
+	} {
+		w := h.Object(name).NewWriter(context.Background())
+		w.ChunkSize = 0
+		_, _ = w.Write(data)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newCLI(t, toolRound(
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT eventName FROM aws_ct WHERE sourceIPAddress = '203.0.113.7'`}},
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT EventID, Computer FROM win_Security WHERE EventID = 4728`}},
+		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{}},
+		&genai.FunctionCall{Name: "grep_evidence", Args: map[string]any{"pattern": "hunter2", "path": "../other/secret.txt"}},
+	))
+	c.env = append(c.env, testenv.EnvStorageHost+"="+url, "ALERTCHAT_EVIDENCE=gs://"+bucket+"/case-7")
+	gd := c.addAlert("guardduty.json")
+	r := c.run("", "chat", "-o", "json", "-a", gd, "-q", "what did 203.0.113.7 do?")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out toolChatOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if len(out.ToolCalls) != 4 {
+		t.Fatalf("tool_calls %+v", out.ToolCalls)
+	}
+	for i, tc := range out.ToolCalls[:3] {
+		if tc.Error != "" {
+			t.Fatalf("call %d: %+v", i, tc)
+		}
+	}
+	for _, want := range []string{
+		`["ConsoleLogin"]`, `[4728,"IE8Win7"]`, `"path":"aws/ct.json.gz"`, `"kind":"evtx"`, `"table":"aws_ct"`,
+		"outside the evidence folder",
+	} {
+		if !strings.Contains(out.Answer, want) {
+			t.Errorf("the model did not get %s: %s", want, out.Answer)
+		}
+	}
+	if strings.Contains(out.Answer, "hunter2") || strings.Contains(out.Answer, "other/secret") {
+		t.Errorf("the model reached another prefix: %s", out.Answer)
+	}
+
+	r = c.run("", "chat", "-o", "json", "-a", gd, "--evidence", "gs://no-such-bucket-e2e/logs", "-q", "hello")
+	if r.code != 2 || !strings.Contains(r.stderr, "gs://no-such-bucket-e2e/logs does not exist") {
+		t.Errorf("a missing bucket: exit %d, %s", r.code, r.stderr)
 	}
 }

@@ -71,7 +71,7 @@ remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
-			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query, read only (repeatable)", Destination: &opts.Tools.Evidence},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, or a Cloud Storage prefix gs://BUCKET/PREFIX, Gemini may list, grep and query, read only (repeatable)", Destination: &opts.Tools.Evidence},
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
 		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
 			Remote:       "answer through one Gemini Batch API job (about half the price, answered within hours; no tools)",
@@ -148,7 +148,7 @@ func batchRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	closeEvidence, err := opts.Tools.OpenEvidence(cfg.DataDir)
+	closeEvidence, err := opts.Tools.OpenEvidence(ctx, cfg.DataDir)
 	if err != nil {
 		return err
 	}

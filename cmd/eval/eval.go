@@ -94,7 +94,7 @@ report of the finished runs is printed first; a --remote job goes on).`,
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
-			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
+			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, or a Cloud Storage prefix gs://BUCKET/PREFIX, Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
 		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
 			Remote:       "investigate through one Gemini Batch API job per model (about half the price, answered within hours; needs --no-tools)",
 			Resubmit:     "with --remote: submit new jobs even when jobs for these cases are recorded",
@@ -177,7 +177,7 @@ func evalRun(ctx context.Context, opts *Options) error {
 		}
 	}
 
-	closeEvidence, err := opts.Tools.OpenEvidence(cfg.DataDir)
+	closeEvidence, err := opts.Tools.OpenEvidence(ctx, cfg.DataDir)
 	if err != nil {
 		return err
 	}

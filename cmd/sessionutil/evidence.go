@@ -1,17 +1,22 @@
 package sessionutil
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"cloud.google.com/go/storage"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/evidence"
+	"github.com/m-mizutani/goerr/v2"
 )
 
-// EvidenceEnv lists evidence folders separated like PATH. It is honoured only from the real
-// environment (a .env may not set it: a planted .env would hand a folder to the model).
+// EvidenceEnv lists evidence folders (and gs://BUCKET/PREFIX sources) separated like PATH. It
+// is honoured only from the real environment (a .env may not set it: a planted .env would
+// hand a folder to the model).
 const EvidenceEnv = "ALERTCHAT_EVIDENCE"
 
 // EvidenceDirs are the folders of --evidence, or, when the flag is not given, those of
@@ -24,7 +29,13 @@ func EvidenceDirs(flag []string, flagSet bool, getenv func(string) string) []str
 		getenv = os.Getenv
 	}
 	var out []string
-	for _, d := range filepath.SplitList(getenv(EvidenceEnv)) {
+	parts := filepath.SplitList(getenv(EvidenceEnv))
+	for i := 0; i < len(parts); i++ {
+		d := parts[i]
+		// The list separator is ":" on Unix, so gs://b/p arrives as "gs" and "//b/p".
+		if d == "gs" && i+1 < len(parts) && strings.HasPrefix(parts[i+1], "//") {
+			d, i = d+":"+parts[i+1], i+1
+		}
 		if strings.TrimSpace(d) != "" {
 			out = append(out, d)
 		}
@@ -35,6 +46,9 @@ func EvidenceDirs(flag []string, flagSet bool, getenv func(string) string) []str
 // checkEvidence reports a folder that does not exist or is a file as a usage error naming it.
 func (to ToolOptions) checkEvidence() error {
 	for _, d := range to.Evidence {
+		if evidence.IsBucket(d) {
+			continue // checked by evidence.OpenContext, with one listing call
+		}
 		fi, err := os.Stat(d)
 		switch {
 		case err != nil && errors.Is(err, os.ErrNotExist):
@@ -48,17 +62,35 @@ func (to ToolOptions) checkEvidence() error {
 	return nil
 }
 
-// OpenEvidence opens the folders of --evidence (none: nothing), checked; the returned function
-// releases the index. Opening reads no file: tables are built on the first query.
-func (to *ToolOptions) OpenEvidence(dataDir string) (func(), error) {
+// OpenEvidence opens the folders and buckets of --evidence (none: nothing), checked; the
+// returned function releases the index (and the Cloud Storage client). Opening reads no file:
+// tables are built on the first query; a bucket costs one listing call, so one that does not
+// exist or cannot be read is named before the chat starts.
+func (to *ToolOptions) OpenEvidence(ctx context.Context, dataDir string) (func(), error) {
 	if len(to.Evidence) == 0 || to.NoTools {
 		return func() {}, nil
 	}
 	if err := to.checkEvidence(); err != nil {
 		return nil, err
 	}
-	set, err := evidence.Open(to.Evidence, evidence.Options{CacheDir: evidenceCacheDir(dataDir)})
+	o := evidence.Options{CacheDir: evidenceCacheDir(dataDir)}
+	if slices.ContainsFunc(to.Evidence, evidence.IsBucket) {
+		// The user's Google credentials, or STORAGE_EMULATOR_HOST from the environment, as for
+		// the cloud store; JSON reads, which the emulator serves too.
+		sc, err := storage.NewClient(ctx, storage.WithJSONReads())
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to create the Cloud Storage client for the evidence buckets")
+		}
+		o.Storage = sc
+	}
+	release := func() {
+		if o.Storage != nil {
+			_ = o.Storage.Close()
+		}
+	}
+	set, err := evidence.OpenContext(ctx, to.Evidence, o)
 	if err != nil {
+		release()
 		var de *evidence.DirError
 		if errors.As(err, &de) {
 			return nil, cmdutil.UsageErrorf("%s", de.Error())
@@ -66,7 +98,7 @@ func (to *ToolOptions) OpenEvidence(dataDir string) (func(), error) {
 		return nil, err
 	}
 	to.set = set
-	return func() { _ = set.Close() }, nil
+	return func() { _ = set.Close(); release() }, nil
 }
 
 // EvidenceSet is the opened evidence folders (nil without any).

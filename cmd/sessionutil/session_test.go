@@ -69,6 +69,8 @@ func TestEvidenceDirs(t *testing.T) {
 		{"flag set empty", nil, true, env(list), nil},
 		{"variable", nil, false, env(list), []string{"/a", "/b"}},
 		{"neither", nil, false, env(""), nil},
+		// gs:// holds the Unix list separator: it is put back together.
+		{"buckets", nil, false, env(strings.Join([]string{"/a", "gs://b/p", "gs://c", "/gs"}, string(os.PathListSeparator))), []string{"/a", "gs://b/p", "gs://c", "/gs"}},
 	} {
 		if got := sessionutil.EvidenceDirs(tc.flag, tc.flagSet, tc.getenv); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

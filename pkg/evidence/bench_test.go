@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -259,6 +260,42 @@ func BenchmarkQueryFirstZeek(b *testing.B) {
 	size := writeZeek(b, filepath.Join(dir, "conn.log"), benchMB(200))
 	b.SetBytes(size)
 	const q = `SELECT "id.orig_h", count(*) AS n, sum(orig_bytes) FROM conn WHERE "id.resp_h" = '203.0.113.7' GROUP BY 1 ORDER BY n DESC`
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		s, err := Open([]string{dir}, Options{CacheDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := s.Query(context.Background(), q, 100)
+		if err != nil || len(res.Rows) == 0 {
+			b.Fatal(res, err)
+		}
+		_ = s.Close()
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+}
+
+// BenchmarkQueryFirstEVTX builds the table of an event log of benchMB(100) MB: the Sysmon
+// sample's chunk again and again (each chunk stands alone, its templates with it).
+func BenchmarkQueryFirstEVTX(b *testing.B) {
+	dir := b.TempDir()
+	sample := evtxSample(b, "sysmon-first-chunk.evtx")
+	f, err := os.Create(filepath.Join(dir, "sysmon.evtx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	_, _ = w.Write(sample[:evtxHeaderSize])
+	size := int64(evtxHeaderSize)
+	for ; size < benchMB(100)<<20; size += evtxChunkSize {
+		_, _ = w.Write(sample[evtxHeaderSize : evtxHeaderSize+evtxChunkSize])
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	const q = `SELECT json_extract(EventData, '$.Image') AS image, count(*) AS n FROM sysmon WHERE EventID = 1 GROUP BY 1 ORDER BY n DESC`
 	cpu0 := cpuSeconds()
 	for b.Loop() {
 		s, err := Open([]string{dir}, Options{CacheDir: b.TempDir()})

@@ -21,7 +21,7 @@ type file struct {
 
 func (f file) structured() bool {
 	switch f.kind {
-	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C:
+	case kindNDJSON, kindJSON, kindCSV, kindZeek, kindW3C, kindParquet, kindEVTX:
 		return true
 	}
 	return false
@@ -51,7 +51,7 @@ func (c *kindCache) kind(e entry, floor int64) file {
 	kind, err := sniff(e, floor)
 	if err != nil {
 		f.kind, f.err = kindText, err.Error()
-		if isGzip(e.rel) {
+		if isGzip(e.rel) || kind == kindBinary {
 			f.kind = kindBinary
 		}
 	} else {
@@ -70,12 +70,19 @@ func (c *kindCache) kind(e entry, floor int64) file {
 // table: the design's name, made unique in path order (a second "x" is "x_2").
 func (s *Set) catalog() ([]file, error) {
 	var out []file
+	var objects []int // indexes in out of Cloud Storage objects whose kind is not known yet
 	if err := s.files("", func(e entry) bool {
-		out = append(out, s.kinds.kind(e, s.bombFloor))
+		if e.f.gcs != nil {
+			objects = append(objects, len(out))
+			out = append(out, file{entry: e})
+		} else {
+			out = append(out, s.kinds.kind(e, s.bombFloor))
+		}
 		return len(out) < maxFiles
 	}); err != nil {
 		return nil, err
 	}
+	s.sniffObjects(out, objects)
 	taken := map[string]bool{}
 	for i := range out {
 		if !out[i].structured() {
@@ -90,6 +97,24 @@ func (s *Set) catalog() ([]file, error) {
 		out[i].table = name
 	}
 	return out, nil
+}
+
+// sniffObjectsAtOnce is how many objects are read at the same time to tell their kinds: each
+// first read is a request, and a listing of a thousand objects must not be a thousand waits.
+const sniffObjectsAtOnce = 8
+
+// sniffObjects tells the kinds of the objects at idx in out, several at a time.
+func (s *Set) sniffObjects(out []file, idx []int) {
+	sem := make(chan struct{}, sniffObjectsAtOnce)
+	var wg sync.WaitGroup
+	for _, i := range idx {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i] = s.kinds.kind(out[i].entry, s.bombFloor)
+		})
+	}
+	wg.Wait()
 }
 
 // tables are the catalog's structured files by lower-case table name.

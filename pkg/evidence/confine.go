@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -69,6 +70,9 @@ func (f folder) logical(rel string) string {
 // inside reports whether resolved (a path with every symlink followed) lies in f and names no
 // hidden entry on the way.
 func (f folder) inside(resolved string) bool {
+	if f.gcs != nil {
+		return false // a bucket holds no local path
+	}
 	rel, err := filepath.Rel(f.root, resolved)
 	if err != nil {
 		return false
@@ -161,12 +165,36 @@ func newEntry(f folder, rel string, fi fs.FileInfo) entry {
 
 func (e entry) logical() string { return e.f.logical(e.rel) }
 
+// evidenceFile is an open file or object: streamed by Read, or read in place by ReadAt.
+type evidenceFile interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+}
+
+// open opens e's file (confined as folder.open says) or object (the generation listed), and
+// returns its size.
+func (e entry) open() (evidenceFile, int64, error) {
+	if e.f.gcs != nil {
+		o, err := e.f.gcs.open(e.rel, e.mod, e.size)
+		return o, e.size, err
+	}
+	fd, fi, err := e.f.open(e.rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	return fd, fi.Size(), nil
+}
+
 // walk calls fn for every regular file under rel (a folder or one file) in f, in path order.
 // Hidden entries are skipped; a symlink is followed only to a regular file inside f (a
 // symlinked folder is not entered, so there are no loops); devices, FIFOs and sockets are
 // skipped. fn returning false stops the walk. Folders are read through f's os.Root: one
 // swapped for a symlink out during the walk cannot be read.
 func (f folder) walk(rel string, fn func(entry) bool) error {
+	if f.gcs != nil {
+		return f.gcs.walk(f, rel, fn)
+	}
 	r, err := f.resolve(rel)
 	if err != nil {
 		return err

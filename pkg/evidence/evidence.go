@@ -1,5 +1,6 @@
 // Package evidence gives the chat read-only access to the folders of logs and exports an
-// analyst collected (chat --evidence DIR): list_evidence lists their files, grep_evidence
+// analyst collected (chat --evidence DIR), and to Cloud Storage prefixes used as folders
+// (--evidence gs://BUCKET/PREFIX, gcs.go): list_evidence lists their files, grep_evidence
 // searches their text, query_evidence runs SQL over their structured files.
 //
 // The folders and everything in them are untrusted, as are the model's arguments (a log line
@@ -8,8 +9,11 @@
 //     no symlink that resolves outside, nothing but regular files, no hard link; the resolved
 //     path of every file opened is checked, not only the argument, and files are opened
 //     through an os.Root, so the kernel keeps the open inside the folder (confine.go);
+//   - a bucket's objects are confined to its prefix: only prefix+rel is read, rel a path that
+//     passes the same checks, at the generation listed (gcs.go);
 //   - nothing is ever written into a folder: the SQL index lives in the cache directory, keyed
-//     by the file's path, size, modification time, device, inode and change time (index.go);
+//     by the file's path, size, modification time, device, inode and change time (index.go),
+//     or an object's name, generation and size;
 //   - only reading SQL runs, on a read-only connection, under a time limit, a row cap, a bound
 //     on the result's bytes (counted while rows are read) and a length limit on values
 //     (query.go);
@@ -20,11 +24,16 @@
 package evidence
 
 import (
+	"context"
+	"path"
+
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"cloud.google.com/go/storage"
 
 	"github.com/m-mizutani/goerr/v2"
 )
@@ -41,6 +50,8 @@ type folder struct {
 	name string
 	// r opens what is under root: the kernel refuses any path that leads out of it.
 	r *os.Root
+	// gcs, when set, is a Cloud Storage prefix (root is then its gs:// URL, r nil).
+	gcs *bucketPrefix
 }
 
 // Set is the evidence folders of one chat.
@@ -58,6 +69,8 @@ type Set struct {
 type Options struct {
 	// CacheDir is where indexes are kept (the user's cache directory + alertchat/evidence).
 	CacheDir string
+	// Storage reads the gs:// sources, with the user's credentials (nil: none may be given).
+	Storage *storage.Client
 }
 
 // DirError is a folder given on the command line that cannot be used: missing, or a file.
@@ -66,11 +79,20 @@ type DirError struct {
 	Reason string
 }
 
-func (e *DirError) Error() string { return fmt.Sprintf("evidence folder %s %s", e.Dir, e.Reason) }
+func (e *DirError) Error() string {
+	if IsBucket(e.Dir) {
+		return fmt.Sprintf("evidence bucket %s %s", e.Dir, e.Reason)
+	}
+	return fmt.Sprintf("evidence folder %s %s", e.Dir, e.Reason)
+}
 
-// Open checks dirs (each must be an existing folder) and returns their Set. Nothing is read
-// beyond the folders' own metadata: indexes are built on the first query.
-func Open(dirs []string, o Options) (_ *Set, err error) {
+// Open is OpenContext without a context of its own.
+func Open(dirs []string, o Options) (*Set, error) { return OpenContext(context.Background(), dirs, o) }
+
+// OpenContext checks dirs (each an existing folder, or gs://BUCKET/PREFIX) and returns their
+// Set. Nothing is read beyond the folders' own metadata and one listing call per bucket:
+// indexes are built on the first query. Objects are read under ctx.
+func OpenContext(ctx context.Context, dirs []string, o Options) (_ *Set, err error) {
 	s := &Set{cacheDir: o.CacheDir, bombFloor: bombFloor, timeout: QueryTimeout}
 	defer func() {
 		if err != nil {
@@ -81,6 +103,22 @@ func Open(dirs []string, o Options) (_ *Set, err error) {
 	names := map[string]int{}
 	for _, d := range dirs {
 		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		if IsBucket(d) {
+			f, err := openBucket(ctx, d, o.Storage)
+			if err != nil {
+				return nil, err
+			}
+			if seen[f.root] {
+				continue
+			}
+			seen[f.root] = true
+			names[f.name]++
+			if n := names[f.name]; n > 1 {
+				f.name = fmt.Sprintf("%s_%d", f.name, n)
+			}
+			s.folders = append(s.folders, f)
 			continue
 		}
 		abs, err := filepath.Abs(d)
@@ -150,8 +188,30 @@ func (s *Set) Close() error {
 
 func (s *Set) closeRoots() {
 	for _, f := range s.folders {
-		_ = f.r.Close()
+		if f.r != nil {
+			_ = f.r.Close()
+		}
 	}
+}
+
+// openBucket checks the Cloud Storage prefix d with one listing call.
+func openBucket(ctx context.Context, d string, c *storage.Client) (folder, error) {
+	bucket, prefix, err := parseBucket(d)
+	if err != nil {
+		return folder{}, &DirError{Dir: d, Reason: "is not gs://BUCKET/PREFIX: " + err.Error()}
+	}
+	if c == nil {
+		return folder{}, &DirError{Dir: d, Reason: "cannot be read: no Cloud Storage client"}
+	}
+	b := &bucketPrefix{ctx: ctx, bucket: c.Bucket(bucket).Retryer(gcsRetries()...), name: bucket, prefix: prefix}
+	if err := b.check(ctx); err != nil {
+		return folder{}, &DirError{Dir: d, Reason: err.Error()}
+	}
+	base := bucket
+	if prefix != "" {
+		base = path.Base(strings.TrimSuffix(prefix, "/"))
+	}
+	return folder{root: gcsScheme + bucket + "/" + prefix, name: safeName(base), gcs: b}, nil
 }
 
 // safeName makes a folder's base name a path element and identifier part.

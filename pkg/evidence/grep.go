@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/alertchat/alertchat/pkg/tool"
@@ -67,12 +68,29 @@ func (s *Set) Grep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 	}
 	res := &GrepResult{Matches: []Match{}}
 	var ferr error
+	var objects []entry // Cloud Storage objects waiting to be searched together
+	flush := func() bool {
+		if len(objects) > 0 {
+			ferr = s.grepObjects(ctx, re, o, objects, res)
+			objects = objects[:0]
+		}
+		return ferr == nil && !res.Truncated
+	}
 	walkErr := s.files(sel.root, func(e entry) bool {
 		if !sel.match(e.logical()) {
 			return true
 		}
 		if err := ctx.Err(); err != nil {
 			ferr = err
+			return false
+		}
+		if e.f.gcs != nil {
+			if objects = append(objects, e); len(objects) == grepObjectsAtOnce {
+				return flush()
+			}
+			return true
+		}
+		if !flush() {
 			return false
 		}
 		if ferr = s.grepFile(ctx, re, sr, e, o, res); ferr != nil {
@@ -83,10 +101,51 @@ func (s *Set) Grep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 	if walkErr != nil {
 		return nil, walkErr
 	}
+	if ferr == nil && !res.Truncated {
+		flush()
+	}
 	if ferr != nil {
 		return nil, ferr
 	}
 	return res, nil
+}
+
+// grepObjectsAtOnce is how many Cloud Storage objects grep reads at the same time: each read
+// waits on the network more than on the search.
+const grepObjectsAtOnce = 4
+
+// grepObjects searches objects at the same time, each into a result of its own (memory: one
+// buffer and at most o.Limit matches each), and adds their results to res in path order.
+func (s *Set) grepObjects(ctx context.Context, re *regexp.Regexp, o GrepOptions, objects []entry, res *GrepResult) error {
+	parts := make([]GrepResult, len(objects))
+	errs := make([]error, len(objects))
+	var wg sync.WaitGroup
+	for i, e := range objects {
+		parts[i].Matches = []Match{}
+		wg.Go(func() {
+			errs[i] = s.grepFile(ctx, re, newSearcher(o.Pattern, re, o.IgnoreCase), e, o, &parts[i])
+		})
+	}
+	wg.Wait()
+	for i := range parts {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		res.FilesSearched += parts[i].FilesSearched
+		res.BytesSearched += parts[i].BytesSearched
+		for _, m := range parts[i].Matches {
+			if len(res.Matches) == o.Limit {
+				res.Truncated = true
+				return nil
+			}
+			res.Matches = append(res.Matches, m)
+		}
+		if parts[i].Truncated {
+			res.Truncated = true
+			return nil
+		}
+	}
+	return nil
 }
 
 // selector is a path argument: the part without wildcards to walk, and the glob to match.

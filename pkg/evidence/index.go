@@ -321,16 +321,11 @@ type tableBuilder struct {
 }
 
 func (t *tableBuilder) fill(f file) (parseStats, error) {
-	r, err := openEntry(f.entry, t.floor)
-	if err != nil {
-		return parseStats{}, err
-	}
-	defer r.Close()
 	t.byKey, t.lower = map[string]int{}, map[string]bool{}
 	if _, err := t.tx.ExecContext(t.ctx, `DROP TABLE IF EXISTS `+quoteIdent(t.table)); err != nil {
 		return parseStats{}, err
 	}
-	return readRecords(r, f.kind, func(rec record) error {
+	return readEntry(f.entry, f.kind, t.floor, func(rec record) error {
 		switch {
 		case rec.header != nil:
 			return t.columns(rec.header)

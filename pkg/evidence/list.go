@@ -80,14 +80,9 @@ var errEnough = errors.New("enough records")
 
 // sampleColumns are the columns of f's first records, named as the index names them.
 func sampleColumns(f file, floor int64) ([]string, error) {
-	r, err := openEntry(f.entry, floor)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
 	t := &tableBuilder{byKey: map[string]int{}, lower: map[string]bool{}, created: true, dryRun: true}
 	n := 0
-	_, err = readRecords(r, f.kind, func(rec record) error {
+	_, err := readEntry(f.entry, f.kind, floor, func(rec record) error {
 		switch {
 		case rec.header != nil:
 			if err := t.columns(rec.header); err != nil {

@@ -17,13 +17,15 @@ import (
 
 // Kinds of files.
 const (
-	kindNDJSON = "ndjson"
-	kindJSON   = "json"
-	kindCSV    = "csv"
-	kindZeek   = "zeek"
-	kindW3C    = "w3c"
-	kindText   = "text"
-	kindBinary = "binary"
+	kindNDJSON  = "ndjson"
+	kindJSON    = "json"
+	kindCSV     = "csv"
+	kindZeek    = "zeek"
+	kindW3C     = "w3c"
+	kindParquet = "parquet"
+	kindEVTX    = "evtx"
+	kindText    = "text"
+	kindBinary  = "binary"
 )
 
 // Bounds on what untrusted files may cost.
@@ -70,19 +72,31 @@ func (r *reader) Close() error {
 
 // openEntry opens e for reading, gzip read through and bounded.
 func openEntry(e entry, floor int64) (*reader, error) {
-	fd, fi, err := e.f.open(e.rel)
+	fd, size, err := e.open()
 	if err != nil {
 		return nil, err
 	}
 	r := &reader{Reader: fd, closers: []io.Closer{fd}}
-	if isGzip(e.rel) {
+	gz := isGzip(e.rel)
+	if t, ok := fd.(interface{ transcoded() (bool, error) }); ok && gz {
+		tr, err := t.transcoded()
+		if err != nil {
+			_ = r.Close()
+			return nil, fmt.Errorf("%s cannot be read: %v", e.logical(), err)
+		}
+		if tr { // decompressed by the server: bounded as the gzip reader would be
+			limit := gzipBound(size, floor)
+			r.Reader, gz = &boundReader{r: fd, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}, false
+		}
+	}
+	if gz {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(fd, 256<<10))
 		if err != nil {
 			_ = r.Close()
 			return nil, fmt.Errorf("%s is not gzip data", e.logical())
 		}
 		r.closers = append(r.closers, zr)
-		limit := gzipBound(fi.Size(), floor)
+		limit := gzipBound(size, floor)
 		r.Reader = &boundReader{r: zr, left: limit, err: &errTooLarge{path: e.logical(), limit: limit}}
 	}
 	dec, err := decodeText(r.Reader)
@@ -177,7 +191,7 @@ func stripExt(p string) string {
 	for {
 		ext := strings.ToLower(path.Ext(p))
 		switch ext {
-		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log":
+		case ".gz", ".json", ".ndjson", ".jsonl", ".csv", ".tsv", ".log", ".parquet", ".evtx":
 			p = p[:len(p)-len(ext)]
 		default:
 			return p
@@ -225,6 +239,18 @@ func sniff(e entry, floor int64) (string, error) {
 	}
 	head = head[:n]
 	ext := path.Ext(name)
+	if ext == ".parquet" {
+		if isGzip(e.rel) || !bytes.HasPrefix(head, []byte(parquetMagic)) {
+			return kindBinary, fmt.Errorf("%s is not a Parquet file", e.logical())
+		}
+		return kindParquet, nil
+	}
+	if ext == ".evtx" {
+		if isGzip(e.rel) || !bytes.HasPrefix(head, []byte(evtxFileMagic)) {
+			return kindBinary, fmt.Errorf("%s is not a Windows event log", e.logical())
+		}
+		return kindEVTX, nil
+	}
 	if ext != ".json" && ext != ".ndjson" && ext != ".jsonl" {
 		if k := logKind(head); k != "" {
 			return k, nil

@@ -105,7 +105,7 @@ func (listTool) Declaration() *genai.FunctionDeclaration {
 	return &genai.FunctionDeclaration{
 		Name: "list_evidence",
 		Description: "List the files of the evidence folders the analyst gave: path, size, kind (ndjson, json, csv, zeek, w3c, " +
-			"text; gzip is read through) and, for structured files, the SQL table and its columns for query_evidence.",
+			"parquet, evtx (Windows event logs), text; gzip is read through) and, for structured files, the SQL table and its columns for query_evidence.",
 		Parameters: obj(map[string]*genai.Schema{
 			"path":  schema(genai.TypeString, "a folder or file to list, relative to the evidence folder (default: everything)"),
 			"limit": schema(genai.TypeInteger, "most files listed (default 100)"),
@@ -203,8 +203,10 @@ func (queryTool) Declaration() *genai.FunctionDeclaration {
 		Name: "query_evidence",
 		Description: "Run one read-only SQL query (SQLite dialect, with its JSON functions such as " +
 			"json_extract(userIdentity, '$.userName')) over the structured evidence files: each NDJSON, JSON, CSV, " +
-			"Zeek or W3C (IIS, CloudFront) log file is a table (list_evidence names them), one row per record, its " +
-			"top-level fields as columns, nested values and Zeek sets as JSON text. Zeek and W3C columns keep their " +
+			"Parquet, Zeek or W3C (IIS, CloudFront) log file is a table (list_evidence names them), one row per record, its " +
+			"top-level fields as columns, nested values and Zeek sets as JSON text. A Windows event log (.evtx) is a table " +
+			"of EventID, TimeCreated, Computer, Channel, Provider, EventRecordID, Level, UserID and EventData, the event's " +
+			"named data as a JSON object: json_extract(EventData, '$.Image'). Zeek and W3C columns keep their " +
 			`dots, dashes and parentheses: quote them, "id.orig_h", "c-ip", "cs(User-Agent)".`,
 		Parameters: obj(map[string]*genai.Schema{
 			"sql":   schema(genai.TypeString, "one SELECT or WITH query"),
