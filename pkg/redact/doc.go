@@ -30,7 +30,8 @@
 //	         (also PowerShell's $env:API_KEY = "…"),
 //	         cloud access key IDs under access_key_id / AccessKeyId (AWS
 //	         upper-case IDs and other clouds' random IDs), and a random token
-//	         named in a sentence ("the leaked token wf8Y… was revoked")
+//	         named in a sentence ("the leaked token wf8Y… was revoked"),
+//	         and the sig= signature of an Azure SAS query (one with sv=)
 //	MY_NUMBER the Japanese Individual Number (マイナンバー): 12 digits whose
 //	         last is the check digit of the official rule, plain, spaced or
 //	         hyphenated in fours after マイナンバー, 個人番号 or "My Number",
