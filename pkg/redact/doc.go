@@ -76,10 +76,13 @@
 // # How it works
 //
 // Detection is hand-written byte scanning with tables built once at package
-// initialisation; no regular expression is compiled per call. One pass walks
+// initialisation; no regular expression is compiled per call (the numbering
+// plans' patterns are compiled once, a region the first time it is asked
+// about: phoneplan.go). One pass walks
 // the words of the text and dispatches on their first bytes (digits to the
 // number parser, letters to the vendor-prefix table, key=value assignments
-// and Authorization schemes); detectors anchored on a rare literal (an '@',
+// and Authorization schemes), after a test that skips ordinary words no
+// detector can start at (prefilter.go); detectors anchored on a rare literal (an '@',
 // "://", "-----BEGIN ", a placeholder) run only when its trigger byte occurs.
 // Every detector proposes candidate spans with a priority; overlapping
 // candidates are resolved deterministically: higher priority first (existing
