@@ -67,7 +67,33 @@ func parseOp(s string, q int) int {
 // assignment checks for "key <op> value" at word start i; it records the
 // value and returns the end of the key, or -1.
 func (sc *scanner) assignment(s string, i int) int {
-	n := len(s)
+	ke := assignKeyEnd(s, i)
+	if ke < 0 {
+		return -1
+	}
+	p, xml, callArg := keyClose(s, i, ke)
+	q := p
+	for q < len(s) && (s[q] == ' ' || s[q] == '\t') && q-p < 16 {
+		q++
+	}
+	if !xml && q < len(s) && s[q] != '=' && s[q] != ':' {
+		q = skipTypeAnnotation(s, q)
+	} else if !xml && q+1 < len(s) && s[q] == ':' && s[q+1] == ' ' {
+		// Kotlin/TypeScript "token: String = …"
+		if t := skipTypeAnnotation(s, q); t > q {
+			q = t
+		}
+	}
+	v, done := sc.valueStart(s, i, ke, p, q, xml, callArg)
+	if v < 0 {
+		return done
+	}
+	return sc.assignedValue(s, i, ke, q, v, xml)
+}
+
+// assignKeyEnd returns the end of a key at i that may name a value (its
+// letters hold a key word's), or -1 when the word is no key.
+func assignKeyEnd(s string, i int) int {
 	if i >= 2 && s[i-1] == ':' && isAlnum(s[i-2]) && !(i >= 5 && s[i-5] == '$' && eqFold(s[i-4:i], "env:")) {
 		// "…:secret:prod/db" inside an ARN: a part of a name, not a key
 		// (PowerShell's $env:API_KEY = "…" is a key)
@@ -83,19 +109,26 @@ func (sc *scanner) assignment(s string, i int) int {
 	if !may && ke-i == 4 && eqFold(s[i:ke], "name") {
 		may = true // name/value pairs: {"name": "DB_PASSWORD", "value": "…"}
 	}
-	if !may || ke-i < 2 || ke >= n {
+	if !may || ke-i < 2 || ke >= len(s) {
 		return -1
 	}
 	// quick reject: the byte after the key must be able to lead to an operator
 	switch s[ke] {
 	case '"', '\'', '\\', ' ', '\t', ':', '=', '!', '?', '.', '+', '|', '>', '[', ']', '(':
-	default:
-		return -1
+		return ke
 	}
-	p := ke
-	xml := false
+	return -1
+}
+
+// keyClose reads past what closes the key [i,ke): its quote (escaped once
+// or more in JSON), the '>' of an XML element, the ["…"] of an index or the
+// [25] of a C array. It returns where the operator may start, whether the
+// key is an XML element name, and whether it is the first argument of a call.
+func keyClose(s string, i, ke int) (p int, xml, callArg bool) {
+	n := len(s)
+	p = ke
 	// define('DB_PASSWORD', 'value') / setenv("TOKEN", "value")
-	callArg := (s[ke] == '"' || s[ke] == '\'') && i >= 2 && s[i-1] == s[ke] && s[i-2] == '('
+	callArg = (s[ke] == '"' || s[ke] == '\'') && i >= 2 && s[i-1] == s[ke] && s[i-2] == '('
 	switch {
 	case s[p] == '"' || s[p] == '\'':
 		p++
@@ -121,18 +154,15 @@ func (sc *scanner) assignment(s string, i int) int {
 			p = d + 1
 		}
 	}
-	q := p
-	for q < n && (s[q] == ' ' || s[q] == '\t') && q-p < 16 {
-		q++
-	}
-	if !xml && q < n && s[q] != '=' && s[q] != ':' {
-		q = skipTypeAnnotation(s, q)
-	} else if !xml && q+1 < n && s[q] == ':' && s[q+1] == ' ' {
-		// Kotlin/TypeScript "token: String = …"
-		if t := skipTypeAnnotation(s, q); t > q {
-			q = t
-		}
-	}
+	return p, xml, callArg
+}
+
+// valueStart finds where the value of the key [i,ke) starts: after an
+// operator at q, after the comma of a call's first argument, after an XML
+// element's '>', or for prose ("the admin password was …") in
+// proseStatement. It returns the start, or -1 and what assignment returns.
+func (sc *scanner) valueStart(s string, i, ke, p, q int, xml, callArg bool) (int, int) {
+	n := len(s)
 	var v int
 	switch {
 	case xml:
@@ -145,7 +175,7 @@ func (sc *scanner) assignment(s string, i int) int {
 	case q == ke && q+1 < n && s[q] == '(' && (s[q+1] == '"' || s[q+1] == '\''):
 		// std::string secret("…"); secret.assign("…", 17)
 		if classifyKey(s[i:ke]).lookup {
-			return -1
+			return -1, -1
 		}
 		v = q + 1
 	default:
@@ -161,19 +191,25 @@ func (sc *scanner) assignment(s string, i int) int {
 				_, ve, _, ok := parseValue(s, q, false, false)
 				if !ok || ve+1 >= n || (s[ve+1] != ';' && s[ve+1] != ')') {
 					if q > p && !xml {
-						return sc.proseStatement(s, i, ke, q) // passphrase "red-Otter-19"
+						return -1, sc.proseStatement(s, i, ke, q) // passphrase "red-Otter-19"
 					}
-					return -1
+					return -1, -1
 				}
 				v = q
 			case q > p && !xml:
 				// prose: "the admin password was …", "the leaked token …"
-				return sc.proseStatement(s, i, ke, q)
+				return -1, sc.proseStatement(s, i, ke, q)
 			default:
-				return -1
+				return -1, -1
 			}
 		}
 	}
+	return v, 0
+}
+
+// assignedValue classifies the key [i,ke) and records the value at v.
+func (sc *scanner) assignedValue(s string, i, ke, q, v int, xml bool) int {
+	n := len(s)
 	key := s[i:ke]
 	if len(key) <= 4 && (eqFold(key, "name") || eqFold(key, "key")) {
 		if sc.namedValue(s, v, xml) || len(key) == 4 {
@@ -198,14 +234,29 @@ func (sc *scanner) assignment(s string, i int) int {
 		v++
 	}
 	query := i > 0 && (s[i-1] == '?' || s[i-1] == '&')
-	vs, ve, quoted, ok := parseValue(s, v, xml, query)
+	vs, ve, quoted, ok := literalAt(s, v, xml, query)
 	if !ok {
 		return ke
+	}
+	if typ, ok := valueType(ki, key, s[vs:ve], quoted); ok {
+		sc.add(vs, ve, typ, prioAssign)
+	}
+	return ke
+}
+
+// literalAt reads the value at v ([vs,ve), and whether it was quoted) and
+// reports whether it is a literal: not a command's result, and of a
+// conversion cmdlet, its argument.
+func literalAt(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) {
+	n := len(s)
+	vs, ve, quoted, ok = parseValue(s, v, xml, query)
+	if !ok {
+		return
 	}
 	if !quoted && s[vs] == '(' && commandExpr(s[vs+1:ve]) {
 		// $secret = (Get-AzKeyVaultSecret -VaultName kv).SecretValue: a
 		// command's result, not a literal
-		return ke
+		return vs, ve, quoted, false
 	}
 	if !quoted && cmdletShape(s[vs:ve]) && (ve == n || s[ve] <= ' ' || s[ve] == ';' || s[ve] == ')' || psVerb(s[vs:ve])) {
 		// $password = ConvertTo-SecureString "…" -AsPlainText: the literal
@@ -213,18 +264,13 @@ func (sc *scanner) assignment(s string, i int) int {
 		// (Read-Host "prompt", Get-Credential) take prompts and names or
 		// nothing at all
 		if !convertCmdlet(s[vs:ve]) || ve+1 >= n || s[ve] != ' ' || (s[ve+1] != '"' && s[ve+1] != '\'') {
-			return ke
+			return vs, ve, quoted, false
 		}
 		if a, b, q2, ok2 := parseValue(s, ve+1, false, false); ok2 {
 			vs, ve, quoted = a, b, q2
 		}
 	}
-	val := s[vs:ve]
-	typ, ok := valueType(ki, key, val, quoted)
-	if ok {
-		sc.add(vs, ve, typ, prioAssign)
-	}
-	return ke
+	return vs, ve, quoted, true
 }
 
 // namedValue handles a value named by a sibling field: the environment

@@ -30,7 +30,8 @@
 //	         (also PowerShell's $env:API_KEY = "…"),
 //	         cloud access key IDs under access_key_id / AccessKeyId (AWS
 //	         upper-case IDs and other clouds' random IDs), and a random token
-//	         named in a sentence ("the leaked token wf8Y… was revoked")
+//	         named in a sentence ("the leaked token wf8Y… was revoked"),
+//	         and the sig= signature of an Azure SAS query (one with sv=)
 //	MY_NUMBER the Japanese Individual Number (マイナンバー): 12 digits whose
 //	         last is the check digit of the official rule, plain, spaced or
 //	         hyphenated in fours after マイナンバー, 個人番号 or "My Number",
@@ -75,10 +76,13 @@
 // # How it works
 //
 // Detection is hand-written byte scanning with tables built once at package
-// initialisation; no regular expression is compiled per call. One pass walks
+// initialisation; no regular expression is compiled per call (the numbering
+// plans' patterns are compiled once, a region the first time it is asked
+// about: phoneplan.go). One pass walks
 // the words of the text and dispatches on their first bytes (digits to the
 // number parser, letters to the vendor-prefix table, key=value assignments
-// and Authorization schemes); detectors anchored on a rare literal (an '@',
+// and Authorization schemes), after a test that skips ordinary words no
+// detector can start at (prefilter.go); detectors anchored on a rare literal (an '@',
 // "://", "-----BEGIN ", a placeholder) run only when its trigger byte occurs.
 // Every detector proposes candidate spans with a priority; overlapping
 // candidates are resolved deterministically: higher priority first (existing

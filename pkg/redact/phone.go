@@ -2,24 +2,20 @@ package redact
 
 import (
 	"strings"
-
-	"github.com/nyaruka/phonenumbers"
 )
 
 // The phone recognizer's layout rules (numeric.go) decide most numbers on
-// their own. The numbering plans (libphonenumber's metadata, through its Go
-// port) are asked only about the few candidates the layout rules cannot
-// settle: an international number grouped unevenly, and an eleven-digit run
-// in the shape of a Chinese mobile. Parsing is far slower than the layout
-// rules, so nothing else reaches it.
+// their own. The numbering plans (libphonenumber's metadata, phoneplan.go)
+// are asked only about the few candidates the layout rules cannot settle: an
+// international number grouped unevenly, and an eleven-digit run in the shape
+// of a Chinese mobile. Parsing is far slower than the layout rules, so
+// nothing else reaches it.
 
 // intlPhoneValid reports whether num, written with a leading '+', is a valid
 // number of the country its code names. A trunk "(0)" written inside the
 // international form ("+43 (0)1 53422 0") is dropped first, as dialling does.
 func intlPhoneValid(num string) bool {
-	num = strings.Replace(num, "(0)", "", 1)
-	pn, err := phonenumbers.Parse(num, "ZZ")
-	return err == nil && phonenumbers.IsValidNumber(pn)
+	return planIntlValid(strings.Replace(num, "(0)", "", 1))
 }
 
 // cnMobileShape is the cheap test: eleven digits, 1 then 3-9.
@@ -30,9 +26,7 @@ func cnMobileShape(d []byte) bool {
 // cnMobile confirms a cnMobileShape run against the Chinese numbering plan:
 // only allocated mobile ranges count.
 func cnMobile(digits string) bool {
-	pn, err := phonenumbers.Parse(digits, "CN")
-	return err == nil && phonenumbers.IsValidNumberForRegion(pn, "CN") &&
-		phonenumbers.GetNumberType(pn) == phonenumbers.MOBILE
+	return cnMobileShape([]byte(digits)) && planCNMobile(digits)
 }
 
 // keyedNumber reports a number that is the value of a key written without a

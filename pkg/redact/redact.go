@@ -15,6 +15,7 @@ const (
 	prioCC     uint8 = 24
 	prioEmail  uint8 = 30
 	prioShape  uint8 = 35 // key-shaped strings without context (AWS secret key shape)
+	prioSigned uint8 = 38 // the signature of an Azure SAS query; an assigned value holding the query wins
 	prioAssign uint8 = 40 // values of password=/api_key:/... assignments
 	prioCred   uint8 = 50 // URL user:pass, curl -u, Authorization headers
 	prioVendor uint8 = 60 // vendor token formats, JWT, webhook URLs

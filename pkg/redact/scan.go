@@ -39,7 +39,7 @@ const (
 	tgAt                         // '@': e-mail
 	tgColon                      // ':': URLs, IPv6
 	tgTilde                      // '~': Azure client secrets
-	tgEq                         // '=': value-first comparisons
+	tgEq                         // '=': value-first comparisons, SAS signatures
 	tgPct                        // '%': percent-encoded e-mail
 	tgHigh                       // bytes >= 0x80: Japanese keywords, fullwidth forms
 )
@@ -101,6 +101,7 @@ func (sc *scanner) scan(s string, m uint16) {
 	}
 	if m&tgEq != 0 {
 		sc.scanReversedCompare(s)
+		sc.scanSASSig(s)
 	}
 	sc.wordsFrom = len(sc.cands)
 	sc.scanWords(s)

@@ -67,6 +67,11 @@ func (r *Redactor) tailMatch(s string) (match, bool) {
 	}
 	ctx := s[from:]
 	word := ctx[strings.LastIndexAny(ctx, " \t\r\n")+1:]
+	if k := strings.LastIndexByte(word, ']'); k >= 0 && phBefore(word, k+1) {
+		// a placeholder is opaque: the digits of its token say nothing of the value cut
+		// after it, and a text redacted again must be read as it was the first time
+		word = word[k+1:]
+	}
 	if word == "" {
 		return match{}, false // the text ends between words: nothing is cut
 	}

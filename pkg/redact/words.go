@@ -65,12 +65,21 @@ func (sc *scanner) scanWords(s string) {
 			i++ // "\nTOKEN" in JSON-escaped text: the word starts after the escape
 			continue
 		}
-		j := spanClass(s, i, word, 0)
-		var next int
+		var j, next int
 		if f&cDigit != 0 {
+			j = spanClass(s, i, word, 0)
 			next = sc.digitWord(s, i, j)
+		} else if f&cUnder != 0 {
+			j = spanClass(s, i, word, 0)
+			next = sc.alphaDetectors(s, i, j)
 		} else {
-			next = sc.alphaWord(s, i, j)
+			var plain bool
+			j, plain = letterRun(s, i)
+			if plain && quietAfter(s, i, j) {
+				i = j
+				continue
+			}
+			next = sc.alphaDetectors(s, i, j)
 		}
 		if next <= i {
 			next = j
@@ -150,8 +159,9 @@ func (sc *scanner) atlasToken(s string, i, j int) int {
 	return e
 }
 
-// alphaWord handles a word starting with a letter or '_'; [i,j) is its word run.
-func (sc *scanner) alphaWord(s string, i, j int) int {
+// alphaDetectors offers the word [i,j), which starts with a letter or '_', to every
+// detector that may start at it; scanWords skips the words quietWord calls quiet.
+func (sc *scanner) alphaDetectors(s string, i, j int) int {
 	if j-i == 9 && j < len(s) && s[j] == '-' && eqFold(s[i:j], "convertto") {
 		if e := sc.secureStringAt(s, j); e > 0 {
 			return e

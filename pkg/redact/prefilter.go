@@ -1,0 +1,145 @@
+package redact
+
+// Most words of a text are ordinary words that no detector can start at, and
+// the word pass used to offer each of them to every detector in turn (vendor
+// prefixes, assignments, auth schemes, token shapes, …). quietWord settles
+// them first, from what every one of those detectors needs at a word: a
+// vendor prefix and a body long enough for it, a key word's letters (the
+// assignment parser's keyBigrams and key words), one of a few literal words (pass, net,
+// Bearer, …), or a byte after the word that a detector reads on from ('-',
+// '.', ':', '=', quotes, …). A word with none of them is skipped whole.
+// TestQuietWordIsQuiet holds the rule to the detectors: on every word of the
+// evaluation sets, the development corpus, the manual and fuzz inputs it calls quiet, the detectors
+// find nothing and resume after it.
+
+// quietWord reports that alphaDetectors would add nothing at the word [i,j) and
+// resume at j. It holds for a word of ASCII letters (lower case after the
+// first) of at most 20 bytes, followed by a space, ',', ';', ')', '\r' or
+// '\n', that is not a vendor prefix long enough for its body, not one of the
+// literal words, and that the assignment parser either is not offered
+// (mayAssign) or would drop (no key bigram, or a key that names nothing).
+func quietWord(s string, i, j int) bool {
+	return plainLetters(s[i:j]) && quietAfter(s, i, j)
+}
+
+// quietAfter is quietWord for a word known to be plain letters.
+func quietAfter(s string, i, j int) bool {
+	w := j - i
+	if j >= len(s) || w > 20 {
+		return false
+	}
+	t := s[j]
+	space := t == ' '
+	if !space && t != ',' && t != '\n' && t != ';' && t != ')' && t != '\r' {
+		return false
+	}
+	if mayAssign(s, i, j) && keyish(s[i:j]) && !noKey(s[i:j]) {
+		return false
+	}
+	if b := vendorIndex[int(s[i])<<8|int(s[i+1])]; b != 0 && (w >= vendorMin[b] || vendorReads[b][t]) {
+		return false
+	}
+	switch w {
+	case 3:
+		return !space || (!eqFold(s[i:j], "net") && !eqFold(s[i:j], "key"))
+	case 4:
+		return !eqFold(s[i:j], "pass") && !(space && eqFold(s[i:j], "name"))
+	case 5, 6:
+		return !space || !authWord(s[i:j])
+	}
+	return !space || !hasPrefixFold(s[i:j], "sonar")
+}
+
+// letterRun is spanClass(s, i, word class, 0) for a word that starts with a
+// letter, and whether the word is plain letters (plainLetters), in one pass.
+func letterRun(s string, i int) (j int, plain bool) {
+	const word = cDigit | cUpper | cLower | cUnder
+	plain = true
+	for j = i + 1; j < len(s); j++ {
+		c := s[j]
+		if c-'a' < 26 {
+			continue
+		}
+		if ctab[c]&word == 0 {
+			break
+		}
+		plain = false
+	}
+	return j, plain
+}
+
+// plainLetters reports ASCII letters only, lower case after the first.
+func plainLetters(wd string) bool {
+	if !isAlpha(wd[0]) {
+		return false
+	}
+	for k := 1; k < len(wd); k++ {
+		if wd[k]-'a' >= 26 {
+			return false
+		}
+	}
+	return true
+}
+
+// keyish reports what keySpan's may does for a word of letters: one of the
+// key bigrams, or "api".
+func keyish(wd string) bool {
+	prev, prev2 := int(wd[0]|0x20)-'a', -1
+	for k := 1; k < len(wd); k++ {
+		x := int(wd[k]|0x20) - 'a'
+		if keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a') {
+			return true
+		}
+		prev2, prev = prev, x
+	}
+	return false
+}
+
+// noKey reports a word the assignment parser reads as a key that names
+// nothing (classifyKey), whatever follows it: no value is taken after it.
+func noKey(wd string) bool {
+	ki := classifyKey(wd)
+	return ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID && !ki.api
+}
+
+// authWord is a word authScheme reads: Bearer, Basic, Token in their spellings.
+func authWord(wd string) bool {
+	switch wd {
+	case "Bearer", "bearer", "BEARER", "Basic", "basic", "BASIC", "Token", "token":
+		return true
+	}
+	return false
+}
+
+// vendorMin holds, for each list of vendorLists, the shortest token its rules
+// match (prefix and shortest body); vendorReads the bytes its rules read past
+// the first (the prefix's rest, the body's alphabet, '=' padding, the '.'
+// of a routing suffix). A word shorter than vendorMin followed by a byte the
+// rules do not read cannot be a vendor token: the rules' match ends inside
+// the word, where a letter follows, which they reject.
+var vendorMin, vendorReads = func() ([]int, [][256]bool) {
+	mins := make([]int, len(vendorLists))
+	reads := make([][256]bool, len(vendorLists))
+	for b, l := range vendorLists {
+		mins[b] = 1 << 30
+		for _, ri := range l {
+			r := &vendorRules[ri]
+			mins[b] = min(mins[b], len(r.prefix)+r.min)
+			for k := 1; k < len(r.prefix); k++ {
+				reads[b][r.prefix[k]] = true
+			}
+			for c := range 256 {
+				if r.set[c] {
+					reads[b][c] = true
+				}
+			}
+			if r.flags&fPad != 0 {
+				reads[b]['='] = true
+			}
+			if r.flags&fRoutable != 0 {
+				reads[b]['.'] = true
+			}
+		}
+	}
+	return mins, reads
+}()
