@@ -13,13 +13,16 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
+// next is the store below, embedded: every method but SaveHistory goes to it as it is.
+type next = store.Store
+
 // embeddingStore is a store layer that embeds what each save adds to a history, after the
 // save, and adds it to the history's vector in the backend (store.VectorSearcher). It goes
 // below the redaction layer, so it only ever sees (and sends to the embedding model) what is
 // stored. A failed embedding never fails the save: the history's vector lags, the next save
 // embeds from where it stopped, and `history reindex` catches up.
 type embeddingStore struct {
-	next   store.Store
+	next
 	emb    Embedder
 	logger *slog.Logger
 }
@@ -34,6 +37,8 @@ func NewEmbeddingStore(next store.Store, emb Embedder, logger *slog.Logger) stor
 	}
 	return &embeddingStore{next: next, emb: emb, logger: logger}
 }
+
+var _ store.Store = (*embeddingStore)(nil)
 
 // SaveHistory saves h, then embeds its new contents.
 func (s *embeddingStore) SaveHistory(ctx context.Context, h *record.History) error {

@@ -7,9 +7,11 @@ import (
 )
 
 // The layers of the command line's store, from the command down (assembled by pkg/workspace's
-// Stack). Each one implements the whole Store, method by method: none embeds the store below
-// it, so no method can pass a layer unseen, and a method added to Store does not compile until
-// every layer says what it does with it.
+// Stack). The retries implement the whole Store, method by method, over the contract table's
+// kinds: no method can pass them unseen, and a method added to Store does not compile until it
+// says what it does. The other layers embed the store below and declare only the methods they
+// change; the redacting layer's test fails for a method the table says writes conversation
+// text that it does not declare.
 //
 //	spool layer  (pkg/store/spool, NewLayer)   spools: Flush uploads the turns kept locally during
 //	                                           an outage, PendingHistories shows them in listings;

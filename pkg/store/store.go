@@ -137,11 +137,13 @@ type KeyStore interface {
 }
 
 // Store is the whole storage contract: everything any command, tool or search asks of a
-// store, typed. Both backends (store/local, store/cloud) implement all of it, and every layer
-// of the command line's stack (see layers.go) implements all of it explicitly, so no call can
-// reach the backend around a layer (the retries and the breaker above all). The named method
-// sets it is made of (Histories, Alerts, BatchJobs, Checker, ...) are for code that needs only
-// a part: ask for the smallest one where it is used.
+// store, typed. Both backends (store/local, store/cloud) implement all of it; the contract
+// table (contract.go) says what each method is. Of the layers of the command line's stack
+// (see layers.go) the retries implement every method explicitly, so no call can reach the
+// backend around the retries and the breaker; the others embed the store below and declare
+// only what they change. The named method sets it is made of (Histories, Alerts, BatchJobs,
+// Checker, ...) are for code that needs only a part: ask for the smallest one where it is
+// used.
 type Store interface {
 	Histories
 	Counter

@@ -29,9 +29,12 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
+// next is the store below, embedded: every method but GetAlert goes to it as it is.
+type next = store.Store
+
 // Store is a store.Store whose GetAlert is answered from local copies when it can.
 type Store struct {
-	next   store.Store
+	next
 	dir    string
 	limits Limits
 }
