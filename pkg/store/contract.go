@@ -103,7 +103,6 @@ var contract = [...]Method{
 	{"DropMetadata", KindOnce, "repair", false},
 	{"WorkspaceKey", KindRead, "key read", false},
 	{"MaxAlertSize", KindLocal, "", false},
-	{"PendingHistories", KindLocal, "", false},
 	{"Close", KindLocal, "", false},
 }
 

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-
-	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // The layers of the command line's store, from the command down (assembled by pkg/workspace's
@@ -13,9 +11,6 @@ import (
 // change; the redacting layer's test fails for a method the table says writes conversation
 // text that it does not declare.
 //
-//	spool layer  (pkg/store/spool, NewLayer)   spools: Flush uploads the turns kept locally during
-//	                                           an outage, PendingHistories shows them in listings;
-//	                                           every other method passes through.
 //	redacting    (pkg/store/redacting, New)    redacts: every write of a history (SaveHistory) is
 //	                                           redacted before it goes down; the other writes
 //	                                           store what they are given (alerts are evidence,
@@ -30,11 +25,14 @@ import (
 //	[alertcache] (pkg/store/alertcache, cloud)  answers GetAlert from local copies.
 //	backend      (pkg/store/local | pkg/store/cloud) does the work.
 //
-// Sessions write below redaction (they redact themselves) but above the retries.
+// Sessions write below redaction (they redact themselves) but above the retries. The outage
+// spool (pkg/store/spool) is no layer: it sits beside the stack in pkg/workspace's Store, which
+// uploads its turns through the stack's top (Flush) and shows them in listings
+// (PendingHistories).
 //
 // An example, followed through the code: `alertchat history search` on the cloud store calls
-// SearchText on the spool layer, which passes it to redacting, which passes it to resilient,
-// which calls cloud.Store.SearchText: one Firestore array-contains-any query. When Firestore
+// SearchText on the redacting layer, which passes it (embedded, unseen) to resilient, which
+// calls cloud.Store.SearchText: one Firestore array-contains-any query. When Firestore
 // answers 503, the query's stream ends with gRPC codes.Unavailable (the Firestore client
 // retries RunQuery only when the stream cannot be opened, not on an answer read from it); the
 // backend wraps it ("failed to search histories") and resilient's IsTransient finds the
@@ -51,14 +49,6 @@ import (
 // not attempted: storage backend unavailable: recent attempts failed, next try in 30s", without
 // a request; after it, one call probes with a single attempt and closes the breaker when it
 // succeeds. Writes have a breaker of their own, so saves go on while searches fail.
-
-// PendingReporter tells which histories have turns kept locally, not yet uploaded: the spool
-// layer knows them; a backend (and any layer below the spool) has none.
-type PendingReporter interface {
-	// PendingHistories returns the newest locally kept state of each history with turns not
-	// yet uploaded.
-	PendingHistories(ctx context.Context) map[record.HistoryID]*record.History
-}
 
 // Counter counts histories without listing them.
 type Counter interface {

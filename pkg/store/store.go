@@ -158,7 +158,6 @@ type Store interface {
 	Indexer
 	BatchJobs
 	Checker
-	PendingReporter
 	KeyStore
 	Close() error
 }

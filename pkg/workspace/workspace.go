@@ -1,8 +1,8 @@
 // Package workspace is the store of one workspace as the command line uses it: the configured
 // backend (cloud or local) inside the layers every command writes through (retries and circuit
-// breaker, the workspace's keyed redaction, the outage spool), with who asks. Opening it
-// uploads nothing and prints nothing: the spool's pending turns are uploaded by an explicit
-// Flush of the command that wants it.
+// breaker, the workspace's keyed redaction), and beside that stack the outage spool and who
+// asks. Opening it uploads nothing and prints nothing: the spool's pending turns are uploaded
+// by an explicit Flush of the command that wants it.
 package workspace
 
 import (
@@ -14,6 +14,7 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/analyst"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -70,14 +71,16 @@ type Options struct {
 	Calls *store.CallCounter
 }
 
-// Stacked is the store stack's top layer.
-type Stacked = spool.Layer
-
 // Store is a command's opened store.
 type Store struct {
-	// Store is the stack every command writes through: the spool, over the redaction of every
-	// history write, over retries and the circuit breaker, over the backend.
-	*Stacked
+	// Store is the stack every command writes through: the redaction of every history write,
+	// over the embedding of what is saved, over retries and the circuit breaker, over the
+	// backend.
+	store.Store
+	// spool keeps the turns the backend could not take during an outage (nil when it could not
+	// be opened). Sessions put turns into it themselves (Spool); Flush uploads them through
+	// the stack, and PendingHistories shows them in listings.
+	spool *spool.Spool
 	// Redactor is the workspace's keyed redaction: the redaction layer applies it to every
 	// history write; sessions apply it themselves, keeping their alert's values.
 	Redactor *KeyedRedactor
@@ -124,8 +127,9 @@ func OpenBackend(ctx context.Context, cfg Settings, calls *store.CallCounter) (s
 
 // Stack wraps an opened backend in the layers every command uses: retries and circuit breaker
 // (resilient), the redaction of every history write with the workspace's keyed tokens
-// (redacting), and the local spool, redacting types. A spool that cannot be opened is logged:
-// the command still runs, without it. Its pending turns stay where they are (see Flush).
+// (redacting), redacting types, with the local spool beside it. A spool that cannot be opened
+// is logged: the command still runs, without it. Its pending turns stay where they are (see
+// Flush).
 func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *Store {
 	logger := o.Logger
 	if logger == nil {
@@ -169,7 +173,7 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 	if o.Embedder != nil {
 		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
 	}
-	st := &Store{Stacked: spool.NewLayer(redacting.New(inner, red), sp), Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
+	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
 	if o.Analyst != nil {
 		st.analyst = &analystSource{start: o.Analyst}
 	}
@@ -181,7 +185,28 @@ func (s *Store) Close() error {
 	if s.Calls != nil && s.logger != nil {
 		s.logger.Debug("storage calls", "total", s.Calls.Total(), "calls", s.Calls.String())
 	}
-	return s.Stacked.Close()
+	return s.Store.Close()
+}
+
+// Spool returns the spool, or nil when there is none.
+func (s *Store) Spool() *spool.Spool { return s.spool }
+
+// Flush uploads the spool's pending turns through the stack (so through redaction).
+func (s *Store) Flush(ctx context.Context) (*spool.Report, error) {
+	if s.spool == nil {
+		return &spool.Report{}, nil
+	}
+	return s.spool.Flush(ctx, s.Store)
+}
+
+// PendingHistories returns the newest spooled state of each history with turns not yet
+// uploaded (nil without a spool). An unreadable spool shows what could be read.
+func (s *Store) PendingHistories(context.Context) map[record.HistoryID]*record.History {
+	if s.spool == nil {
+		return nil
+	}
+	p, _ := s.spool.Pending()
+	return p
 }
 
 // analystSource starts the lookup of who asks once, at the first call (it may run in the

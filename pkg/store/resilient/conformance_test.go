@@ -29,7 +29,6 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
-	"github.com/alertchat/alertchat/pkg/store/spool"
 )
 
 // fixture is what the calls of the table work on, stored in the backend beforehand.
@@ -219,10 +218,6 @@ var conformance = map[string]conformanceCall{
 	},
 	"MaxAlertSize": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
 		_ = s.MaxAlertSize()
-		return nil
-	},
-	"PendingHistories": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
-		_ = s.PendingHistories(ctx)
 		return nil
 	},
 	"Close": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
@@ -438,8 +433,8 @@ func (fixedEmbedder) Embed(_ context.Context, texts []string, _ bool) ([][]float
 }
 
 // TestStackReachesBackend sends every method of store.Store through the command line's whole
-// stack (spool layer, redaction, embedding, retries, alert cache) and checks that each reaches
-// the backend, except the one the spool layer answers itself.
+// stack (redaction, embedding, retries, alert cache) and checks that each reaches the backend
+// once.
 func TestStackReachesBackend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -459,7 +454,7 @@ func TestStackReachesBackend(t *testing.T) {
 	}
 	f := newFaulty(b)
 	below := search.NewEmbeddingStore(resilient.New(alertcache.New(f, t.TempDir(), "default"), resilient.Options{}), fixedEmbedder{}, nil)
-	st := spool.NewLayer(redacting.New(below, redacthist.Engine(redact.New(redact.AllTypes()...))), nil)
+	st := redacting.New(below, redacthist.Engine(redact.New(redact.AllTypes()...)))
 	// GetAlert first: the alert cache answers it from its copy once the alert has been read
 	// (a save through the redaction layer reads its alert).
 	names := slices.Sorted(maps.Keys(conformance))
@@ -471,12 +466,8 @@ func TestStackReachesBackend(t *testing.T) {
 		if err := call(t, ctx, st, fx); err != nil {
 			t.Errorf("%s through the stack: %v", name, err)
 		}
-		want := 1
-		if name == "PendingHistories" {
-			want = 0 // the spool layer's own
-		}
-		if got := f.count(name) - before; got != want {
-			t.Errorf("%s reached the backend %d times through the stack, want %d", name, got, want)
+		if got := f.count(name) - before; got != 1 {
+			t.Errorf("%s reached the backend %d times through the stack, want 1", name, got)
 		}
 	}
 }

@@ -306,8 +306,3 @@ func (s *Store) WorkspaceKey(ctx context.Context) (out []byte, err error) {
 
 // MaxAlertSize asks the backend: no request is made.
 func (s *Store) MaxAlertSize() int { return s.inner.MaxAlertSize() }
-
-// PendingHistories passes through: nothing below the spool layer keeps turns locally.
-func (s *Store) PendingHistories(ctx context.Context) map[record.HistoryID]*record.History {
-	return s.inner.PendingHistories(ctx)
-}
