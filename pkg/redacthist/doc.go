@@ -14,7 +14,7 @@
 // docs/redaction-writes.md is the same list for users.
 //
 // The store stack (pkg/workspace.Stack), from the top: the redacting layer,
-// the embedding layer (search.NewEmbeddingStore, when embeddings are on), resilient.Store, alertcache (cloud only), the
+// the embedding layer (store/embedding, when embeddings are on), resilient.Store, alertcache (cloud only), the
 // backend. Sessions write below the redacting layer (workspace.Store.Sessions): they redact
 // themselves.
 //
@@ -47,7 +47,7 @@
 //   - The local store's full-text index and the cloud store's search fields: built by the
 //     backend's SaveHistory from the history it is given, and by history reindex
 //     (search.IndexMissing → Indexer.Reindex) from the history as stored.
-//   - Embeddings (vectors in either store): the embedding layer (search.NewEmbeddingStore) is below the redacting layer and
+//   - Embeddings (vectors in either store): the embedding layer (store/embedding) is below the redacting layer and
 //     sessions save through it with their redacted history; search.IndexMissing embeds what is
 //     stored.
 //   - The cloud store's verdict fields (verdict, resolution, questions, analysts): from the

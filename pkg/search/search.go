@@ -19,14 +19,13 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
-// Embedder turns texts into vectors. query says whether the texts are search queries (true)
-// or documents being indexed (false): embedding models treat the two differently.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string, query bool) ([][]float32, error)
-}
+// Embedder turns texts into vectors (the embedding layer's, pkg/store/embedding: search
+// queries and the stored histories are embedded by the same model).
+type Embedder = embedding.Embedder
 
 // DefaultLambda weighs relevance against diversity in MMR (seed 000's default: 0.7 favours
 // relevance; 0.5 balances; 0.3 favours diversity).

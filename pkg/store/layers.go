@@ -16,7 +16,7 @@ import (
 //	                                           store what they are given (alerts are evidence,
 //	                                           batch records, embeddings and repairs carry no
 //	                                           transcript text); reads pass through.
-//	[embedding]  (pkg/search, with an embedder) embeds what a SaveHistory stored.
+//	[embedding]  (pkg/store/embedding, New)  embeds what a SaveHistory stored (with an embedder).
 //	resilient    (pkg/store/resilient, New)    retries: every method that reaches the backend
 //	                                           runs under one budget (--store-timeout), a
 //	                                           timeout per attempt and a circuit breaker (one for

@@ -16,10 +16,10 @@ import (
 	"github.com/alertchat/alertchat/pkg/analyst"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
@@ -61,7 +61,7 @@ type Options struct {
 	// (history sync: the user asks for the attempt).
 	IgnoreRecordedOutage bool
 	// Embedder, when set, embeds what each save adds.
-	Embedder search.Embedder
+	Embedder embedding.Embedder
 	// OnKeyMissing is told, once, that the workspace's token key could not be had and plain
 	// placeholders are written instead (the command line warns the user).
 	OnKeyMissing func(error)
@@ -171,7 +171,7 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 	// Embedding goes below redaction: only what is stored is embedded.
 	var inner store.Store = rs
 	if o.Embedder != nil {
-		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
+		inner = embedding.New(rs, o.Embedder, logger)
 	}
 	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
 	if o.Analyst != nil {

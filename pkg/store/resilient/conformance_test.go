@@ -22,10 +22,10 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
 	"github.com/alertchat/alertchat/pkg/redacthist"
-	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
@@ -453,7 +453,7 @@ func TestStackReachesBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFaulty(b)
-	below := search.NewEmbeddingStore(resilient.New(alertcache.New(f, t.TempDir(), "default"), resilient.Options{}), fixedEmbedder{}, nil)
+	below := embedding.New(resilient.New(alertcache.New(f, t.TempDir(), "default"), resilient.Options{}), fixedEmbedder{}, nil)
 	st := redacting.New(below, redacthist.Engine(redact.New(redact.AllTypes()...)))
 	// GetAlert first: the alert cache answers it from its copy once the alert has been read
 	// (a save through the redaction layer reads its alert).
