@@ -232,7 +232,7 @@ func moreNote(ctx context.Context, s store.Counter, q store.HistoryQuery, shown 
 	if q.Cursor != "" {
 		return fmt.Sprintf("%d shown; %s", shown, how)
 	}
-	// A store that cannot count (store.ErrUnsupported) or fails to gets the note without it.
+	// A store that fails to count gets the note without the count.
 	total, err := s.CountHistories(ctx, q)
 	if err != nil || total < shown {
 		return fmt.Sprintf("%d shown; %s", shown, how)

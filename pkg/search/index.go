@@ -32,9 +32,6 @@ func IndexMissing(ctx context.Context, st IndexMissingStore, emb Embedder, progr
 	var after record.HistoryID
 	for {
 		ids, err := st.Unindexed(ctx, after, store.MaxLimit)
-		if errors.Is(err, store.ErrUnsupported) {
-			return 0, ErrUnsupported
-		}
 		if err != nil {
 			return 0, err
 		}
@@ -53,9 +50,7 @@ func IndexMissing(ctx context.Context, st IndexMissingStore, emb Embedder, progr
 		}
 		if emb != nil {
 			if h, err := st.GetHistory(ctx, id); err == nil {
-				if err := embedding.EmbedNew(ctx, st, emb, h); errors.Is(err, store.ErrUnsupported) {
-					emb = nil // the store keeps no vectors
-				} else if err != nil {
+				if err := embedding.EmbedNew(ctx, st, emb, h); err != nil {
 					return done, err
 				}
 			}

@@ -9,7 +9,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -74,12 +73,8 @@ type Result struct {
 	Snippet string
 }
 
-// ErrUnsupported is returned when the store keeps no search index (it is a
-// store.ErrUnsupported).
-var ErrUnsupported = goerr.Wrap(store.ErrUnsupported, "this store cannot search histories")
-
-// Backend is what a search asks of the store: its word index and, when it keeps them, its
-// embeddings (a store without them answers store.ErrUnsupported, and words alone rank).
+// Backend is what a search asks of the store: its word index and its embeddings (a history
+// without an embedding is found by its words alone).
 type Backend interface {
 	store.Searcher
 	store.VectorSearcher
@@ -116,9 +111,6 @@ func (s *Searcher) Search(ctx context.Context, st Backend, q Query) ([]Result, e
 	limit := store.ClampLimit(q.Limit)
 	sq := s.StoreQuery(q)
 	textHits, err := st.SearchText(ctx, sq)
-	if errors.Is(err, store.ErrUnsupported) {
-		return nil, ErrUnsupported
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +122,6 @@ func (s *Searcher) Search(ctx context.Context, st Backend, q Query) ([]Result, e
 		}
 		if len(vs2) == 1 && len(vs2[0]) > 0 {
 			vecHits, err = st.SearchVector(ctx, vs2[0], q.AlertID, sq.Limit)
-			if errors.Is(err, store.ErrUnsupported) {
-				vecHits, err = nil, nil // no embeddings kept: words alone rank
-			}
 			if err != nil {
 				return nil, err
 			}

@@ -25,10 +25,6 @@ var (
 	// ErrNoSpace is returned when the backend's storage is full. Nothing was written: the
 	// previous transcript and metadata are intact.
 	ErrNoSpace = errors.New("disk full")
-	// ErrUnsupported is returned by a method of Store that a backend (or a layer) cannot
-	// carry out: a caller that can do without it checks for it with errors.Is instead of
-	// asking what the store is.
-	ErrUnsupported = errors.New("not supported by this store")
 )
 
 // HistoryQuery selects a page of histories, newest update first.
@@ -131,8 +127,7 @@ type AlertSizer interface {
 // (pkg/tokenkey, redact.Tokenizer).
 type KeyStore interface {
 	// WorkspaceKey returns the workspace's key, creating a random one on first use (once:
-	// writers racing on a new workspace all get the same key). A backend that keeps no key
-	// returns ErrUnsupported.
+	// writers racing on a new workspace all get the same key).
 	WorkspaceKey(ctx context.Context) ([]byte, error)
 }
 

@@ -8,7 +8,6 @@ package embedding
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"unicode/utf8"
 
@@ -55,9 +54,7 @@ func (s *layer) SaveHistory(ctx context.Context, h *record.History) error {
 	if err := s.next.SaveHistory(ctx, h); err != nil {
 		return err
 	}
-	if err := EmbedNew(ctx, s.next, s.emb, h); errors.Is(err, store.ErrUnsupported) {
-		return nil // the store keeps no vectors
-	} else if err != nil {
+	if err := EmbedNew(ctx, s.next, s.emb, h); err != nil {
 		s.logger.Warn("failed to embed a history for search; a later save or 'history reindex' retries", "history_id", h.ID, "error", err)
 	}
 	return nil
