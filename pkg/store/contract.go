@@ -102,7 +102,6 @@ var contract = [...]Method{
 	{"MoveAside", KindOnce, "repair", false},
 	{"DropMetadata", KindOnce, "repair", false},
 	{"WorkspaceKey", KindRead, "key read", false},
-	{"MaxAlertSize", KindLocal, "", false},
 	{"Close", KindLocal, "", false},
 }
 

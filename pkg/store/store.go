@@ -116,13 +116,6 @@ type AlertsPutter interface {
 	PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error)
 }
 
-// AlertSizer tells how large an alert the backend takes.
-type AlertSizer interface {
-	// MaxAlertSize is the size of the largest alert's JSON the backend stores, 0 when it
-	// has no limit of its own (alert.MaxSize applies).
-	MaxAlertSize() int
-}
-
 // KeyStore keeps the workspace's secret key, from which its redaction tokens are derived
 // (pkg/tokenkey, redact.Tokenizer).
 type KeyStore interface {
@@ -144,7 +137,6 @@ type Store interface {
 	Counter
 	Alerts
 	AlertsPutter
-	AlertSizer
 	AlertCounter
 	AlertSearcher
 	InvestigationCounter

@@ -88,6 +88,10 @@ type Store struct {
 	// their writes themselves, with their alert's evidence, which a second pass without it
 	// would undo.
 	Sessions store.Store
+	// MaxAlertSize is the size of the largest alert's JSON the backend stores, 0 when it has
+	// no limit of its own (alert.MaxSize applies): a property of the backend the settings
+	// select, known without asking it.
+	MaxAlertSize int
 	// Calls counts the backend's requests (logged at debug level on Close).
 	Calls  *store.CallCounter
 	logger *slog.Logger
@@ -174,6 +178,9 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 		inner = embedding.New(rs, o.Embedder, logger)
 	}
 	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
+	if cfg.Cloud() {
+		st.MaxAlertSize = cloud.MaxAlertSize
+	}
 	if o.Analyst != nil {
 		st.analyst = &analystSource{start: o.Analyst}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
 	"github.com/alertchat/alertchat/pkg/tokenkey"
@@ -109,5 +110,28 @@ func TestStackKeyThroughResilience(t *testing.T) {
 				t.Fatalf("redacted %q (told %v), want %q, keyed with the backend's key", got, missing, w)
 			}
 		})
+	}
+}
+
+// The largest alert the stack takes is a property of the backend the settings select: the
+// cloud store's document limit, none of its own for the local store.
+func TestStackMaxAlertSize(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		project string
+		want    int
+	}{{"", 0}, {"some-project", cloud.MaxAlertSize}} {
+		dir := t.TempDir()
+		backend, err := local.Open(context.Background(), local.Options{Dir: dir, Workspace: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Settings{DataDir: dir, Workspace: "default", FirestoreProject: tc.project, BackendID: "local:" + dir,
+			SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+		st := Stack(backend, cfg, redact.AllTypes(), Options{})
+		if st.MaxAlertSize != tc.want {
+			t.Errorf("project %q: MaxAlertSize %d, want %d", tc.project, st.MaxAlertSize, tc.want)
+		}
+		_ = st.Close()
 	}
 }

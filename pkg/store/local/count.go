@@ -19,7 +19,3 @@ func (s *Store) CountHistories(ctx context.Context, q store.HistoryQuery) (int, 
 	}
 	return n, nil
 }
-
-// MaxAlertSize implements store.AlertSizer: the local store takes any alert alert.MaxSize
-// allows, so it has no limit of its own.
-func (s *Store) MaxAlertSize() int { return 0 }

@@ -216,10 +216,6 @@ var conformance = map[string]conformanceCall{
 		}
 		return err
 	},
-	"MaxAlertSize": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
-		_ = s.MaxAlertSize()
-		return nil
-	},
 	"Close": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
 		return s.Close()
 	},

@@ -54,11 +54,6 @@ func (f *faulty) fault(method string) error {
 	return f.err
 }
 
-func (f *faulty) MaxAlertSize() int {
-	_ = f.fault("MaxAlertSize")
-	return f.inner.MaxAlertSize()
-}
-
 // Close is counted, and does not close the backend: the test that opened it does.
 func (f *faulty) Close() error { return f.fault("Close") }
 

@@ -303,6 +303,3 @@ func (s *Store) WorkspaceKey(ctx context.Context) (out []byte, err error) {
 	})
 	return out, err
 }
-
-// MaxAlertSize asks the backend: no request is made.
-func (s *Store) MaxAlertSize() int { return s.inner.MaxAlertSize() }
