@@ -129,20 +129,16 @@ func OpenBackend(ctx context.Context, cfg Settings, calls *store.CallCounter) (s
 	return s, nil
 }
 
-// Stack wraps an opened backend in the layers every command uses: retries and circuit breaker
-// (resilient), the redaction of every history write with the workspace's keyed tokens
-// (redacting), redacting types, with the local spool beside it. A spool that cannot be opened
-// is logged: the command still runs, without it. Its pending turns stay where they are (see
-// Flush).
+// Stack wraps an opened backend in the layers every command uses, from the backend up:
+// retries and circuit breaker (resilient), the local copies of alerts (alertcache, cloud only),
+// the embedding of what is saved (with o.Embedder), and the redaction of every history write
+// with the workspace's keyed tokens (redacting), redacting types; the local spool sits beside
+// the stack. A spool that cannot be opened is logged: the command still runs, without it. Its
+// pending turns stay where they are (see Flush).
 func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *Store {
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Cloud() {
-		// Alerts never change once stored (their ID is their content's): a local copy saves the
-		// read of a continuation's alert.
-		backend = alertcache.New(backend, cfg.DataDir, cfg.Workspace)
 	}
 	ro := resilient.Options{
 		Budget: cfg.StoreTimeout,
@@ -159,6 +155,14 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 		ro.WriteMemory.Closed()
 	}
 	rs := resilient.New(backend, ro)
+	var below store.Store = rs
+	if cfg.Cloud() {
+		// Alerts never change once stored (their ID is their content's): a local copy saves the
+		// read of a continuation's alert. Above the retries, a copy answers without a request,
+		// so during an outage too, and never counts for or against the breaker (a copy says
+		// nothing about the backend); a missing copy is read through the retries.
+		below = alertcache.New(rs, cfg.DataDir, cfg.Workspace)
+	}
 	// The key is asked of the retries and the breaker like every other call (a backend recorded
 	// down answers at once, and the copy below takes over).
 	var src tokenkey.Source = rs
@@ -167,16 +171,13 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 		src = tokenkey.CopyFirst(rs, keyCachePath(cfg))
 	}
 	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, o.OnKeyMissing, logger, max(cfg.StoreTimeout, resilient.DefaultBudget/10))
-	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot, Backend: cfg.BackendID, Workspace: cfg.Workspace, Redactor: red, Alerts: rs})
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot, Backend: cfg.BackendID, Workspace: cfg.Workspace, Redactor: red, Alerts: below})
 	if err != nil {
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
 	}
 	// Embedding goes below redaction: only what is stored is embedded.
-	var inner store.Store = rs
-	if o.Embedder != nil {
-		inner = embedding.New(rs, o.Embedder, logger)
-	}
+	inner := embedding.New(below, o.Embedder, logger)
 	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
 	if cfg.Cloud() {
 		st.MaxAlertSize = cloud.MaxAlertSize

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sync/atomic"
@@ -21,14 +22,11 @@ import (
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/redacthist"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
-	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
+	"github.com/alertchat/alertchat/pkg/workspace"
 )
 
 // fixture is what the calls of the table work on, stored in the backend beforehand.
@@ -429,8 +427,8 @@ func (fixedEmbedder) Embed(_ context.Context, texts []string, _ bool) ([][]float
 }
 
 // TestStackReachesBackend sends every method of store.Store through the command line's whole
-// stack (redaction, embedding, retries, alert cache) and checks that each reaches the backend
-// once.
+// stack as pkg/workspace assembles it with the cloud settings' layers (redaction, embedding,
+// alert cache, retries) and checks that each reaches the backend once.
 func TestStackReachesBackend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -449,8 +447,10 @@ func TestStackReachesBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFaulty(b)
-	below := embedding.New(resilient.New(alertcache.New(f, t.TempDir(), "default"), resilient.Options{}), fixedEmbedder{}, nil)
-	st := redacting.New(below, redacthist.Engine(redact.New(redact.AllTypes()...)))
+	dir := t.TempDir()
+	cfg := workspace.Settings{DataDir: dir, Workspace: "default", FirestoreProject: "stack-test", BackendID: "stack:" + dir,
+		SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+	st := workspace.Stack(f, cfg, redact.AllTypes(), workspace.Options{Embedder: fixedEmbedder{}})
 	// GetAlert first: the alert cache answers it from its copy once the alert has been read
 	// (a save through the redaction layer reads its alert).
 	names := slices.Sorted(maps.Keys(conformance))
