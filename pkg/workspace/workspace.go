@@ -74,8 +74,8 @@ type Options struct {
 // Store is a command's opened store.
 type Store struct {
 	// Store is the stack every command writes through: the redaction of every history write,
-	// over the embedding of what is saved, over retries and the circuit breaker, over the
-	// backend.
+	// over the embedding of what is saved, the local copies of alerts (cloud) and the retries
+	// and circuit breakers, over the backend (see Stack).
 	store.Store
 	// spool keeps the turns the backend could not take during an outage (nil when it could not
 	// be opened). Sessions put turns into it themselves (Spool); Flush uploads them through
