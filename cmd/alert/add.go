@@ -135,12 +135,13 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	for i, in := range inputs {
 		readers[i] = in
 	}
-	return addTo(ctx, opts, s, readers)
+	return addTo(ctx, opts, s, s.MaxAlertSize, readers)
 }
 
-// addTo adds the findings of inputs (opts.Files names them) to s.
-func addTo(ctx context.Context, opts *AddOptions, s store.Store, inputs []io.Reader) error {
-	maxSize := maxAlertSize(s)
+// addTo adds the findings of inputs (opts.Files names them) to s, which takes alerts of at
+// most backendMax bytes (0: no limit of its own).
+func addTo(ctx context.Context, opts *AddOptions, s store.Store, backendMax int, inputs []io.Reader) error {
+	maxSize := maxAlertSize(backendMax)
 	st := stage.New(ctx, opts.Stage)
 	defer st.Close()
 	read := alert.Options{MaxSize: maxSize, AllEvents: opts.AllEvents}
@@ -249,10 +250,10 @@ func nextBatch(size, n int, took, target time.Duration) int {
 	return max(minBatch, min(fit, 4*size, maxBatch))
 }
 
-// maxAlertSize is the largest finding s takes: alert.MaxSize, or less where the backend
-// holds less.
-func maxAlertSize(s store.AlertSizer) int {
-	if n := s.MaxAlertSize(); n > 0 {
+// maxAlertSize is the largest finding a backend that holds at most backendMax bytes takes:
+// alert.MaxSize, or less where the backend holds less.
+func maxAlertSize(backendMax int) int {
+	if n := backendMax; n > 0 {
 		return min(alert.MaxSize, n)
 	}
 	return alert.MaxSize

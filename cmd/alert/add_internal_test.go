@@ -36,7 +36,7 @@ func TestAddSpilledStage(t *testing.T) {
 	tmp := t.TempDir()
 	ios, out, errOut := cmdutil.TestIO("", false)
 	opts := &AddOptions{IO: ios, Files: []string{"a.ndjson", "b.ndjson"}, Stage: stage.Options{Memory: 64 << 10, Dir: tmp}}
-	if err := addTo(ctx, opts, s, []io.Reader{strings.NewReader(a.String()), strings.NewReader(b.String())}); err != nil {
+	if err := addTo(ctx, opts, s, 0, []io.Reader{strings.NewReader(a.String()), strings.NewReader(b.String())}); err != nil {
 		t.Fatal(err)
 	}
 	ids := strings.Fields(out.String())
@@ -76,7 +76,7 @@ func BenchmarkAddNDJSON(b *testing.B) {
 		}
 		ios, _, _ := cmdutil.TestIO("", false)
 		opts := &AddOptions{IO: ios, Files: []string{"-"}}
-		if err := addTo(ctx, opts, s, []io.Reader{strings.NewReader(in.String())}); err != nil {
+		if err := addTo(ctx, opts, s, 0, []io.Reader{strings.NewReader(in.String())}); err != nil {
 			b.Fatal(err)
 		}
 		_ = s.Close()
@@ -132,8 +132,6 @@ type slowStore struct {
 	longest  time.Duration
 }
 
-func (s *slowStore) MaxAlertSize() int { return 0 }
-
 func (s *slowStore) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
 	took := time.Duration(len(as)) * s.perAlert
 	select {
@@ -168,7 +166,7 @@ func TestAddFitsASlowStore(t *testing.T) {
 	s := resilient.New(slow, resilient.Options{Budget: storeTimeout})
 	ios, out, _ := cmdutil.TestIO("", false)
 	opts := &AddOptions{IO: ios, Files: []string{"-"}, StoreTimeout: storeTimeout}
-	if err := addTo(context.Background(), opts, s, []io.Reader{strings.NewReader(in.String())}); err != nil {
+	if err := addTo(context.Background(), opts, s, 0, []io.Reader{strings.NewReader(in.String())}); err != nil {
 		t.Fatal(err)
 	}
 	if ids := strings.Fields(out.String()); len(ids) != n || len(slow.stored) != n {

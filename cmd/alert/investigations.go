@@ -2,7 +2,6 @@ package alert
 
 import (
 	"context"
-	"errors"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -29,9 +28,6 @@ func investigations(ctx context.Context, s store.InvestigationCounter, alerts []
 		ids[i] = a.ID
 	}
 	sums, err := s.AlertInvestigations(ctx, ids)
-	if errors.Is(err, store.ErrUnsupported) {
-		return out, nil // the store cannot sum them up: none shown
-	}
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to count the alerts' investigations")
 	}

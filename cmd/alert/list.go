@@ -132,7 +132,7 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Store) error {
 // moreNote says how many alerts q selects past the shown ones (when the store counts them).
 func moreNote(ctx context.Context, s store.AlertCounter, q store.AlertQuery, shown, limit int) string {
 	q.Cursor, q.Limit = "", 0
-	// A store that cannot count (store.ErrUnsupported) or fails to gets the note without it.
+	// A store that fails to count gets the note without the count.
 	if total, err := s.CountAlerts(ctx, q); err == nil && total > shown {
 		return fmt.Sprintf("%s past --limit %d (%d in all; --limit N shows more).", format.Plural(total-shown, "more alert", "more alerts"), limit, total)
 	}

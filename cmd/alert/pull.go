@@ -88,7 +88,7 @@ Exit status: 2 when a message is not an alert (the rest are stored), 3 when the 
 				return runF(ctx, opts)
 			}
 			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				return pullRun(ctx, opts, s)
+				return pullRun(ctx, opts, s, s.MaxAlertSize)
 			})
 		},
 	}
@@ -121,8 +121,9 @@ const pullBatch = 1000
 // messages is read, its alerts stored in one request, and only then acknowledged: a crash in
 // between leaves the messages to be delivered again, and storing the same finding again changes
 // nothing (its ID is its content's). A message that is not an alert is named on stderr once and
-// never acknowledged; the command then exits 2, after the others are stored.
-func pullRun(ctx context.Context, opts *PullOptions, s store.Store) error {
+// never acknowledged; the command then exits 2, after the others are stored. s takes alerts
+// of at most backendMax bytes (0: no limit of its own).
+func pullRun(ctx context.Context, opts *PullOptions, s store.Store, backendMax int) error {
 	project, err := subscriptionProject(opts.Subscription)
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Store) error {
 		return err
 	}
 	defer func() { _ = closeFn() }()
-	maxSize := maxAlertSize(s)
+	maxSize := maxAlertSize(backendMax)
 	out := bufio.NewWriter(opts.IO.Out)
 	defer out.Flush()
 	refused := map[string]bool{} // message IDs named already

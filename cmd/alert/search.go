@@ -2,7 +2,6 @@ package alert
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -95,9 +94,6 @@ type alertSearchJSON struct {
 func searchRun(ctx context.Context, opts *SearchOptions, s *factory.Store) error {
 	ios := opts.IO
 	found, err := s.SearchAlerts(ctx, store.AlertSearchQuery{Text: opts.Query, Limit: opts.Limit, Severity: opts.Severity, Source: opts.Source})
-	if errors.Is(err, store.ErrUnsupported) {
-		return fmt.Errorf("this store cannot search alerts")
-	}
 	if err != nil {
 		return err
 	}

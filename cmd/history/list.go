@@ -152,8 +152,16 @@ func newHistoryJSON(h *record.History) historyJSON {
 type lister interface {
 	store.Histories
 	store.Counter
-	store.PendingReporter
+	pendingReporter
 	lookup.AlertFinder
+}
+
+// pendingReporter tells which histories have turns kept locally, not yet uploaded: the
+// workspace's store answers from its spool, beside the store stack.
+type pendingReporter interface {
+	// PendingHistories returns the newest locally kept state of each history with turns not
+	// yet uploaded.
+	PendingHistories(ctx context.Context) map[record.HistoryID]*record.History
 }
 
 // listRun prints the newest histories, with the turns kept locally marked as pending.
@@ -224,7 +232,7 @@ func moreNote(ctx context.Context, s store.Counter, q store.HistoryQuery, shown 
 	if q.Cursor != "" {
 		return fmt.Sprintf("%d shown; %s", shown, how)
 	}
-	// A store that cannot count (store.ErrUnsupported) or fails to gets the note without it.
+	// A store that fails to count gets the note without the count.
 	total, err := s.CountHistories(ctx, q)
 	if err != nil || total < shown {
 		return fmt.Sprintf("%d shown; %s", shown, how)
@@ -302,7 +310,7 @@ func matches(q store.HistoryQuery, h *record.History) bool {
 // withPending marks the listed histories that have turns kept locally and, with addLocal, adds
 // the histories that exist only locally (created during an outage) that q asks for, newest
 // first.
-func withPending(ctx context.Context, s store.PendingReporter, hs []*record.History, q store.HistoryQuery, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
+func withPending(ctx context.Context, s pendingReporter, hs []*record.History, q store.HistoryQuery, limit int, addLocal bool) ([]*record.History, map[record.HistoryID]bool) {
 	pend := s.PendingHistories(ctx)
 	if len(pend) == 0 {
 		return hs, nil

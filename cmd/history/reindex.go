@@ -99,9 +99,6 @@ func indexFindings(ctx context.Context, ix store.Indexer, repair bool) ([]fsck.F
 	after := ""
 	for {
 		ids, err := ix.Unindexed(ctx, record.HistoryID(after), store.MaxLimit)
-		if errors.Is(err, store.ErrUnsupported) {
-			return nil, nil // a store without a search index has nothing missing from it
-		}
 		if err != nil {
 			return nil, err
 		}

@@ -11,18 +11,13 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
+	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
 	"github.com/alertchat/alertchat/internal/clitest"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/spool"
 )
-
-type plainRedactor struct{}
-
-func (plainRedactor) RedactContents([]*genai.Content) map[string]int { return nil }
-func (plainRedactor) RedactString(s string) (string, map[string]int) { return s, nil }
 
 // TestHistoryListMarksPending: histories with turns kept locally are marked (a "*" on a
 // terminal, "pending": true in JSON, absent otherwise), histories that exist only in the spool
@@ -51,12 +46,13 @@ func TestHistoryListMarksPending(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Listed without the flush (which the local store would pass at once).
+	// Listed without the flush (which the local store would pass at once), through the
+	// workspace's store: its stack, and the spool beside it.
 	s := clitest.OpenLocal(t, dir, "default")
 	defer s.Close()
-	st := spool.NewLayer(redacting.New(s, plainRedactor{}), sp)
 	var out, errOut bytes.Buffer
 	ios := &cmdutil.IOStreams{Out: &out, ErrOut: &errOut}
+	st := factory.Stack(ios, cfg, nil, s, nil, factory.StoreOptions{})
 	if err := history.ListRun(context.Background(), &history.ListOptions{IO: ios, Limit: 50, Output: "json"}, st); err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/spool"
 )
 
-// Spooled is a store whose top layer keeps turns locally while the backend is down (the
-// workspace's store).
+// Spooled is a store with a spool beside it that keeps turns locally while the backend is down
+// (the workspace's store).
 type Spooled interface {
 	// Spool is the local spool, nil when it could not be opened.
 	Spool() *spool.Spool

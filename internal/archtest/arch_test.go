@@ -60,6 +60,7 @@ var rules = []rule{
 	{"pkg/store/...", []string{"pkg/session", "pkg/search/...", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript"}, nil, "storage never depends on what uses it"},
 	{"pkg/store/spool", []string{"pkg/session", "pkg/search/...", "pkg/tool/..."}, nil, "the spool is storage"},
 	{"pkg/workspace", []string{"pkg/session", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/...", "pkg/samechat", "pkg/transcript", "pkg/evidence"}, nil, "a workspace's store is storage, redaction and embeddings: sessions and tools build on it"},
+	{"pkg/workspace", []string{"pkg/search/..."}, nil, "a save goes down the store's layers (the embedding layer is pkg/store/embedding), never up into search and back"},
 	{"pkg/redacthist", []string{"pkg/store/...", "pkg/session"}, nil, "the redaction step is below the stores"},
 	{"pkg/search", []string{"pkg/session", "pkg/tool/...", "pkg/batch/...", "pkg/mcp/..."}, nil, "search builds on the stores only"},
 	{"pkg/session", []string{"pkg/tool/builtin", "pkg/mcp/...", "pkg/search/...", "pkg/batch/...", "pkg/samechat"}, nil, "the conversation engine knows tools only through pkg/tool"},
@@ -250,6 +251,10 @@ func TestRulesCatchAnUpwardImport(t *testing.T) {
 		{"pkg/workspace", "pkg/session", true},
 		{"pkg/workspace", "cmd/factory", true},
 		{"pkg/search", "pkg/store/index", false},
+		{"pkg/workspace", "pkg/search", true},
+		{"pkg/workspace", "pkg/store/embedding", false},
+		{"pkg/store/embedding", "pkg/search", true},
+		{"pkg/search", "pkg/store/embedding", false},
 	} {
 		got := len(violations(tc.from, tc.imp)) > 0
 		if got != tc.want {

@@ -1,5 +1,6 @@
 // Package storetest is the conformance suite every store.Store implementation runs: the same
-// test functions against the embedded local store and against Firestore + Cloud Storage.
+// test functions against the embedded local store and against Firestore + Cloud Storage. For
+// the layers of the command line's stack, Overrides tells which methods a layer declares.
 package storetest
 
 import (

@@ -101,9 +101,6 @@ func Check(ctx context.Context, ck Target, opts Options) ([]Finding, error) {
 	prefix, workspace := opts.Prefix, opts.Workspace
 	var hs store.Histories = ck
 	ids, err := ck.ListHistoryIDs(ctx)
-	if errors.Is(err, store.ErrUnsupported) {
-		return nil, goerr.Wrap(err, "this store cannot be checked")
-	}
 	if err != nil {
 		return nil, goerr.Wrap(err, "fsck: failed to list histories")
 	}

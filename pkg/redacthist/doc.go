@@ -13,8 +13,8 @@
 // nothing is redacted, and cmd/cmdutil.WarnIfRedactionOff says so before anything is written.
 // docs/redaction-writes.md is the same list for users.
 //
-// The store stack (pkg/workspace.Stack), from the top: spool.Layer, the redacting layer,
-// the embedding layer (search.NewEmbeddingStore, when embeddings are on), resilient.Store, alertcache (cloud only), the
+// The store stack (pkg/workspace.Stack), from the top: the redacting layer,
+// the embedding layer (store/embedding, when embeddings are on), resilient.Store, alertcache (cloud only), the
 // backend. Sessions write below the redacting layer (workspace.Store.Sessions): they redact
 // themselves.
 //
@@ -33,8 +33,8 @@
 //     --suggest keeps the suggested verdict and conclusion (conclude.Suggestion); its evidence
 //     is printed, not stored.
 //   - The spool ({data dir}/spool/, a save the store could not take): pkg/store/spool.Spool.Put
-//     redacts again (ForHistory + History) before the file is written, and Flush replays through
-//     spool.Layer's store, the redaction layer. A corrupt entry is moved aside as it was written.
+//     redacts again (ForHistory + History) before the file is written, and workspace.Store.Flush
+//     replays through the stack's top, the redaction layer. A corrupt entry is moved aside as it was written.
 //   - Not redacted, by design: analysts' names (record.Question.Analyst,
 //     Resolution.ResolvedBy), the workspace's own users, which filters and listings work by.
 //   - Not redacted, by design: tool approvals (record.ToolApproval, appended by Session.save).
@@ -47,7 +47,7 @@
 //   - The local store's full-text index and the cloud store's search fields: built by the
 //     backend's SaveHistory from the history it is given, and by history reindex
 //     (search.IndexMissing → Indexer.Reindex) from the history as stored.
-//   - Embeddings (vectors in either store): the embedding layer (search.NewEmbeddingStore) is below the redacting layer and
+//   - Embeddings (vectors in either store): the embedding layer (store/embedding) is below the redacting layer and
 //     sessions save through it with their redacted history; search.IndexMissing embeds what is
 //     stored.
 //   - The cloud store's verdict fields (verdict, resolution, questions, analysts): from the

@@ -3,128 +3,13 @@ package search
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/index"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 )
-
-// embeddingStore is a store layer that embeds what each save adds to a history, after the
-// save, and adds it to the history's vector in the backend (store.VectorSearcher). It goes
-// below the redaction layer, so it only ever sees (and sends to the embedding model) what is
-// stored. A failed embedding never fails the save: the history's vector lags, the next save
-// embeds from where it stopped, and `history reindex` catches up.
-type embeddingStore struct {
-	next   store.Store
-	emb    Embedder
-	logger *slog.Logger
-}
-
-// NewEmbeddingStore wraps next; without an embedder next is returned as it is.
-func NewEmbeddingStore(next store.Store, emb Embedder, logger *slog.Logger) store.Store {
-	if emb == nil {
-		return next
-	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &embeddingStore{next: next, emb: emb, logger: logger}
-}
-
-// SaveHistory saves h, then embeds its new contents.
-func (s *embeddingStore) SaveHistory(ctx context.Context, h *record.History) error {
-	if err := s.next.SaveHistory(ctx, h); err != nil {
-		return err
-	}
-	if err := EmbedNew(ctx, s.next, s.emb, h); errors.Is(err, store.ErrUnsupported) {
-		return nil // the store keeps no vectors
-	} else if err != nil {
-		s.logger.Warn("failed to embed a history for search; a later save or 'history reindex' retries", "history_id", h.ID, "error", err)
-	}
-	return nil
-}
-
-// maxEmbedRunes bounds the text of one embedding request (the models take about 2,000
-// tokens); a longer addition is embedded in pieces, each weighted by its length.
-const maxEmbedRunes = 6000
-
-// EmbedNew adds the embedding of h's contents not yet embedded to its stored vector. The
-// first embedding of a history includes its title.
-func EmbedNew(ctx context.Context, vs store.VectorSearcher, emb Embedder, h *record.History) error {
-	from, err := vs.EmbeddedCount(ctx, h.ID)
-	if err != nil {
-		return err
-	}
-	if from > len(h.Contents) {
-		from = 0 // rewritten shorter: PutEmbedding from 0 starts over only if nothing is stored
-	}
-	if from == len(h.Contents) {
-		return nil
-	}
-	body := index.Contents(h.Contents[from:])
-	if from == 0 {
-		body = h.Title + "\n" + body
-	}
-	pieces := split(body, maxEmbedRunes)
-	if len(pieces) == 0 {
-		_, err := vs.PutEmbedding(ctx, h.ID, from, len(h.Contents), nil)
-		return err
-	}
-	vecs, err := emb.Embed(ctx, pieces, false)
-	if err != nil {
-		return goerr.Wrap(err, "failed to embed history text", goerr.V("history_id", h.ID))
-	}
-	if len(vecs) != len(pieces) {
-		return goerr.New("embedding model returned a wrong number of vectors", goerr.V("history_id", h.ID))
-	}
-	sum := make([]float32, len(vecs[0]))
-	for i, v := range vecs {
-		if len(v) != len(sum) {
-			return goerr.New("embedding model returned vectors of different sizes", goerr.V("history_id", h.ID))
-		}
-		w := float32(utf8.RuneCountInString(pieces[i]))
-		for j := range v {
-			sum[j] += w * v[j]
-		}
-	}
-	_, err = vs.PutEmbedding(ctx, h.ID, from, len(h.Contents), sum)
-	return err
-}
-
-// split cuts s into pieces of at most n runes, at line or word boundaries when it can.
-func split(s string, n int) []string {
-	var out []string
-	for s != "" {
-		r := []rune(s)
-		if len(r) <= n {
-			out = append(out, s)
-			break
-		}
-		cut := string(r[:n])
-		for _, sep := range []byte{'\n', ' '} {
-			if i := lastIndexByte(cut, sep); i > len(cut)/2 {
-				cut = cut[:i+1]
-				break
-			}
-		}
-		out = append(out, cut)
-		s = s[len(cut):]
-	}
-	return out
-}
-
-func lastIndexByte(s string, c byte) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
 
 // IndexMissingStore is what IndexMissing needs of the store: its index, its histories and its
 // embeddings.
@@ -147,9 +32,6 @@ func IndexMissing(ctx context.Context, st IndexMissingStore, emb Embedder, progr
 	var after record.HistoryID
 	for {
 		ids, err := st.Unindexed(ctx, after, store.MaxLimit)
-		if errors.Is(err, store.ErrUnsupported) {
-			return 0, ErrUnsupported
-		}
 		if err != nil {
 			return 0, err
 		}
@@ -168,9 +50,7 @@ func IndexMissing(ctx context.Context, st IndexMissingStore, emb Embedder, progr
 		}
 		if emb != nil {
 			if h, err := st.GetHistory(ctx, id); err == nil {
-				if err := EmbedNew(ctx, st, emb, h); errors.Is(err, store.ErrUnsupported) {
-					emb = nil // the store keeps no vectors
-				} else if err != nil {
+				if err := embedding.EmbedNew(ctx, st, emb, h); err != nil {
 					return done, err
 				}
 			}

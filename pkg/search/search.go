@@ -9,7 +9,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -19,14 +18,13 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
-// Embedder turns texts into vectors. query says whether the texts are search queries (true)
-// or documents being indexed (false): embedding models treat the two differently.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string, query bool) ([][]float32, error)
-}
+// Embedder turns texts into vectors (the embedding layer's, pkg/store/embedding: search
+// queries and the stored histories are embedded by the same model).
+type Embedder = embedding.Embedder
 
 // DefaultLambda weighs relevance against diversity in MMR (seed 000's default: 0.7 favours
 // relevance; 0.5 balances; 0.3 favours diversity).
@@ -75,12 +73,8 @@ type Result struct {
 	Snippet string
 }
 
-// ErrUnsupported is returned when the store keeps no search index (it is a
-// store.ErrUnsupported).
-var ErrUnsupported = goerr.Wrap(store.ErrUnsupported, "this store cannot search histories")
-
-// Backend is what a search asks of the store: its word index and, when it keeps them, its
-// embeddings (a store without them answers store.ErrUnsupported, and words alone rank).
+// Backend is what a search asks of the store: its word index and its embeddings (a history
+// without an embedding is found by its words alone).
 type Backend interface {
 	store.Searcher
 	store.VectorSearcher
@@ -117,9 +111,6 @@ func (s *Searcher) Search(ctx context.Context, st Backend, q Query) ([]Result, e
 	limit := store.ClampLimit(q.Limit)
 	sq := s.StoreQuery(q)
 	textHits, err := st.SearchText(ctx, sq)
-	if errors.Is(err, store.ErrUnsupported) {
-		return nil, ErrUnsupported
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +122,6 @@ func (s *Searcher) Search(ctx context.Context, st Backend, q Query) ([]Result, e
 		}
 		if len(vs2) == 1 && len(vs2[0]) > 0 {
 			vecHits, err = st.SearchVector(ctx, vs2[0], q.AlertID, sq.Limit)
-			if errors.Is(err, store.ErrUnsupported) {
-				vecHits, err = nil, nil // no embeddings kept: words alone rank
-			}
 			if err != nil {
 				return nil, err
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/local"
 )
 
@@ -165,7 +166,7 @@ func TestSearchByMeaningLocal(t *testing.T) {
 	srv := geminitest.NewServer(t)
 	emb := geminiEmbedder(t, srv)
 	backend := openLocal(t, t.TempDir(), "ws")
-	st := search.NewEmbeddingStore(backend, emb, nil)
+	st := embedding.New(backend, emb, nil)
 	a := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("files renamed with a locked extension and a ransom note", genai.RoleUser)})
 	a.Title = "Encrypted file share"
 	b := storetest.NewHistory("alert-2", []*genai.Content{genai.NewContentFromText("a user clicked a link in a mail", genai.RoleUser)})

@@ -2,38 +2,42 @@ package store
 
 import (
 	"context"
-
-	"github.com/alertchat/alertchat/pkg/record"
 )
 
 // The layers of the command line's store, from the command down (assembled by pkg/workspace's
-// Stack). Each one implements the whole Store, method by method: none embeds the store below
-// it, so no method can pass a layer unseen, and a method added to Store does not compile until
-// every layer says what it does with it.
+// Stack). What each method of Store is (read, write, once, local; whether it writes
+// conversation text) is one row of the contract table (contract.go). The retries implement the
+// whole Store, method by method, over those rows: no method can pass them unseen, and a method
+// added to Store does not compile until it says what it does. The other layers embed the store
+// below and declare only the methods they change (internal/storetest.Overrides tells which);
+// the redacting layer's test fails for a method whose row says it writes conversation text that
+// the layer does not declare.
 //
-//	spool layer  (pkg/store/spool, NewLayer)   spools: Flush uploads the turns kept locally during
-//	                                           an outage, PendingHistories shows them in listings;
-//	                                           every other method passes through.
-//	redacting    (pkg/store/redacting, New)    redacts: every write of a history (SaveHistory) is
-//	                                           redacted before it goes down; the other writes
-//	                                           store what they are given (alerts are evidence,
-//	                                           batch records, embeddings and repairs carry no
-//	                                           transcript text); reads pass through.
-//	[embedding]  (pkg/search, with an embedder) embeds what a SaveHistory stored.
-//	resilient    (pkg/store/resilient, New)    retries: every method that reaches the backend
-//	                                           runs under one budget (--store-timeout), a
-//	                                           timeout per attempt and a circuit breaker (one for
-//	                                           reads, one for writes); transient errors are
-//	                                           retried (classify.go), others returned at once.
-//	[alertcache] (pkg/store/alertcache, cloud)  answers GetAlert from local copies.
+//	redacting    (pkg/store/redacting, New)  declares SaveHistory: every write of a history is
+//	                                         redacted before it goes down; the other writes
+//	                                         store what they are given (the table says why
+//	                                         each carries no conversation text).
+//	[embedding]  (pkg/store/embedding, New)  declares SaveHistory: embeds what the save added
+//	                                         (with an embedder; without one, no layer).
+//	[alertcache] (pkg/store/alertcache, New) declares GetAlert: answers from local copies (cloud
+//	                                         only; above the retries, see its package doc).
+//	resilient    (pkg/store/resilient, New)  declares every method: each that reaches the
+//	                                         backend runs under one budget (--store-timeout), a
+//	                                         timeout per attempt and a circuit breaker (one for
+//	                                         reads, one for writes); transient errors are
+//	                                         retried (classify.go), others returned at once.
 //	backend      (pkg/store/local | pkg/store/cloud) does the work.
 //
-// Sessions write below redaction (they redact themselves) but above the retries.
+// Sessions write below redaction (they redact themselves) but above the alert cache and the
+// retries (workspace.Store.Sessions). The outage spool (pkg/store/spool) is no layer: it sits
+// beside the stack in pkg/workspace's Store, which uploads its turns through the stack's top
+// (Flush) and shows them in listings (PendingHistories). Properties of the backend that need no
+// request are no methods either (the largest alert it takes: workspace.Store.MaxAlertSize).
 //
 // An example, followed through the code: `alertchat history search` on the cloud store calls
-// SearchText on the spool layer, which passes it to redacting, which passes it to resilient,
-// which calls cloud.Store.SearchText: one Firestore array-contains-any query. When Firestore
-// answers 503, the query's stream ends with gRPC codes.Unavailable (the Firestore client
+// SearchText on the redacting layer, which passes it (embedded, unseen) through the embedding
+// layer and the alert cache to resilient, which calls cloud.Store.SearchText: one Firestore
+// array-contains-any query. When Firestore answers 503, the query's stream ends with gRPC codes.Unavailable (the Firestore client
 // retries RunQuery only when the stream cannot be opened, not on an answer read from it); the
 // backend wraps it ("failed to search histories") and resilient's IsTransient finds the
 // Unavailable status under the wrapping: transient. The call is tried again after a full-jitter
@@ -49,14 +53,6 @@ import (
 // not attempted: storage backend unavailable: recent attempts failed, next try in 30s", without
 // a request; after it, one call probes with a single attempt and closes the breaker when it
 // succeeds. Writes have a breaker of their own, so saves go on while searches fail.
-
-// PendingReporter tells which histories have turns kept locally, not yet uploaded: the spool
-// layer knows them; a backend (and any layer below the spool) has none.
-type PendingReporter interface {
-	// PendingHistories returns the newest locally kept state of each history with turns not
-	// yet uploaded.
-	PendingHistories(ctx context.Context) map[record.HistoryID]*record.History
-}
 
 // Counter counts histories without listing them.
 type Counter interface {

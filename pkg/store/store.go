@@ -25,10 +25,6 @@ var (
 	// ErrNoSpace is returned when the backend's storage is full. Nothing was written: the
 	// previous transcript and metadata are intact.
 	ErrNoSpace = errors.New("disk full")
-	// ErrUnsupported is returned by a method of Store that a backend (or a layer) cannot
-	// carry out: a caller that can do without it checks for it with errors.Is instead of
-	// asking what the store is.
-	ErrUnsupported = errors.New("not supported by this store")
 )
 
 // HistoryQuery selects a page of histories, newest update first.
@@ -120,34 +116,27 @@ type AlertsPutter interface {
 	PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error)
 }
 
-// AlertSizer tells how large an alert the backend takes.
-type AlertSizer interface {
-	// MaxAlertSize is the size of the largest alert's JSON the backend stores, 0 when it
-	// has no limit of its own (alert.MaxSize applies).
-	MaxAlertSize() int
-}
-
 // KeyStore keeps the workspace's secret key, from which its redaction tokens are derived
 // (pkg/tokenkey, redact.Tokenizer).
 type KeyStore interface {
 	// WorkspaceKey returns the workspace's key, creating a random one on first use (once:
-	// writers racing on a new workspace all get the same key). A backend that keeps no key
-	// returns ErrUnsupported.
+	// writers racing on a new workspace all get the same key).
 	WorkspaceKey(ctx context.Context) ([]byte, error)
 }
 
 // Store is the whole storage contract: everything any command, tool or search asks of a
-// store, typed. Both backends (store/local, store/cloud) implement all of it, and every layer
-// of the command line's stack (see layers.go) implements all of it explicitly, so no call can
-// reach the backend around a layer (the retries and the breaker above all). The named method
-// sets it is made of (Histories, Alerts, BatchJobs, Checker, ...) are for code that needs only
-// a part: ask for the smallest one where it is used.
+// store, typed. Both backends (store/local, store/cloud) implement all of it; the contract
+// table (contract.go) says what each method is. Of the layers of the command line's stack
+// (see layers.go) the retries implement every method explicitly, so no call can reach the
+// backend around the retries and the breaker; the others embed the store below and declare
+// only what they change. The named method sets it is made of (Histories, Alerts, BatchJobs,
+// Checker, ...) are for code that needs only a part: ask for the smallest one where it is
+// used.
 type Store interface {
 	Histories
 	Counter
 	Alerts
 	AlertsPutter
-	AlertSizer
 	AlertCounter
 	AlertSearcher
 	InvestigationCounter
@@ -156,7 +145,6 @@ type Store interface {
 	Indexer
 	BatchJobs
 	Checker
-	PendingReporter
 	KeyStore
 	Close() error
 }

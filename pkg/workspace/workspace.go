@@ -1,8 +1,8 @@
 // Package workspace is the store of one workspace as the command line uses it: the configured
 // backend (cloud or local) inside the layers every command writes through (retries and circuit
-// breaker, the workspace's keyed redaction, the outage spool), with who asks. Opening it
-// uploads nothing and prints nothing: the spool's pending turns are uploaded by an explicit
-// Flush of the command that wants it.
+// breaker, the workspace's keyed redaction), and beside that stack the outage spool and who
+// asks. Opening it uploads nothing and prints nothing: the spool's pending turns are uploaded
+// by an explicit Flush of the command that wants it.
 package workspace
 
 import (
@@ -14,11 +14,12 @@ import (
 	"github.com/m-mizutani/goerr/v2"
 
 	"github.com/alertchat/alertchat/pkg/analyst"
+	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
@@ -60,7 +61,7 @@ type Options struct {
 	// (history sync: the user asks for the attempt).
 	IgnoreRecordedOutage bool
 	// Embedder, when set, embeds what each save adds.
-	Embedder search.Embedder
+	Embedder embedding.Embedder
 	// OnKeyMissing is told, once, that the workspace's token key could not be had and plain
 	// placeholders are written instead (the command line warns the user).
 	OnKeyMissing func(error)
@@ -70,14 +71,16 @@ type Options struct {
 	Calls *store.CallCounter
 }
 
-// Stacked is the store stack's top layer.
-type Stacked = spool.Layer
-
 // Store is a command's opened store.
 type Store struct {
-	// Store is the stack every command writes through: the spool, over the redaction of every
-	// history write, over retries and the circuit breaker, over the backend.
-	*Stacked
+	// Store is the stack every command writes through: the redaction of every history write,
+	// over the embedding of what is saved, the local copies of alerts (cloud) and the retries
+	// and circuit breakers, over the backend (see Stack).
+	store.Store
+	// spool keeps the turns the backend could not take during an outage (nil when it could not
+	// be opened). Sessions put turns into it themselves (Spool); Flush uploads them through
+	// the stack, and PendingHistories shows them in listings.
+	spool *spool.Spool
 	// Redactor is the workspace's keyed redaction: the redaction layer applies it to every
 	// history write; sessions apply it themselves, keeping their alert's values.
 	Redactor *KeyedRedactor
@@ -85,6 +88,10 @@ type Store struct {
 	// their writes themselves, with their alert's evidence, which a second pass without it
 	// would undo.
 	Sessions store.Store
+	// MaxAlertSize is the size of the largest alert's JSON the backend stores, 0 when it has
+	// no limit of its own (alert.MaxSize applies): a property of the backend the settings
+	// select, known without asking it.
+	MaxAlertSize int
 	// Calls counts the backend's requests (logged at debug level on Close).
 	Calls  *store.CallCounter
 	logger *slog.Logger
@@ -122,19 +129,16 @@ func OpenBackend(ctx context.Context, cfg Settings, calls *store.CallCounter) (s
 	return s, nil
 }
 
-// Stack wraps an opened backend in the layers every command uses: retries and circuit breaker
-// (resilient), the redaction of every history write with the workspace's keyed tokens
-// (redacting), and the local spool, redacting types. A spool that cannot be opened is logged:
-// the command still runs, without it. Its pending turns stay where they are (see Flush).
+// Stack wraps an opened backend in the layers every command uses, from the backend up:
+// retries and circuit breaker (resilient), the local copies of alerts (alertcache, cloud only),
+// the embedding of what is saved (with o.Embedder), and the redaction of every history write
+// with the workspace's keyed tokens (redacting), redacting types; the local spool sits beside
+// the stack. A spool that cannot be opened is logged: the command still runs, without it. Its
+// pending turns stay where they are (see Flush).
 func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *Store {
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Cloud() {
-		// Alerts never change once stored (their ID is their content's): a local copy saves the
-		// read of a continuation's alert.
-		backend = alertcache.New(backend, cfg.DataDir, cfg.Workspace)
 	}
 	ro := resilient.Options{
 		Budget: cfg.StoreTimeout,
@@ -151,6 +155,14 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 		ro.WriteMemory.Closed()
 	}
 	rs := resilient.New(backend, ro)
+	var below store.Store = rs
+	if cfg.Cloud() {
+		// Alerts never change once stored (their ID is their content's): a local copy saves the
+		// read of a continuation's alert. Above the retries, a copy answers without a request,
+		// so during an outage too, and never counts for or against the breaker (a copy says
+		// nothing about the backend); a missing copy is read through the retries.
+		below = alertcache.New(rs, cfg.DataDir, cfg.Workspace)
+	}
 	// The key is asked of the retries and the breaker like every other call (a backend recorded
 	// down answers at once, and the copy below takes over).
 	var src tokenkey.Source = rs
@@ -159,17 +171,17 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 		src = tokenkey.CopyFirst(rs, keyCachePath(cfg))
 	}
 	red := NewKeyedRedactor(types, src, cfg.TokenKeyFile, o.OnKeyMissing, logger, max(cfg.StoreTimeout, resilient.DefaultBudget/10))
-	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot, Backend: cfg.BackendID, Workspace: cfg.Workspace, Redactor: red, Alerts: rs})
+	sp, err := spool.Open(spool.Options{Root: cfg.SpoolRoot, Backend: cfg.BackendID, Workspace: cfg.Workspace, Redactor: red, Alerts: below})
 	if err != nil {
 		logger.Warn("local spool unavailable: turns the store cannot take will not be kept", "error", err)
 		sp = nil
 	}
 	// Embedding goes below redaction: only what is stored is embedded.
-	var inner store.Store = rs
-	if o.Embedder != nil {
-		inner = search.NewEmbeddingStore(rs, o.Embedder, logger)
+	inner := embedding.New(below, o.Embedder, logger)
+	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
+	if cfg.Cloud() {
+		st.MaxAlertSize = cloud.MaxAlertSize
 	}
-	st := &Store{Stacked: spool.NewLayer(redacting.New(inner, red), sp), Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
 	if o.Analyst != nil {
 		st.analyst = &analystSource{start: o.Analyst}
 	}
@@ -181,7 +193,28 @@ func (s *Store) Close() error {
 	if s.Calls != nil && s.logger != nil {
 		s.logger.Debug("storage calls", "total", s.Calls.Total(), "calls", s.Calls.String())
 	}
-	return s.Stacked.Close()
+	return s.Store.Close()
+}
+
+// Spool returns the spool, or nil when there is none.
+func (s *Store) Spool() *spool.Spool { return s.spool }
+
+// Flush uploads the spool's pending turns through the stack (so through redaction).
+func (s *Store) Flush(ctx context.Context) (*spool.Report, error) {
+	if s.spool == nil {
+		return &spool.Report{}, nil
+	}
+	return s.spool.Flush(ctx, s.Store)
+}
+
+// PendingHistories returns the newest spooled state of each history with turns not yet
+// uploaded (nil without a spool). An unreadable spool shows what could be read.
+func (s *Store) PendingHistories(context.Context) map[record.HistoryID]*record.History {
+	if s.spool == nil {
+		return nil
+	}
+	p, _ := s.spool.Pending()
+	return p
 }
 
 // analystSource starts the lookup of who asks once, at the first call (it may run in the

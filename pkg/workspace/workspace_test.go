@@ -12,6 +12,8 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
+	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
 	"github.com/alertchat/alertchat/pkg/tokenkey"
@@ -109,5 +111,68 @@ func TestStackKeyThroughResilience(t *testing.T) {
 				t.Fatalf("redacted %q (told %v), want %q, keyed with the backend's key", got, missing, w)
 			}
 		})
+	}
+}
+
+// The largest alert the stack takes is a property of the backend the settings select: the
+// cloud store's document limit, none of its own for the local store.
+func TestStackMaxAlertSize(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		project string
+		want    int
+	}{{"", 0}, {"some-project", cloud.MaxAlertSize}} {
+		dir := t.TempDir()
+		backend, err := local.Open(context.Background(), local.Options{Dir: dir, Workspace: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Settings{DataDir: dir, Workspace: "default", FirestoreProject: tc.project, BackendID: "local:" + dir,
+			SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+		st := Stack(backend, cfg, redact.AllTypes(), Options{})
+		if st.MaxAlertSize != tc.want {
+			t.Errorf("project %q: MaxAlertSize %d, want %d", tc.project, st.MaxAlertSize, tc.want)
+		}
+		_ = st.Close()
+	}
+}
+
+// The alert cache sits above the retries: with an outage recorded for reads, an alert read by
+// an earlier command still answers from its copy, while an alert never read is refused by the
+// breaker without a request, and the breaker stays open (a copy says nothing of the backend).
+func TestCachedAlertAnswersDuringAnOutage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	calls := &store.CallCounter{}
+	backend, err := local.Open(ctx, local.Options{Dir: filepath.Join(dir, "db"), Workspace: "default", Calls: calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = backend.Close() })
+	for _, id := range []record.AlertID{"alert-read", "alert-unread"} {
+		if _, err := backend.PutAlert(ctx, &record.Alert{ID: id, Title: string(id), Data: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Settings{DataDir: dir, Workspace: "default", FirestoreProject: "some-project", BackendID: "local:" + dir,
+		SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+	if _, err := Stack(backend, cfg, redact.AllTypes(), Options{}).GetAlert(ctx, "alert-read"); err != nil {
+		t.Fatal(err)
+	}
+
+	resilient.NewFileMemory(cfg.BreakerReads, cfg.BackendID).Opened(time.Now())
+	st := Stack(backend, cfg, redact.AllTypes(), Options{}) // the next command
+	calls.Reset()
+	for range 2 {
+		if a, err := st.GetAlert(ctx, "alert-read"); err != nil || a.Title != "alert-read" {
+			t.Fatalf("the copied alert during the outage: %v, %v", a, err)
+		}
+		if _, err := st.GetAlert(ctx, "alert-unread"); !errors.Is(err, resilient.ErrUnavailable) {
+			t.Fatalf("an alert never read during the outage: %v, want the breaker's refusal", err)
+		}
+	}
+	if n := calls.Total(); n != 0 {
+		t.Fatalf("%s reached the backend during the outage", calls)
 	}
 }

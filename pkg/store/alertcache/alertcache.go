@@ -11,6 +11,14 @@
 // The copies are bounded (Limits): a read touches its copy, and a new copy past the bounds
 // removes the least recently used ones, so the data dir does not grow with every alert ever
 // continued.
+//
+// Where it sits: above the retries and circuit breaker (store/resilient), not below them. A
+// copy answers without a request, so a continuation finds its alert during an outage as well
+// (its turn is then kept in the spool), and a copy never counts for or against a breaker: below
+// the retries, a hit would pass through the breaker, be refused while it is open and, as the
+// half-open probe, close it without the backend having answered. A missing copy is read
+// through the retries like any call. The workspace key's copy (tokenkey.CopyFirst) sits
+// above them for the same reason.
 package alertcache
 
 import (
@@ -29,9 +37,12 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
+// next is the store below, embedded: every method but GetAlert goes to it as it is.
+type next = store.Store
+
 // Store is a store.Store whose GetAlert is answered from local copies when it can.
 type Store struct {
-	next   store.Store
+	next
 	dir    string
 	limits Limits
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/storetest"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/alertcache"
@@ -166,4 +167,12 @@ func copyPath(t *testing.T, dir string) string {
 		}
 	}
 	return newest
+}
+
+// The cache changes GetAlert alone: every other method goes to the store below unseen.
+func TestOverridesGetAlertOnly(t *testing.T) {
+	t.Parallel()
+	if own := storetest.Overrides[alertcache.Store](t); len(own) != 1 || !own["GetAlert"] {
+		t.Fatalf("alertcache declares %v, want GetAlert alone", own)
+	}
 }

@@ -32,9 +32,11 @@ type alertDoc struct {
 	Status string `firestore:"status"`
 }
 
-// maxAlertData keeps an alert document under Firestore's 1 MiB document limit (a string field
-// holds at most 1,048,487 bytes; the other fields and the name need the rest).
-const maxAlertData = 1_000_000
+// MaxAlertSize is the size of the largest alert's JSON the cloud store takes: it keeps an
+// alert document under Firestore's 1 MiB document limit (a string field holds at most
+// 1,048,487 bytes; the other fields and the name need the rest). The local store has no limit
+// of its own.
+const MaxAlertSize = 1_000_000
 
 // maxAlertID bounds an alert ID so that its document ID stays under Firestore's 1,500 bytes.
 const maxAlertID = 1024
@@ -86,7 +88,7 @@ func (s *Store) newAlertDoc(a *record.Alert) (*alertDoc, error) {
 	if a == nil || !validAlertID(a.ID) {
 		return nil, goerr.Wrap(store.ErrInvalid, "invalid alert ID")
 	}
-	if len(a.Data) > maxAlertData {
+	if len(a.Data) > MaxAlertSize {
 		return nil, goerr.Wrap(store.ErrInvalid, "alert too large for Firestore (at most 1,000,000 bytes of JSON)",
 			goerr.V("alert_id", a.ID), goerr.V("size", len(a.Data)))
 	}
@@ -97,9 +99,6 @@ func (s *Store) newAlertDoc(a *record.Alert) (*alertDoc, error) {
 	}
 	return d, nil
 }
-
-// MaxAlertSize implements store.AlertSizer: a document holds at most 1 MiB.
-func (s *Store) MaxAlertSize() int { return maxAlertData }
 
 // maxPutBytes keeps one transaction of PutAlerts well under Firestore's 10 MiB request.
 const maxPutBytes = 4 << 20

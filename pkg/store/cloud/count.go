@@ -8,7 +8,6 @@ import (
 	firestorepb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -34,10 +33,4 @@ func count(ctx context.Context, query firestore.Query) (int, error) {
 		return 0, goerr.New(fmt.Sprintf("unexpected count result %T", res["n"]))
 	}
 	return int(v.GetIntegerValue()), nil
-}
-
-// PendingHistories implements store.PendingReporter: a backend keeps nothing pending (the
-// spool layer above it does).
-func (s *Store) PendingHistories(context.Context) map[record.HistoryID]*record.History {
-	return nil
 }

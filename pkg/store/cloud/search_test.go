@@ -15,6 +15,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
+	"github.com/alertchat/alertchat/pkg/store/embedding"
 )
 
 func TestSearchConformance(t *testing.T) {
@@ -32,7 +33,7 @@ func TestSearchByMeaning(t *testing.T) {
 		t.Fatal(err)
 	}
 	emb := &search.GeminiEmbedder{Models: c.Models, Dims: 64}
-	st := search.NewEmbeddingStore(h.Open(t, "ws"), emb, nil)
+	st := embedding.New(h.Open(t, "ws"), emb, nil)
 	a := storetest.NewHistory("alert-1", []*genai.Content{genai.NewContentFromText("files renamed with a locked extension and a ransom note", genai.RoleUser)})
 	a.Title = "Encrypted file share"
 	b := storetest.NewHistory("alert-2", []*genai.Content{genai.NewContentFromText("a user clicked a link in a mail", genai.RoleUser)})

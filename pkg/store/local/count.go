@@ -5,7 +5,6 @@ import (
 
 	"github.com/m-mizutani/goerr/v2"
 
-	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
@@ -19,14 +18,4 @@ func (s *Store) CountHistories(ctx context.Context, q store.HistoryQuery) (int, 
 		return 0, goerr.Wrap(err, "failed to count histories")
 	}
 	return n, nil
-}
-
-// MaxAlertSize implements store.AlertSizer: the local store takes any alert alert.MaxSize
-// allows, so it has no limit of its own.
-func (s *Store) MaxAlertSize() int { return 0 }
-
-// PendingHistories implements store.PendingReporter: a backend keeps nothing pending (the
-// spool layer above it does).
-func (s *Store) PendingHistories(context.Context) map[record.HistoryID]*record.History {
-	return nil
 }

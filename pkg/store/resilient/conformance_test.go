@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sync/atomic"
@@ -21,15 +22,11 @@ import (
 	"github.com/alertchat/alertchat/internal/testenv"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/redact"
-	"github.com/alertchat/alertchat/pkg/redacthist"
-	"github.com/alertchat/alertchat/pkg/search"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/store/alertcache"
 	"github.com/alertchat/alertchat/pkg/store/cloud"
 	"github.com/alertchat/alertchat/pkg/store/local"
-	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
-	"github.com/alertchat/alertchat/pkg/store/spool"
+	"github.com/alertchat/alertchat/pkg/workspace"
 )
 
 // fixture is what the calls of the table work on, stored in the backend beforehand.
@@ -216,14 +213,6 @@ var conformance = map[string]conformanceCall{
 			return errors.New("an empty workspace key")
 		}
 		return err
-	},
-	"MaxAlertSize": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
-		_ = s.MaxAlertSize()
-		return nil
-	},
-	"PendingHistories": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
-		_ = s.PendingHistories(ctx)
-		return nil
 	},
 	"Close": func(_ *testing.T, _ context.Context, s store.Store, _ *fixture) error {
 		return s.Close()
@@ -438,8 +427,8 @@ func (fixedEmbedder) Embed(_ context.Context, texts []string, _ bool) ([][]float
 }
 
 // TestStackReachesBackend sends every method of store.Store through the command line's whole
-// stack (spool layer, redaction, embedding, retries, alert cache) and checks that each reaches
-// the backend, except the one the spool layer answers itself.
+// stack as pkg/workspace assembles it with the cloud settings' layers (redaction, embedding,
+// alert cache, retries) and checks that each reaches the backend once.
 func TestStackReachesBackend(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -458,8 +447,10 @@ func TestStackReachesBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFaulty(b)
-	below := search.NewEmbeddingStore(resilient.New(alertcache.New(f, t.TempDir(), "default"), resilient.Options{}), fixedEmbedder{}, nil)
-	st := spool.NewLayer(redacting.New(below, redacthist.Engine(redact.New(redact.AllTypes()...))), nil)
+	dir := t.TempDir()
+	cfg := workspace.Settings{DataDir: dir, Workspace: "default", FirestoreProject: "stack-test", BackendID: "stack:" + dir,
+		SpoolRoot: filepath.Join(dir, "spool"), BreakerReads: filepath.Join(dir, "r.json"), BreakerWrites: filepath.Join(dir, "w.json")}
+	st := workspace.Stack(f, cfg, redact.AllTypes(), workspace.Options{Embedder: fixedEmbedder{}})
 	// GetAlert first: the alert cache answers it from its copy once the alert has been read
 	// (a save through the redaction layer reads its alert).
 	names := slices.Sorted(maps.Keys(conformance))
@@ -471,12 +462,8 @@ func TestStackReachesBackend(t *testing.T) {
 		if err := call(t, ctx, st, fx); err != nil {
 			t.Errorf("%s through the stack: %v", name, err)
 		}
-		want := 1
-		if name == "PendingHistories" {
-			want = 0 // the spool layer's own
-		}
-		if got := f.count(name) - before; got != want {
-			t.Errorf("%s reached the backend %d times through the stack, want %d", name, got, want)
+		if got := f.count(name) - before; got != 1 {
+			t.Errorf("%s reached the backend %d times through the stack, want 1", name, got)
 		}
 	}
 }

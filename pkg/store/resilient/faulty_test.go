@@ -54,16 +54,6 @@ func (f *faulty) fault(method string) error {
 	return f.err
 }
 
-func (f *faulty) MaxAlertSize() int {
-	_ = f.fault("MaxAlertSize")
-	return f.inner.MaxAlertSize()
-}
-
-func (f *faulty) PendingHistories(ctx context.Context) map[record.HistoryID]*record.History {
-	_ = f.fault("PendingHistories")
-	return f.inner.PendingHistories(ctx)
-}
-
 // Close is counted, and does not close the backend: the test that opened it does.
 func (f *faulty) Close() error { return f.fault("Close") }
 

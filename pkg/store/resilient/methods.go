@@ -8,114 +8,15 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// Every method of store.Store, each under the budget, the attempt timeout and its breaker
-// (kindRead: the read breaker; kindWrite and kindOnce: the write breaker). Writes are
-// retried because the backends make them idempotent or conditional (a save carries its
-// ContentVersion across attempts, an alert's ID is its content's, an embedding or a batch
-// reservation is conditional on what it replaces); moving aside and dropping metadata are
-// tried once: a retry could not tell its own lost success from a missing object.
-//
-// classes says it, once: each method below runs by its row (do), and the conformance test
-// reads the same rows (export_test.go), so a method moved to another kind is tested as what it
-// now is.
-
-// method is a method of store.Store, the index of its row in classes.
-type method int
-
-const (
-	mGetHistory method = iota
-	mGetHistoryMeta
-	mSaveHistory
-	mDeleteHistory
-	mListHistories
-	mFindHistories
-	mCountHistories
-	mPutAlert
-	mPutAlerts
-	mGetAlert
-	mListAlerts
-	mFindAlerts
-	mCountAlerts
-	mSearchAlerts
-	mAlertInvestigations
-	mSearchText
-	mSearchVector
-	mPutEmbedding
-	mEmbeddedCount
-	mUnindexed
-	mReindex
-	mPutBatchJob
-	mGetBatchJob
-	mFindBatchJob
-	mListBatchJobs
-	mPutBatchReservation
-	mListObjects
-	mListHistoryIDs
-	mMetadataExists
-	mReadObject
-	mMoveAside
-	mDropMetadata
-	mWorkspaceKey
-	mMaxAlertSize
-	mPendingHistories
-	mClose
-	numMethods
-)
-
-// class is how the layer runs a method.
-type class struct {
-	name string // the method's name in store.Store
-	kind kind
-	op   string // names the call in errors: "storage <op> failed"
-}
-
-var classes = [numMethods]class{
-	mGetHistory:          {"GetHistory", kindRead, "read"},
-	mGetHistoryMeta:      {"GetHistoryMeta", kindRead, "read"},
-	mSaveHistory:         {"SaveHistory", kindWrite, "save"},
-	mDeleteHistory:       {"DeleteHistory", kindWrite, "delete"},
-	mListHistories:       {"ListHistories", kindRead, "list"},
-	mFindHistories:       {"FindHistories", kindRead, "lookup"},
-	mCountHistories:      {"CountHistories", kindRead, "count"},
-	mPutAlert:            {"PutAlert", kindWrite, "save"},
-	mPutAlerts:           {"PutAlerts", kindWrite, "save"},
-	mGetAlert:            {"GetAlert", kindRead, "read"},
-	mListAlerts:          {"ListAlerts", kindRead, "list"},
-	mFindAlerts:          {"FindAlerts", kindRead, "lookup"},
-	mCountAlerts:         {"CountAlerts", kindRead, "count"},
-	mSearchAlerts:        {"SearchAlerts", kindRead, "search"},
-	mAlertInvestigations: {"AlertInvestigations", kindRead, "count"},
-	mSearchText:          {"SearchText", kindRead, "search"},
-	mSearchVector:        {"SearchVector", kindRead, "search"},
-	mPutEmbedding:        {"PutEmbedding", kindWrite, "save"},
-	mEmbeddedCount:       {"EmbeddedCount", kindRead, "read"},
-	mUnindexed:           {"Unindexed", kindRead, "check"},
-	mReindex:             {"Reindex", kindWrite, "save"},
-	mPutBatchJob:         {"PutBatchJob", kindWrite, "save"},
-	mGetBatchJob:         {"GetBatchJob", kindRead, "read"},
-	mFindBatchJob:        {"FindBatchJob", kindRead, "lookup"},
-	mListBatchJobs:       {"ListBatchJobs", kindRead, "list"},
-	mPutBatchReservation: {"PutBatchReservation", kindWrite, "save"},
-	mListObjects:         {"ListObjects", kindRead, "check"},
-	mListHistoryIDs:      {"ListHistoryIDs", kindRead, "check"},
-	mMetadataExists:      {"MetadataExists", kindRead, "check"},
-	mReadObject:          {"ReadObject", kindRead, "read"},
-	mMoveAside:           {"MoveAside", kindOnce, "repair"},
-	mDropMetadata:        {"DropMetadata", kindOnce, "repair"},
-	// A read, though it writes once in a workspace's life: the first call creates the key.
-	// That write is conditional in both backends (an insert that leaves an existing key alone,
-	// a create that fails on an existing document and then reads it), so a retry of an
-	// attempt whose creation was lost reads the key that attempt made instead of making
-	// another. Every later call is one read of the key, and the read breaker guards it.
-	mWorkspaceKey:     {"WorkspaceKey", kindRead, "key read"},
-	mMaxAlertSize:     {"MaxAlertSize", kindLocal, ""},
-	mPendingHistories: {"PendingHistories", kindLocal, ""},
-	mClose:            {"Close", kindLocal, ""},
-}
+// Every method of store.Store, each under the budget, the attempt timeout and its breaker, as
+// its row of the contract table says (store.Contract: KindRead under the read breaker; KindWrite
+// and KindOnce under the write breaker, KindOnce with one attempt). The conformance test reads
+// the same rows, so a method moved to another kind is tested as what it now is. What a row
+// cannot say is written here, method by method: a delete retried after a lost answer.
 
 // GetHistory implements store.Store.
 func (s *Store) GetHistory(ctx context.Context, id record.HistoryID) (out *record.History, err error) {
-	err = s.do(ctx, mGetHistory, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "GetHistory", func(ctx context.Context, _ int) error {
 		out, err = s.inner.GetHistory(ctx, id)
 		return err
 	})
@@ -124,7 +25,7 @@ func (s *Store) GetHistory(ctx context.Context, id record.HistoryID) (out *recor
 
 // GetHistoryMeta implements store.Store.
 func (s *Store) GetHistoryMeta(ctx context.Context, id record.HistoryID) (out *record.History, err error) {
-	err = s.do(ctx, mGetHistoryMeta, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "GetHistoryMeta", func(ctx context.Context, _ int) error {
 		out, err = s.inner.GetHistoryMeta(ctx, id)
 		return err
 	})
@@ -135,13 +36,13 @@ func (s *Store) GetHistoryMeta(ctx context.Context, id record.HistoryID) (out *r
 // carry h.ContentVersion across attempts so that a transcript written by a failed attempt is
 // not taken for another writer's.
 func (s *Store) SaveHistory(ctx context.Context, h *record.History) error {
-	return s.do(ctx, mSaveHistory, func(ctx context.Context, _ int) error { return s.inner.SaveHistory(ctx, h) })
+	return s.do(ctx, "SaveHistory", func(ctx context.Context, _ int) error { return s.inner.SaveHistory(ctx, h) })
 }
 
 // DeleteHistory implements store.Store. A retry that finds the history gone
 // reports success.
 func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
-	return s.do(ctx, mDeleteHistory, func(ctx context.Context, attempt int) error {
+	return s.do(ctx, "DeleteHistory", func(ctx context.Context, attempt int) error {
 		err := s.inner.DeleteHistory(ctx, id)
 		if attempt > 1 && errors.Is(err, store.ErrNotFound) {
 			return nil // the first attempt deleted it before its answer was lost
@@ -152,7 +53,7 @@ func (s *Store) DeleteHistory(ctx context.Context, id record.HistoryID) error {
 
 // ListHistories implements store.Store.
 func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (out *store.HistoryPage, err error) {
-	err = s.do(ctx, mListHistories, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "ListHistories", func(ctx context.Context, _ int) error {
 		out, err = s.inner.ListHistories(ctx, q)
 		return err
 	})
@@ -161,7 +62,7 @@ func (s *Store) ListHistories(ctx context.Context, q store.HistoryQuery) (out *s
 
 // FindHistories implements store.Store.
 func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (out []record.HistoryID, err error) {
-	err = s.do(ctx, mFindHistories, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "FindHistories", func(ctx context.Context, _ int) error {
 		out, err = s.inner.FindHistories(ctx, prefix, limit)
 		return err
 	})
@@ -170,7 +71,7 @@ func (s *Store) FindHistories(ctx context.Context, prefix string, limit int) (ou
 
 // CountHistories implements store.Store.
 func (s *Store) CountHistories(ctx context.Context, q store.HistoryQuery) (out int, err error) {
-	err = s.do(ctx, mCountHistories, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "CountHistories", func(ctx context.Context, _ int) error {
 		out, err = s.inner.CountHistories(ctx, q)
 		return err
 	})
@@ -179,7 +80,7 @@ func (s *Store) CountHistories(ctx context.Context, q store.HistoryQuery) (out i
 
 // PutAlert implements store.Store.
 func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (out bool, err error) {
-	err = s.do(ctx, mPutAlert, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "PutAlert", func(ctx context.Context, _ int) error {
 		out, err = s.inner.PutAlert(ctx, a)
 		return err
 	})
@@ -188,7 +89,7 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (out bool, err er
 
 // PutAlerts implements store.Store.
 func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (out int, err error) {
-	err = s.do(ctx, mPutAlerts, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "PutAlerts", func(ctx context.Context, _ int) error {
 		out, err = s.inner.PutAlerts(ctx, as)
 		return err
 	})
@@ -197,7 +98,7 @@ func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (out int, err
 
 // GetAlert implements store.Store.
 func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (out *record.Alert, err error) {
-	err = s.do(ctx, mGetAlert, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "GetAlert", func(ctx context.Context, _ int) error {
 		out, err = s.inner.GetAlert(ctx, id)
 		return err
 	})
@@ -206,7 +107,7 @@ func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (out *record.Al
 
 // ListAlerts implements store.Store.
 func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (out *store.AlertPage, err error) {
-	err = s.do(ctx, mListAlerts, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "ListAlerts", func(ctx context.Context, _ int) error {
 		out, err = s.inner.ListAlerts(ctx, q)
 		return err
 	})
@@ -215,7 +116,7 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (out *store.
 
 // FindAlerts implements store.Store.
 func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (out []record.AlertID, err error) {
-	err = s.do(ctx, mFindAlerts, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "FindAlerts", func(ctx context.Context, _ int) error {
 		out, err = s.inner.FindAlerts(ctx, prefix, limit)
 		return err
 	})
@@ -224,7 +125,7 @@ func (s *Store) FindAlerts(ctx context.Context, prefix string, limit int) (out [
 
 // CountAlerts implements store.Store.
 func (s *Store) CountAlerts(ctx context.Context, q store.AlertQuery) (out int, err error) {
-	err = s.do(ctx, mCountAlerts, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "CountAlerts", func(ctx context.Context, _ int) error {
 		out, err = s.inner.CountAlerts(ctx, q)
 		return err
 	})
@@ -233,7 +134,7 @@ func (s *Store) CountAlerts(ctx context.Context, q store.AlertQuery) (out int, e
 
 // SearchAlerts implements store.Store.
 func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) (out []store.AlertHit, err error) {
-	err = s.do(ctx, mSearchAlerts, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "SearchAlerts", func(ctx context.Context, _ int) error {
 		out, err = s.inner.SearchAlerts(ctx, q)
 		return err
 	})
@@ -242,7 +143,7 @@ func (s *Store) SearchAlerts(ctx context.Context, q store.AlertSearchQuery) (out
 
 // AlertInvestigations implements store.Store.
 func (s *Store) AlertInvestigations(ctx context.Context, ids []record.AlertID) (out map[record.AlertID]store.AlertInvestigations, err error) {
-	err = s.do(ctx, mAlertInvestigations, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "AlertInvestigations", func(ctx context.Context, _ int) error {
 		out, err = s.inner.AlertInvestigations(ctx, ids)
 		return err
 	})
@@ -251,7 +152,7 @@ func (s *Store) AlertInvestigations(ctx context.Context, ids []record.AlertID) (
 
 // SearchText implements store.Store.
 func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) (out []store.SearchHit, err error) {
-	err = s.do(ctx, mSearchText, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "SearchText", func(ctx context.Context, _ int) error {
 		out, err = s.inner.SearchText(ctx, q)
 		return err
 	})
@@ -260,7 +161,7 @@ func (s *Store) SearchText(ctx context.Context, q store.SearchQuery) (out []stor
 
 // SearchVector implements store.Store.
 func (s *Store) SearchVector(ctx context.Context, v []float32, alertID record.AlertID, limit int) (out []store.SearchHit, err error) {
-	err = s.do(ctx, mSearchVector, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "SearchVector", func(ctx context.Context, _ int) error {
 		out, err = s.inner.SearchVector(ctx, v, alertID, limit)
 		return err
 	})
@@ -269,7 +170,7 @@ func (s *Store) SearchVector(ctx context.Context, v []float32, alertID record.Al
 
 // PutEmbedding implements store.Store.
 func (s *Store) PutEmbedding(ctx context.Context, id record.HistoryID, from int, to int, v []float32) (out bool, err error) {
-	err = s.do(ctx, mPutEmbedding, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "PutEmbedding", func(ctx context.Context, _ int) error {
 		out, err = s.inner.PutEmbedding(ctx, id, from, to, v)
 		return err
 	})
@@ -278,7 +179,7 @@ func (s *Store) PutEmbedding(ctx context.Context, id record.HistoryID, from int,
 
 // EmbeddedCount implements store.Store.
 func (s *Store) EmbeddedCount(ctx context.Context, id record.HistoryID) (out int, err error) {
-	err = s.do(ctx, mEmbeddedCount, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "EmbeddedCount", func(ctx context.Context, _ int) error {
 		out, err = s.inner.EmbeddedCount(ctx, id)
 		return err
 	})
@@ -287,7 +188,7 @@ func (s *Store) EmbeddedCount(ctx context.Context, id record.HistoryID) (out int
 
 // Unindexed implements store.Store.
 func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int) (out []record.HistoryID, err error) {
-	err = s.do(ctx, mUnindexed, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "Unindexed", func(ctx context.Context, _ int) error {
 		out, err = s.inner.Unindexed(ctx, after, limit)
 		return err
 	})
@@ -296,17 +197,17 @@ func (s *Store) Unindexed(ctx context.Context, after record.HistoryID, limit int
 
 // Reindex implements store.Store.
 func (s *Store) Reindex(ctx context.Context, id record.HistoryID) error {
-	return s.do(ctx, mReindex, func(ctx context.Context, _ int) error { return s.inner.Reindex(ctx, id) })
+	return s.do(ctx, "Reindex", func(ctx context.Context, _ int) error { return s.inner.Reindex(ctx, id) })
 }
 
 // PutBatchJob implements store.Store.
 func (s *Store) PutBatchJob(ctx context.Context, j *record.BatchJob) error {
-	return s.do(ctx, mPutBatchJob, func(ctx context.Context, _ int) error { return s.inner.PutBatchJob(ctx, j) })
+	return s.do(ctx, "PutBatchJob", func(ctx context.Context, _ int) error { return s.inner.PutBatchJob(ctx, j) })
 }
 
 // GetBatchJob implements store.Store.
 func (s *Store) GetBatchJob(ctx context.Context, id string) (out *record.BatchJob, err error) {
-	err = s.do(ctx, mGetBatchJob, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "GetBatchJob", func(ctx context.Context, _ int) error {
 		out, err = s.inner.GetBatchJob(ctx, id)
 		return err
 	})
@@ -315,7 +216,7 @@ func (s *Store) GetBatchJob(ctx context.Context, id string) (out *record.BatchJo
 
 // FindBatchJob implements store.Store.
 func (s *Store) FindBatchJob(ctx context.Context, inputSHA256 string, model string) (out *record.BatchJob, err error) {
-	err = s.do(ctx, mFindBatchJob, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "FindBatchJob", func(ctx context.Context, _ int) error {
 		out, err = s.inner.FindBatchJob(ctx, inputSHA256, model)
 		return err
 	})
@@ -324,7 +225,7 @@ func (s *Store) FindBatchJob(ctx context.Context, inputSHA256 string, model stri
 
 // ListBatchJobs implements store.Store.
 func (s *Store) ListBatchJobs(ctx context.Context, limit int) (out []*record.BatchJob, err error) {
-	err = s.do(ctx, mListBatchJobs, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "ListBatchJobs", func(ctx context.Context, _ int) error {
 		out, err = s.inner.ListBatchJobs(ctx, limit)
 		return err
 	})
@@ -333,7 +234,7 @@ func (s *Store) ListBatchJobs(ctx context.Context, limit int) (out []*record.Bat
 
 // PutBatchReservation implements store.Store.
 func (s *Store) PutBatchReservation(ctx context.Context, r *record.BatchReservation, prev *record.BatchReservation) (out *record.BatchReservation, err error) {
-	err = s.do(ctx, mPutBatchReservation, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "PutBatchReservation", func(ctx context.Context, _ int) error {
 		out, err = s.inner.PutBatchReservation(ctx, r, prev)
 		return err
 	})
@@ -342,7 +243,7 @@ func (s *Store) PutBatchReservation(ctx context.Context, r *record.BatchReservat
 
 // ListObjects implements store.Store.
 func (s *Store) ListObjects(ctx context.Context) (out []store.ObjectInfo, err error) {
-	err = s.do(ctx, mListObjects, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "ListObjects", func(ctx context.Context, _ int) error {
 		out, err = s.inner.ListObjects(ctx)
 		return err
 	})
@@ -351,7 +252,7 @@ func (s *Store) ListObjects(ctx context.Context) (out []store.ObjectInfo, err er
 
 // ListHistoryIDs implements store.Store.
 func (s *Store) ListHistoryIDs(ctx context.Context) (out []record.HistoryID, err error) {
-	err = s.do(ctx, mListHistoryIDs, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "ListHistoryIDs", func(ctx context.Context, _ int) error {
 		out, err = s.inner.ListHistoryIDs(ctx)
 		return err
 	})
@@ -360,7 +261,7 @@ func (s *Store) ListHistoryIDs(ctx context.Context) (out []record.HistoryID, err
 
 // MetadataExists implements store.Store.
 func (s *Store) MetadataExists(ctx context.Context, id record.HistoryID) (out bool, err error) {
-	err = s.do(ctx, mMetadataExists, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "MetadataExists", func(ctx context.Context, _ int) error {
 		out, err = s.inner.MetadataExists(ctx, id)
 		return err
 	})
@@ -369,7 +270,7 @@ func (s *Store) MetadataExists(ctx context.Context, id record.HistoryID) (out bo
 
 // ReadObject implements store.Store.
 func (s *Store) ReadObject(ctx context.Context, key string) (out []byte, err error) {
-	err = s.do(ctx, mReadObject, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "ReadObject", func(ctx context.Context, _ int) error {
 		out, err = s.inner.ReadObject(ctx, key)
 		return err
 	})
@@ -378,7 +279,7 @@ func (s *Store) ReadObject(ctx context.Context, key string) (out []byte, err err
 
 // MoveAside implements store.Store.
 func (s *Store) MoveAside(ctx context.Context, key string) (out string, err error) {
-	err = s.do(ctx, mMoveAside, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "MoveAside", func(ctx context.Context, _ int) error {
 		out, err = s.inner.MoveAside(ctx, key)
 		return err
 	})
@@ -387,7 +288,7 @@ func (s *Store) MoveAside(ctx context.Context, key string) (out string, err erro
 
 // DropMetadata implements store.Store.
 func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason string) (out string, err error) {
-	err = s.do(ctx, mDropMetadata, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "DropMetadata", func(ctx context.Context, _ int) error {
 		out, err = s.inner.DropMetadata(ctx, id, reason)
 		return err
 	})
@@ -396,17 +297,9 @@ func (s *Store) DropMetadata(ctx context.Context, id record.HistoryID, reason st
 
 // WorkspaceKey implements store.Store.
 func (s *Store) WorkspaceKey(ctx context.Context) (out []byte, err error) {
-	err = s.do(ctx, mWorkspaceKey, func(ctx context.Context, _ int) error {
+	err = s.do(ctx, "WorkspaceKey", func(ctx context.Context, _ int) error {
 		out, err = s.inner.WorkspaceKey(ctx)
 		return err
 	})
 	return out, err
-}
-
-// MaxAlertSize asks the backend: no request is made.
-func (s *Store) MaxAlertSize() int { return s.inner.MaxAlertSize() }
-
-// PendingHistories passes through: nothing below the spool layer keeps turns locally.
-func (s *Store) PendingHistories(ctx context.Context) map[record.HistoryID]*record.History {
-	return s.inner.PendingHistories(ctx)
 }

@@ -15,10 +15,11 @@
 // attempt; its success closes the breaker, its failure opens it again. A call already
 // retrying when its breaker opens finishes its own retries.
 //
-// Two repairs of history fsck (MoveAside, DropMetadata) are tried once: a retry could not
-// tell its own lost success from a missing object. WorkspaceKey, which creates the key on a
-// workspace's first use, runs as a read (methods.go says why). Methods that make no request
-// (MaxAlertSize, PendingHistories, Close) pass through.
+// How each method runs is its row of the contract table (store.Contract): reads and writes are
+// retried, the two repairs of history fsck (MoveAside, DropMetadata) are tried once (a retry
+// could not tell its own lost success from a missing object), WorkspaceKey, which creates the
+// key on a workspace's first use, runs as a read (the table says why), and methods that make
+// no request pass through.
 //
 // Writes (saves, deletes, alerts added, embeddings, batch records, repairs) and reads have a
 // breaker each: a backend is often two
@@ -147,22 +148,26 @@ func (s *Store) ReadBreaker() *Breaker { return s.reads }
 // WriteBreaker returns the breaker of saves, deletes and added alerts.
 func (s *Store) WriteBreaker() *Breaker { return s.writes }
 
-// kind is how a method is run: under which breaker, retried or not.
-type kind int
+// rows are the contract table's rows by name: how each method of store.Store is run.
+var rows = func() map[string]store.Method {
+	out := map[string]store.Method{}
+	for _, m := range store.Contract() {
+		out[m.Name] = m
+	}
+	return out
+}()
 
-const (
-	kindRead  kind = iota // read breaker, retried
-	kindWrite             // write breaker, retried
-	kindOnce              // write breaker, one attempt
-	kindLocal             // no request: passed through, no breaker (never run by do)
-)
-
-// do runs fn as m's class says: under its kind's breaker, with retries unless it is kindOnce,
-// named by its op in errors.
-func (s *Store) do(ctx context.Context, m method, fn func(ctx context.Context, attempt int) error) error {
-	k, op := classes[m].kind, classes[m].op
+// do runs fn as the row of the method called name says: under its kind's breaker, with retries
+// unless it is store.KindOnce, named by its op in errors. A name without a row is a mistake in
+// this package (the conformance test calls every method), not a condition to handle.
+func (s *Store) do(ctx context.Context, name string, fn func(ctx context.Context, attempt int) error) error {
+	m, ok := rows[name]
+	if !ok || m.Kind == store.KindLocal {
+		panic("resilient: " + name + " is not a method of store.Store that makes requests")
+	}
+	k, op := m.Kind, m.Op
 	br := s.reads
-	if k != kindRead {
+	if k != store.KindRead {
 		br = s.writes
 	}
 	probe, err := br.allow()
@@ -192,7 +197,7 @@ func (s *Store) do(ctx context.Context, m method, fn func(ctx context.Context, a
 			return err
 		}
 		br.failure()
-		if k == kindOnce {
+		if k == store.KindOnce {
 			if probe {
 				br.trip()
 			}

@@ -16,10 +16,9 @@ import (
 	"github.com/alertchat/alertchat/pkg/store/local"
 	"github.com/alertchat/alertchat/pkg/store/redacting"
 	"github.com/alertchat/alertchat/pkg/store/resilient"
-	"github.com/alertchat/alertchat/pkg/store/spool"
 )
 
-// BenchmarkStack is what the command line's stack (spool layer, redaction, retries and
+// BenchmarkStack is what the command line's stack (redaction, retries and the
 // breaker) adds to the calls commands make of a local store of 500 histories and alerts.
 //
 // The calls run under a context like a command's (main.go's signal.NotifyContext), which can
@@ -51,7 +50,7 @@ func BenchmarkStack(b *testing.B) {
 			first = h
 		}
 	}
-	st := spool.NewLayer(redacting.New(resilient.New(backend, resilient.Options{}), redacthist.Engine(redact.New(redact.AllTypes()...))), nil)
+	st := redacting.New(resilient.New(backend, resilient.Options{}), redacthist.Engine(redact.New(redact.AllTypes()...)))
 	words := search.New(search.Options{})
 	ids := make([]record.AlertID, 50)
 	for i := range ids {
