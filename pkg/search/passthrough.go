@@ -36,6 +36,12 @@ func (s *embeddingStore) PutAlert(ctx context.Context, a *record.Alert) (bool, e
 func (s *embeddingStore) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
 	return s.next.PutAlerts(ctx, as)
 }
+func (s *embeddingStore) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	return s.next.TriageAlert(ctx, id, t, prev)
+}
+func (s *embeddingStore) AlertTriage(ctx context.Context, id record.AlertID) (*record.AlertTriage, error) {
+	return s.next.AlertTriage(ctx, id)
+}
 func (s *embeddingStore) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	return s.next.GetAlert(ctx, id)
 }

@@ -37,6 +37,12 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
 	return s.next.PutAlerts(ctx, as)
 }
+func (s *Store) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	return s.next.TriageAlert(ctx, id, t, prev)
+}
+func (s *Store) AlertTriage(ctx context.Context, id record.AlertID) (*record.AlertTriage, error) {
+	return s.next.AlertTriage(ctx, id)
+}
 func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
 	return s.next.ListAlerts(ctx, q)
 }

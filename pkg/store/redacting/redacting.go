@@ -12,6 +12,8 @@
 // The write paths of store.Store and what this layer does with each:
 //   - SaveHistory: redacted here.
 //   - PutAlert, PutAlerts: written as given: alerts are the evidence under analysis.
+//   - TriageAlert: a history ID, a verdict, a confidence, a model name and a time: no text. The
+//     triage's evidence is the history's (record.Triage), redacted with it by SaveHistory.
 //   - PutEmbedding, Reindex: computed from what is stored, already redacted.
 //   - PutBatchJob, PutBatchReservation: job names, models, hashes, states and counts: no text of
 //     an alert or a conversation.
@@ -80,6 +82,12 @@ func (s *layer) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 }
 func (s *layer) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
 	return s.next.PutAlerts(ctx, as)
+}
+func (s *layer) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	return s.next.TriageAlert(ctx, id, t, prev)
+}
+func (s *layer) AlertTriage(ctx context.Context, id record.AlertID) (*record.AlertTriage, error) {
+	return s.next.AlertTriage(ctx, id)
 }
 func (s *layer) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	return s.next.GetAlert(ctx, id)

@@ -12,7 +12,7 @@ import (
 // (kindRead: the read breaker; kindWrite and kindOnce: the write breaker). Writes are
 // retried because the backends make them idempotent or conditional (a save carries its
 // ContentVersion across attempts, an alert's ID is its content's, an embedding or a batch
-// reservation is conditional on what it replaces); moving aside and dropping metadata are
+// reservation or an alert's triage is conditional on what it replaces); moving aside and dropping metadata are
 // tried once: a retry could not tell its own lost success from a missing object.
 //
 // classes says it, once: each method below runs by its row (do), and the conformance test
@@ -32,6 +32,8 @@ const (
 	mCountHistories
 	mPutAlert
 	mPutAlerts
+	mTriageAlert
+	mAlertTriage
 	mGetAlert
 	mListAlerts
 	mFindAlerts
@@ -79,6 +81,8 @@ var classes = [numMethods]class{
 	mCountHistories:      {"CountHistories", kindRead, "count"},
 	mPutAlert:            {"PutAlert", kindWrite, "save"},
 	mPutAlerts:           {"PutAlerts", kindWrite, "save"},
+	mTriageAlert:         {"TriageAlert", kindWrite, "save"},
+	mAlertTriage:         {"AlertTriage", kindRead, "read"},
 	mGetAlert:            {"GetAlert", kindRead, "read"},
 	mListAlerts:          {"ListAlerts", kindRead, "list"},
 	mFindAlerts:          {"FindAlerts", kindRead, "lookup"},
@@ -190,6 +194,23 @@ func (s *Store) PutAlert(ctx context.Context, a *record.Alert) (out bool, err er
 func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (out int, err error) {
 	err = s.do(ctx, mPutAlerts, func(ctx context.Context, _ int) error {
 		out, err = s.inner.PutAlerts(ctx, as)
+		return err
+	})
+	return out, err
+}
+
+// TriageAlert implements store.Store. It is retried as the other conditional writes are: the
+// backends make a retry of a write that went through succeed without writing again (the
+// alert's triage is already this one), and a triage another run made is ErrConflict, which is
+// returned at once, never retried into a second triage.
+func (s *Store) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	return s.do(ctx, mTriageAlert, func(ctx context.Context, _ int) error { return s.inner.TriageAlert(ctx, id, t, prev) })
+}
+
+// AlertTriage implements store.Store.
+func (s *Store) AlertTriage(ctx context.Context, id record.AlertID) (out *record.AlertTriage, err error) {
+	err = s.do(ctx, mAlertTriage, func(ctx context.Context, _ int) error {
+		out, err = s.inner.AlertTriage(ctx, id)
 		return err
 	})
 	return out, err

@@ -86,6 +86,12 @@ func (s *Layer) PutAlert(ctx context.Context, a *record.Alert) (bool, error) {
 func (s *Layer) PutAlerts(ctx context.Context, as []*record.Alert) (int, error) {
 	return s.next.PutAlerts(ctx, as)
 }
+func (s *Layer) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	return s.next.TriageAlert(ctx, id, t, prev)
+}
+func (s *Layer) AlertTriage(ctx context.Context, id record.AlertID) (*record.AlertTriage, error) {
+	return s.next.AlertTriage(ctx, id)
+}
 func (s *Layer) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	return s.next.GetAlert(ctx, id)
 }
