@@ -327,3 +327,98 @@ func TestTriageMaxCost(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// alert pull --triage on the cloud store: every pulled alert is stored and acknowledged, then
+// triaged; one whose investigation fails is an error line and exit 1, and is neither lost nor
+// delivered again (a second pull finds nothing).
+func TestAlertPullTriage(t *testing.T) {
+	t.Parallel()
+	cloud := testenv.CloudEnv(t)
+	ps := testenv.NewPubSub(t, 10)
+	c := newCLI(t, triageAnswers(0))
+	c.env = append(c.env, cloud.Env()...)
+	c.env = append(c.env, testenv.EnvPubSubHost+"="+testenv.PubSubHost(t), "ALERTCHAT_STORE_TIMEOUT=60s")
+	ps.Publish(t, []byte(`{"title":"Port scan from 198.51.100.23","src_ip":"198.51.100.23"}`), []byte(`{"title":"broken alert","x":1}`))
+	r := c.run("", "alert", "pull", "--subscription", ps.Subscription, "--wait", "2s", "--triage", "--concurrency", "2")
+	ids := strings.Fields(r.stdout)
+	if r.code != 1 || len(ids) != 2 || !strings.Contains(r.stderr, "1 triaged: 1 false_positive; 0 skipped; 1 failed") ||
+		!strings.Contains(r.stderr, ": false_positive 0.82 (history ") || !strings.Contains(r.stderr, ": error: ") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var alerts []alertOut
+	if err := json.Unmarshal([]byte(c.mustRun("", "alert", "list", "-o", "json")), &alerts); err != nil || len(alerts) != 2 {
+		t.Fatalf("alerts %v %v", alerts, err)
+	}
+	triaged := 0
+	for _, a := range alerts {
+		if a.Triage != nil {
+			triaged++
+		}
+	}
+	if triaged != 1 {
+		t.Fatalf("%d alerts triaged: %+v", triaged, alerts)
+	}
+	if again := c.run("", "alert", "pull", "--subscription", ps.Subscription, "--wait", "2s", "--triage"); again.code != 0 || strings.TrimSpace(again.stdout) != "" {
+		t.Fatalf("second pull: exit %d\n%s\n%s", again.code, again.stdout, again.stderr)
+	}
+}
+
+// triage --remote --no-tools: the alerts' investigations (and their titles) are one Batch API
+// job; a SIGINT while waiting leaves it running (exit 130), and the same command run again
+// triages from it, verdicts asked directly, without submitting again or asking any
+// investigation outside the job.
+func TestTriageRemote(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, triageAnswers(0), geminitest.WithBatchHandler(func(r *geminitest.BatchRequest) geminitest.Reply {
+		if r.SystemInstruction == nil {
+			return geminitest.Reply{Text: "Batch title"} // the title's request
+		}
+		return geminitest.Reply{Text: "From the batch: the probe came from 198.51.100.23, our scanner."}
+	}))
+	ids := c.addAlerts(`{"title":"Port scan from 198.51.100.23","src_ip":"198.51.100.23"}`, `{"title":"Another scan","src_ip":"198.51.100.23"}`)
+	args := []string{"--model", "gemini-3.8-flash", "triage", "--no-tools", "--remote", "--poll-interval", "1s", "-o", "json"}
+	if r := c.run("", "triage", "--remote"); r.code != 2 {
+		t.Fatalf("--remote with tools: exit %d\n%s", r.code, r.stderr)
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Env, cmd.Dir = c.env, c.dataDir
+	var out, errOut syncbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for c.srv.BatchStats().Gets < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(errOut.String(), "run the same command again") || out.String() != "" {
+		t.Fatalf("interrupted wait: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	c.srv.AdvanceBatches()
+	c.srv.AdvanceBatches()
+	r := c.run("", args...)
+	lines := triageLines(t, r.stdout)
+	if r.code != 0 || len(lines) != 2 || lines[ids[0]].Verdict == nil || *lines[ids[0]].Verdict != "false_positive" {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if st := c.srv.BatchStats(); st.Created != 1 {
+		t.Fatalf("%d jobs created", st.Created)
+	}
+	if n := countStreams(c.srv); n != 0 {
+		t.Fatalf("%d investigations asked outside the job", n)
+	}
+	var hs []struct {
+		Title  string          `json:"title"`
+		Triage json.RawMessage `json:"triage"`
+	}
+	if err := json.Unmarshal([]byte(c.mustRun("", "history", "list", "-o", "json")), &hs); err != nil || len(hs) != 2 {
+		t.Fatalf("histories %v %v", hs, err)
+	}
+	for _, h := range hs {
+		if h.Title != "Batch title" || string(h.Triage) == "null" {
+			t.Fatalf("history %+v", h)
+		}
+	}
+}

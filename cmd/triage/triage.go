@@ -20,6 +20,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/cmd/sessionutil"
+	"github.com/alertchat/alertchat/pkg/batch/remote"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
@@ -40,6 +41,7 @@ type Options struct {
 	MaxCost     int64
 	Tools       sessionutil.ToolOptions
 	NoKnowledge bool
+	Remote      cmdutil.RemoteOptions
 	Now         func() time.Time
 }
 
@@ -79,11 +81,18 @@ Examples:
   alertchat triage 3f2a9c1e --retriage --evidence ./logs
   alertchat alert list --triage false_positive
 
+--remote --no-tools asks every alert's investigation through one Gemini Batch API job (about
+half the price, answered within hours), as eval --remote does: the same first request a local
+triage --no-tools sends. The job is recorded: the same command run again waits for it, or
+triages from it when it is done, instead of submitting again (--resubmit asks again, --no-wait
+submits and exits). The verdicts are asked directly once the job is done.
+
 Exit status: 3 for an unknown alert ID (before anything runs); 1 when an alert's investigation
 failed (its line says why; the others go on); 130 when interrupted (the finished alerts are kept
 and reported).`,
-		UsageText: "alertchat triage [ALERT_ID...] [--open] [--since D] [--limit N] [--concurrency N] [--evidence DIR]... [--no-knowledge] [--retriage] [--max-cost-tokens N] [-o table|json]",
-		Flags: []cli.Flag{
+		UsageText: "alertchat triage [ALERT_ID...] [--open] [--since D] [--limit N] [--concurrency N] [--evidence DIR]... [--no-knowledge] [--retriage] [--max-cost-tokens N] [-o table|json]\n" +
+			"alertchat triage --no-tools --remote [--no-wait] [--resubmit] [--poll-interval D]   (through the Batch API)",
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "open", Usage: "every open alert, not only those without a triage (a triaged one is skipped unless --retriage)", Destination: &opts.Open},
 			&cli.StringFlag{Name: "since", Usage: "only alerts stored within this long (24h, 7d, ...)", Destination: &opts.Since},
 			&cli.IntFlag{Name: "limit", Usage: "at most N alerts", Value: defaultLimit, Destination: &opts.Limit},
@@ -96,7 +105,12 @@ and reported).`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
-		},
+		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
+			Remote:       "investigate through one Gemini Batch API job (about half the price, answered within hours; needs --no-tools)",
+			Resubmit:     "with --remote: submit a new job even when one for these alerts is recorded",
+			NoWait:       `with --remote: record the job, print {"job": NAME} and exit`,
+			PollInterval: "with --remote: pause between two looks at the job (backing off on errors)",
+		})...),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			opts.IDs = c.Args().Slice()
 			if err := check(opts); err != nil {
@@ -128,6 +142,9 @@ func check(opts *Options) error {
 		}
 	}
 	if err := cmdutil.CheckFormat(opts.Output, "table", "json"); err != nil {
+		return err
+	}
+	if err := checkRemote(opts); err != nil {
 		return err
 	}
 	return opts.Tools.Check()
@@ -176,8 +193,14 @@ func triageRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	base.NoKnowledge = opts.NoKnowledge
-	to := sessionutil.TriageOptions(cfg, client, s, sessionutil.NewInvestigator(base, cfg.Thinking))
-	return run(ctx, opts, to, sel)
+	investigate := sessionutil.NewInvestigator(base, cfg.Thinking)
+	if opts.Remote.Enabled {
+		var done bool
+		if investigate, done, err = remoteInvestigator(ctx, opts, cfg, client, s, base, sel.items); err != nil || done {
+			return err
+		}
+	}
+	return run(ctx, opts, sessionutil.TriageOptions(cfg, client, s, investigate), sel)
 }
 
 // run triages sel through to and prints what it did.

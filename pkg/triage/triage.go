@@ -32,9 +32,19 @@ import (
 	"github.com/alertchat/alertchat/pkg/store"
 )
 
-// DefaultQuestion is what each alert's investigation asks.
+// DefaultQuestion is what each alert's investigation asks (Question names the alert in it).
 const DefaultQuestion = "Triage this alert before an analyst opens it: investigate what happened with the tools you have, " +
 	"decide whether it is a real threat, a false positive or benign activity, and say what evidence supports that."
+
+// Question is the triage question about a: DefaultQuestion after the alert's title, so that
+// the history's title, made from its first question, names the alert.
+func Question(a *record.Alert) string {
+	title := strings.Join(strings.Fields(a.Title), " ")
+	if title == "" {
+		return DefaultQuestion
+	}
+	return "Alert: " + title + "\n" + DefaultQuestion
+}
 
 // Investigation is what an alert's one-shot investigation produced.
 type Investigation struct {
@@ -67,7 +77,7 @@ type Item struct {
 // Options tune Run.
 type Options struct {
 	Model       string
-	Question    string // DefaultQuestion when empty
+	Question    string // Question(alert) when empty
 	Concurrency int
 	// MaxCostTokens, when above 0, stops starting investigations once the tokens spent pass it;
 	// the ones in flight finish and are kept.
@@ -121,10 +131,6 @@ func Run(ctx context.Context, items []Item, o Options) *Summary {
 	if now == nil {
 		now = time.Now
 	}
-	question := o.Question
-	if question == "" {
-		question = DefaultQuestion
-	}
 	sum := &Summary{}
 	var (
 		mu     sync.Mutex
@@ -154,7 +160,7 @@ func Run(ctx context.Context, items []Item, o Options) *Summary {
 				if !ok {
 					return
 				}
-				r := one(ctx, it, o, question, now)
+				r := one(ctx, it, o, now)
 				tokens.Add(r.Usage.Total())
 				if ctx.Err() != nil && r.err != nil && errors.Is(r.err, context.Canceled) {
 					return // cut short by the interruption: not a result
@@ -175,7 +181,7 @@ func Run(ctx context.Context, items []Item, o Options) *Summary {
 }
 
 // one triages one alert.
-func one(ctx context.Context, it Item, o Options, question string, now func() time.Time) *Result {
+func one(ctx context.Context, it Item, o Options, now func() time.Time) *Result {
 	a := it.Alert
 	r := &Result{AlertID: a.ID, Title: a.Title, Evidence: []record.TriageEvidence{}}
 	fail := func(err error) *Result {
@@ -193,6 +199,10 @@ func one(ctx context.Context, it Item, o Options, question string, now func() ti
 			return fail(err)
 		}
 		a = full
+	}
+	question := o.Question
+	if question == "" {
+		question = Question(a)
 	}
 	inv, err := o.Investigate(ctx, a, question)
 	if inv != nil {

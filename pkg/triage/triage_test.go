@@ -56,7 +56,7 @@ func (fx *fixture) options(t *testing.T) triage.Options {
 			if a.Title == "fail" {
 				return &triage.Investigation{Usage: record.Usage{InputTokens: 10}}, errors.New("the model failed")
 			}
-			if q != triage.DefaultQuestion {
+			if q != "Alert: "+a.Title+"\n"+triage.DefaultQuestion {
 				t.Errorf("question %q", q)
 			}
 			h := storetest.NewHistory(a.ID, []*genai.Content{genai.NewContentFromText(q, genai.RoleUser), genai.NewContentFromText("Looked.", genai.RoleModel)})
