@@ -25,6 +25,7 @@ import (
 	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/cmd/models"
 	"github.com/alertchat/alertchat/cmd/redact"
+	triagecmd "github.com/alertchat/alertchat/cmd/triage"
 	"github.com/alertchat/alertchat/pkg/analyst"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
@@ -202,6 +203,7 @@ Exit status: 0 success, 1 failure (Gemini, storage), 2 usage or invalid input, 3
 			mcpcmd.NewCmdMCP(f.Factory, o.Getenv),
 			models.NewCmdModels(f, nil),
 			evalcmd.NewCmdEval(f, nil),
+			triagecmd.NewCmdTriage(f, nil),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {

@@ -4,6 +4,7 @@ package alert
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
@@ -50,7 +51,33 @@ type alertJSON struct {
 	// Status says the finding's tool closed it (resolved, suppressed, archived, inactive); null
 	// while it is open.
 	Status *string `json:"status"`
+	// Triage is the proposal of the alert's first look (alertchat triage), null without one.
+	Triage *triageJSON `json:"triage"`
 	investigationsJSON
+}
+
+// triageJSON is an alert's triage in -o json.
+type triageJSON struct {
+	Verdict    record.Verdict   `json:"verdict"`
+	Confidence float64          `json:"confidence"`
+	Model      string           `json:"model"`
+	At         string           `json:"at"`
+	HistoryID  record.HistoryID `json:"history_id"`
+}
+
+func newTriageJSON(t *record.AlertTriage) *triageJSON {
+	if t == nil {
+		return nil
+	}
+	return &triageJSON{Verdict: t.Verdict, Confidence: t.Confidence, Model: t.Model, At: format.RFC3339(t.At), HistoryID: t.HistoryID}
+}
+
+// triageCell is an alert's triage in a table: "false_positive 0.82", "-" without one.
+func triageCell(t *record.AlertTriage) string {
+	if t == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s %.2f", t.Verdict, t.Confidence)
 }
 
 // newAlertJSON is a's -o json form.
@@ -69,6 +96,7 @@ func newAlertJSON(a *record.Alert) alertJSON {
 		t := format.RFC3339(a.Time)
 		j.Time = &t
 	}
+	j.Triage = newTriageJSON(a.Triage)
 	return j
 }
 

@@ -29,6 +29,8 @@ type ListOptions struct {
 	Open     bool
 	Severity string
 	Source   string
+	// Triage keeps the alerts whose triage proposed this verdict.
+	Triage string
 }
 
 // NewCmdList is "alertchat alert list".
@@ -38,7 +40,8 @@ func NewCmdList(f *factory.Factory, runF func(context.Context, *ListOptions) err
 		Name:  "list",
 		Usage: "list alerts, newest first",
 		Description: `Lists the workspace's alerts, newest first: a table on a terminal, tab-separated rows when piped,
-an array of objects with -o json (with "investigations" and the latest "verdict").
+an array of objects with -o json (with "investigations", the latest "verdict" and the "triage"
+that alertchat triage proposed). --triage V keeps the alerts whose triage proposed V.
 
 Example:
   alertchat alert list --limit 20 -o json`,
@@ -49,6 +52,7 @@ Example:
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "severity", Usage: "only alerts at least this severe (" + strings.Join(alert.Severities, " > ") + "): high shows high and critical",
 				Destination: &opts.Severity}, alert.Severities...),
 			&cli.StringFlag{Name: "source", Usage: "only alerts of this tool (guardduty, securityhub, scc, suricata, falco, gcp-audit, k8s-audit, okta, ...)", Destination: &opts.Source},
+			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "triage", Usage: "only alerts whose triage (alertchat triage) proposed this verdict", Destination: &opts.Triage}, record.VerdictValues()...),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
@@ -59,6 +63,9 @@ Example:
 			}
 			if opts.Limit <= 0 {
 				return cmdutil.UsageErrorf("--limit must be positive")
+			}
+			if _, ok := record.ParseVerdict(opts.Triage); opts.Triage != "" && !ok {
+				return cmdutil.UsageErrorf("invalid --triage %q: one of %s", opts.Triage, record.VerdictNames())
 			}
 			if opts.Severity != "" && alert.AtLeast(opts.Severity) == nil {
 				return cmdutil.UsageErrorf("invalid --severity %q: one of %s", opts.Severity, strings.Join(alert.Severities, ", "))
@@ -78,7 +85,8 @@ Example:
 func listRun(ctx context.Context, opts *ListOptions, s store.Store) error {
 	ios := opts.IO
 	var alerts []*record.Alert
-	q := store.AlertQuery{Open: opts.Open, Severities: alert.AtLeast(opts.Severity), Source: strings.ToLower(strings.TrimSpace(opts.Source))}
+	q := store.AlertQuery{Open: opts.Open, Severities: alert.AtLeast(opts.Severity), Source: strings.ToLower(strings.TrimSpace(opts.Source)),
+		Triage: record.Verdict(opts.Triage)}
 	cursor := ""
 	for len(alerts) < opts.Limit {
 		q.Limit, q.Cursor = opts.Limit-len(alerts), cursor
@@ -108,14 +116,14 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Store) error {
 		return cmdutil.PrintJSON(ios.Out, out)
 	}
 	if len(alerts) == 0 && ios.StdoutTTY {
-		if q.Open || q.Severities != nil || q.Source != "" {
+		if q.Open || q.Severities != nil || q.Source != "" || q.Triage != "" {
 			fmt.Fprintln(ios.ErrOut, "No alerts match.")
 			return nil
 		}
 		fmt.Fprintln(ios.ErrOut, "No alerts yet. Add one with: alertchat alert add -f alert.json")
 		return nil
 	}
-	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "STATUS", "TITLE").Fit(ios.TermWidth)
+	t := cmdutil.NewTable(ios.Out, ios.StdoutTTY, "ID", "CREATED", "SEVERITY", "SOURCE", "STATUS", "TRIAGE", "TITLE").Fit(ios.TermWidth)
 	now := time.Now()
 	for _, a := range alerts {
 		id, created := string(a.ID), format.RFC3339(a.CreatedAt)
@@ -123,7 +131,7 @@ func listRun(ctx context.Context, opts *ListOptions, s store.Store) error {
 			// A short ID leaves the title room, as history list does; any 8+ prefix is accepted.
 			id, created = format.ShortID(id), format.RelativeTime(now, a.CreatedAt)
 		}
-		t.Row(id, created, orDash(a.Severity), orDash(a.Source), orDash(a.Status), a.Title)
+		t.Row(id, created, orDash(a.Severity), orDash(a.Source), orDash(a.Status), triageCell(a.Triage), a.Title)
 	}
 	t.Flush()
 	return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/triage"
 )
 
 // Puller is what alert pull needs of Pub/Sub: the subscriber's unary Pull and Acknowledge.
@@ -46,11 +47,16 @@ type PullOptions struct {
 	Max int
 	// Wait stops when nothing arrived for that long.
 	Wait time.Duration
+	// Triage triages each stored alert once it is acknowledged (alertchat triage's first look),
+	// Concurrency at a time; NewTriage makes the triage's parts once the store is open.
+	Triage      bool
+	Concurrency int
+	NewTriage   func(ctx context.Context, s *factory.Store) (triage.Options, error)
 }
 
 // NewCmdPull is "alertchat alert pull --subscription projects/P/subscriptions/S".
 func NewCmdPull(f *factory.Factory, runF func(context.Context, *PullOptions) error) *cli.Command {
-	opts := &PullOptions{IO: f.IO, OpenStore: f.OpenStore, Connect: connectPubSub}
+	opts := &PullOptions{IO: f.IO, OpenStore: f.OpenStore, Connect: connectPubSub, NewTriage: newTriage(f.SessionDeps())}
 	return &cli.Command{
 		Name:  "pull",
 		Usage: "store the alerts of a Pub/Sub subscription (e.g. Security Command Center notifications) and print their IDs, one a line",
@@ -59,8 +65,15 @@ notifications), stores the alerts they hold and acknowledges each message once i
 so a crash never stores one twice. Stops after --max alerts or when nothing arrives for --wait.
 PUBSUB_EMULATOR_HOST is honoured.
 
+--triage gives each stored alert alertchat triage's first look once its message is acknowledged
+(--concurrency at a time, with the global --model): a proposed verdict on a history of its own,
+a line per alert and a summary on stderr. An alert triaged already is not triaged again. A triage
+that fails loses nothing and gets no message delivered again: the alert is stored, and the exit
+status is 1 at the end.
+
 Example:
   alertchat alert pull --subscription projects/P/subscriptions/scc-findings --wait 30s
+  alertchat alert pull --subscription projects/P/subscriptions/scc-findings --triage
 
 Exit status: 2 when a message is not an alert (the rest are stored), 3 when the subscription does not exist.`,
 		UsageText: "alertchat alert pull --subscription projects/P/subscriptions/S [--max N] [--wait DURATION]\n" +
@@ -70,6 +83,8 @@ Exit status: 2 when a message is not an alert (the rest are stored), 3 when the 
 			&cli.StringFlag{Name: "subscription", Usage: "projects/PROJECT/subscriptions/NAME", Required: true, Destination: &opts.Subscription},
 			&cli.IntFlag{Name: "max", Usage: "stop after this many alerts (0: no limit)", Destination: &opts.Max},
 			&cli.DurationFlag{Name: "wait", Value: 10 * time.Second, Usage: "stop when nothing arrives for this long", Destination: &opts.Wait},
+			&cli.BoolFlag{Name: "triage", Usage: "triage each stored alert (as alertchat triage does) once it is acknowledged", Destination: &opts.Triage},
+			&cli.IntFlag{Name: "concurrency", Usage: "with --triage: investigations at once", Value: 4, Destination: &opts.Concurrency},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), ""); err != nil {
@@ -84,11 +99,23 @@ Exit status: 2 when a message is not an alert (the rest are stored), 3 when the 
 			if opts.Wait <= 0 {
 				return cmdutil.UsageErrorf("--wait must be positive")
 			}
+			if opts.Concurrency < 1 || opts.Concurrency > 64 {
+				return cmdutil.UsageErrorf("invalid --concurrency %d: 1 to 64", opts.Concurrency)
+			}
 			if runF != nil {
 				return runF(ctx, opts)
 			}
 			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				return pullRun(ctx, opts, s, s.MaxAlertSize)
+				var tr *pullTriage
+				if opts.Triage {
+					to, err := opts.NewTriage(ctx, s)
+					if err != nil {
+						return err
+					}
+					tr = &pullTriage{ios: opts.IO, store: s, opts: to, concurrency: opts.Concurrency}
+				}
+				err := pullRun(ctx, opts, s, s.MaxAlertSize, tr)
+				return errors.Join(err, tr.finish(err))
 			})
 		},
 	}
@@ -123,7 +150,7 @@ const pullBatch = 1000
 // nothing (its ID is its content's). A message that is not an alert is named on stderr once and
 // never acknowledged; the command then exits 2, after the others are stored. s takes alerts
 // of at most backendMax bytes (0: no limit of its own).
-func pullRun(ctx context.Context, opts *PullOptions, s store.Store, backendMax int) error {
+func pullRun(ctx context.Context, opts *PullOptions, s store.Store, backendMax int, tr *pullTriage) error {
 	project, err := subscriptionProject(opts.Subscription)
 	if err != nil {
 		return err
@@ -192,6 +219,11 @@ func pullRun(ctx context.Context, opts *PullOptions, s store.Store, backendMax i
 			return goerr.Wrap(err, "failed to write alert IDs")
 		}
 		stored += len(batch)
+		// Acknowledged first: a triage that fails or is cut short re-delivers nothing.
+		tr.batch(ctx, batch)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
 	if len(refused) > 0 {
 		return goerr.Wrap(alert.ErrInvalid, format.Plural(len(refused),

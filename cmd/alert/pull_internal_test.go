@@ -43,7 +43,7 @@ func TestPullCrashBeforeAck(t *testing.T) {
 			p, closeFn, err := connectPubSub(ctx, project)
 			return wrap(p), closeFn, err
 		}}
-		if err := pullRun(ctx, opts, s, 0); err != nil {
+		if err := pullRun(ctx, opts, s, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 		return strings.Fields(out.String()), errOut.String()

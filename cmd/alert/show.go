@@ -11,6 +11,7 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 	"github.com/alertchat/alertchat/pkg/termsafe"
@@ -31,8 +32,8 @@ func NewCmdShow(f *factory.Factory, runF func(context.Context, *ShowOptions) err
 	return &cli.Command{
 		Name:  "show",
 		Usage: "show an alert as stored",
-		Description: `Prints an alert exactly as it was stored; -o json adds its metadata (title, severity, source,
-investigations, verdict).
+		Description: `Prints an alert exactly as it was stored (its triage, when it has one, on stderr); -o json adds
+its metadata (title, severity, source, investigations, verdict, triage).
 
 Example:
   alertchat alert show 514c60ac
@@ -67,6 +68,10 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Store) error {
 		return err
 	}
 	ios := opts.IO
+	// The alert as stored never changes; its triage is read beside it.
+	if a.Triage, err = s.AlertTriage(ctx, a.ID); err != nil {
+		return err
+	}
 	if opts.Output == "json" {
 		invs, err := investigations(ctx, s, []*record.Alert{a})
 		if err != nil {
@@ -85,5 +90,9 @@ func showRun(ctx context.Context, opts *ShowOptions, s store.Store) error {
 		return goerr.Wrap(err, "failed to write alert")
 	}
 	fmt.Fprintln(ios.Out)
+	if t := a.Triage; t != nil {
+		// On stderr: stdout is the alert exactly as stored.
+		fmt.Fprintf(ios.ErrOut, "Triage: %s %.2f (%s, %s), history %s\n", t.Verdict, t.Confidence, cmdutil.OneLine(t.Model), format.RFC3339(t.At), t.HistoryID)
+	}
 	return nil
 }

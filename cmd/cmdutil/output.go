@@ -25,10 +25,15 @@ import (
 // characters) written as its \uXXXX escape: JSON from a server or a model printed on a terminal
 // can neither drive it (U+009B is a CSI) nor reorder or hide what is read. Such characters
 // only occur inside JSON strings, where the escape means the same to every parser.
-func PrintJSON(w io.Writer, v any) error {
+func PrintJSON(w io.Writer, v any) error { return printJSON(w, v, "  ") }
+
+// PrintJSONLine writes v as PrintJSON does, on one line: a line of JSON Lines output.
+func PrintJSONLine(w io.Writer, v any) error { return printJSON(w, v, "") }
+
+func printJSON(w io.Writer, v any, indent string) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
+	enc.SetIndent("", indent)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return goerr.Wrap(err, "failed to write JSON")

@@ -386,26 +386,17 @@ func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *fact
 	if !opts.Save {
 		base.Store, base.Spool = discard{}, nil
 	}
+	investigate := sessionutil.NewInvestigator(base, cfg.Thinking)
 	return func(ctx context.Context, model string, a *record.Alert, question string) (*eval.Investigation, error) {
-		o := base
-		o.Model, o.TitleModel = model, ""
-		o.Thinking, _ = modelcfg.For(model).ParseLevel(cfg.Thinking)
-		sess, err := session.New(o, a, nil)
-		if err != nil {
+		one, err := investigate(ctx, model, a, question)
+		if one == nil {
 			return nil, err
 		}
-		turn, err := sess.Send(ctx, question, nil)
-		inv := &eval.Investigation{Contents: sess.Contents()}
-		if turn != nil {
-			inv.Answer, inv.Usage = turn.Answer, turn.Usage
+		inv := &eval.Investigation{Answer: one.Answer, Contents: one.Contents, Usage: one.Usage}
+		if err == nil && one.SaveErr != nil && opts.Save {
+			fmt.Fprintf(opts.IO.ErrOut, "Warning: an investigation of alert %s could not be saved: %s\n", a.ID, cmdutil.OneLine(cmdutil.Message(one.SaveErr)))
 		}
-		if err != nil {
-			return inv, err
-		}
-		if turn.SaveErr != nil && opts.Save {
-			fmt.Fprintf(opts.IO.ErrOut, "Warning: an investigation of alert %s could not be saved: %s\n", a.ID, cmdutil.OneLine(cmdutil.Message(turn.SaveErr)))
-		}
-		return inv, nil
+		return inv, err
 	}, nil
 }
 

@@ -108,7 +108,7 @@ func TestHistoryList(t *testing.T) {
 	if len(list) != 3 {
 		t.Fatalf("-o json: %d entries", len(list))
 	}
-	base := []string{"alert_id", "analysts", "created_at", "id", "message_count", "resolved_at", "resolved_by", "title", "tool_calls", "updated_at", "usage", "verdict"}
+	base := []string{"alert_id", "analysts", "created_at", "id", "message_count", "resolved_at", "resolved_by", "title", "tool_calls", "triage", "triage_agreed", "updated_at", "usage", "verdict"}
 	for i, h := range []*record.History{newest, middle, oldest} {
 		keys := make([]string, 0, len(list[i]))
 		for k := range list[i] {
@@ -117,7 +117,7 @@ func TestHistoryList(t *testing.T) {
 		slices.Sort(keys)
 		wantKeys := base
 		if h.ParentID != "" {
-			wantKeys = []string{"alert_id", "analysts", "created_at", "id", "message_count", "parent_id", "resolved_at", "resolved_by", "title", "tool_calls", "updated_at", "usage", "verdict"}
+			wantKeys = []string{"alert_id", "analysts", "created_at", "id", "message_count", "parent_id", "resolved_at", "resolved_by", "title", "tool_calls", "triage", "triage_agreed", "updated_at", "usage", "verdict"}
 		}
 		if !slices.Equal(keys, wantKeys) {
 			t.Errorf("entry %d keys %v, want %v", i, keys, wantKeys)
@@ -318,7 +318,7 @@ func TestHistoryShowJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"alert_id", "analysts", "contents", "created_at", "id", "message_count", "note", "questions", "redactions", "resolved_at", "resolved_by", "title", "tool_approvals", "updated_at", "usage", "verdict"}
+	want := []string{"alert_id", "analysts", "contents", "created_at", "id", "message_count", "note", "questions", "redactions", "resolved_at", "resolved_by", "title", "tool_approvals", "triage", "triage_agreed", "updated_at", "usage", "verdict"}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
@@ -341,11 +341,12 @@ func TestHistoryShowJSON(t *testing.T) {
 		t.Fatalf("contents do not decode as genai.Content: %v", err)
 	}
 
-	// No redactions, no contents: {} and [], never null; only an open history's conclusion is.
+	// No redactions, no contents: {} and [], never null; only an open history's conclusion (and
+	// the triage proposal it does not have) is.
 	empty := clitest.NewHist("alert-0001", "empty", store.Now())
 	clitest.SeedHistories(t, dir, "default", empty)
 	out, _, _ = clitest.Run(t, dir, "", "history", "show", string(empty.ID), "-o", "json")
-	open := strings.NewReplacer(`"verdict": null`, "", `"resolved_at": null`, "", `"resolved_by": null`, "", `"note": null`, "").Replace(out)
+	open := strings.NewReplacer(`"verdict": null`, "", `"resolved_at": null`, "", `"resolved_by": null`, "", `"note": null`, "", `"triage": null`, "", `"triage_agreed": null`, "").Replace(out)
 	if !strings.Contains(out, `"redactions": {}`) || !strings.Contains(out, `"contents": []`) || !strings.Contains(out, `"analysts": []`) ||
 		!strings.Contains(out, `"questions": []`) || strings.Contains(open, "null") {
 		t.Fatalf("empty history JSON: %s", out)

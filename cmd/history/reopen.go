@@ -60,7 +60,7 @@ func reopenRun(ctx context.Context, opts *ReopenOptions, s store.Histories) erro
 		if prev = h.Resolution; prev == nil {
 			return store.ErrUnchanged
 		}
-		h.Resolution = nil
+		h.Resolution, h.TriageAgreed = nil, nil
 		return nil
 	})
 	if err != nil {

@@ -134,6 +134,11 @@ func recordResolution(ctx context.Context, s store.HistoryUpdater, id record.His
 		r := *res
 		r.ResolvedAt = store.Now()
 		h.Resolution = &r
+		if h.Triage != nil {
+			// The analyst's verdict beside the proposal: how often triage is right.
+			agreed := r.Verdict == h.Triage.Verdict
+			h.TriageAgreed = &agreed
+		}
 		return nil
 	})
 	return h, prev, err

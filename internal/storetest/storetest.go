@@ -60,6 +60,9 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"ConcurrentResolveAndTurn", testConcurrentResolveAndTurn},
 		{"ResolveOtherWorkspace", testResolveOtherWorkspace},
 		{"AlertInvestigations", testAlertInvestigations},
+		{"AlertTriage", testAlertTriage},
+		{"AlertTriageRace", testAlertTriageRace},
+		{"HistoryTriage", testHistoryTriage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

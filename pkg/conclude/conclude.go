@@ -43,6 +43,9 @@ func Outcome(h *record.History, loc *time.Location) string {
 type Suggestion struct {
 	Verdict    record.Verdict `json:"verdict"`
 	Conclusion string         `json:"conclusion"`
+	// Confidence is how sure the model is of the verdict, from 0 to 1 (alertchat triage shows
+	// it beside its proposal); 0 when the answer gave none.
+	Confidence float64 `json:"confidence"`
 	// Evidence are the values the conclusion rests on, each with what it shows. Ground marks
 	// those found nowhere in the investigation.
 	Evidence []Evidence `json:"evidence,omitempty"`
@@ -93,6 +96,7 @@ Decide the investigation's verdict:
 - escalated: it must be handed to incident response or to others to act on;
 - inconclusive: the evidence gathered does not decide.
 Write a conclusion of two to four sentences, in the language of the conversation, saying what was found and why the verdict follows.
+Say how sure the verdict is as a confidence from 0 (a guess) to 1 (certain): low when the evidence gathered is thin or points both ways.
 List as evidence the values the conclusion rests on (at most 8): each value copied exactly as it appears in the alert or in a tool's result (an IP address, a user, a domain, a hash, an API call, a field's value), with what it shows in a few words. Cite only values you saw there.
 Values such as [REDACTED_IP_k3v9q2m7xa] are redacted values: equal tokens are equal values; refer to them by their token.
 Answer with the JSON object only.`
@@ -109,6 +113,8 @@ func Schema() *genai.Schema {
 		Properties: map[string]*genai.Schema{
 			"verdict":    {Type: genai.TypeString, Format: "enum", Enum: enum, Description: "how the investigation ended"},
 			"conclusion": {Type: genai.TypeString, Description: "two to four sentences: what was found and why the verdict follows"},
+			"confidence": {Type: genai.TypeNumber, Minimum: genai.Ptr(0.0), Maximum: genai.Ptr(1.0),
+				Description: "how sure the verdict is, from 0 (a guess) to 1 (certain)"},
 			"evidence": {
 				Type:        genai.TypeArray,
 				Description: "the values the conclusion rests on, copied exactly from the alert or a tool result",
@@ -124,8 +130,8 @@ func Schema() *genai.Schema {
 				},
 			},
 		},
-		Required:         []string{"verdict", "conclusion", "evidence"},
-		PropertyOrdering: []string{"verdict", "conclusion", "evidence"},
+		Required:         []string{"verdict", "conclusion", "confidence", "evidence"},
+		PropertyOrdering: []string{"verdict", "conclusion", "confidence", "evidence"},
 	}
 }
 
@@ -233,6 +239,7 @@ func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
 	if _, ok := record.ParseVerdict(string(s.Verdict)); !ok {
 		return nil, fmt.Errorf("%q is not one of the verdicts", termsafe.Line(string(s.Verdict)))
 	}
+	s.Confidence = min(max(s.Confidence, 0), 1) // the schema says so; the answer is the model's
 	s.Conclusion = strings.TrimSpace(termsafe.String(s.Conclusion))
 	s.Evidence = cleanEvidence(s.Evidence)
 	switch {

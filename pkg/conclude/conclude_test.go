@@ -66,8 +66,11 @@ func TestSuggestRequest(t *testing.T) {
 		t.Fatalf("generation config %+v, thinking %+v", gc, gc.ThinkingConfig)
 	}
 	sch := gc.ResponseSchema
-	if sch == nil || sch.Type != genai.TypeObject || !slices.Equal(sch.Required, []string{"verdict", "conclusion", "evidence"}) {
+	if sch == nil || sch.Type != genai.TypeObject || !slices.Equal(sch.Required, []string{"verdict", "conclusion", "confidence", "evidence"}) {
 		t.Fatalf("schema %+v", sch)
+	}
+	if c := sch.Properties["confidence"]; c == nil || c.Type != genai.TypeNumber || c.Minimum == nil || *c.Minimum != 0 || c.Maximum == nil || *c.Maximum != 1 {
+		t.Fatalf("confidence schema %+v", c)
 	}
 	want := []string{"true_positive", "false_positive", "benign", "escalated", "inconclusive"}
 	if v := sch.Properties["verdict"]; v == nil || v.Type != genai.TypeString || !slices.Equal(v.Enum, want) {
@@ -99,7 +102,7 @@ func TestSuggestBadAnswers(t *testing.T) {
 		"unknown verdict": {Text: `{"verdict":"malicious","conclusion":"It is bad."}`},
 		"no conclusion":   {Text: `{"verdict":"benign"}`},
 		"empty":           {Text: `{"verdict":"benign","conclusion":"  "}`},
-		"extra field":     {Text: `{"verdict":"benign","conclusion":"Fine.","confidence":0.9}`},
+		"extra field":     {Text: `{"verdict":"benign","conclusion":"Fine.","certainty":0.9}`},
 		"two values":      {Text: good + good},
 		"nothing":         {FinishReason: genai.FinishReasonMaxTokens},
 		"blocked":         {BlockReason: genai.BlockedReasonSafety},

@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 		`{"verdict":"benign","conclusion":"A scheduled job."}`,
 		`{"verdict":"BENIGN","conclusion":"x"}`,
 		`{"verdict":"benign","conclusion":"\u001b[2Jx"}`,
-		`{"verdict":"benign"}`, `[]`, `null`, `{"verdict":1}`, "```json\n{}\n```", `{"verdict":"escalated","conclusion":"a"} {}`,
+		`{"verdict":"benign"}`, `{"verdict":"benign","conclusion":"x","confidence":7}`, `{"verdict":"benign","conclusion":"x","confidence":-0.5}`, `[]`, `null`, `{"verdict":1}`, "```json\n{}\n```", `{"verdict":"escalated","conclusion":"a"} {}`,
 	} {
 		f.Add(s)
 	}
@@ -29,6 +29,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if v, ok := record.ParseVerdict(string(s.Verdict)); !ok || v != s.Verdict {
 			t.Fatalf("accepted verdict %q", s.Verdict)
+		}
+		if s.Confidence < 0 || s.Confidence > 1 {
+			t.Fatalf("accepted confidence %v", s.Confidence)
 		}
 		if s.Conclusion == "" || len(s.Conclusion) > maxConclusion || strings.TrimSpace(s.Conclusion) != s.Conclusion {
 			t.Fatalf("accepted conclusion %q", s.Conclusion)

@@ -41,7 +41,7 @@ type Input struct {
 	// store keeps team knowledge.
 	Lessons   []string
 	Knowledge []Knowledge
-	// Triage is the proposal made on intake; nil until histories carry one.
+	// Triage is the proposal made on intake; nil: the history's own (record.History.Triage).
 	Triage *Triage
 }
 
@@ -170,6 +170,9 @@ func Build(in Input) *Report {
 		}
 	} else {
 		r.Alert = &Alert{ID: string(h.AlertID), Missing: true}
+	}
+	if in.Triage == nil {
+		in.Triage = triageOf(h.Triage)
 	}
 	if t := in.Triage; t != nil {
 		r.Triage = t
@@ -392,3 +395,23 @@ func nonNil[T any](s []T) []T {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// triageOf is a history's triage proposal in a report: each piece of evidence as "value: what
+// it shows", marked when the investigation never saw the value.
+func triageOf(t *record.Triage) *Triage {
+	if t == nil {
+		return nil
+	}
+	out := &Triage{Verdict: string(t.Verdict), Confidence: t.Confidence, Model: t.Model, At: format.RFC3339(t.At), Evidence: []string{}}
+	for _, e := range t.Evidence {
+		text := e.Value
+		if e.Claim != "" {
+			text += ": " + e.Claim
+		}
+		if e.Unsupported {
+			text += " (unsupported: seen in neither the alert nor a tool result)"
+		}
+		out.Evidence = append(out.Evidence, text)
+	}
+	return out
+}

@@ -32,6 +32,10 @@ type Alert struct {
 	// Status is set when the finding's tool marks it closed: resolved, suppressed or archived
 	// (Security Hub), archived (GuardDuty), inactive (Security Command Center); "" is open.
 	Status string `json:"status,omitempty"`
+	// Triage is the proposal of the alert's first look (alertchat triage), nil while it has
+	// none. Listings (store.AlertQuery) carry it, and store.AlertTriager reads and sets it;
+	// GetAlert returns the alert as stored, without it (the alert itself never changes).
+	Triage *AlertTriage `json:"triage,omitempty"`
 }
 
 // Usage is the token usage reported by the model, summed over a history's turns. OutputTokens
@@ -98,6 +102,12 @@ type History struct {
 	// investigation's conclusion, nil while it is open.
 	Questions  []Question  `json:"questions,omitempty"`
 	Resolution *Resolution `json:"resolution,omitempty"`
+	// Triage is the verdict proposed when the alert was triaged on intake, nil for any other
+	// investigation. It is a proposal, never the resolution: the history stays open.
+	// TriageAgreed is set when the history is resolved, saying whether the analyst's verdict
+	// is the proposed one; nil while open or without a triage.
+	Triage       *Triage `json:"triage,omitempty"`
+	TriageAgreed *bool   `json:"triage_agreed,omitempty"`
 
 	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
 	Contents []*genai.Content `json:"-"`
@@ -178,6 +188,15 @@ func (h *History) Meta() *History {
 	if h.Resolution != nil {
 		r := *h.Resolution
 		c.Resolution = &r
+	}
+	if h.Triage != nil {
+		t := *h.Triage
+		t.Evidence = slices.Clone(t.Evidence)
+		c.Triage = &t
+	}
+	if h.TriageAgreed != nil {
+		agreed := *h.TriageAgreed
+		c.TriageAgreed = &agreed
 	}
 	c.Questions = slices.Clip(h.Questions)
 	return &c

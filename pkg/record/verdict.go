@@ -29,6 +29,15 @@ func VerdictNames() string {
 	return strings.Join(names, ", ")
 }
 
+// VerdictValues are the verdicts' names, in order: the values of a flag that takes one.
+func VerdictValues() []string {
+	names := make([]string, len(Verdicts))
+	for i, v := range Verdicts {
+		names[i] = string(v)
+	}
+	return names
+}
+
 // ParseVerdict accepts a verdict's name exactly as the contract spells it: flags and stored
 // values are the names, so that scripts agree with every other reader of them.
 func ParseVerdict(s string) (Verdict, bool) {

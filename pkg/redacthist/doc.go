@@ -29,7 +29,9 @@
 //     continued conversation): Session.SetTitle saves through save, as above.
 //   - Every other history write (history rename, resolve and its --suggest, reopen, a spool
 //     replay, anything a command saves through workspace.Store): pkg/store/redacting's SaveHistory
-//     → ForHistory + History (contents, summary, title, the conclusion's note). history resolve
+//     → ForHistory + History (contents, summary, title, the conclusion's note, a triage's
+//     evidence: alertchat triage records its proposal on the history it investigated in
+//     through this layer). history resolve
 //     --suggest keeps the suggested verdict and conclusion (conclude.Suggestion); its evidence
 //     is printed, not stored.
 //   - The spool ({data dir}/spool/, a save the store could not take): pkg/store/spool.Spool.Put

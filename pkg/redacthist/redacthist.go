@@ -49,8 +49,8 @@ func ForHistory(ctx context.Context, r Redactor, alerts AlertGetter, h *record.H
 }
 
 // History passes everything of h that is about to be written through r: the contents not
-// yet redacted (a turn's save scans only what is new), the summary, the title and the
-// conclusion's note. Analysts' names (record.Question, Resolution.ResolvedBy) are written as
+// yet redacted (a turn's save scans only what is new), the summary, the title, the
+// conclusion's note and a triage's evidence. Analysts' names (record.Question, Resolution.ResolvedBy) are written as
 // given: they are the workspace's own users, the names its filters and listings work by. Counts accumulate in
 // h.Redactions.
 func History(r Redactor, h *record.History) {
@@ -61,6 +61,7 @@ func History(r Redactor, h *record.History) {
 	h.RedactedCount = len(h.Contents)
 	Summary(r, h)
 	Note(r, h)
+	Triage(r, h)
 	title, tc := r.RedactString(h.Title)
 	h.Title = title
 	AddCounts(h, counts)
@@ -80,6 +81,20 @@ func Summary(r Redactor, h *record.History) {
 func Note(r Redactor, h *record.History) {
 	if h.Resolution != nil {
 		redactText(r, h, &h.Resolution.Note)
+	}
+}
+
+// Triage passes the evidence of a triage proposal (the values the model cited and what it
+// says they show) through the redactor, as every write of a history; counts add to
+// h.Redactions. The alert's own values stay as they are with the alert's redactor
+// (ForHistory), as in the transcript.
+func Triage(r Redactor, h *record.History) {
+	if h.Triage == nil {
+		return
+	}
+	for i := range h.Triage.Evidence {
+		redactText(r, h, &h.Triage.Evidence[i].Value)
+		redactText(r, h, &h.Triage.Evidence[i].Claim)
 	}
 }
 

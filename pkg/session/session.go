@@ -80,6 +80,9 @@ type Options struct {
 	// such a question is saved only when the model gave no answer twice (keepsQuestion), else the transcript is left as it was (a batch: its input holds every
 	// question, and a failed line's error is its output).
 	KeepUnanswered bool
+	// NoKnowledge gives the investigation none of the team's knowledge (--no-knowledge): the
+	// knowledge retrieval that starts an investigation reads it.
+	NoKnowledge bool
 }
 
 // titleTimeout bounds how long a finished answer waits for its title before falling back.

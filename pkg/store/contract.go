@@ -55,8 +55,8 @@ type Method struct {
 // need nothing more.
 //
 // Writes are KindWrite because the backends make them idempotent or conditional (a save
-// carries its ContentVersion across attempts, an alert's ID is its content's, an embedding or a
-// batch reservation is conditional on what it replaces); moving aside and dropping metadata are
+// carries its ContentVersion across attempts, an alert's ID is its content's, an embedding, a
+// batch reservation or an alert's triage is conditional on what it replaces); moving aside and dropping metadata are
 // KindOnce: a retry could not tell its own lost success from a missing object. WorkspaceKey is
 // a read, though it writes once in a workspace's life: the first call creates the key, and
 // that write is conditional in both backends (an insert that leaves an existing key alone, a
@@ -65,7 +65,8 @@ type Method struct {
 // call is one read of the key.
 //
 // Only SaveHistory carries conversation text: alerts are the evidence under analysis and are
-// stored as given; embeddings and the index are computed from what is stored, already
+// stored as given; an alert's triage is a history ID, a verdict, a confidence, a model and a
+// time (its evidence is the history's, redacted with it by SaveHistory); embeddings and the index are computed from what is stored, already
 // redacted; batch records hold names, models, hashes, states and counts; deletes and repairs
 // remove or move what is stored (a drop's reason is the checker's own words).
 var contract = [...]Method{
@@ -78,6 +79,8 @@ var contract = [...]Method{
 	{"CountHistories", KindRead, "count", false},
 	{"PutAlert", KindWrite, "save", false},
 	{"PutAlerts", KindWrite, "save", false},
+	{"TriageAlert", KindWrite, "save", false},
+	{"AlertTriage", KindRead, "read", false},
 	{"GetAlert", KindRead, "read", false},
 	{"ListAlerts", KindRead, "list", false},
 	{"FindAlerts", KindRead, "lookup", false},

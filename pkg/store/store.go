@@ -88,6 +88,11 @@ type AlertQuery struct {
 	// alerts of that source.
 	Severities []string
 	Source     string
+	// Untriaged keeps the alerts that have no triage yet (record.Alert.Triage nil); Triage,
+	// when set, the alerts whose triage proposed that verdict (the two do not go together).
+	// Both are served by an index on the triage's verdict, "" while untriaged.
+	Untriaged bool
+	Triage    record.Verdict
 }
 
 // AlertPage is one page of alerts (Data is nil in listings).
@@ -116,6 +121,21 @@ type AlertsPutter interface {
 	PutAlerts(ctx context.Context, as []*record.Alert) (created int, err error)
 }
 
+// AlertTriager keeps the alerts' triage: the first look alertchat triage gave each (the
+// alert's side of it; the investigation and its evidence are a history's, record.Triage).
+type AlertTriager interface {
+	// TriageAlert records t as alert id's triage, conditional on the triage the alert has: it
+	// writes only when that is the one of history prev ("" for an alert without a triage), so
+	// that of two runs triaging one alert at once only one wins. When the alert's triage is
+	// already t's (t.HistoryID: a retry of a write that went through) it succeeds without
+	// writing, so the write can be retried. Any other triage is ErrConflict and nothing is
+	// written; a missing alert is ErrNotFound.
+	TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error
+	// AlertTriage returns alert id's triage, nil when it has none; a missing alert is
+	// ErrNotFound.
+	AlertTriage(ctx context.Context, id record.AlertID) (*record.AlertTriage, error)
+}
+
 // KeyStore keeps the workspace's secret key, from which its redaction tokens are derived
 // (pkg/tokenkey, redact.Tokenizer).
 type KeyStore interface {
@@ -137,6 +157,7 @@ type Store interface {
 	Counter
 	Alerts
 	AlertsPutter
+	AlertTriager
 	AlertCounter
 	AlertSearcher
 	InvestigationCounter

@@ -47,11 +47,26 @@ type JSON struct {
 // Conclusion is how an investigation ended and who asked, as history list, history search and
 // history show print it in JSON: the verdict and when and by whom it was recorded (null while
 // open), and the analysts who asked, first asker first (an empty array when none is known).
+//
+// Triage is the proposal alertchat triage made when the history is a triaged alert's
+// investigation (null for any other), TriageAgreed whether the resolution agreed with it (null
+// while open or without a proposal).
 type Conclusion struct {
-	Verdict    *record.Verdict `json:"verdict"`
-	ResolvedAt *string         `json:"resolved_at"`
-	ResolvedBy *string         `json:"resolved_by"`
-	Analysts   []string        `json:"analysts"`
+	Verdict      *record.Verdict `json:"verdict"`
+	ResolvedAt   *string         `json:"resolved_at"`
+	ResolvedBy   *string         `json:"resolved_by"`
+	Analysts     []string        `json:"analysts"`
+	Triage       *TriageJSON     `json:"triage"`
+	TriageAgreed *bool           `json:"triage_agreed"`
+}
+
+// TriageJSON is a history's triage proposal in JSON.
+type TriageJSON struct {
+	Verdict    record.Verdict          `json:"verdict"`
+	Confidence float64                 `json:"confidence"`
+	Evidence   []record.TriageEvidence `json:"evidence"`
+	Model      string                  `json:"model"`
+	At         string                  `json:"at"`
 }
 
 // NewConclusion is h's Conclusion.
@@ -63,6 +78,13 @@ func NewConclusion(h *record.History) Conclusion {
 	if r := h.Resolution; r != nil {
 		v, at, by := r.Verdict, format.RFC3339(r.ResolvedAt), r.ResolvedBy
 		c.Verdict, c.ResolvedAt, c.ResolvedBy = &v, &at, &by
+	}
+	if t := h.Triage; t != nil {
+		c.Triage = &TriageJSON{Verdict: t.Verdict, Confidence: t.Confidence, Evidence: t.Evidence, Model: t.Model, At: format.RFC3339(t.At)}
+		if c.Triage.Evidence == nil {
+			c.Triage.Evidence = []record.TriageEvidence{}
+		}
+		c.TriageAgreed = h.TriageAgreed
 	}
 	return c
 }

@@ -30,6 +30,10 @@ type alertDoc struct {
 	// Status is "" for an open alert (and missing from documents written before it existed,
 	// which Firestore's filters cannot match: see ListAlerts).
 	Status string `firestore:"status"`
+	// TriageVerdict is the verdict of the alert's triage, "" while untriaged: written with
+	// every new alert, so that the untriaged ones are an equality filter (see triage.go).
+	TriageVerdict string          `firestore:"triage_verdict"`
+	Triage        *alertTriageDoc `firestore:"triage,omitempty"`
 }
 
 // MaxAlertSize is the size of the largest alert's JSON the cloud store takes: it keeps an
@@ -59,6 +63,9 @@ func (d *alertDoc) alert(withData bool) *record.Alert {
 	a := &record.Alert{ID: record.AlertID(d.ID), Title: d.Title, CreatedAt: d.CreatedAt.UTC(), Severity: d.Severity, Source: d.Source, Status: d.Status}
 	if !d.Time.IsZero() {
 		a.Time = d.Time.UTC()
+	}
+	if !withData {
+		a.Triage = d.Triage.triage() // listings carry it; GetAlert returns the alert as stored
 	}
 	if withData && d.Data != "" {
 		a.Data = json.RawMessage(d.Data)
@@ -206,11 +213,18 @@ func (s *Store) alertFilter(q store.AlertQuery) firestore.Query {
 	if q.Source != "" {
 		query = query.Where("source", "==", q.Source)
 	}
+	switch {
+	case q.Untriaged:
+		query = query.Where("triage_verdict", "==", "")
+	case q.Triage != "":
+		query = query.Where("triage_verdict", "==", string(q.Triage))
+	}
 	return query
 }
 
-// listAlertsQuery is ListAlerts' query: q's severity and source filters on an index of
-// (workspace, [severity,] [source,] created_at desc, __name__ desc) (firestore.indexes.json).
+// listAlertsQuery is ListAlerts' query: q's severity, source and triage filters on an index of
+// (workspace, [severity,] [source,] [triage_verdict,] created_at desc, __name__ desc)
+// (firestore.indexes.json).
 func (s *Store) listAlertsQuery(q store.AlertQuery) firestore.Query {
 	return s.alertFilter(q).OrderBy("created_at", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
 }
@@ -289,7 +303,7 @@ func (s *Store) listAlerts(ctx context.Context, q store.AlertQuery, cursor strin
 		query = query.StartAfter(t, alertDocID(s.workspace, record.AlertID(id)))
 	}
 	s.calls.Add("firestore.query")
-	snaps, err := query.Select("workspace", "id", "title", "created_at", "severity", "source", "time", "status").Limit(n).Documents(ctx).GetAll()
+	snaps, err := query.Select("workspace", "id", "title", "created_at", "severity", "source", "time", "status", "triage_verdict", "triage").Limit(n).Documents(ctx).GetAll()
 	if err != nil {
 		return nil, false, goerr.Wrap(err, "failed to list alerts", goerr.V("workspace", s.workspace))
 	}

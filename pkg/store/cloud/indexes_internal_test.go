@@ -148,10 +148,12 @@ func TestQueriesHaveIndexes(t *testing.T) {
 	for _, sev := range [][]string{nil, {"high"}, {"critical", "high"}} {
 		for _, src := range []string{"", "guardduty"} {
 			for _, open := range []bool{false, true} {
-				q := store.AlertQuery{Severities: sev, Source: src, Open: open}
-				queries = append(queries, s.listAlertsQuery(q))
-				names = append(names, fmt.Sprintf("alert list %+v", q))
-				groups = append(groups, alertsCollection)
+				for _, tr := range []store.AlertQuery{{}, {Untriaged: true}, {Triage: record.VerdictFalsePositive}} {
+					q := store.AlertQuery{Severities: sev, Source: src, Open: open, Untriaged: tr.Untriaged, Triage: tr.Triage}
+					queries = append(queries, s.listAlertsQuery(q))
+					names = append(names, fmt.Sprintf("alert list %+v", q))
+					groups = append(groups, alertsCollection)
+				}
 			}
 		}
 	}

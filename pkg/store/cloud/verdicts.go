@@ -20,12 +20,53 @@ import (
 //     filter (Firestore cannot match a missing field: histories last saved before verdicts
 //     existed lack it until history reindex writes it; fsck reports them);
 //   - resolution: {verdict, note, resolved_by, resolved_at, suggested}, absent while open, so
-//     that ordering by resolution.resolved_at skips open histories.
+//     that ordering by resolution.resolved_at skips open histories;
+//   - triage: {verdict, confidence, evidence, model, at}, the proposal of a triaged alert's
+//     investigation, absent for any other; triage_agreed: whether the resolution agreed with
+//     it, absent while open or without a triage.
 type verdictFields struct {
-	Questions  []questionDoc  `firestore:"questions,omitempty"`
-	Analysts   []string       `firestore:"analysts,omitempty"`
-	Verdict    string         `firestore:"verdict"`
-	Resolution *resolutionDoc `firestore:"resolution,omitempty"`
+	Questions    []questionDoc  `firestore:"questions,omitempty"`
+	Analysts     []string       `firestore:"analysts,omitempty"`
+	Verdict      string         `firestore:"verdict"`
+	Resolution   *resolutionDoc `firestore:"resolution,omitempty"`
+	Triage       *triageDoc     `firestore:"triage,omitempty"`
+	TriageAgreed *bool          `firestore:"triage_agreed,omitempty"`
+}
+
+type triageDoc struct {
+	Verdict    string              `firestore:"verdict"`
+	Confidence float64             `firestore:"confidence"`
+	Evidence   []triageEvidenceDoc `firestore:"evidence"`
+	Model      string              `firestore:"model"`
+	At         time.Time           `firestore:"at"`
+}
+
+type triageEvidenceDoc struct {
+	Value       string `firestore:"value"`
+	Claim       string `firestore:"claim"`
+	Unsupported bool   `firestore:"unsupported"`
+}
+
+func newTriageDoc(t *record.Triage) *triageDoc {
+	if t == nil {
+		return nil
+	}
+	d := &triageDoc{Verdict: string(t.Verdict), Confidence: t.Confidence, Model: t.Model, At: normTime(t.At), Evidence: []triageEvidenceDoc{}}
+	for _, e := range t.Evidence {
+		d.Evidence = append(d.Evidence, triageEvidenceDoc{Value: e.Value, Claim: e.Claim, Unsupported: e.Unsupported})
+	}
+	return d
+}
+
+func (d *triageDoc) triage() *record.Triage {
+	if d == nil {
+		return nil
+	}
+	t := &record.Triage{Verdict: record.Verdict(d.Verdict), Confidence: d.Confidence, Model: d.Model, At: d.At.UTC(), Evidence: []record.TriageEvidence{}}
+	for _, e := range d.Evidence {
+		t.Evidence = append(t.Evidence, record.TriageEvidence{Value: e.Value, Claim: e.Claim, Unsupported: e.Unsupported})
+	}
+	return t
 }
 
 type questionDoc struct {
@@ -43,7 +84,7 @@ type resolutionDoc struct {
 }
 
 func newVerdictFields(h *record.History) verdictFields {
-	f := verdictFields{Analysts: h.Analysts(), Verdict: string(h.Verdict())}
+	f := verdictFields{Analysts: h.Analysts(), Verdict: string(h.Verdict()), Triage: newTriageDoc(h.Triage), TriageAgreed: h.TriageAgreed}
 	for _, q := range h.Questions {
 		f.Questions = append(f.Questions, questionDoc{Content: int64(q.Content), Analyst: q.Analyst, At: normTime(q.At)})
 	}
@@ -63,6 +104,11 @@ func (f verdictFields) fill(h *record.History) {
 		h.Resolution = &record.Resolution{Verdict: record.Verdict(r.Verdict), Note: r.Note, ResolvedBy: r.ResolvedBy,
 			ResolvedAt: r.ResolvedAt.UTC(), Suggested: r.Suggested}
 	}
+	h.Triage = f.Triage.triage()
+	if f.TriageAgreed != nil {
+		agreed := *f.TriageAgreed
+		h.TriageAgreed = &agreed
+	}
 }
 
 // updates are the fields as a save writes them: the resolution removed while open.
@@ -71,6 +117,16 @@ func (f verdictFields) updates() []firestore.Update {
 		{Path: "questions", Value: f.Questions},
 		{Path: "analysts", Value: f.Analysts},
 		{Path: "verdict", Value: f.Verdict},
+	}
+	if f.Triage != nil {
+		u = append(u, firestore.Update{Path: "triage", Value: f.Triage})
+	} else {
+		u = append(u, firestore.Update{Path: "triage", Value: firestore.Delete})
+	}
+	if f.TriageAgreed != nil {
+		u = append(u, firestore.Update{Path: "triage_agreed", Value: *f.TriageAgreed})
+	} else {
+		u = append(u, firestore.Update{Path: "triage_agreed", Value: firestore.Delete})
 	}
 	if f.Resolution != nil {
 		return append(u, firestore.Update{Path: "resolution", Value: f.Resolution})

@@ -173,6 +173,9 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if err := createAlertIndex(ctx, tx); err != nil {
 		return err
 	}
+	if err := addAlertTriage(ctx, tx); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -561,6 +564,13 @@ func (s *Store) alertFilter(q store.AlertQuery) (string, []any) {
 	if q.Open {
 		where += ` AND status = ''`
 	}
+	switch {
+	case q.Untriaged:
+		where += ` AND triage_verdict = ''`
+	case q.Triage != "":
+		where += ` AND triage_verdict = ?`
+		args = append(args, string(q.Triage))
+	}
 	if len(q.Severities) > 0 {
 		where += ` AND severity IN (?` + strings.Repeat(`, ?`, len(q.Severities)-1) + `)`
 		for _, sev := range q.Severities {
@@ -589,7 +599,7 @@ func (s *Store) CountAlerts(ctx context.Context, q store.AlertQuery) (int, error
 func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.AlertPage, error) {
 	limit := store.ClampLimit(q.Limit)
 	where, args := s.alertFilter(q)
-	query := `SELECT id, title, created_at, severity, source, time, status FROM alerts` + where
+	query := `SELECT id, title, created_at, severity, source, time, status, triage FROM alerts` + where
 	if q.Cursor != "" {
 		t, id, err := store.DecodeCursor(q.Cursor)
 		if err != nil {
@@ -608,13 +618,17 @@ func (s *Store) ListAlerts(ctx context.Context, q store.AlertQuery) (*store.Aler
 	defer rows.Close()
 	page := &store.AlertPage{}
 	for rows.Next() {
-		var id, title, severity, source, status string
+		var id, title, severity, source, status, triage string
 		var created, when int64
-		if err := rows.Scan(&id, &title, &created, &severity, &source, &when, &status); err != nil {
+		if err := rows.Scan(&id, &title, &created, &severity, &source, &when, &status, &triage); err != nil {
 			return nil, goerr.Wrap(err, "failed to read alert row")
 		}
+		t, err := decodeTriage(record.AlertID(id), triage)
+		if err != nil {
+			return nil, err
+		}
 		page.Alerts = append(page.Alerts, &record.Alert{ID: record.AlertID(id), Title: title, CreatedAt: time.UnixMicro(created).UTC(),
-			Severity: severity, Source: source, Time: alertTime(when), Status: status})
+			Severity: severity, Source: source, Time: alertTime(when), Status: status, Triage: t})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, goerr.Wrap(err, "failed to list alerts")

@@ -115,6 +115,18 @@ var conformance = map[string]conformanceCall{
 		})
 		return err
 	},
+	"TriageAlert": func(t *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		n := fx.next()
+		id := record.AlertID(fmt.Sprintf("triage-%d", n))
+		if _, err := fx.b.PutAlert(ctx, &record.Alert{ID: id, Title: "t", Data: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+		return s.TriageAlert(ctx, id, &record.AlertTriage{HistoryID: record.HistoryID(fmt.Sprintf("h-%d", n)), Verdict: record.VerdictBenign}, "")
+	},
+	"AlertTriage": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.AlertTriage(ctx, fx.alert.ID)
+		return err
+	},
 	"GetAlert": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
 		_, err := s.GetAlert(ctx, fx.alert.ID)
 		return err

@@ -127,6 +127,20 @@ func (f *faulty) PutAlerts(ctx context.Context, as []*record.Alert) (int, error)
 	return f.inner.PutAlerts(ctx, as)
 }
 
+func (f *faulty) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	if err := f.fault("TriageAlert"); err != nil {
+		return err
+	}
+	return f.inner.TriageAlert(ctx, id, t, prev)
+}
+
+func (f *faulty) AlertTriage(ctx context.Context, id record.AlertID) (*record.AlertTriage, error) {
+	if err := f.fault("AlertTriage"); err != nil {
+		return nil, err
+	}
+	return f.inner.AlertTriage(ctx, id)
+}
+
 func (f *faulty) GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error) {
 	if err := f.fault("GetAlert"); err != nil {
 		var zero *record.Alert

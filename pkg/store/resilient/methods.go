@@ -96,6 +96,23 @@ func (s *Store) PutAlerts(ctx context.Context, as []*record.Alert) (out int, err
 	return out, err
 }
 
+// TriageAlert implements store.Store. It is retried as the other conditional writes are: the
+// backends make a retry of a write that went through succeed without writing again (the
+// alert's triage is already this one), and a triage another run made is ErrConflict, which is
+// returned at once, never retried into a second triage.
+func (s *Store) TriageAlert(ctx context.Context, id record.AlertID, t *record.AlertTriage, prev record.HistoryID) error {
+	return s.do(ctx, "TriageAlert", func(ctx context.Context, _ int) error { return s.inner.TriageAlert(ctx, id, t, prev) })
+}
+
+// AlertTriage implements store.Store.
+func (s *Store) AlertTriage(ctx context.Context, id record.AlertID) (out *record.AlertTriage, err error) {
+	err = s.do(ctx, "AlertTriage", func(ctx context.Context, _ int) error {
+		out, err = s.inner.AlertTriage(ctx, id)
+		return err
+	})
+	return out, err
+}
+
 // GetAlert implements store.Store.
 func (s *Store) GetAlert(ctx context.Context, id record.AlertID) (out *record.Alert, err error) {
 	err = s.do(ctx, "GetAlert", func(ctx context.Context, _ int) error {
