@@ -98,6 +98,9 @@ type History struct {
 	// investigation's conclusion, nil while it is open.
 	Questions  []Question  `json:"questions,omitempty"`
 	Resolution *Resolution `json:"resolution,omitempty"`
+	// KnowledgeIDs are the team knowledge entries given to the model in this investigation, in
+	// the order first given, so an audit can see what its answers rested on.
+	KnowledgeIDs []KnowledgeID `json:"knowledge_ids,omitempty"`
 
 	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
 	Contents []*genai.Content `json:"-"`
@@ -180,6 +183,7 @@ func (h *History) Meta() *History {
 		c.Resolution = &r
 	}
 	c.Questions = slices.Clip(h.Questions)
+	c.KnowledgeIDs = slices.Clip(h.KnowledgeIDs)
 	return &c
 }
 

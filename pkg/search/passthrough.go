@@ -87,6 +87,18 @@ func (s *embeddingStore) ListBatchJobs(ctx context.Context, limit int) ([]*recor
 func (s *embeddingStore) PutBatchReservation(ctx context.Context, r *record.BatchReservation, prev *record.BatchReservation) (*record.BatchReservation, error) {
 	return s.next.PutBatchReservation(ctx, r, prev)
 }
+func (s *embeddingStore) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	return s.next.PutKnowledge(ctx, e)
+}
+func (s *embeddingStore) GetKnowledge(ctx context.Context, id string) (*record.Knowledge, error) {
+	return s.next.GetKnowledge(ctx, id)
+}
+func (s *embeddingStore) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*record.Knowledge, error) {
+	return s.next.ListKnowledge(ctx, q)
+}
+func (s *embeddingStore) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
+	return s.next.MatchKnowledge(ctx, keys, limit)
+}
 func (s *embeddingStore) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 	return s.next.ListObjects(ctx)
 }

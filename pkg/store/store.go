@@ -155,6 +155,7 @@ type Store interface {
 	VectorSearcher
 	Indexer
 	BatchJobs
+	KnowledgeBase
 	Checker
 	PendingReporter
 	KeyStore

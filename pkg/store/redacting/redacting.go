@@ -15,6 +15,10 @@
 //   - PutEmbedding, Reindex: computed from what is stored, already redacted.
 //   - PutBatchJob, PutBatchReservation: job names, models, hashes, states and counts: no text of
 //     an alert or a conversation.
+//   - PutKnowledge: redacted here, text and indicators, with the workspace's keyed tokens and
+//     without any alert's values kept, so an indicator that redaction replaces is stored as its
+//     token and the same raw value in any alert still finds it (pkg/knowledge). Alert types
+//     are rule names, written as given (they are matched against the alerts' own).
 //   - DeleteHistory, MoveAside, DropMetadata: remove or move what is stored; a drop's reason is
 //     the checker's own words.
 //
@@ -53,6 +57,15 @@ func (s *layer) SaveHistory(ctx context.Context, h *record.History) error {
 	red := redacthist.ForHistory(ctx, s.redactor, s.next, h)
 	redacthist.History(red, h)
 	return s.next.SaveHistory(ctx, h)
+}
+
+// PutKnowledge redacts the entry's text and indicators in place, then writes it.
+func (s *layer) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	e.Text, _ = s.redactor.RedactString(e.Text)
+	for i, v := range e.Indicators {
+		e.Indicators[i], _ = s.redactor.RedactString(v)
+	}
+	return s.next.PutKnowledge(ctx, e)
 }
 
 // The rest passes through (see the package doc for why each write needs nothing).
@@ -131,6 +144,15 @@ func (s *layer) ListBatchJobs(ctx context.Context, limit int) ([]*record.BatchJo
 }
 func (s *layer) PutBatchReservation(ctx context.Context, r *record.BatchReservation, prev *record.BatchReservation) (*record.BatchReservation, error) {
 	return s.next.PutBatchReservation(ctx, r, prev)
+}
+func (s *layer) GetKnowledge(ctx context.Context, id string) (*record.Knowledge, error) {
+	return s.next.GetKnowledge(ctx, id)
+}
+func (s *layer) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*record.Knowledge, error) {
+	return s.next.ListKnowledge(ctx, q)
+}
+func (s *layer) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
+	return s.next.MatchKnowledge(ctx, keys, limit)
 }
 func (s *layer) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 	return s.next.ListObjects(ctx)

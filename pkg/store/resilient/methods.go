@@ -49,6 +49,10 @@ const (
 	mFindBatchJob
 	mListBatchJobs
 	mPutBatchReservation
+	mPutKnowledge
+	mGetKnowledge
+	mListKnowledge
+	mMatchKnowledge
 	mListObjects
 	mListHistoryIDs
 	mMetadataExists
@@ -96,12 +100,18 @@ var classes = [numMethods]class{
 	mFindBatchJob:        {"FindBatchJob", kindRead, "lookup"},
 	mListBatchJobs:       {"ListBatchJobs", kindRead, "list"},
 	mPutBatchReservation: {"PutBatchReservation", kindWrite, "save"},
-	mListObjects:         {"ListObjects", kindRead, "check"},
-	mListHistoryIDs:      {"ListHistoryIDs", kindRead, "check"},
-	mMetadataExists:      {"MetadataExists", kindRead, "check"},
-	mReadObject:          {"ReadObject", kindRead, "read"},
-	mMoveAside:           {"MoveAside", kindOnce, "repair"},
-	mDropMetadata:        {"DropMetadata", kindOnce, "repair"},
+	// An entry is written whole under its own ID (an upsert), so a retry of a write whose answer
+	// was lost writes the same entry once more, never a second one.
+	mPutKnowledge:   {"PutKnowledge", kindWrite, "save"},
+	mGetKnowledge:   {"GetKnowledge", kindRead, "read"},
+	mListKnowledge:  {"ListKnowledge", kindRead, "list"},
+	mMatchKnowledge: {"MatchKnowledge", kindRead, "search"},
+	mListObjects:    {"ListObjects", kindRead, "check"},
+	mListHistoryIDs: {"ListHistoryIDs", kindRead, "check"},
+	mMetadataExists: {"MetadataExists", kindRead, "check"},
+	mReadObject:     {"ReadObject", kindRead, "read"},
+	mMoveAside:      {"MoveAside", kindOnce, "repair"},
+	mDropMetadata:   {"DropMetadata", kindOnce, "repair"},
 	// A read, though it writes once in a workspace's life: the first call creates the key.
 	// That write is conditional in both backends (an insert that leaves an existing key alone,
 	// a create that fails on an existing document and then reads it), so a retry of an
@@ -335,6 +345,38 @@ func (s *Store) ListBatchJobs(ctx context.Context, limit int) (out []*record.Bat
 func (s *Store) PutBatchReservation(ctx context.Context, r *record.BatchReservation, prev *record.BatchReservation) (out *record.BatchReservation, err error) {
 	err = s.do(ctx, mPutBatchReservation, func(ctx context.Context, _ int) error {
 		out, err = s.inner.PutBatchReservation(ctx, r, prev)
+		return err
+	})
+	return out, err
+}
+
+// PutKnowledge implements store.Store.
+func (s *Store) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	return s.do(ctx, mPutKnowledge, func(ctx context.Context, _ int) error { return s.inner.PutKnowledge(ctx, e) })
+}
+
+// GetKnowledge implements store.Store.
+func (s *Store) GetKnowledge(ctx context.Context, id string) (out *record.Knowledge, err error) {
+	err = s.do(ctx, mGetKnowledge, func(ctx context.Context, _ int) error {
+		out, err = s.inner.GetKnowledge(ctx, id)
+		return err
+	})
+	return out, err
+}
+
+// ListKnowledge implements store.Store.
+func (s *Store) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) (out []*record.Knowledge, err error) {
+	err = s.do(ctx, mListKnowledge, func(ctx context.Context, _ int) error {
+		out, err = s.inner.ListKnowledge(ctx, q)
+		return err
+	})
+	return out, err
+}
+
+// MatchKnowledge implements store.Store.
+func (s *Store) MatchKnowledge(ctx context.Context, keys []string, limit int) (out []*record.Knowledge, err error) {
+	err = s.do(ctx, mMatchKnowledge, func(ctx context.Context, _ int) error {
+		out, err = s.inner.MatchKnowledge(ctx, keys, limit)
 		return err
 	})
 	return out, err

@@ -137,6 +137,18 @@ func (s *Layer) ListBatchJobs(ctx context.Context, limit int) ([]*record.BatchJo
 func (s *Layer) PutBatchReservation(ctx context.Context, r *record.BatchReservation, prev *record.BatchReservation) (*record.BatchReservation, error) {
 	return s.next.PutBatchReservation(ctx, r, prev)
 }
+func (s *Layer) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	return s.next.PutKnowledge(ctx, e)
+}
+func (s *Layer) GetKnowledge(ctx context.Context, id string) (*record.Knowledge, error) {
+	return s.next.GetKnowledge(ctx, id)
+}
+func (s *Layer) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*record.Knowledge, error) {
+	return s.next.ListKnowledge(ctx, q)
+}
+func (s *Layer) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
+	return s.next.MatchKnowledge(ctx, keys, limit)
+}
 func (s *Layer) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 	return s.next.ListObjects(ctx)
 }
