@@ -120,6 +120,8 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	}()
 
 	c.banner()
+	// The team's notes the model is given for this investigation, one line each.
+	c.printLines(knowledgeLines(c.sess.Knowledge(ctx)))
 	// Looked up before the first question: the analyst reads them, and the model is offered them.
 	rel := c.relatedLines(ctx, c.sess)()
 	c.printLines(rel.lines)

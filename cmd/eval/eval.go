@@ -92,6 +92,7 @@ report of the finished runs is printed first; a --remote job goes on).`,
 			&cli.FloatFlag{Name: "min-accuracy", Usage: "exit 1 when a model's accuracy is below X (0 to 1)", Destination: &opts.MinAccuracy},
 			&cli.BoolFlag{Name: "save", Usage: "keep each investigation as a history (titled, redacted)", Destination: &opts.Save},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
+			&cli.BoolFlag{Name: "no-knowledge", Usage: "give Gemini none of the team's knowledge (no notes, no search_knowledge)", Destination: &opts.Tools.NoKnowledge},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
@@ -383,6 +384,7 @@ func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *fact
 	if err != nil {
 		return nil, err
 	}
+	base = sessionutil.WithKnowledge(base, s, opts.Tools.NoKnowledge)
 	if !opts.Save {
 		base.Store, base.Spool = discard{}, nil
 	}

@@ -90,7 +90,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 	}
 	var jobStore store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
-	base := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), false)
+	base := sessionutil.WithKnowledge(sessionutil.SessionOptions(cfg, client, s, opts.Logger(), false), s, opts.Tools.NoKnowledge)
 	// The investigation is not kept, and a summary would be one more request, which a job
 	// cannot make.
 	base.Store, base.Spool, base.CompactAt = discard{}, nil, -1
