@@ -175,8 +175,11 @@ func ParseExpires(s string, now time.Time) (*time.Time, error) {
 // given ones, each once. A given value that is no indicator of any kind is refused.
 func Indicators(text string, given []string, eng *redact.Redactor) ([]string, error) {
 	out := []string{}
+	// Each value once as it will be stored: a raw value and the token it is redacted to are one.
+	seen := map[string]bool{}
 	add := func(v string) {
-		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, v) }) {
+		if k := keyOf(eng, v); !seen[k] {
+			seen[k] = true
 			out = append(out, v)
 		}
 	}
