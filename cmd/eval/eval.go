@@ -214,7 +214,7 @@ func evalRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	eo := eval.Options{Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency}
+	eo := eval.Options{Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency, Knowledge: !opts.Tools.NoKnowledge}
 	var jobsEnded []string
 	if opts.Remote.Enabled {
 		var done bool
@@ -397,7 +397,7 @@ func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *fact
 			return nil, err
 		}
 		turn, err := sess.Send(ctx, question, nil)
-		inv := &eval.Investigation{Contents: sess.Contents()}
+		inv := &eval.Investigation{Contents: sess.Contents(), KnowledgeIDs: sess.History().KnowledgeIDs}
 		if turn != nil {
 			inv.Answer, inv.Usage = turn.Answer, turn.Usage
 		}

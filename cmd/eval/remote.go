@@ -204,7 +204,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 		// As the local investigation's turn ends: the same answer, usage and errors (an
 		// answer of calls without text is one, since the job declared no tools).
 		turn, err := sess.Complete(ctx, question(it.Case), a)
-		inv := &eval.Investigation{Contents: sess.Contents()}
+		inv := &eval.Investigation{Contents: sess.Contents(), KnowledgeIDs: sess.History().KnowledgeIDs}
 		if turn != nil {
 			inv.Answer, inv.Usage = turn.Answer, turn.Usage
 		}
