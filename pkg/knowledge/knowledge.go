@@ -135,6 +135,9 @@ func visible(r rune) rune {
 	return r
 }
 
+// maxExpiry bounds --expires: a century is "never" said otherwise.
+const maxExpiry = 100 * 366 * 24 * time.Hour
+
 var durationPart = regexp.MustCompile(`^([0-9]+)([a-z]+)`)
 
 // ParseExpires reads --expires at now: "" is the default (record.DefaultKnowledgeTTL), "never"
@@ -156,7 +159,7 @@ func ParseExpires(s string, now time.Time) (*time.Time, error) {
 			}
 			n, err := strconv.ParseInt(m[1], 10, 64)
 			unit := map[string]time.Duration{"m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-			if err != nil || unit == 0 || n > 100*366*24*int64(time.Hour/unit) {
+			if err != nil || unit == 0 || time.Duration(n) > maxExpiry/unit || d+time.Duration(n)*unit > maxExpiry {
 				return nil, invalid(fmt.Sprintf("invalid --expires %q: use a duration such as 90d, 2w or 12h, or never", cut(s, 40)))
 			}
 			d += time.Duration(n) * unit
@@ -283,8 +286,9 @@ type Matcher interface {
 	MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error)
 }
 
-// candidates is how many matching entries are read to rank: the few given come from them.
-const candidates = 200
+// candidates is how many matching entries are read to rank limit of them: the store returns
+// those sharing the most first, and some may have expired.
+func candidates(limit int) int { return max(50, 5*limit) }
 
 // Retriever finds the notes of an alert at the start of an investigation.
 type Retriever struct {
@@ -326,13 +330,13 @@ func (r *Retriever) now() time.Time {
 }
 
 // rank reads the entries holding any of keys and keeps the active ones, best first: the more
-// keys an entry holds the better (an indicator or an alert type counts more than a word),
-// then the newer.
+// keys an entry holds the better (a shared indicator counts most, then the alert type, then a
+// word), then the newer.
 func (r *Retriever) rank(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	found, err := r.Store.MatchKnowledge(ctx, keys, candidates)
+	found, err := r.Store.MatchKnowledge(ctx, keys, candidates(limit))
 	if err != nil {
 		return nil, err
 	}
@@ -353,11 +357,7 @@ func (r *Retriever) rank(ctx context.Context, keys []string, limit int) ([]*reco
 		score := 0
 		for _, k := range store.KnowledgeKeys(e) {
 			if want[k] {
-				if strings.HasPrefix(k, store.KeyWord) {
-					score++
-				} else {
-					score += 10
-				}
+				score += store.KeyWeight(k)
 			}
 		}
 		out = append(out, scored{e, score})

@@ -28,7 +28,9 @@ type KnowledgeBase interface {
 	// not retired, or with q.All every one. Expiry is the caller's to judge (record.Knowledge.Active).
 	ListKnowledge(ctx context.Context, q KnowledgeQuery) ([]*record.Knowledge, error)
 	// MatchKnowledge returns the entries not retired that hold any of keys (KnowledgeKeys),
-	// at most limit (ClampLimit), in no particular order: the caller ranks them.
+	// at most limit (ClampLimit). A backend that reads more matching entries than limit
+	// keeps those holding the most (KeyWeight), or at least reads the indicator and alert type
+	// keys apart from the words; the caller ranks what it returns.
 	MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error)
 }
 
@@ -54,6 +56,19 @@ const (
 	KeyAlertType = "t:"
 	KeyWord      = "w:"
 )
+
+// KeyWeight is how much a shared key of kind (a key, or its KeyIndicator, KeyAlertType or
+// KeyWord prefix) counts when entries are ranked: a shared indicator most, then the alert
+// type, then a word.
+func KeyWeight(key string) int {
+	switch {
+	case strings.HasPrefix(key, KeyIndicator):
+		return 10
+	case strings.HasPrefix(key, KeyAlertType):
+		return 5
+	}
+	return 1
+}
 
 // IndicatorKey is the key of an indicator value: lower-cased, and a keyed token
 // ([REDACTED_IP_k3v9q2]) without its brackets, as index terms write it.

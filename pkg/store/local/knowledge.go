@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -32,7 +33,7 @@ CREATE TABLE IF NOT EXISTS knowledge_keys (
 	id        TEXT NOT NULL,
 	PRIMARY KEY (workspace, key, id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS knowledge_keys_by_entry ON knowledge_keys (workspace, id);
+CREATE INDEX IF NOT EXISTS knowledge_keys_by_entry ON knowledge_keys (id);
 `
 
 // PutKnowledge implements store.KnowledgeBase: the row and its keys replaced in one
@@ -112,26 +113,97 @@ func (s *Store) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*r
 	return out, nil
 }
 
-// MatchKnowledge implements store.KnowledgeBase: one query on the keys' primary key.
+// MatchKnowledge implements store.KnowledgeBase: one query on the keys' primary key, the
+// entries holding the most (store.KeyWeight) first, so a common word never crowds out an
+// entry that shares an indicator. CROSS JOIN keeps SQLite from walking every entry in
+// another order and probing the matches: the matches are read first, then their entries.
 func (s *Store) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
 	if len(keys) == 0 {
 		return nil, nil
+	}
+	keys, err := s.selectiveKeys(ctx, keys)
+	if err != nil {
+		return nil, err
 	}
 	args := make([]any, 0, len(keys)+3)
 	args = append(args, s.workspace)
 	for _, k := range keys {
 		args = append(args, k)
 	}
-	args = append(args, s.workspace, store.ClampLimit(limit))
+	args = append(args, store.ClampLimit(limit), s.workspace)
 	out, err := s.queryKnowledge(ctx, "match knowledge entries",
-		`SELECT k.entry FROM knowledge k WHERE k.id IN (
-	SELECT DISTINCT id FROM knowledge_keys WHERE workspace = ? AND key IN (?`+strings.Repeat(", ?", len(keys)-1)+`))
-AND k.workspace = ? AND k.retired = 0 LIMIT ?`, args...)
+		`SELECT k.entry FROM (
+	SELECT id, SUM(CASE substr(key, 1, 2) WHEN '`+store.KeyIndicator+`' THEN `+weight(store.KeyIndicator)+` WHEN '`+store.KeyAlertType+`' THEN `+weight(store.KeyAlertType)+` ELSE `+weight(store.KeyWord)+` END) AS score
+	FROM knowledge_keys WHERE workspace = ? AND key IN (?`+strings.Repeat(", ?", len(keys)-1)+`)
+	GROUP BY id ORDER BY score DESC, id LIMIT ?) m
+CROSS JOIN knowledge k ON k.workspace = ? AND k.id = m.id
+WHERE k.retired = 0 ORDER BY m.score DESC`, args...)
 	if err != nil {
 		return nil, goerr.Wrap(err, "failed to match knowledge entries")
 	}
 	return out, nil
 }
+
+// commonWord is how many entries a word may be in and still rank a search: a word most entries
+// hold ("backup" in a team whose notes are about backups) tells little and costs a read of
+// every entry holding it.
+const commonWord = 1000
+
+// selectiveKeys leaves out the words of keys that more than commonWord entries hold, unless
+// nothing else is left (then the rarest word stays): counting is read from the keys' index
+// alone, much cheaper than ranking every entry that holds a common word.
+func (s *Store) selectiveKeys(ctx context.Context, keys []string) ([]string, error) {
+	var words []any
+	for _, k := range keys {
+		if strings.HasPrefix(k, store.KeyWord) {
+			words = append(words, k)
+		}
+	}
+	if len(words) == 0 {
+		return keys, nil
+	}
+	s.calls.Add("sqlite.query")
+	rows, err := s.db.QueryContext(ctx, `SELECT w.value, (SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_keys kk WHERE kk.workspace = ? AND kk.key = w.value LIMIT `+strconv.Itoa(commonWord+1)+`))
+FROM json_each(?) w`, s.workspace, jsonArray(words))
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to count knowledge words")
+	}
+	defer rows.Close()
+	common := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, goerr.Wrap(err, "failed to count knowledge words")
+		}
+		if n > commonWord {
+			common[k] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to count knowledge words")
+	}
+	if len(common) == 0 {
+		return keys, nil
+	}
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if _, ok := common[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, keys[0]) // all common: the first word still ranks
+	}
+	return out, nil
+}
+
+func jsonArray(vs []any) string {
+	data, _ := json.Marshal(vs)
+	return string(data)
+}
+
+func weight(kind string) string { return strconv.Itoa(store.KeyWeight(kind)) }
 
 func (s *Store) queryKnowledge(ctx context.Context, what, query string, args ...any) ([]*record.Knowledge, error) {
 	s.calls.Add("sqlite.query")
