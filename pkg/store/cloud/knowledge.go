@@ -131,14 +131,26 @@ func (s *Store) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*r
 
 // MatchKnowledge implements store.KnowledgeBase: one array-contains-any query per 30 keys on
 // the (workspace, retired, keys) index, all at once, so the keys of one alert cost one round
-// trip.
+// trip. The entries of the indicator and alert type queries come first.
 func (s *Store) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
 	limit = store.ClampLimit(limit)
+	// Indicators and alert types are asked apart from words, so that a word many entries hold
+	// never fills a query's limit before an entry sharing an indicator is read.
 	var chunks [][]string
-	for len(keys) > 0 {
-		n := min(len(keys), maxArrayContainsAny)
-		chunks = append(chunks, keys[:n])
-		keys = keys[n:]
+	var strong, words []string
+	for _, k := range keys {
+		if store.KeyWeight(k) > store.KeyWeight(store.KeyWord) {
+			strong = append(strong, k)
+		} else {
+			words = append(words, k)
+		}
+	}
+	for _, group := range [][]string{strong, words} {
+		for len(group) > 0 {
+			n := min(len(group), maxArrayContainsAny)
+			chunks = append(chunks, group[:n])
+			group = group[n:]
+		}
 	}
 	results := make([][]*firestore.DocumentSnapshot, len(chunks))
 	errs := make([]error, len(chunks))
