@@ -254,3 +254,19 @@ func TestKnowledgeBadInput(t *testing.T) {
 		t.Fatalf("bad input wrote %+v", got)
 	}
 }
+
+// An interactive chat shows the notes given to Gemini before the first question, one line each.
+func TestKnowledgeShownInChat(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, titleAnswer("T"))
+	c.env = append(c.env, "ALERTCHAT_ANALYST=alice")
+	alertID := strings.TrimSpace(c.mustRun(scannerFinding("198.51.100.23", "f1"), "alert", "add", "-f", "-"))
+	id := strings.TrimSpace(c.mustRun("", "knowledge", "add", "198.51.100.23 is our external scanner (Qualys), Sundays"))
+	term := startTerminal(t, c, 200, "chat", "-a", alertID)
+	term.waitFor("1 team note given to Gemini")
+	term.waitFor(ref(id) + " as of ")
+	term.typeLine("/exit")
+	if screen := term.wait(); !strings.Contains(screen, "by alice, added by hand: [REDACTED_IP_") {
+		t.Fatalf("screen:\n%s", screen)
+	}
+}
