@@ -102,6 +102,17 @@ func TestKnowledgeEndToEnd(t *testing.T) {
 				t.Fatalf("knowledge_ids %v, want [%s]", ids, scanner)
 			}
 
+			var listed []struct {
+				ID           string   `json:"id"`
+				KnowledgeIDs []string `json:"knowledge_ids"`
+			}
+			if err := json.Unmarshal([]byte(c.mustRun("", "history", "list", "-o", "json")), &listed); err != nil {
+				t.Fatal(err)
+			}
+			if len(listed) != 1 || len(listed[0].KnowledgeIDs) != 1 || listed[0].KnowledgeIDs[0] != scanner {
+				t.Fatalf("history list: %+v", listed)
+			}
+
 			c.askJSON("", "-a", alertID, "-q", "Without the notes?", "--no-knowledge")
 			if sys := c.lastSystem(); strings.Contains(sys, "[K-") {
 				t.Fatalf("--no-knowledge gave notes:\n%s", sys)
@@ -120,6 +131,10 @@ func TestKnowledgeEndToEnd(t *testing.T) {
 			if l.Source == nil || l.Source.HistoryID != out.HistoryID || l.Source.Verdict != "false_positive" ||
 				len(l.AlertTypes) != 1 || l.AlertTypes[0] != "Recon:EC2/PortProbeUnprotectedPort" {
 				t.Fatalf("lesson: %+v", l)
+			}
+			if rep := c.mustRun("", "history", "report", out.HistoryID, "-o", "json"); !strings.Contains(rep, `"id":"K-`+scanner[:8]+`"`) && !strings.Contains(rep, `"id": "K-`+scanner[:8]+`"`) ||
+				!strings.Contains(rep, "K-"+lesson[:8]+": Port probes from the partner range") {
+				t.Fatalf("report's knowledge and lessons:\n%s", rep)
 			}
 			other := strings.TrimSpace(c.mustRun(scannerFinding("192.0.2.77", "f2"), "alert", "add", "-f", "-"))
 			c.askJSON("", "-a", other, "-q", "And this one?")
