@@ -23,7 +23,7 @@ import (
 // arrays of terms and a vector), which would make every page many times larger.
 var listFields = []string{"id", "workspace", "alert_id", "title", "title_source", "parent_id", "fork_point",
 	"created_at", "updated_at", "message_count", "usage", "redactions", "tool_calls", "tool_approvals", "redacted_count",
-	"revision", "object_generation", "summary", "questions", "verdict", "resolution"}
+	"revision", "object_generation", "summary", "knowledge_ids", "questions", "verdict", "resolution"}
 
 type historyDoc struct {
 	ID               string         `firestore:"id"`
