@@ -285,3 +285,36 @@ func TestKnowledgeShownInChat(t *testing.T) {
 		t.Fatalf("screen:\n%s", screen)
 	}
 }
+
+// Lessons Gemini drafts with its suggested verdict are kept with -y, each an entry from that
+// history and verdict; a drafted lesson is never kept from a pipe without -y.
+func TestKnowledgeDraftedLessons(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
+		switch {
+		case r.GenerationConfig != nil && r.GenerationConfig.ResponseMIMEType == "application/json":
+			return geminitest.Reply{Text: `{"verdict":"benign","conclusion":"The probe came from the partner's audit range.","evidence":[],` +
+				`"lessons":["Partner audits probe our ports on the first Monday of the month","  "]}`}
+		case r.Kind == geminitest.KindGenerateContent:
+			return geminitest.Reply{Text: "T"}
+		}
+		return geminitest.Reply{Text: "It is the partner's audit."}
+	}))
+	alertID := strings.TrimSpace(c.mustRun(scannerFinding("192.0.2.7", "f1"), "alert", "add", "-f", "-"))
+	out := c.askJSON("", "-a", alertID, "-q", "Who probes us?")
+	if r := c.run("y\ny\n", "history", "resolve", out.HistoryID, "--suggest"); r.code != 2 {
+		t.Fatalf("--suggest from a pipe without -y: %+v", r)
+	}
+	if got := c.entries("--all"); len(got) != 0 {
+		t.Fatalf("kept from a pipe: %+v", got)
+	}
+	r := c.run("", "history", "resolve", out.HistoryID, "--suggest", "-y")
+	if r.code != 0 || !strings.Contains(r.stderr, "Kept the lesson as K-") {
+		t.Fatalf("--suggest -y: %+v", r)
+	}
+	got := c.entries()
+	if len(got) != 1 || got[0].Text != "Partner audits probe our ports on the first Monday of the month" || got[0].Source == nil ||
+		got[0].Source.HistoryID != out.HistoryID || got[0].Source.Verdict != "benign" || strings.TrimSpace(r.stdout) != got[0].ID {
+		t.Fatalf("kept lessons %+v, stdout %q", got, r.stdout)
+	}
+}
