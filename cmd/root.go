@@ -22,6 +22,7 @@ import (
 	evalcmd "github.com/alertchat/alertchat/cmd/eval"
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/history"
+	knowledgecmd "github.com/alertchat/alertchat/cmd/knowledge"
 	mcpcmd "github.com/alertchat/alertchat/cmd/mcp"
 	"github.com/alertchat/alertchat/cmd/models"
 	"github.com/alertchat/alertchat/cmd/redact"
@@ -198,6 +199,7 @@ Exit status: 0 success, 1 failure (Gemini, storage), 2 usage or invalid input, 3
 			alert.NewCmdAlert(f),
 			chat.NewCmdChat(f, nil),
 			history.NewCmdHistory(f),
+			knowledgecmd.NewCmdKnowledge(f),
 			redact.NewCmdRedact(f.Factory, nil),
 			batch.NewCmdBatch(f, nil),
 			mcpcmd.NewCmdMCP(f.Factory, o.Getenv),

@@ -35,6 +35,7 @@ func newTriage(deps factory.SessionDeps) func(ctx context.Context, s *factory.St
 		if err != nil {
 			return triage.Options{}, err
 		}
+		base = sessionutil.WithKnowledge(base, s, false)
 		return sessionutil.TriageOptions(cfg, client, s, sessionutil.NewInvestigator(base, cfg.Thinking)), nil
 	}
 }

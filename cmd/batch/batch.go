@@ -69,6 +69,7 @@ remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 			&cli.IntFlag{Name: "concurrency", Usage: "questions asked at once", Value: 4, Destination: &opts.Concurrency},
 			&cli.IntFlag{Name: "rpm", Usage: "at most N Gemini requests a minute, answers, titles and retries together (0: no limit)", Destination: &opts.RPM},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
+			&cli.BoolFlag{Name: "no-knowledge", Usage: "give Gemini none of the team's knowledge (no notes, no search_knowledge)", Destination: &opts.Tools.NoKnowledge},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, or a Cloud Storage prefix gs://BUCKET/PREFIX, Gemini may list, grep and query, read only (repeatable)", Destination: &opts.Tools.Evidence},
@@ -157,6 +158,7 @@ func batchRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	sessOpts = sessionutil.WithKnowledge(sessOpts, s, opts.Tools.NoKnowledge)
 	bar := startProgressBar(opts.IO, len(qs), &retries)
 	var unavailable unavailableModel
 	sum, err := batch.Run(ctx, qs, opts.IO.Out, batch.Options{

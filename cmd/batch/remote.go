@@ -55,7 +55,7 @@ func remoteRun(ctx context.Context, opts *Options, data []byte, qs []batch.Quest
 	defer s.Close()
 	var jobs store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
-	sessOpts := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles)
+	sessOpts := sessionutil.WithKnowledge(sessionutil.SessionOptions(cfg, client, s, opts.Logger(), !opts.NoTitles), s, opts.Tools.NoKnowledge)
 	sessOpts.CompactAt = -1 // a summary would be one more request, which a job cannot make
 	// The job's last state stays on a terminal when the wait ends.
 	bar := cmdutil.NewProgressLine(opts.IO, true)

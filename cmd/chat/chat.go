@@ -119,6 +119,7 @@ arrived is saved first).`,
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Sources: cmdutil.EnvVar("NO_TITLE_GENERATION"), Destination: &opts.NoTitles},
 			&cli.StringFlag{Name: "mcp-config", Usage: "MCP servers' config file (default $XDG_CONFIG_HOME/alertchat/mcp.json when it exists)", Sources: cmdutil.EnvVar("MCP_CONFIG"), Destination: &opts.MCPConfig},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools: Gemini answers from the alert and the conversation only", Sources: cmdutil.EnvVar("NO_TOOLS"), Destination: &opts.Tools.NoTools},
+			&cli.BoolFlag{Name: "no-knowledge", Usage: "give Gemini none of the team's knowledge (no notes, no search_knowledge)", Destination: &opts.Tools.NoKnowledge},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question; past it Gemini is asked to answer without tools", Value: session.DefaultMaxToolCalls, Sources: cmdutil.EnvVar("MAX_TOOL_CALLS"), Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON; a larger one is cut and says so", Value: session.DefaultMaxToolResult, Sources: cmdutil.EnvVar("MAX_TOOL_RESULT"), Destination: &opts.Tools.MaxResult},
 			// ALERTCHAT_EVIDENCE is read below, from the real environment only, split like PATH.
@@ -248,6 +249,7 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 	if err != nil {
 		return err
 	}
+	sessOpts = sessionutil.WithKnowledge(sessOpts, s, opts.Tools.NoKnowledge)
 	// MCP servers start now, in the background; the first question waits for them briefly, later
 	// ones take the servers ready since.
 	servers, err := startMCP(ctx, opts.IO, opts.getenv, mcpConfigPath(opts.MCPConfig, opts.getenv), sessOpts.Tools, opts.mcpHooks)

@@ -120,6 +120,12 @@ func runInteractive(ctx context.Context, conv *conversation, sess *session.Sessi
 	}()
 
 	c.banner()
+	// The team's notes the model is given for this investigation, one line each; a store slower
+	// than the related lookup's bound costs the lines, not the notes (the first question takes
+	// them).
+	kctx, cancel := context.WithTimeout(ctx, relatedTimeout)
+	c.printLines(knowledgeLines(c.sess.Knowledge(kctx)))
+	cancel()
 	// Looked up before the first question: the analyst reads them, and the model is offered them.
 	rel := c.relatedLines(ctx, c.sess)()
 	c.printLines(rel.lines)

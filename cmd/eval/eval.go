@@ -92,6 +92,7 @@ report of the finished runs is printed first; a --remote job goes on).`,
 			&cli.FloatFlag{Name: "min-accuracy", Usage: "exit 1 when a model's accuracy is below X (0 to 1)", Destination: &opts.MinAccuracy},
 			&cli.BoolFlag{Name: "save", Usage: "keep each investigation as a history (titled, redacted)", Destination: &opts.Save},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
+			&cli.BoolFlag{Name: "no-knowledge", Usage: "give Gemini none of the team's knowledge (no notes, no search_knowledge)", Destination: &opts.Tools.NoKnowledge},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, or a Cloud Storage prefix gs://BUCKET/PREFIX, Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
@@ -213,7 +214,7 @@ func evalRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	eo := eval.Options{Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency}
+	eo := eval.Options{Models: models, Repeat: opts.Repeat, Concurrency: opts.Concurrency, Knowledge: !opts.Tools.NoKnowledge}
 	var jobsEnded []string
 	if opts.Remote.Enabled {
 		var done bool
@@ -383,6 +384,7 @@ func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *fact
 	if err != nil {
 		return nil, err
 	}
+	base = sessionutil.WithKnowledge(base, s, opts.Tools.NoKnowledge)
 	if !opts.Save {
 		base.Store, base.Spool = discard{}, nil
 	}
@@ -392,7 +394,7 @@ func investigator(opts *Options, cfg cmdutil.Config, client *llm.Client, s *fact
 		if one == nil {
 			return nil, err
 		}
-		inv := &eval.Investigation{Answer: one.Answer, Contents: one.Contents, Usage: one.Usage}
+		inv := &eval.Investigation{Answer: one.Answer, Contents: one.Contents, Usage: one.Usage, KnowledgeIDs: one.History.KnowledgeIDs}
 		if err == nil && one.SaveErr != nil && opts.Save {
 			fmt.Fprintf(opts.IO.ErrOut, "Warning: an investigation of alert %s could not be saved: %s\n", a.ID, cmdutil.OneLine(cmdutil.Message(one.SaveErr)))
 		}

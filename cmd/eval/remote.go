@@ -90,7 +90,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 	}
 	var jobStore store.BatchJobs = s
 	vertex := svc.Client.ClientConfig().Backend == genai.BackendVertexAI
-	base := sessionutil.SessionOptions(cfg, client, s, opts.Logger(), false)
+	base := sessionutil.WithKnowledge(sessionutil.SessionOptions(cfg, client, s, opts.Logger(), false), s, opts.Tools.NoKnowledge)
 	// The investigation is not kept, and a summary would be one more request, which a job
 	// cannot make.
 	base.Store, base.Spool, base.CompactAt = discard{}, nil, -1
@@ -204,7 +204,7 @@ func remoteInvestigations(ctx context.Context, opts *Options, cfg cmdutil.Config
 		// As the local investigation's turn ends: the same answer, usage and errors (an
 		// answer of calls without text is one, since the job declared no tools).
 		turn, err := sess.Complete(ctx, question(it.Case), a)
-		inv := &eval.Investigation{Contents: sess.Contents()}
+		inv := &eval.Investigation{Contents: sess.Contents(), KnowledgeIDs: sess.History().KnowledgeIDs}
 		if turn != nil {
 			inv.Answer, inv.Usage = turn.Answer, turn.Usage
 		}

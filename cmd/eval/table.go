@@ -10,18 +10,27 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 )
 
+// knowledgeCell says whether a model's runs were given the team's knowledge, and how many
+// runs were given a note: "on, 3/10 runs" or "off".
+func knowledgeCell(m eval.ModelReport) string {
+	if !m.Knowledge {
+		return "off"
+	}
+	return fmt.Sprintf("on, %d/%d runs", m.KnowledgeRuns, m.Runs)
+}
+
 // printTable writes the report for a person: the models side by side, each model's confusion
 // matrix, and the cases some run got wrong or failed. Piped, the rows are tab-separated.
 func printTable(ios *cmdutil.IOStreams, rep *eval.Report) {
 	w := ios.Out
-	t := cmdutil.NewTable(w, ios.StdoutTTY, "MODEL", "CASES", "RUNS", "ERRORS", "ACCURACY", "CONSISTENCY", "MENTIONS", "UNSUPPORTED", "TOKENS", "SECONDS").PipeHeader(true)
+	t := cmdutil.NewTable(w, ios.StdoutTTY, "MODEL", "CASES", "RUNS", "ERRORS", "ACCURACY", "CONSISTENCY", "MENTIONS", "UNSUPPORTED", "TOKENS", "SECONDS", "KNOWLEDGE").PipeHeader(true)
 	for _, m := range rep.Models {
 		mentions := "-"
 		if m.MentionRecall != nil {
 			mentions = percent(*m.MentionRecall)
 		}
 		t.Row(m.Model, strconv.Itoa(m.Cases), strconv.Itoa(m.Runs), strconv.Itoa(m.Errors), percent(m.Accuracy), percent(m.Consistency),
-			mentions, fmt.Sprintf("%d/%d", m.Unsupported, m.Cited), strconv.FormatInt(m.Tokens.Total, 10), strconv.FormatFloat(m.Seconds, 'f', 1, 64))
+			mentions, fmt.Sprintf("%d/%d", m.Unsupported, m.Cited), strconv.FormatInt(m.Tokens.Total, 10), strconv.FormatFloat(m.Seconds, 'f', 1, 64), knowledgeCell(m))
 	}
 	t.Flush()
 	for _, m := range rep.Models {

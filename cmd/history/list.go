@@ -135,6 +135,8 @@ type historyJSON struct {
 	ForkPoint int              `json:"fork_point,omitempty"`
 	// Pending is set when turns of the history are kept locally, not yet uploaded.
 	Pending bool `json:"pending,omitempty"`
+	// KnowledgeIDs are the team knowledge entries the investigation was given.
+	KnowledgeIDs []record.KnowledgeID `json:"knowledge_ids,omitempty"`
 	transcript.Conclusion
 }
 
@@ -143,7 +145,7 @@ func newHistoryJSON(h *record.History) historyJSON {
 		ID: h.ID, AlertID: h.AlertID, Title: h.Title,
 		CreatedAt: format.RFC3339(h.CreatedAt), UpdatedAt: format.RFC3339(h.UpdatedAt),
 		MessageCount: h.MessageCount, ToolCalls: h.ToolCalls, Usage: h.Usage, ParentID: h.ParentID, ForkPoint: h.ForkPoint,
-		Conclusion: transcript.NewConclusion(h),
+		KnowledgeIDs: h.KnowledgeIDs, Conclusion: transcript.NewConclusion(h),
 	}
 }
 

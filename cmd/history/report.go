@@ -99,7 +99,37 @@ func checkIOCFormat(f string) error {
 // reportStore is what a report reads: the history and its alert.
 type reportStore interface {
 	store.Histories
+	store.KnowledgeBase
 	GetAlert(ctx context.Context, id record.AlertID) (*record.Alert, error)
+}
+
+// knowledgeOf is the team knowledge of h as its report shows it: the entries it was given
+// (record.History.KnowledgeIDs; one since deleted from the store is named by its ID) and the
+// lessons learned from it (entries whose source is h, among the newest store.MaxLimit).
+func knowledgeOf(ctx context.Context, s store.KnowledgeBase, h *record.History) ([]handoff.Knowledge, []string, error) {
+	var given []handoff.Knowledge
+	for _, id := range h.KnowledgeIDs {
+		e, err := s.GetKnowledge(ctx, string(id))
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			given = append(given, handoff.Knowledge{ID: record.KnowledgeRef(id), Text: "(no longer in the store)"})
+			continue
+		case err != nil:
+			return nil, nil, err
+		}
+		given = append(given, handoff.Knowledge{ID: e.Ref(), Text: e.Text, Author: e.Author})
+	}
+	all, err := s.ListKnowledge(ctx, store.KnowledgeQuery{All: true, Limit: store.MaxLimit})
+	if err != nil {
+		return nil, nil, err
+	}
+	var lessons []string
+	for i := len(all) - 1; i >= 0; i-- { // oldest first, as they were learned
+		if e := all[i]; e.Source != nil && e.Source.HistoryID == h.ID {
+			lessons = append(lessons, e.Ref()+": "+e.Text)
+		}
+	}
+	return given, lessons, nil
 }
 
 // reportRun prints the report, or its indicators.
@@ -119,7 +149,11 @@ func reportRun(ctx context.Context, opts *ReportOptions, s reportStore) error {
 	case err != nil:
 		return goerr.Wrap(err, "failed to load alert", goerr.V("alert_id", h.AlertID))
 	}
-	r := handoff.Build(handoff.Input{History: h, Alert: a, Workspace: opts.Workspace})
+	given, lessons, err := knowledgeOf(ctx, s, h)
+	if err != nil {
+		return err
+	}
+	r := handoff.Build(handoff.Input{History: h, Alert: a, Workspace: opts.Workspace, Knowledge: given, Lessons: lessons})
 	if opts.IOCs == "" {
 		if opts.Output == "json" {
 			return cmdutil.PrintJSON(opts.IO.Out, r)

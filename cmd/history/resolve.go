@@ -15,7 +15,9 @@ import (
 	"github.com/alertchat/alertchat/cmd/factory"
 	"github.com/alertchat/alertchat/cmd/lookup"
 	"github.com/alertchat/alertchat/cmd/report"
+	alertpkg "github.com/alertchat/alertchat/pkg/alert"
 	"github.com/alertchat/alertchat/pkg/conclude"
+	"github.com/alertchat/alertchat/pkg/knowledge"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/statusline"
@@ -37,6 +39,21 @@ type ResolveOptions struct {
 	Note    string
 	Suggest bool
 	Yes     bool
+	// Lessons are --lesson: each becomes a team knowledge entry whose source is this history
+	// and its verdict.
+	Lessons []string
+	// drafts are the lessons Gemini drafted with its suggestion: each kept only on a yes (or
+	// with Yes).
+	drafts []string
+	// in reads the answers of every question asked, so none typed ahead is lost between them.
+	in *bufio.Reader
+}
+
+func (o *ResolveOptions) input() *bufio.Reader {
+	if o.in == nil {
+		o.in = bufio.NewReader(o.IO.In)
+	}
+	return o.in
 }
 
 // NewCmdResolve is "alertchat history resolve ID --verdict V [--note TEXT]" and
@@ -50,10 +67,13 @@ func NewCmdResolve(f *factory.Factory, runF func(context.Context, *ResolveOption
 		Description: `Records how an investigation ended: its verdict, an optional note (redacted), who resolved it
 and when. The next analyst sees it in history list, in chat and in the tools Gemini uses.
 --suggest asks Gemini for a verdict and a conclusion from the transcript, with the evidence they
-rest on, and records it when you confirm (-y where nothing can be asked).
+rest on, and records it when you confirm (-y where nothing can be asked). Each --lesson is kept as
+a team knowledge entry (its ID printed) whose source is this history and its verdict, and whose
+alert type is the history's alert's: later investigations of matching alerts start from it.
 
 Examples:
   alertchat history resolve 6e6f461a --verdict benign --note 'scheduled scan from the vuln scanner'
+  alertchat history resolve 6e6f461a --verdict false_positive --lesson '198.51.100.23 is our Qualys scanner, Sundays'
   alertchat history resolve 6e6f461a --suggest
 
 Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 for an unknown history.`,
@@ -63,6 +83,7 @@ Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "verdict", Usage: "how it ended", Destination: &verdictArg}, verdictValues()...),
 			&cli.StringFlag{Name: "note", Usage: "the conclusion in a few sentences (redacted like every write)", Destination: &opts.Note},
 			&cli.BoolFlag{Name: "suggest", Usage: "ask Gemini for a verdict and a conclusion from the transcript, then confirm or edit them", Destination: &opts.Suggest},
+			&cli.StringSliceFlag{Name: "lesson", Usage: "what the team should know next time, kept as a knowledge entry from this history and verdict (repeatable)", Destination: &opts.Lessons},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "with --suggest: record the suggestion without asking (needed where nothing can be asked)", Destination: &opts.Yes},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
@@ -85,6 +106,11 @@ Exit status: 2 for an unknown verdict, or --suggest without a terminal or -y; 3 
 					return cmdutil.UsageErrorf("unknown verdict %q: use one of %s", cmdutil.OneLine(verdictArg), record.VerdictNames())
 				}
 				opts.Verdict = v
+			}
+			for _, l := range opts.Lessons {
+				if _, err := knowledge.CheckText(l); err != nil {
+					return cmdutil.UsageErrorf("invalid --lesson: %s", cmdutil.Message(err))
+				}
 			}
 			if runF != nil {
 				return runF(ctx, opts)
@@ -119,6 +145,63 @@ func resolveRun(ctx context.Context, opts *ResolveOptions, s *factory.Store) err
 		was = " (was " + prev.Verdict.Label() + ")"
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Resolved %s as %s%s, by %s.\n", h.ID, h.Resolution.Verdict.Label(), was, termsafe.Line(h.Resolution.ResolvedBy))
+	lessons := opts.Lessons
+	kept, err := keepDrafts(opts.IO, opts.input(), opts.drafts, opts.Yes)
+	if err != nil {
+		return err
+	}
+	return learn(ctx, opts.IO, s, h, append(lessons, kept...))
+}
+
+// keepDrafts asks, for each lesson Gemini drafted, whether to keep it as team knowledge (the
+// model's words become knowledge only on a person's yes); yes (-y) keeps them all. No answer
+// keeps none of the rest.
+func keepDrafts(ios *cmdutil.IOStreams, in *bufio.Reader, drafts []string, yes bool) ([]string, error) {
+	if len(drafts) == 0 || yes {
+		return drafts, nil
+	}
+	var kept []string
+	for _, d := range drafts {
+		fmt.Fprintf(ios.ErrOut, "Gemini drafts a lesson for the team's knowledge:\n%s\n", indent(termsafe.String(d)))
+		answer, err := ask(ios, in, "Keep it? [y] yes, [N] no: ")
+		if errors.Is(err, io.EOF) {
+			return kept, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if a := strings.ToLower(answer); a == "y" || a == "yes" {
+			kept = append(kept, d)
+		}
+	}
+	return kept, nil
+}
+
+// learn keeps each lesson as a team knowledge entry: its source is h and its verdict, its
+// alert type h's alert's, its author who resolved. The IDs go to stdout, one a line, as
+// knowledge add prints them.
+func learn(ctx context.Context, ios *cmdutil.IOStreams, s *factory.Store, h *record.History, lessons []string) error {
+	if len(lessons) == 0 {
+		return nil
+	}
+	var types []string
+	if a, err := s.GetAlert(ctx, h.AlertID); err == nil {
+		if t := alertpkg.Type(a.Data); t != "" {
+			types = []string{t}
+		}
+	}
+	for _, l := range lessons {
+		e, err := knowledge.New(knowledge.Draft{Text: l, AlertTypes: types, Author: h.Resolution.ResolvedBy,
+			Source: &record.KnowledgeSource{HistoryID: h.ID, Verdict: h.Resolution.Verdict}}, s.Redactor.Engine(), store.Now())
+		if err != nil {
+			return err
+		}
+		if err := s.PutKnowledge(ctx, e); err != nil {
+			return err
+		}
+		fmt.Fprintln(ios.Out, e.ID)
+		fmt.Fprintf(ios.ErrOut, "Kept the lesson as %s.\n", e.Ref())
+	}
 	return nil
 }
 
@@ -178,17 +261,18 @@ func suggest(ctx context.Context, opts *ResolveOptions, s *factory.Store, id rec
 	conclude.Ground(sg, conclude.SourcesOf(a, h.Contents))
 	printEvidence(ios.ErrOut, sg.Evidence)
 	res := &record.Resolution{Verdict: sg.Verdict, Note: sg.Conclusion, Suggested: true}
+	opts.drafts = sg.Lessons
 	if opts.Yes {
 		return res, true, nil
 	}
-	ok, err := confirmSuggestion(ios, res)
+	ok, err := confirmSuggestion(ios, opts.input(), res)
 	return res, ok, err
 }
 
 // confirmSuggestion asks the analyst to record, edit or drop the suggestion in res (edited in
 // place). No answer (stdin ends) drops it, like "no".
-func confirmSuggestion(ios *cmdutil.IOStreams, res *record.Resolution) (bool, error) {
-	ok, err := editSuggestion(ios, bufio.NewReader(ios.In), res)
+func confirmSuggestion(ios *cmdutil.IOStreams, in *bufio.Reader, res *record.Resolution) (bool, error) {
+	ok, err := editSuggestion(ios, in, res)
 	if errors.Is(err, io.EOF) {
 		ok, err = false, nil
 	}

@@ -6,9 +6,11 @@ package sessionutil
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/evidence"
+	"github.com/alertchat/alertchat/pkg/knowledge"
 	"github.com/alertchat/alertchat/pkg/llm"
 	"github.com/alertchat/alertchat/pkg/modelcfg"
 	"github.com/alertchat/alertchat/pkg/search"
@@ -52,6 +54,9 @@ type ToolOptions struct {
 	NoTools   bool
 	MaxCalls  int
 	MaxResult int
+	// NoKnowledge is --no-knowledge: the team's notes are neither given (WithKnowledge) nor
+	// searchable (search_knowledge is left out).
+	NoKnowledge bool
 	// Evidence are the folders of --evidence (evidence.go); set is them opened.
 	Evidence []string
 	set      *evidence.Set
@@ -73,6 +78,9 @@ func WithTools(o session.Options, st *workspace.Store, to ToolOptions) (session.
 			return nil
 		},
 	})}
+	if !to.NoKnowledge {
+		deps.Knowledge = Retriever(st)
+	}
 	tools := builtin.Tools(deps)
 	if to.set != nil {
 		tools = append(tools, to.set.Tools()...)
@@ -83,6 +91,23 @@ func WithTools(o session.Options, st *workspace.Store, to ToolOptions) (session.
 	}
 	o.Tools = reg
 	return o, nil
+}
+
+// Retriever is the team knowledge of st: the notes of an alert and the search of the
+// search_knowledge tool. The workspace's key is fetched when a lookup first needs it.
+func Retriever(st *workspace.Store) *knowledge.Retriever {
+	return &knowledge.Retriever{Store: st, Engine: st.Redactor.Engine, Now: time.Now}
+}
+
+// WithKnowledge gives every new investigation of o the team's notes on its alert (the path
+// every command that starts investigations takes: chat, batch, eval); off (--no-knowledge)
+// gives none.
+func WithKnowledge(o session.Options, st *workspace.Store, off bool) session.Options {
+	o.Knowledge = nil
+	if !off {
+		o.Knowledge = Retriever(st)
+	}
+	return o
 }
 
 // Check reports a limit that makes no sense as a usage error (0 means the default).

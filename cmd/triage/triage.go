@@ -40,7 +40,6 @@ type Options struct {
 	Retriage    bool
 	MaxCost     int64
 	Tools       sessionutil.ToolOptions
-	NoKnowledge bool
 	Remote      cmdutil.RemoteOptions
 	Now         func() time.Time
 }
@@ -100,7 +99,7 @@ and reported).`,
 			cmdutil.StringEnumFlag(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format", Value: "table", Destination: &opts.Output}, "table", "json"),
 			&cli.BoolFlag{Name: "retriage", Usage: "triage alerts that have a triage again (the new proposal replaces the old one on the alert)", Destination: &opts.Retriage},
 			&cli.Int64Flag{Name: "max-cost-tokens", Usage: "start no new investigation once the tokens spent pass N (the finished ones are kept)", Destination: &opts.MaxCost},
-			&cli.BoolFlag{Name: "no-knowledge", Usage: "give the investigations none of the team's knowledge", Destination: &opts.NoKnowledge},
+			&cli.BoolFlag{Name: "no-knowledge", Usage: "give the investigations none of the team's knowledge", Destination: &opts.Tools.NoKnowledge},
 			&cli.BoolFlag{Name: "no-tools", Usage: "declare no tools", Destination: &opts.Tools.NoTools},
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
@@ -192,7 +191,7 @@ func triageRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	base.NoKnowledge = opts.NoKnowledge
+	base = sessionutil.WithKnowledge(base, s, opts.Tools.NoKnowledge)
 	investigate := sessionutil.NewInvestigator(base, cfg.Thinking)
 	if opts.Remote.Enabled {
 		var done bool

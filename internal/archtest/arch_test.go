@@ -66,6 +66,7 @@ var rules = []rule{
 	{"pkg/session", []string{"pkg/tool/builtin", "pkg/mcp/...", "pkg/search/...", "pkg/batch/...", "pkg/samechat"}, nil, "the conversation engine knows tools only through pkg/tool"},
 	{"pkg/tool/builtin", []string{"pkg/session", "pkg/mcp/...", "pkg/batch/..."}, nil, "built-in tools read the store and search"},
 	{"pkg/mcp/...", []string{"pkg/session", "pkg/store/...", "pkg/search/...", "pkg/batch/..."}, nil, "the MCP client is a tool source, nothing more"},
+	{"pkg/knowledge", []string{"pkg/session", "pkg/tool/...", "pkg/search/...", "pkg/batch/...", "pkg/mcp/...", "pkg/workspace"}, nil, "team knowledge is records and their matching over the store: sessions and tools use it"},
 	{"pkg/evidence", []string{"pkg/session", "pkg/store/...", "pkg/search/...", "pkg/batch/...", "pkg/mcp/...", "pkg/tool/builtin"}, nil, "evidence folders are a tool source over files, never the store"},
 }
 

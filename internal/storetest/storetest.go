@@ -55,6 +55,7 @@ func Run(t *testing.T, newHarness func(t testing.TB) *Harness) {
 		{"PutAlerts", testPutAlerts},
 		{"AlertFilters", testAlertFilters},
 		{"BatchJobs", testBatchJobs},
+		{"Knowledge", testKnowledge},
 		{"VerdictsRoundTrip", testVerdictsRoundTrip},
 		{"ListByVerdictAndAnalyst", testListByVerdictAndAnalyst},
 		{"ConcurrentResolveAndTurn", testConcurrentResolveAndTurn},

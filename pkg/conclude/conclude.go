@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
 	"google.golang.org/genai"
@@ -49,6 +50,8 @@ type Suggestion struct {
 	// Evidence are the values the conclusion rests on, each with what it shows. Ground marks
 	// those found nowhere in the investigation.
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Lessons are drafts of team knowledge (at most MaxLessons): only a person's yes keeps one.
+	Lessons []string `json:"lessons,omitempty"`
 	// Usage is what the request cost (both tries when it was asked twice).
 	Usage record.Usage `json:"-"`
 }
@@ -81,6 +84,9 @@ const maxTranscriptBytes = 400 << 10
 // maxConclusion bounds the conclusion (two to four sentences are asked for).
 const maxConclusion = 2000
 
+// MaxLessons bounds the lessons a suggestion drafts.
+const MaxLessons = 3
+
 // maxEvidence bounds the evidence listed; maxEvidenceValue and maxClaim one item's parts.
 const (
 	maxEvidence      = 8
@@ -98,6 +104,7 @@ Decide the investigation's verdict:
 Write a conclusion of two to four sentences, in the language of the conversation, saying what was found and why the verdict follows.
 Say how sure the verdict is as a confidence from 0 (a guess) to 1 (certain): low when the evidence gathered is thin or points both ways.
 List as evidence the values the conclusion rests on (at most 8): each value copied exactly as it appears in the alert or in a tool's result (an IP address, a user, a domain, a hash, an API call, a field's value), with what it shows in a few words. Cite only values you saw there.
+Draft up to 3 lessons: short facts the team should know the next time a similar alert comes (for example "203.0.113.5 is the organisation's vulnerability scanner, it scans on Sundays"), each naming the values it is about; none when the investigation taught nothing lasting. An analyst decides whether to keep each.
 Values such as [REDACTED_IP_k3v9q2m7xa] are redacted values: equal tokens are equal values; refer to them by their token.
 Answer with the JSON object only.`
 
@@ -129,9 +136,15 @@ func Schema() *genai.Schema {
 					PropertyOrdering: []string{"value", "claim"},
 				},
 			},
+			"lessons": {
+				Type:        genai.TypeArray,
+				Description: "up to 3 short facts the team should know next time (may be empty)",
+				MaxItems:    genai.Ptr[int64](MaxLessons),
+				Items:       &genai.Schema{Type: genai.TypeString},
+			},
 		},
 		Required:         []string{"verdict", "conclusion", "confidence", "evidence"},
-		PropertyOrdering: []string{"verdict", "conclusion", "confidence", "evidence"},
+		PropertyOrdering: []string{"verdict", "conclusion", "confidence", "evidence", "lessons"},
 	}
 }
 
@@ -242,6 +255,7 @@ func parse(resp *genai.GenerateContentResponse) (*Suggestion, error) {
 	s.Confidence = min(max(s.Confidence, 0), 1) // the schema says so; the answer is the model's
 	s.Conclusion = strings.TrimSpace(termsafe.String(s.Conclusion))
 	s.Evidence = cleanEvidence(s.Evidence)
+	s.Lessons = cleanLessons(s.Lessons)
 	switch {
 	case s.Conclusion == "":
 		return nil, errors.New("the conclusion is empty")
@@ -268,6 +282,23 @@ func cleanEvidence(in []Evidence) []Evidence {
 		}
 		out = append(out, e)
 		if len(out) == maxEvidence {
+			break
+		}
+	}
+	return out
+}
+
+// cleanLessons keeps the drafts that say something, at most MaxLessons, each one
+// terminal-safe line within a knowledge entry's length.
+func cleanLessons(in []string) []string {
+	var out []string
+	for _, l := range in {
+		l = strings.TrimSpace(termsafe.Line(l))
+		if l == "" || utf8.RuneCountInString(l) > record.MaxKnowledgeText {
+			continue
+		}
+		out = append(out, l)
+		if len(out) == MaxLessons {
 			break
 		}
 	}

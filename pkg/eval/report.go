@@ -19,6 +19,10 @@ type Report struct {
 // ModelReport sums one model's runs.
 type ModelReport struct {
 	Model string `json:"model"`
+	// Knowledge says whether the runs were given the team's knowledge (false with
+	// --no-knowledge); KnowledgeRuns how many runs were given at least one entry.
+	Knowledge     bool `json:"knowledge"`
+	KnowledgeRuns int  `json:"knowledge_runs"`
 	// Cases is how many cases had a run; Runs how many runs finished, Errors how many of
 	// them failed (not counted as wrong verdicts).
 	Cases  int `json:"cases"`
@@ -82,7 +86,7 @@ func Summarize(items []Item, models []string, res *Result, describe func(error) 
 		expected[items[i].Case.ID] = &items[i].Case
 	}
 	for _, m := range models {
-		mr := ModelReport{Model: m, Confusion: map[record.Verdict]map[record.Verdict]int{}}
+		mr := ModelReport{Model: m, Knowledge: res.Knowledge, Confusion: map[record.Verdict]map[record.Verdict]int{}}
 		if err, ok := res.Stopped[m]; ok {
 			mr.Stopped = err.Error()
 			if describe != nil {
@@ -102,6 +106,9 @@ func Summarize(items []Item, models []string, res *Result, describe func(error) 
 			mr.Tokens.Input += r.Usage.InputTokens
 			mr.Tokens.Output += r.Usage.OutputTokens
 			mr.Tokens.Thought += r.Usage.ThoughtTokens
+			if len(r.Knowledge) > 0 {
+				mr.KnowledgeRuns++
+			}
 			if r.Failed() {
 				mr.Errors++
 				continue

@@ -24,6 +24,8 @@ type Investigation struct {
 	Answer   string
 	Contents []*genai.Content
 	Usage    record.Usage
+	// KnowledgeIDs are the team knowledge entries the investigation was given.
+	KnowledgeIDs []record.KnowledgeID
 }
 
 // Investigator investigates one alert with one question, as a one-shot chat would.
@@ -42,6 +44,9 @@ type Options struct {
 	// elsewhere (a Batch API job) and is looked up by its model, case and repeat.
 	Investigated func(ctx context.Context, model string, it *Item, repeat int) (*Investigation, error)
 	Conclude     Concluder
+	// Knowledge says whether investigations are given the team's knowledge (not
+	// --no-knowledge): the report says it per model, the comparison a team runs.
+	Knowledge bool
 	// Fatal reports whether an error means the model cannot be used at all (it does not exist
 	// or is retired): that model's remaining runs are not started, and the error is said once.
 	Fatal func(error) bool
@@ -72,8 +77,10 @@ type Run struct {
 	Mentioned   []string            `json:"mentioned"`
 	Missed      []string            `json:"missed"`
 	ToolCalls   int                 `json:"tool_calls"`
-	Usage       record.Usage        `json:"usage"`
-	Seconds     float64             `json:"seconds"`
+	// Knowledge are the IDs of the team knowledge entries the run's investigation was given.
+	Knowledge []string     `json:"knowledge_ids"`
+	Usage     record.Usage `json:"usage"`
+	Seconds   float64      `json:"seconds"`
 	// Error is why the run failed (a model error after its retries, a cut stream): counted as
 	// an error, never as a wrong verdict.
 	Error string `json:"error,omitempty"`
@@ -92,7 +99,9 @@ type Result struct {
 	Stopped map[string]error
 	// Interrupted is set when the context ended before every run finished.
 	Interrupted bool
-	Seconds     float64
+	// Knowledge is Options.Knowledge.
+	Knowledge bool
+	Seconds   float64
 }
 
 type job struct {
@@ -121,7 +130,7 @@ func Evaluate(ctx context.Context, items []Item, o Options) *Result {
 		}
 	}
 
-	res := &Result{Stopped: map[string]error{}}
+	res := &Result{Stopped: map[string]error{}, Knowledge: o.Knowledge}
 	var (
 		mu   sync.Mutex
 		prog = Progress{Total: len(jobs)}
@@ -194,7 +203,7 @@ func Evaluate(ctx context.Context, items []Item, o Options) *Result {
 // runOne investigates j's case, asks for the verdict and scores it.
 func runOne(ctx context.Context, j job, o Options, now func() time.Time) *Run {
 	c := j.item.Case
-	run := &Run{Case: c.ID, Model: j.model, Repeat: j.repeat, Evidence: []conclude.Evidence{}, Mentioned: []string{}, Missed: []string{}}
+	run := &Run{Case: c.ID, Model: j.model, Repeat: j.repeat, Evidence: []conclude.Evidence{}, Mentioned: []string{}, Missed: []string{}, Knowledge: []string{}}
 	start := now()
 	defer func() { run.Seconds = now().Sub(start).Seconds() }()
 	fail := func(err error) *Run {
@@ -218,6 +227,9 @@ func runOne(ctx context.Context, j job, o Options, now func() time.Time) *Run {
 	}
 	if inv != nil {
 		run.Usage = inv.Usage
+		for _, id := range inv.KnowledgeIDs {
+			run.Knowledge = append(run.Knowledge, string(id))
+		}
 	}
 	if err != nil {
 		return fail(err)

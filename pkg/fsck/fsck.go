@@ -10,7 +10,11 @@
 //     moved to {prefix}lost+found/{id}.{time}.meta.json with the reason, and removed, so the
 //     history no longer lists as resumable;
 //   - unreadable content or metadata (a corrupt object or record): the object is moved to
-//     {prefix}lost+found/ and the metadata handled as above (the copy names the reason).
+//     {prefix}lost+found/ and the metadata handled as above (the copy names the reason);
+//   - a team knowledge entry that cannot be given as written (no text, text past its length,
+//     an unknown verdict in its source): reported, never changed (a person edits or retires
+//     it); a lesson whose source history is gone (deleted, pruned) is a note: the lesson
+//     stands, its trail does not.
 //
 // Orphans and temporary files younger than Options.Grace may belong to a save in progress: they are
 // reported as notes and left alone. A history whose metadata counts fewer messages than its
@@ -22,7 +26,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/m-mizutani/goerr/v2"
 
@@ -87,12 +94,16 @@ const (
 	KindStaleMetadata   = "metadata_behind_content"
 	KindInProgress      = "recent_write"
 	KindUnknownObject   = "unknown_object"
+	KindBadKnowledge    = "invalid_knowledge"
+	KindLessonSource    = "lesson_source_missing"
 )
 
-// Target is what a check reads and repairs: the store's checker and its histories.
+// Target is what a check reads and repairs: the store's checker, its histories and its team
+// knowledge.
 type Target interface {
 	store.Checker
 	store.Histories
+	store.KnowledgeBase
 }
 
 // Check runs every check, repairing when asked, metadata first (a repair there may move an
@@ -112,6 +123,11 @@ func Check(ctx context.Context, ck Target, opts Options) ([]Finding, error) {
 			out = append(out, *f)
 		}
 	}
+	kf, err := checkKnowledge(ctx, ck, known)
+	if err != nil {
+		return out, err
+	}
+	out = append(out, kf...)
 	objs, err := ck.ListObjects(ctx)
 	if err != nil {
 		return out, goerr.Wrap(err, "fsck: failed to list transcript objects")
@@ -154,6 +170,32 @@ func Check(ctx context.Context, ck Target, opts Options) ([]Finding, error) {
 			}
 		}
 		out = append(out, f)
+	}
+	return out, nil
+}
+
+// checkKnowledge reports the workspace's knowledge entries (the newest store.MaxLimit,
+// retired ones included) that cannot be given as written, and the lessons whose source history
+// is not among known.
+func checkKnowledge(ctx context.Context, kb store.KnowledgeBase, known map[record.HistoryID]bool) ([]Finding, error) {
+	es, err := kb.ListKnowledge(ctx, store.KnowledgeQuery{All: true, Limit: store.MaxLimit})
+	if err != nil {
+		return nil, goerr.Wrap(err, "fsck: failed to list knowledge entries")
+	}
+	var out []Finding
+	for _, e := range es {
+		key := "knowledge/" + string(e.ID)
+		n := utf8.RuneCountInString(strings.TrimSpace(e.Text))
+		switch {
+		case n == 0:
+			out = append(out, Finding{Kind: KindBadKnowledge, Key: key, Problem: true, Detail: "knowledge entry without text: edit it (knowledge edit) or retire it (knowledge rm)"})
+		case n > record.MaxKnowledgeText:
+			out = append(out, Finding{Kind: KindBadKnowledge, Key: key, Problem: true, Detail: fmt.Sprintf("knowledge entry of %d characters, past %d: edit it or retire it", n, record.MaxKnowledgeText)})
+		case e.Source != nil && !slices.Contains(record.Verdicts, e.Source.Verdict):
+			out = append(out, Finding{Kind: KindBadKnowledge, Key: key, Problem: true, Detail: "lesson with an unknown verdict in its source"})
+		case e.Source != nil && !known[e.Source.HistoryID]:
+			out = append(out, Finding{Kind: KindLessonSource, Key: key, HistoryID: e.Source.HistoryID, Detail: "lesson whose source history is gone (deleted or pruned); the lesson stands"})
+		}
 	}
 	return out, nil
 }

@@ -37,8 +37,7 @@ type Input struct {
 	// Workspace names the STIX identity that publishes the indicators.
 	Workspace string
 	// Lessons are what the team learned from this investigation (knowledge entries whose
-	// source is the history) and Knowledge the entries it was given; both empty until the
-	// store keeps team knowledge.
+	// source is the history) and Knowledge the entries it was given.
 	Lessons   []string
 	Knowledge []Knowledge
 	// Triage is the proposal made on intake; nil: the history's own (record.History.Triage).

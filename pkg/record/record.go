@@ -108,6 +108,9 @@ type History struct {
 	// is the proposed one; nil while open or without a triage.
 	Triage       *Triage `json:"triage,omitempty"`
 	TriageAgreed *bool   `json:"triage_agreed,omitempty"`
+	// KnowledgeIDs are the team knowledge entries given to the model in this investigation, in
+	// the order first given, so an audit can see what its answers rested on.
+	KnowledgeIDs []KnowledgeID `json:"knowledge_ids,omitempty"`
 
 	// Contents is the transcript, stored as a separate object ({prefix}histories/{id}.json).
 	Contents []*genai.Content `json:"-"`
@@ -199,6 +202,7 @@ func (h *History) Meta() *History {
 		c.TriageAgreed = &agreed
 	}
 	c.Questions = slices.Clip(h.Questions)
+	c.KnowledgeIDs = slices.Clip(h.KnowledgeIDs)
 	return &c
 }
 

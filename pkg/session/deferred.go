@@ -31,6 +31,7 @@ func (s *Session) Prepare(input string) (answer Request, title *Request, err err
 		return Request{}, nil, goerr.New("empty question")
 	}
 	user := genai.NewContentFromText(input, genai.RoleUser)
+	s.Knowledge(context.Background()) // bounded by the lookup's own timeout
 	contents, _ := s.shape([]*genai.Content{user}, s.budget())
 	answer = Request{Contents: contents, Config: &genai.GenerateContentConfig{SystemInstruction: s.system, ThinkingConfig: modelcfg.For(s.opts.Model).Main(s.opts.Thinking)}}
 	if s.needsTitle() && s.opts.Titles {

@@ -80,9 +80,10 @@ type Options struct {
 	// such a question is saved only when the model gave no answer twice (keepsQuestion), else the transcript is left as it was (a batch: its input holds every
 	// question, and a failed line's error is its output).
 	KeepUnanswered bool
-	// NoKnowledge gives the investigation none of the team's knowledge (--no-knowledge): the
-	// knowledge retrieval that starts an investigation reads it.
-	NoKnowledge bool
+	// Knowledge, when set, gives a new investigation the team's notes on its alert: looked up
+	// as the session starts, put into the system instruction before the first request, their
+	// IDs recorded on the history (see knowledge.go). Nil gives none (--no-knowledge).
+	Knowledge Knowledge
 }
 
 // titleTimeout bounds how long a finished answer waits for its title before falling back.
@@ -108,6 +109,8 @@ type Session struct {
 	// approvals are the current question's decisions about MCP calls, added to the history
 	// with the question's contents.
 	approvals []record.ToolApproval
+	// notes is the lookup of the team's notes (nil: none is made).
+	notes *notesLookup
 }
 
 // New starts a session on alert, continuing h, or a new history when h is nil.
@@ -146,7 +149,9 @@ func New(opts Options, alert *record.Alert, h *record.History) (*Session, error)
 	// with the stored history until the next save, which replaces them there by redacted
 	// copies: live contents are never changed in place.
 	live := append(make([]*genai.Content, 0, len(h.Contents)+8), h.Contents...)
-	return &Session{opts: opts, alert: alert, history: h, live: live, redactor: red, system: systemInstruction(alert)}, nil
+	s := &Session{opts: opts, alert: alert, history: h, live: live, redactor: red, system: systemInstruction(alert)}
+	s.startNotes()
+	return s, nil
 }
 
 // systemInstruction puts the alert under analysis in front of every request.
@@ -254,6 +259,7 @@ func (s *Session) SendTurn(ctx context.Context, input string, hooks TurnHooks) (
 		return nil, goerr.New("empty question")
 	}
 	user := genai.NewContentFromText(input, genai.RoleUser)
+	s.Knowledge(ctx)
 
 	// The title is asked for alongside the first answer, never before it. A turn that ends
 	// without a complete answer does not wait for it (setTitle), and gives it up here.

@@ -64,10 +64,11 @@ type Method struct {
 // creation was lost reads the key that attempt made instead of making another; every later
 // call is one read of the key.
 //
-// Only SaveHistory carries conversation text: alerts are the evidence under analysis and are
-// stored as given; an alert's triage is a history ID, a verdict, a confidence, a model and a
-// time (its evidence is the history's, redacted with it by SaveHistory); embeddings and the index are computed from what is stored, already
-// redacted; batch records hold names, models, hashes, states and counts; deletes and repairs
+// SaveHistory and PutKnowledge carry text people and the model wrote (a conversation; a team's
+// note and its indicators); no other write does: alerts are the evidence under analysis and
+// are stored as given; an alert's triage is a history ID, a verdict, a confidence, a model and
+// a time (its evidence is the history's, redacted with it by SaveHistory); embeddings and the
+// index are computed from what is stored, already redacted; batch records hold names, models, hashes, states and counts; deletes and repairs
 // remove or move what is stored (a drop's reason is the checker's own words).
 var contract = [...]Method{
 	{"GetHistory", KindRead, "read", false},
@@ -98,6 +99,13 @@ var contract = [...]Method{
 	{"FindBatchJob", KindRead, "lookup", false},
 	{"ListBatchJobs", KindRead, "list", false},
 	{"PutBatchReservation", KindWrite, "save", false},
+	// An entry is written whole under its own ID (an upsert), so a retry of a write whose
+	// answer was lost writes the same entry once more, never a second one. Its text is a
+	// person's note, redacted like a conversation's.
+	{"PutKnowledge", KindWrite, "save", true},
+	{"GetKnowledge", KindRead, "read", false},
+	{"ListKnowledge", KindRead, "list", false},
+	{"MatchKnowledge", KindRead, "search", false},
 	{"ListObjects", KindRead, "check", false},
 	{"ListHistoryIDs", KindRead, "check", false},
 	{"MetadataExists", KindRead, "check", false},

@@ -165,6 +165,7 @@ type Store interface {
 	VectorSearcher
 	Indexer
 	BatchJobs
+	KnowledgeBase
 	Checker
 	KeyStore
 	Close() error

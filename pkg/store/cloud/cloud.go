@@ -16,6 +16,11 @@
 //     document ID = "{workspace}:{job name}" with '%' and '/' percent-escaped (see
 //     batchJobDocID), fields id (the full job name, "batches/..."), workspace, model,
 //     input_sha256, state, requests, succeeded, failed, collected, created_at, updated_at.
+//   - Firestore collection "knowledge": one document per team knowledge entry and workspace,
+//     document ID = "{workspace}:{entry ID}", fields id, workspace, text, indicators,
+//     alert_types, source {history_id, verdict} (null for an entry added by hand), author,
+//     created_at, expires_at, retired_at (null when unset), retired, keys
+//     (store.KnowledgeKeys), see knowledge.go.
 //   - Cloud Storage object {prefix}histories/{history ID}.json: the transcript, a JSON array of
 //     genai.Content (store.ObjectKey), content type application/json.
 //

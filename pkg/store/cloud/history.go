@@ -23,7 +23,7 @@ import (
 // arrays of terms and a vector), which would make every page many times larger.
 var listFields = []string{"id", "workspace", "alert_id", "title", "title_source", "parent_id", "fork_point",
 	"created_at", "updated_at", "message_count", "usage", "redactions", "tool_calls", "tool_approvals", "redacted_count",
-	"revision", "object_generation", "summary", "questions", "verdict", "resolution", "triage", "triage_agreed"}
+	"revision", "object_generation", "summary", "knowledge_ids", "questions", "verdict", "resolution", "triage", "triage_agreed"}
 
 type historyDoc struct {
 	ID               string         `firestore:"id"`
@@ -44,6 +44,7 @@ type historyDoc struct {
 	Revision         int64          `firestore:"revision"`
 	ObjectGeneration int64          `firestore:"object_generation"`
 	Summary          *summaryDoc    `firestore:"summary,omitempty"`
+	KnowledgeIDs     []string       `firestore:"knowledge_ids,omitempty"`
 	verdictFields
 	searchFields
 }
@@ -130,8 +131,20 @@ func newHistoryDoc(h *record.History, workspace string, revision, generation int
 		Revision:         revision,
 		ObjectGeneration: generation,
 		Summary:          newSummaryDoc(h.Summary),
+		KnowledgeIDs:     knowledgeIDStrings(h.KnowledgeIDs),
 		verdictFields:    newVerdictFields(h),
 	}
+}
+
+func knowledgeIDStrings(ids []record.KnowledgeID) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = string(id)
+	}
+	return out
 }
 
 func newSummaryDoc(s *record.Summary) *summaryDoc {
@@ -165,6 +178,9 @@ func (d *historyDoc) history() *record.History {
 	if d.Summary != nil {
 		h.Summary = &record.Summary{Text: d.Summary.Text, CoversCount: int(d.Summary.CoversCount), CreatedAt: d.Summary.CreatedAt.UTC()}
 	}
+	for _, id := range d.KnowledgeIDs {
+		h.KnowledgeIDs = append(h.KnowledgeIDs, record.KnowledgeID(id))
+	}
 	d.verdictFields.fill(h)
 	return h
 }
@@ -196,6 +212,7 @@ func (d *historyDoc) updates() []firestore.Update {
 		{Path: "redacted_count", Value: d.RedactedCount},
 		{Path: "revision", Value: d.Revision},
 		{Path: "object_generation", Value: d.ObjectGeneration},
+		{Path: "knowledge_ids", Value: d.KnowledgeIDs},
 		{Path: pendingField, Value: firestore.Delete},
 	}
 	u = append(u, d.verdictFields.updates()...)

@@ -157,6 +157,14 @@ func TestQueriesHaveIndexes(t *testing.T) {
 			}
 		}
 	}
+	for _, all := range []bool{false, true} {
+		queries = append(queries, s.listKnowledgeQuery(all))
+		names = append(names, fmt.Sprintf("knowledge list all=%v", all))
+		groups = append(groups, knowledgeCollection)
+	}
+	queries = append(queries, s.matchKnowledgeQuery([]any{"i:x", "t:y"}))
+	names = append(names, "knowledge match")
+	groups = append(groups, knowledgeCollection)
 	for i, q := range queries {
 		set, order := needs(t, q)
 		found := slices.ContainsFunc(indexes, func(idx compositeIndex) bool {

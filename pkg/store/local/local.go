@@ -152,7 +152,7 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, schema+searchSchema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+searchSchema+knowledgeSchema); err != nil {
 		return err
 	}
 	if err := migrateSearch(ctx, tx); err != nil {

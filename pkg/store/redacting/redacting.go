@@ -11,8 +11,12 @@
 //
 // Which writes carry conversation text is a column of the contract table (store.Contract,
 // HistoryText, which says why each other write carries none): this layer declares each of them
-// and redacts what it writes; a test fails for one it does not declare. Today that is
-// SaveHistory alone. Everything else (reads, the other writes, WorkspaceKey) goes to the store
+// and redacts what it writes; a test fails for one it does not declare. Today those are
+// SaveHistory and PutKnowledge: an entry's text and indicators are redacted with the
+// workspace's keyed tokens and without any alert's values kept, so an indicator that redaction
+// replaces is stored as its token and the same raw value in any alert still finds it
+// (pkg/knowledge); its alert types are rule names, written as given (they are matched against
+// the alerts' own). Everything else (reads, the other writes, WorkspaceKey) goes to the store
 // below unseen, through the embedded store.Store. The key is the redaction's own secret (it
 // derives the tokens), created on first use by the backend; it is no text to redact, and
 // changing it would change every token.
@@ -49,4 +53,13 @@ func (s *layer) SaveHistory(ctx context.Context, h *record.History) error {
 	red := redacthist.ForHistory(ctx, s.redactor, s.next, h)
 	redacthist.History(red, h)
 	return s.next.SaveHistory(ctx, h)
+}
+
+// PutKnowledge redacts the entry's text and indicators in place, then writes it.
+func (s *layer) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	e.Text, _ = s.redactor.RedactString(e.Text)
+	for i, v := range e.Indicators {
+		e.Indicators[i], _ = s.redactor.RedactString(v)
+	}
+	return s.next.PutKnowledge(ctx, e)
 }

@@ -60,3 +60,36 @@ func TestSaveRedactsKeepingTheAlertsValues(t *testing.T) {
 		}
 	}
 }
+
+// A knowledge entry's text and indicators are written redacted, with the keyed token the same
+// value gets anywhere; its alert types are written as given.
+func TestPutKnowledgeRedacts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	backend, err := local.Open(ctx, local.Options{Dir: t.TempDir(), Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = backend.Close() })
+	tok, err := redact.NewTokenizer([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := redact.New(redact.AllTypes()...).WithTokens(tok)
+	s := redacting.New(backend, redacthist.Engine(eng))
+	e := &record.Knowledge{ID: "k1", Text: "ops@example.com owns 198.51.100.23", Indicators: []string{"198.51.100.23", "ops@example.com", "scanner.example.com"},
+		AlertTypes: []string{"Recon:EC2/PortProbeUnprotectedPort"}}
+	if err := s.PutKnowledge(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	got, err := backend.GetKnowledge(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ipTok, _ := eng.String("198.51.100.23")
+	if strings.Contains(got.Text, "198.51.100.23") || strings.Contains(got.Text, "ops@example.com") || !strings.Contains(got.Text, ipTok) ||
+		got.Indicators[0] != ipTok || !strings.HasPrefix(got.Indicators[1], "[REDACTED_EMAIL_") || got.Indicators[2] != "scanner.example.com" ||
+		got.AlertTypes[0] != "Recon:EC2/PortProbeUnprotectedPort" {
+		t.Fatalf("stored %+v", got)
+	}
+}

@@ -35,6 +35,7 @@ type fixture struct {
 	history *record.History
 	alert   *record.Alert
 	job     *record.BatchJob
+	entry   *record.Knowledge
 	seq     atomic.Int64
 }
 
@@ -195,6 +196,21 @@ var conformance = map[string]conformanceCall{
 		_, err := s.PutBatchReservation(ctx, &record.BatchReservation{Owner: "me", Model: "m", InputSHA256: sha(fmt.Sprint("r", fx.next()))}, nil)
 		return err
 	},
+	"PutKnowledge": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		return s.PutKnowledge(ctx, &record.Knowledge{ID: record.KnowledgeID(fmt.Sprintf("put%d", fx.next())), Text: "198.51.100.7 is our scanner"})
+	},
+	"GetKnowledge": func(_ *testing.T, ctx context.Context, s store.Store, fx *fixture) error {
+		_, err := s.GetKnowledge(ctx, string(fx.entry.ID))
+		return err
+	},
+	"ListKnowledge": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.ListKnowledge(ctx, store.KnowledgeQuery{Limit: 5})
+		return err
+	},
+	"MatchKnowledge": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.MatchKnowledge(ctx, []string{store.WordKey("scanner")}, 5)
+		return err
+	},
 	"ListObjects": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.ListObjects(ctx)
 		return err
@@ -309,6 +325,10 @@ func newFixture(t *testing.T, b store.Store) *fixture {
 	fx.history = fx.saved(t)
 	fx.job = &record.BatchJob{ID: "batches/conformance1", Model: "m", InputSHA256: sha("job"), State: "JOB_STATE_PENDING"}
 	if err := b.PutBatchJob(ctx, fx.job); err != nil {
+		t.Fatal(err)
+	}
+	fx.entry = &record.Knowledge{ID: "conformance-entry", Text: "the nightly backup job"}
+	if err := b.PutKnowledge(ctx, fx.entry); err != nil {
 		t.Fatal(err)
 	}
 	return fx
@@ -456,6 +476,10 @@ func TestStackReachesBackend(t *testing.T) {
 	fx.history = fx.saved(t)
 	fx.job = &record.BatchJob{ID: "batches/stack1", Model: "m", InputSHA256: sha("stack"), State: "JOB_STATE_PENDING"}
 	if err := b.PutBatchJob(ctx, fx.job); err != nil {
+		t.Fatal(err)
+	}
+	fx.entry = &record.Knowledge{ID: "stack-entry", Text: "the nightly backup job"}
+	if err := b.PutKnowledge(ctx, fx.entry); err != nil {
 		t.Fatal(err)
 	}
 	f := newFaulty(b)

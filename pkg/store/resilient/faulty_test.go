@@ -275,6 +275,34 @@ func (f *faulty) PutBatchReservation(ctx context.Context, r *record.BatchReserva
 	return f.inner.PutBatchReservation(ctx, r, prev)
 }
 
+func (f *faulty) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	if err := f.fault("PutKnowledge"); err != nil {
+		return err
+	}
+	return f.inner.PutKnowledge(ctx, e)
+}
+
+func (f *faulty) GetKnowledge(ctx context.Context, id string) (*record.Knowledge, error) {
+	if err := f.fault("GetKnowledge"); err != nil {
+		return nil, err
+	}
+	return f.inner.GetKnowledge(ctx, id)
+}
+
+func (f *faulty) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*record.Knowledge, error) {
+	if err := f.fault("ListKnowledge"); err != nil {
+		return nil, err
+	}
+	return f.inner.ListKnowledge(ctx, q)
+}
+
+func (f *faulty) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
+	if err := f.fault("MatchKnowledge"); err != nil {
+		return nil, err
+	}
+	return f.inner.MatchKnowledge(ctx, keys, limit)
+}
+
 func (f *faulty) ListObjects(ctx context.Context) ([]store.ObjectInfo, error) {
 	if err := f.fault("ListObjects"); err != nil {
 		var zero []store.ObjectInfo

@@ -258,6 +258,38 @@ func (s *Store) PutBatchReservation(ctx context.Context, r *record.BatchReservat
 	return out, err
 }
 
+// PutKnowledge implements store.Store.
+func (s *Store) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	return s.do(ctx, "PutKnowledge", func(ctx context.Context, _ int) error { return s.inner.PutKnowledge(ctx, e) })
+}
+
+// GetKnowledge implements store.Store.
+func (s *Store) GetKnowledge(ctx context.Context, id string) (out *record.Knowledge, err error) {
+	err = s.do(ctx, "GetKnowledge", func(ctx context.Context, _ int) error {
+		out, err = s.inner.GetKnowledge(ctx, id)
+		return err
+	})
+	return out, err
+}
+
+// ListKnowledge implements store.Store.
+func (s *Store) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) (out []*record.Knowledge, err error) {
+	err = s.do(ctx, "ListKnowledge", func(ctx context.Context, _ int) error {
+		out, err = s.inner.ListKnowledge(ctx, q)
+		return err
+	})
+	return out, err
+}
+
+// MatchKnowledge implements store.Store.
+func (s *Store) MatchKnowledge(ctx context.Context, keys []string, limit int) (out []*record.Knowledge, err error) {
+	err = s.do(ctx, "MatchKnowledge", func(ctx context.Context, _ int) error {
+		out, err = s.inner.MatchKnowledge(ctx, keys, limit)
+		return err
+	})
+	return out, err
+}
+
 // ListObjects implements store.Store.
 func (s *Store) ListObjects(ctx context.Context) (out []store.ObjectInfo, err error) {
 	err = s.do(ctx, "ListObjects", func(ctx context.Context, _ int) error {

@@ -1,5 +1,5 @@
 // Package builtin holds the tools the chat declares over the workspace's own store: get_alert,
-// search_alerts, search_histories and get_history. They read the store they are given, which is
+// search_alerts, search_histories, get_history and search_knowledge. They read the store they are given, which is
 // the current workspace's (a store is opened for one workspace and answers "not found" for any
 // other), and never write: Reader has no write method. Arguments come from the model and are
 // checked; every failure is a result the model can read ({"error": ...}).
@@ -51,6 +51,8 @@ type Deps struct {
 	SearchStore search.Backend
 	// Alerts runs search_alerts; nil leaves the tool out.
 	Alerts AlertSearcher
+	// Knowledge runs search_knowledge; nil leaves the tool out (--no-knowledge).
+	Knowledge KnowledgeSearcher
 }
 
 // Tools returns the built-in tools Deps allow.
@@ -61,6 +63,9 @@ func Tools(d Deps) []tool.Tool {
 	}
 	if d.Alerts != nil {
 		out = append(out, searchAlerts{d.Alerts})
+	}
+	if d.Knowledge != nil {
+		out = append(out, searchKnowledge{d.Knowledge})
 	}
 	return out
 }

@@ -1,0 +1,207 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/alertchat/alertchat/pkg/record"
+	"github.com/alertchat/alertchat/pkg/store"
+)
+
+// Knowledge contract (store.KnowledgeBase): an entry is written whole under its ID in its
+// workspace, read back as written, found by a unique ID prefix, listed newest first (retired
+// ones only with All), and matched by its keys while it is not retired.
+
+func testKnowledge(t *testing.T, h *Harness) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, a, b store.Store)
+	}{
+		{"RoundTrip", testKnowledgeRoundTrip},
+		{"Prefix", testKnowledgePrefix},
+		{"ListOrderAndRetired", testKnowledgeList},
+		{"MatchByKeys", testKnowledgeMatch},
+		{"RewriteIsOneEntry", testKnowledgeRewrite},
+		{"WorkspaceIsolation", testKnowledgeIsolation},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, h.Open(t, "k"+tc.name+"-a"), h.Open(t, "k"+tc.name+"-b"))
+		})
+	}
+}
+
+// KnowledgeAt is an entry created at base+minutes.
+func KnowledgeAt(id, text string, minutes int) *record.Knowledge {
+	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).Add(time.Duration(minutes) * time.Minute)
+	return &record.Knowledge{ID: record.KnowledgeID(id), Text: text, Indicators: []string{}, AlertTypes: []string{},
+		Author: "alice", CreatedAt: at}
+}
+
+func putEntry(t *testing.T, s store.Store, e *record.Knowledge) {
+	t.Helper()
+	if err := s.PutKnowledge(context.Background(), e); err != nil {
+		t.Fatalf("PutKnowledge(%s): %v", e.ID, err)
+	}
+}
+
+func entryIDs(es []*record.Knowledge) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = string(e.ID)
+	}
+	return out
+}
+
+func testKnowledgeRoundTrip(t *testing.T, s, _ store.Store) {
+	ctx := context.Background()
+	exp := time.Date(2027, 5, 19, 9, 0, 0, 123000, time.UTC)
+	e := KnowledgeAt("6f1c2d3e-0000-4000-8000-000000000001", "203.0.113.9 is our Qualys scanner, Sundays", 0)
+	e.Indicators = []string{"[REDACTED_IP_abc123]", "scanner.example.com"}
+	e.AlertTypes = []string{"Recon:EC2/PortProbeUnprotectedPort"}
+	e.Source = &record.KnowledgeSource{HistoryID: "0b7e2f4a-1111-4222-8333-444455556666", Verdict: record.VerdictFalsePositive}
+	e.ExpiresAt = &exp
+	putEntry(t, s, e)
+	got, err := s.GetKnowledge(ctx, string(e.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *e
+	if !reflect.DeepEqual(got, &want) {
+		t.Fatalf("read back %+v, want %+v", got, &want)
+	}
+	if got.Active(exp.Add(-time.Second)) != true || got.Active(exp) {
+		t.Errorf("Active around the expiry: %v, %v", got.Active(exp.Add(-time.Second)), got.Active(exp))
+	}
+}
+
+func testKnowledgePrefix(t *testing.T, s, _ store.Store) {
+	ctx := context.Background()
+	putEntry(t, s, KnowledgeAt("aaaa1111-0000-4000-8000-000000000001", "one", 0))
+	putEntry(t, s, KnowledgeAt("aaaa1111-0000-4000-8000-000000000002", "two", 1))
+	putEntry(t, s, KnowledgeAt("bbbb2222-0000-4000-8000-000000000003", "three", 2))
+	got, err := s.GetKnowledge(ctx, "bbbb2222")
+	if err != nil || got.Text != "three" {
+		t.Fatalf("unique prefix: %v, %v", got, err)
+	}
+	if _, err := s.GetKnowledge(ctx, "aaaa1111"); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("ambiguous prefix: %v, want ErrInvalid", err)
+	}
+	if _, err := s.GetKnowledge(ctx, "bbbb"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("prefix shorter than 8: %v, want ErrNotFound", err)
+	}
+	if _, err := s.GetKnowledge(ctx, "cccc3333"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown: %v, want ErrNotFound", err)
+	}
+}
+
+func testKnowledgeList(t *testing.T, s, _ store.Store) {
+	ctx := context.Background()
+	putEntry(t, s, KnowledgeAt("c1000000-0000-4000-8000-000000000001", "oldest", 0))
+	retired := KnowledgeAt("c2000000-0000-4000-8000-000000000002", "retired", 1)
+	at := retired.CreatedAt.Add(time.Hour)
+	retired.RetiredAt = &at
+	putEntry(t, s, retired)
+	putEntry(t, s, KnowledgeAt("c3000000-0000-4000-8000-000000000003", "newest", 2))
+	active, err := s.ListKnowledge(ctx, store.KnowledgeQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entryIDs(active), []string{"c3000000-0000-4000-8000-000000000003", "c1000000-0000-4000-8000-000000000001"}; !slices.Equal(got, want) {
+		t.Errorf("active list %v, want %v", got, want)
+	}
+	all, err := s.ListKnowledge(ctx, store.KnowledgeQuery{All: true, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entryIDs(all), []string{"c3000000-0000-4000-8000-000000000003", "c2000000-0000-4000-8000-000000000002"}; !slices.Equal(got, want) {
+		t.Errorf("--all list limited to 2: %v, want %v", got, want)
+	}
+}
+
+func testKnowledgeMatch(t *testing.T, s, _ store.Store) {
+	ctx := context.Background()
+	byIP := KnowledgeAt("d1000000-0000-4000-8000-000000000001", "our scanner", 0)
+	byIP.Indicators = []string{"[REDACTED_IP_k3v9q2]"}
+	byType := KnowledgeAt("d2000000-0000-4000-8000-000000000002", "fires on the nightly backup job", 1)
+	byType.AlertTypes = []string{"Write below etc"}
+	gone := KnowledgeAt("d3000000-0000-4000-8000-000000000003", "our old scanner", 2)
+	gone.Indicators = []string{"[REDACTED_IP_k3v9q2]"}
+	at := gone.CreatedAt
+	gone.RetiredAt = &at
+	for _, e := range []*record.Knowledge{byIP, byType, gone} {
+		putEntry(t, s, e)
+	}
+	match := func(keys ...string) []string {
+		t.Helper()
+		es, err := s.MatchKnowledge(ctx, keys, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := entryIDs(es)
+		slices.Sort(ids)
+		return ids
+	}
+	if got := match(store.IndicatorKey("[REDACTED_IP_k3v9q2]")); !slices.Equal(got, []string{string(byIP.ID)}) {
+		t.Errorf("by indicator: %v, want only %s (the retired one is never matched)", got, byIP.ID)
+	}
+	if got := match(store.AlertTypeKey("write below ETC")); !slices.Equal(got, []string{string(byType.ID)}) {
+		t.Errorf("by alert type, any case: %v", got)
+	}
+	if got := match(store.WordKey("backup"), store.WordKey("scanner")); !slices.Equal(got, []string{string(byIP.ID), string(byType.ID)}) {
+		t.Errorf("by words: %v", got)
+	}
+	if got := match(store.WordKey("nothing")); len(got) != 0 {
+		t.Errorf("unknown key matched %v", got)
+	}
+	// More keys than one query of the cloud store takes.
+	var many []string
+	for i := range 70 {
+		many = append(many, store.WordKey("filler"+string(rune('a'+i%26))+string(rune('a'+i/26))))
+	}
+	if got := match(append(many, store.WordKey("backup"))...); !slices.Equal(got, []string{string(byType.ID)}) {
+		t.Errorf("the 71st key: %v", got)
+	}
+}
+
+func testKnowledgeRewrite(t *testing.T, s, _ store.Store) {
+	ctx := context.Background()
+	e := KnowledgeAt("e1000000-0000-4000-8000-000000000001", "the backup job", 0)
+	putEntry(t, s, e)
+	putEntry(t, s, e) // a retried write
+	e.Text = "the restore job"
+	putEntry(t, s, e)
+	all, err := s.ListKnowledge(ctx, store.KnowledgeQuery{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all[0].Text != "the restore job" {
+		t.Fatalf("after three writes of one entry: %v", entryIDs(all))
+	}
+	if es, _ := s.MatchKnowledge(ctx, []string{store.WordKey("backup")}, 10); len(es) != 0 {
+		t.Errorf("the old text's word still matches")
+	}
+	if es, _ := s.MatchKnowledge(ctx, []string{store.WordKey("restore")}, 10); len(es) != 1 {
+		t.Errorf("the new text's word does not match")
+	}
+}
+
+func testKnowledgeIsolation(t *testing.T, a, b store.Store) {
+	ctx := context.Background()
+	e := KnowledgeAt("f1000000-0000-4000-8000-000000000001", "workspace a only", 0)
+	putEntry(t, a, e)
+	if _, err := b.GetKnowledge(ctx, string(e.ID)); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other workspace reads it: %v", err)
+	}
+	if es, _ := b.ListKnowledge(ctx, store.KnowledgeQuery{All: true}); len(es) != 0 {
+		t.Errorf("other workspace lists %v", entryIDs(es))
+	}
+	if es, _ := b.MatchKnowledge(ctx, []string{store.WordKey("workspace")}, 10); len(es) != 0 {
+		t.Errorf("other workspace matches %v", entryIDs(es))
+	}
+}
