@@ -6,13 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -130,13 +127,8 @@ func batchRun(ctx context.Context, opts *Options) error {
 	}
 
 	// Ctrl-C or SIGTERM: stop starting questions, cancel those in flight, write what finished.
-	// A second Ctrl-C ends the process at once.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.StopOnSignal(ctx)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 
 	cmdutil.WarnIfRedactionOff(opts.IO.ErrOut, cfg.Redact)
 	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})

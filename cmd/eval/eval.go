@@ -8,12 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/m-mizutani/goerr/v2"
 	"github.com/urfave/cli/v3"
@@ -184,12 +181,8 @@ func evalRun(ctx context.Context, opts *Options) error {
 	}
 	defer closeEvidence()
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.StopOnSignal(ctx)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C ends the process at once
-	}()
 
 	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {

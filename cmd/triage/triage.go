@@ -7,9 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -160,12 +157,8 @@ func triageRun(ctx context.Context, opts *Options) error {
 	}
 	defer closeEvidence()
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.StopOnSignal(ctx)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C ends the process at once
-	}()
 
 	s, err := report.OpenAndUpload(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{})
 	if err != nil {
