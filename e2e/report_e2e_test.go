@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,4 +143,65 @@ func TestChatReportCommand(t *testing.T) {
 	term.waitFor("Not written.")
 	term.typeLine("/exit")
 	term.wait()
+}
+
+// A triaged investigation's report on both stores: the team's note it was given (matched by the
+// raw address in the alert), the triage proposal beside the analyst's verdict, and the lesson
+// the analyst kept, in Markdown and JSON; the alert's address exported as a STIX indicator.
+func TestHistoryReportOfATriagedInvestigation(t *testing.T) {
+	t.Parallel()
+	for _, cloud := range []bool{false, true} {
+		t.Run(fmt.Sprint("cloud=", cloud), func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, triageAnswers(0))
+			c.env = append(c.env, "ALERTCHAT_MODEL=gemini-3.8-flash")
+			if cloud {
+				c.env = append(c.env, testenv.CloudEnv(t).Env()...)
+				c.env = append(c.env, "ALERTCHAT_STORE_TIMEOUT=60s")
+			}
+			note := strings.TrimSpace(c.mustRun("", "--analyst", "carol", "knowledge", "add", "198.51.100.23 is our external scanner, Qualys, Sundays"))
+			unrelated := strings.TrimSpace(c.mustRun("", "knowledge", "add", "The nightly backup job trips the Falco rule on tar", "--alert-type", "Falco backup"))
+			ids := c.addAlerts(`{"title":"Port scan from 198.51.100.23","src_ip":"198.51.100.23"}`)
+			r := c.run("", "triage", ids[0], "-o", "json")
+			line := triageLines(t, r.stdout)[ids[0]]
+			if r.code != 0 || line.HistoryID == "" {
+				t.Fatalf("triage: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			c.mustRun("", "--analyst", "bob", "history", "resolve", line.HistoryID, "--verdict", "false_positive",
+				"--note", "Qualys scan.\nNext: add the scanner to the allow-list.", "--lesson", "Qualys scans from 198.51.100.23 every Sunday")
+
+			md := c.mustRun("", "history", "report", line.HistoryID)
+			for _, want := range []string{"**false positive**, by bob", "Triage proposal: **false positive**, confidence 0.82",
+				"## Knowledge", "K-" + note[:8], "is our external scanner, Qualys, Sundays", "Lessons recorded:", "Qualys scans from",
+				"- add the scanner to the allow-list."} {
+				if !strings.Contains(md, want) {
+					t.Errorf("report lacks %q:\n%s", want, md)
+				}
+			}
+			if strings.Contains(md, "K-"+unrelated[:8]) {
+				t.Errorf("the report names a note the investigation was not given:\n%s", md)
+			}
+			var rep struct {
+				Triage *struct {
+					Verdict    string  `json:"verdict"`
+					Confidence float64 `json:"confidence"`
+				} `json:"triage"`
+				Knowledge []struct {
+					ID string `json:"id"`
+				} `json:"knowledge"`
+				Lessons []string `json:"lessons"`
+			}
+			if err := json.Unmarshal([]byte(c.mustRun("", "history", "report", line.HistoryID, "-o", "json")), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if rep.Triage == nil || rep.Triage.Verdict != "false_positive" || rep.Triage.Confidence != 0.82 ||
+				len(rep.Knowledge) != 1 || rep.Knowledge[0].ID != "K-"+note[:8] || len(rep.Lessons) != 1 {
+				t.Errorf("report -o json: %+v", rep)
+			}
+			stix := c.mustRun("", "history", "report", line.HistoryID, "--iocs", "stix")
+			if !strings.Contains(stix, `[ipv4-addr:value = '198.51.100.23']`) {
+				t.Errorf("stix lacks the alert's address:\n%s", stix)
+			}
+		})
+	}
 }
