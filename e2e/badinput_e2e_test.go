@@ -169,7 +169,7 @@ func TestCorruptTranscriptAndUnknownIDs(t *testing.T) {
 func TestDiskFullLocalStore(t *testing.T) {
 	t.Parallel()
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=384k,mode=0700", "tmpfs", mnt).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mnt).CombinedOutput(); err != nil {
 		// A skip is silent in CI's output: under CI this disk-full check must run, so a machine
 		// that cannot mount says so as a failure.
 		if os.Getenv("CI") != "" {
@@ -178,7 +178,9 @@ func TestDiskFullLocalStore(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs here (%v: %s); pkg/store/local's TestDiskFullKeepsPreviousTranscript injects the error instead", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
-	big := strings.Repeat("A long answer that fills the disk. ", 15_000) // about 500 KB
+	// The store's own files (its schema and indexes, an alert, the write-ahead log) take about
+	// half the disk; the big answer cannot fit in what is left.
+	big := strings.Repeat("A long answer that fills the disk. ", 45_000) // about 1.5 MB
 	c := newCLI(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
 		if strings.Contains(r.LastUserText(), "big") {
 			return geminitest.Reply{Chunks: []string{big}}
