@@ -155,20 +155,7 @@ func BenchmarkQueryFirst(b *testing.B) {
 	dir := b.TempDir()
 	size := writeNDJSON(b, filepath.Join(dir, "cloudtrail.ndjson"), benchMB(200))
 	b.SetBytes(size)
-	cpu0 := cpuSeconds()
-	for b.Loop() {
-		s, err := Open([]string{dir}, Options{CacheDir: b.TempDir()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := s.Query(context.Background(), benchQuery, 100)
-		if err != nil || len(res.Rows) == 0 {
-			b.Fatal(res, err)
-		}
-		_ = s.Close()
-	}
-	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
-	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+	firstQueries(b, dir, benchQuery)
 }
 
 // BenchmarkQueryLater: a query over the same files once the index is built (target: under 2 s).
@@ -260,20 +247,7 @@ func BenchmarkQueryFirstZeek(b *testing.B) {
 	size := writeZeek(b, filepath.Join(dir, "conn.log"), benchMB(200))
 	b.SetBytes(size)
 	const q = `SELECT "id.orig_h", count(*) AS n, sum(orig_bytes) FROM conn WHERE "id.resp_h" = '203.0.113.7' GROUP BY 1 ORDER BY n DESC`
-	cpu0 := cpuSeconds()
-	for b.Loop() {
-		s, err := Open([]string{dir}, Options{CacheDir: b.TempDir()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := s.Query(context.Background(), q, 100)
-		if err != nil || len(res.Rows) == 0 {
-			b.Fatal(res, err)
-		}
-		_ = s.Close()
-	}
-	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
-	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+	firstQueries(b, dir, q)
 }
 
 // BenchmarkQueryFirstEVTX builds the table of an event log of benchMB(100) MB: the Sysmon
@@ -296,13 +270,20 @@ func BenchmarkQueryFirstEVTX(b *testing.B) {
 	}
 	b.SetBytes(size)
 	const q = `SELECT json_extract(EventData, '$.Image') AS image, count(*) AS n FROM sysmon WHERE EventID = 1 GROUP BY 1 ORDER BY n DESC`
+	firstQueries(b, dir, q)
+}
+
+// firstQueries runs query over the files in dir, each time with an empty cache, so that every
+// run builds the tables first; it reports the CPU seconds a run takes and the peak memory.
+func firstQueries(b *testing.B, dir, query string) {
+	b.Helper()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
 		s, err := Open([]string{dir}, Options{CacheDir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := s.Query(context.Background(), q, 100)
+		res, err := s.Query(context.Background(), query, 100)
 		if err != nil || len(res.Rows) == 0 {
 			b.Fatal(res, err)
 		}
