@@ -59,18 +59,7 @@ var evidenceCalls = []*genai.FunctionCall{
 // (redacted), through history show.
 func checkEvidenceChat(t *testing.T, c *cli, dir string) {
 	t.Helper()
-	gd := c.addAlert("guardduty.json")
-	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "what did 203.0.113.7 do?")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var out toolChatOut
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("%v: %q", err, r.stdout)
-	}
-	if len(out.ToolCalls) != 4 {
-		t.Fatalf("tool_calls %+v", out.ToolCalls)
-	}
+	out := askEvidence(t, c, 4, "what did 203.0.113.7 do?", "--evidence", dir)
 	for i, tc := range out.ToolCalls[:3] {
 		if tc.Name != evidenceCalls[i].Name || tc.Error != "" {
 			t.Fatalf("call %d: %+v", i, tc)
@@ -80,12 +69,8 @@ func checkEvidenceChat(t *testing.T, c *cli, dir string) {
 		t.Fatalf("grep of .env: %+v", out.ToolCalls[3])
 	}
 	// What the model got, live and raw.
-	for _, want := range []string{`"table":"aws_cloudtrail"`, `"kind":"csv"`, `"path":"auth.log"`, `"line":1`,
-		`["ConsoleLogin","alice"]`, `["ListBuckets","alice"]`, "mallory.owner@example.com"} {
-		if !strings.Contains(out.Answer, want) {
-			t.Errorf("the model did not get %s: %s", want, out.Answer)
-		}
-	}
+	modelGot(t, out, `"table":"aws_cloudtrail"`, `"kind":"csv"`, `"path":"auth.log"`, `"line":1`,
+		`["ConsoleLogin","alice"]`, `["ListBuckets","alice"]`, "mallory.owner@example.com")
 	if strings.Contains(out.Answer, "do-not-read\"") {
 		t.Errorf("a hidden file was read: %s", out.Answer)
 	}
@@ -322,34 +307,15 @@ func TestEvidenceLogTables(t *testing.T) {
 		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT "cs-uri-stem", "cs-uri-query", "sc-status" FROM iis_u_ex261120 WHERE "c-ip" = '203.0.113.7' AND "sc-status" >= 400`}},
 		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{}},
 	))
-	gd := c.addAlert("guardduty.json")
-	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "what did 203.0.113.7 reach?")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var out toolChatOut
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("%v: %q", err, r.stdout)
-	}
-	if len(out.ToolCalls) != 3 {
-		t.Fatalf("tool_calls %+v", out.ToolCalls)
-	}
-	for i, tc := range out.ToolCalls {
-		if tc.Error != "" {
-			t.Fatalf("call %d: %+v", i, tc)
-		}
-	}
-	for _, want := range []string{
+	out := askEvidence(t, c, 3, "what did 203.0.113.7 reach?", "--evidence", dir)
+	noCallFailed(t, out.ToolCalls)
+	modelGot(t, out,
 		`["10.0.3.7",443,0.254352,1,"[]"]`,
 		`["10.0.3.7",22,null,1,"[\"Cq1a2b3c4d5e6f7g8h\",\"Cz9y8x7w6v5u4t3s2r\"]"]`,
 		`"columns":["id.orig_h","id.resp_p","duration","local_orig","tunnel_parents"]`,
 		`["/aspnet_client/system_web/shell.aspx","cmd=whoami",404]`,
 		`"kind":"zeek"`, `"kind":"w3c"`, `"table":"iis_u_ex261120"`, `"cs(User-Agent)"`,
-	} {
-		if !strings.Contains(out.Answer, want) {
-			t.Errorf("the model did not get %s: %s", want, out.Answer)
-		}
-	}
+	)
 }
 
 // TestEvidenceEventLog: from the binary, real Windows event logs (testdata/evidence, public
@@ -374,32 +340,13 @@ func TestEvidenceEventLog(t *testing.T) {
 		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": `SELECT Channel, count(*) > 0 FROM win_sysmon_first_chunk WHERE EventID = 1 AND json_extract(EventData, '$.Image') LIKE '%PING.EXE' GROUP BY Channel`}},
 		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{}},
 	))
-	gd := c.addAlert("guardduty.json")
-	r := c.run("", "chat", "-o", "json", "-a", gd, "--evidence", dir, "-q", "which accounts changed?")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	var out toolChatOut
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("%v: %q", err, r.stdout)
-	}
-	if len(out.ToolCalls) != 3 {
-		t.Fatalf("tool_calls %+v", out.ToolCalls)
-	}
-	for i, tc := range out.ToolCalls {
-		if tc.Error != "" {
-			t.Fatalf("call %d: %+v", i, tc)
-		}
-	}
-	for _, want := range []string{
+	out := askEvidence(t, c, 3, "which accounts changed?", "--evidence", dir)
+	noCallFailed(t, out.ToolCalls)
+	modelGot(t, out,
 		`[4728,"2013-10-23T16:22:39.9735Z","IE8Win7","None"]`,
 		`["Microsoft-Windows-Sysmon/Operational",1]`,
 		`"kind":"evtx"`, `"table":"win_sysmon_first_chunk"`, `"EventData"`,
-	} {
-		if !strings.Contains(out.Answer, want) {
-			t.Errorf("the model did not get %s: %s", want, out.Answer)
-		}
-	}
+	)
 }
 
 // TestEvidenceBucket: from the binary, a Cloud Storage prefix on fake-gcs-server (found through
@@ -435,8 +382,28 @@ func TestEvidenceBucket(t *testing.T) {
 		&genai.FunctionCall{Name: "grep_evidence", Args: map[string]any{"pattern": "hunter2", "path": "../other/secret.txt"}},
 	))
 	c.env = append(c.env, testenv.EnvStorageHost+"="+url, "ALERTCHAT_EVIDENCE=gs://"+bucket+"/case-7")
+	out := askEvidence(t, c, 4, "what did 203.0.113.7 do?")
+	noCallFailed(t, out.ToolCalls[:3])
+	modelGot(t, out,
+		`["ConsoleLogin"]`, `[4728,"IE8Win7"]`, `"path":"aws/ct.json.gz"`, `"kind":"evtx"`, `"table":"aws_ct"`,
+		"outside the evidence folder",
+	)
+	if strings.Contains(out.Answer, "hunter2") || strings.Contains(out.Answer, "other/secret") {
+		t.Errorf("the model reached another prefix: %s", out.Answer)
+	}
+
+	r := c.run("", "chat", "-o", "json", "-a", c.addAlert("guardduty.json"), "--evidence", "gs://no-such-bucket-e2e/logs", "-q", "hello")
+	if r.code != 2 || !strings.Contains(r.stderr, "gs://no-such-bucket-e2e/logs does not exist") {
+		t.Errorf("a missing bucket: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// askEvidence asks one question of a new chat about the GuardDuty sample (args are chat's
+// other flags) and returns its -o json, which must hold calls tool calls.
+func askEvidence(t *testing.T, c *cli, calls int, question string, args ...string) toolChatOut {
+	t.Helper()
 	gd := c.addAlert("guardduty.json")
-	r := c.run("", "chat", "-o", "json", "-a", gd, "-q", "what did 203.0.113.7 do?")
+	r := c.run("", append(append([]string{"chat", "-o", "json", "-a", gd}, args...), "-q", question)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -444,28 +411,29 @@ func TestEvidenceBucket(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("%v: %q", err, r.stdout)
 	}
-	if len(out.ToolCalls) != 4 {
+	if len(out.ToolCalls) != calls {
 		t.Fatalf("tool_calls %+v", out.ToolCalls)
 	}
-	for i, tc := range out.ToolCalls[:3] {
-		if tc.Error != "" {
-			t.Fatalf("call %d: %+v", i, tc)
-		}
-	}
-	for _, want := range []string{
-		`["ConsoleLogin"]`, `[4728,"IE8Win7"]`, `"path":"aws/ct.json.gz"`, `"kind":"evtx"`, `"table":"aws_ct"`,
-		"outside the evidence folder",
-	} {
+	return out
+}
+
+// modelGot checks that the tool results the model was given (the fake echoes them as its
+// answer) hold each of wants.
+func modelGot(t *testing.T, out toolChatOut, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(out.Answer, want) {
 			t.Errorf("the model did not get %s: %s", want, out.Answer)
 		}
 	}
-	if strings.Contains(out.Answer, "hunter2") || strings.Contains(out.Answer, "other/secret") {
-		t.Errorf("the model reached another prefix: %s", out.Answer)
-	}
+}
 
-	r = c.run("", "chat", "-o", "json", "-a", gd, "--evidence", "gs://no-such-bucket-e2e/logs", "-q", "hello")
-	if r.code != 2 || !strings.Contains(r.stderr, "gs://no-such-bucket-e2e/logs does not exist") {
-		t.Errorf("a missing bucket: exit %d, %s", r.code, r.stderr)
+// noCallFailed checks that none of calls failed.
+func noCallFailed(t *testing.T, calls []toolCallOut) {
+	t.Helper()
+	for i, tc := range calls {
+		if tc.Error != "" {
+			t.Fatalf("call %d: %+v", i, tc)
+		}
 	}
 }

@@ -33,13 +33,16 @@ func toolRound(calls ...*genai.FunctionCall) geminitest.Option {
 }
 
 type toolChatOut struct {
-	HistoryID string `json:"history_id"`
-	Answer    string `json:"answer"`
-	ToolCalls []struct {
-		Name  string         `json:"name"`
-		Args  map[string]any `json:"args"`
-		Error string         `json:"error"`
-	} `json:"tool_calls"`
+	HistoryID string        `json:"history_id"`
+	Answer    string        `json:"answer"`
+	ToolCalls []toolCallOut `json:"tool_calls"`
+}
+
+// toolCallOut is one call of chat -o json's tool_calls.
+type toolCallOut struct {
+	Name  string         `json:"name"`
+	Args  map[string]any `json:"args"`
+	Error string         `json:"error"`
 }
 
 // A one-shot question the model investigates with the built-in tools: it reads the alert,
