@@ -1,7 +1,9 @@
 // Package evidence gives the chat read-only access to the folders of logs and exports an
 // analyst collected (chat --evidence DIR), and to Cloud Storage prefixes used as folders
 // (--evidence gs://BUCKET/PREFIX, gcs.go): list_evidence lists their files, grep_evidence
-// searches their text, query_evidence runs SQL over their structured files.
+// searches their text, query_evidence runs SQL over their structured files. BigQuery datasets
+// (--evidence bq://PROJECT.DATASET, bigquery.go) are listed and queried in GoogleSQL, under a
+// byte limit and confined to the datasets given.
 //
 // The folders and everything in them are untrusted, as are the model's arguments (a log line
 // can carry a prompt injection). So:
@@ -25,14 +27,16 @@ package evidence
 
 import (
 	"context"
-	"path"
-
+	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"cloud.google.com/go/bigquery"
 	"cloud.google.com/go/storage"
 
 	"github.com/m-mizutani/goerr/v2"
@@ -60,6 +64,11 @@ type Set struct {
 	cacheDir string
 	idx      *indexer
 	kinds    kindCache
+	// datasets are the BigQuery datasets; bqMaxBytes bounds each query's scan, bqBytes counts
+	// what the queries scanned.
+	datasets   []*bqDatasetSource
+	bqMaxBytes int64
+	bqBytes    atomic.Int64
 	// bombFloor and timeout are the package's bounds (tests lower them).
 	bombFloor int64
 	timeout   time.Duration
@@ -71,6 +80,13 @@ type Options struct {
 	CacheDir string
 	// Storage reads the gs:// sources, with the user's credentials (nil: none may be given).
 	Storage *storage.Client
+	// BigQuery makes the client of a bq:// source's project, with the user's credentials (nil:
+	// none may be given). The Set closes the clients it made.
+	BigQuery func(ctx context.Context, project string) (*bigquery.Client, error)
+	// BQMaxBytes bounds what one BigQuery query may scan (0: DefaultBQMaxBytes).
+	BQMaxBytes int64
+	// bqEngine replaces BigQuery in tests of the guard.
+	bqEngine func(project, dataset string) bqEngine
 }
 
 // DirError is a folder given on the command line that cannot be used: missing, or a file.
@@ -80,6 +96,9 @@ type DirError struct {
 }
 
 func (e *DirError) Error() string {
+	if IsDataset(e.Dir) {
+		return fmt.Sprintf("evidence dataset %s %s", e.Dir, e.Reason)
+	}
 	if IsBucket(e.Dir) {
 		return fmt.Sprintf("evidence bucket %s %s", e.Dir, e.Reason)
 	}
@@ -93,7 +112,10 @@ func Open(dirs []string, o Options) (*Set, error) { return OpenContext(context.B
 // Set. Nothing is read beyond the folders' own metadata and one listing call per bucket:
 // indexes are built on the first query. Objects are read under ctx.
 func OpenContext(ctx context.Context, dirs []string, o Options) (_ *Set, err error) {
-	s := &Set{cacheDir: o.CacheDir, bombFloor: bombFloor, timeout: QueryTimeout}
+	s := &Set{cacheDir: o.CacheDir, bombFloor: bombFloor, timeout: QueryTimeout, bqMaxBytes: o.BQMaxBytes}
+	if s.bqMaxBytes <= 0 {
+		s.bqMaxBytes = DefaultBQMaxBytes
+	}
 	defer func() {
 		if err != nil {
 			s.closeRoots() // the folders opened before the one refused
@@ -103,6 +125,19 @@ func OpenContext(ctx context.Context, dirs []string, o Options) (_ *Set, err err
 	names := map[string]int{}
 	for _, d := range dirs {
 		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		if IsDataset(d) {
+			ds, err := openDataset(ctx, d, o)
+			if err != nil {
+				return nil, err
+			}
+			if seen[ds.url()] {
+				_ = ds.eng.close()
+				continue
+			}
+			seen[ds.url()] = true
+			s.datasets = append(s.datasets, ds)
 			continue
 		}
 		if IsBucket(d) {
@@ -157,7 +192,7 @@ func OpenContext(ctx context.Context, dirs []string, o Options) (_ *Set, err err
 	if len(s.folders) == 1 {
 		s.folders[0].name = ""
 	}
-	if len(s.folders) == 0 {
+	if len(s.folders) == 0 && len(s.datasets) == 0 {
 		return nil, goerr.New("no evidence folder given")
 	}
 	s.idx = newIndexer(s)
@@ -192,6 +227,51 @@ func (s *Set) closeRoots() {
 			_ = f.r.Close()
 		}
 	}
+	for _, d := range s.datasets {
+		_ = d.eng.close()
+	}
+}
+
+// openDataset checks the BigQuery dataset d with one call: a dataset that does not exist or
+// that the credentials cannot read is named before the chat starts.
+func openDataset(ctx context.Context, d string, o Options) (*bqDatasetSource, error) {
+	project, dataset, err := parseDataset(d)
+	if err != nil {
+		return nil, err
+	}
+	ds := &bqDatasetSource{project: project, dataset: dataset}
+	switch {
+	case o.bqEngine != nil:
+		ds.eng = o.bqEngine(project, dataset)
+	case o.BigQuery != nil:
+		c, err := o.BigQuery(ctx, project)
+		if err != nil {
+			return nil, goerr.Wrap(err, "failed to create the BigQuery client", goerr.V("project", project))
+		}
+		ds.eng = newClientEngine(c, project, dataset, true)
+	default:
+		return nil, &DirError{Dir: d, Reason: "cannot be read: no BigQuery client"}
+	}
+	if err := ds.eng.check(ctx); err != nil {
+		_ = ds.eng.close()
+		switch bqStatus(err) {
+		case 404:
+			return nil, &DirError{Dir: d, Reason: "does not exist"}
+		case 401, 403:
+			return nil, &DirError{Dir: d, Reason: "cannot be read with these credentials: " + bqMessage(err)}
+		}
+		return nil, &DirError{Dir: d, Reason: "cannot be read: " + bqMessage(err)}
+	}
+	return ds, nil
+}
+
+// jsonText is v as JSON text (nested values are text in a result, as in a folder's tables).
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // openBucket checks the Cloud Storage prefix d with one listing call.

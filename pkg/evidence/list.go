@@ -18,6 +18,8 @@ type FileInfo struct {
 	// is built, otherwise those of the first records.
 	Table   string
 	Columns []string
+	// Types are the columns' types, where the source has them (BigQuery).
+	Types []string
 	// Indexed says Rows and Skipped (malformed lines or rows left out) are known.
 	Indexed       bool
 	Rows, Skipped int64
@@ -27,6 +29,25 @@ type FileInfo struct {
 
 // List describes the files under the logical path p ("" for all), at most limit of them.
 func (s *Set) List(ctx context.Context, p string, limit int) ([]FileInfo, bool, error) {
+	if IsDataset(p) {
+		return s.listDatasets(ctx, p, limit)
+	}
+	if len(s.folders) == 0 {
+		if p != "" {
+			return nil, false, errNotFound
+		}
+		return s.listDatasets(ctx, "", limit)
+	}
+	files, truncated, err := s.listFolders(ctx, p, limit)
+	if err != nil || truncated || p != "" || len(s.datasets) == 0 {
+		return files, truncated, err
+	}
+	tables, truncated, err := s.listDatasets(ctx, "", limit-len(files))
+	return append(files, tables...), truncated, err
+}
+
+// listFolders describes the folders' files under p.
+func (s *Set) listFolders(ctx context.Context, p string, limit int) ([]FileInfo, bool, error) {
 	cat, err := s.catalog()
 	if err != nil {
 		return nil, false, err

@@ -19,8 +19,12 @@ const (
 	MaxLimit          = 1000
 )
 
-// Tools are list_evidence, grep_evidence and query_evidence over s: built-in, read-only.
+// Tools are list_evidence, grep_evidence and query_evidence over s: built-in, read-only. A Set
+// of BigQuery datasets only has no files to grep, so no grep_evidence.
 func (s *Set) Tools() []tool.Tool {
+	if len(s.folders) == 0 {
+		return []tool.Tool{listTool{s}, queryTool{s}}
+	}
 	return []tool.Tool{listTool{s}, grepTool{s}, queryTool{s}}
 }
 
@@ -101,13 +105,18 @@ func strs(in []string) []any {
 
 type listTool struct{ s *Set }
 
-func (listTool) Declaration() *genai.FunctionDeclaration {
+func (t listTool) Declaration() *genai.FunctionDeclaration {
+	desc := "List the files of the evidence folders the analyst gave: path, size, kind (ndjson, json, csv, zeek, w3c, " +
+		"parquet, evtx (Windows event logs), text; gzip is read through) and, for structured files, the SQL table and its columns for query_evidence."
+	if len(t.s.datasets) > 0 {
+		desc += " BigQuery datasets (" + strings.Join(t.s.Datasets(), ", ") + ") are listed as their tables: kind bigquery, " +
+			"path bq://PROJECT.DATASET/TABLE, the table's full name, its columns with their types, rows and bytes."
+	}
 	return &genai.FunctionDeclaration{
-		Name: "list_evidence",
-		Description: "List the files of the evidence folders the analyst gave: path, size, kind (ndjson, json, csv, zeek, w3c, " +
-			"parquet, evtx (Windows event logs), text; gzip is read through) and, for structured files, the SQL table and its columns for query_evidence.",
+		Name:        "list_evidence",
+		Description: desc,
 		Parameters: obj(map[string]*genai.Schema{
-			"path":  schema(genai.TypeString, "a folder or file to list, relative to the evidence folder (default: everything)"),
+			"path":  schema(genai.TypeString, "a folder or file to list, relative to the evidence folder, or bq://PROJECT.DATASET (default: everything)"),
 			"limit": schema(genai.TypeInteger, "most files listed (default 100)"),
 		}),
 	}
@@ -132,7 +141,13 @@ func (t listTool) Call(ctx context.Context, args map[string]any) map[string]any 
 		if f.Table != "" {
 			m["table"] = f.Table
 			m["columns"] = strs(f.Columns)
-			if f.Indexed {
+			if f.Types != nil {
+				m["types"] = strs(f.Types)
+			}
+			switch {
+			case f.Indexed && f.Kind == "bigquery":
+				m["rows"] = f.Rows
+			case f.Indexed:
 				m["rows"] = f.Rows
 				m["skipped"] = f.Skipped
 			}
@@ -198,7 +213,10 @@ func (t grepTool) Call(ctx context.Context, args map[string]any) map[string]any 
 
 type queryTool struct{ s *Set }
 
-func (queryTool) Declaration() *genai.FunctionDeclaration {
+func (t queryTool) Declaration() *genai.FunctionDeclaration {
+	if len(t.s.datasets) > 0 {
+		return t.bigQueryDeclaration()
+	}
 	return &genai.FunctionDeclaration{
 		Name: "query_evidence",
 		Description: "Run one read-only SQL query (SQLite dialect, with its JSON functions such as " +
@@ -215,6 +233,29 @@ func (queryTool) Declaration() *genai.FunctionDeclaration {
 	}
 }
 
+// bigQueryDeclaration is query_evidence where BigQuery datasets were given: GoogleSQL there,
+// SQLite over the folders' tables.
+func (t queryTool) bigQueryDeclaration() *genai.FunctionDeclaration {
+	desc := "Run one read-only GoogleSQL query on a BigQuery dataset the analyst gave (" + strings.Join(t.s.Datasets(), ", ") +
+		"), with it as the default dataset (list_evidence names its tables and columns). BigQuery bills the bytes of the " +
+		"columns a query reads: select only the columns needed, filter on the partitioning time column with a narrow " +
+		"range, and prefer aggregates (COUNT, GROUP BY, APPROX_TOP_COUNT) to reading rows; rows are capped by limit, so " +
+		"paging with OFFSET does not help. A query that would scan more than " + bqSize(t.s.bqMaxBytes) +
+		" is refused with its estimate. The result says the bytes scanned."
+	props := map[string]*genai.Schema{
+		"sql":     schema(genai.TypeString, "one SELECT or WITH query"),
+		"limit":   schema(genai.TypeInteger, "most rows returned (default 200)"),
+		"dataset": schema(genai.TypeString, "the dataset to query, PROJECT.DATASET"),
+	}
+	if len(t.s.folders) > 0 {
+		desc += " Without dataset, the query runs over the evidence folders' files instead, in SQLite's dialect: each NDJSON, " +
+			"JSON, CSV, Parquet, Zeek, W3C or Windows event log file is a table (list_evidence names them), nested values " +
+			`as JSON text (json_extract(col, '$.field')); quote Zeek and W3C columns: "id.orig_h", "c-ip".`
+		props["dataset"] = schema(genai.TypeString, "PROJECT.DATASET to run GoogleSQL on BigQuery; leave out to query the folders' files")
+	}
+	return &genai.FunctionDeclaration{Name: "query_evidence", Description: desc, Parameters: obj(props, "sql")}
+}
+
 func (t queryTool) Call(ctx context.Context, args map[string]any) map[string]any {
 	q, err := rawString(args, "sql", true)
 	if err != nil {
@@ -223,6 +264,22 @@ func (t queryTool) Call(ctx context.Context, args map[string]any) map[string]any
 	limit, err := tool.Int(args, "limit", DefaultQueryLimit, 1, MaxLimit)
 	if err != nil {
 		return failure(err)
+	}
+	ds, err := rawString(args, "dataset", false)
+	if err != nil {
+		return failure(err)
+	}
+	if strings.TrimSpace(ds) != "" || (len(t.s.folders) == 0 && len(t.s.datasets) > 0) {
+		res, err := t.s.QueryBigQuery(ctx, ds, q, limit)
+		if err != nil {
+			return failure(err)
+		}
+		rows := make([]any, len(res.Rows))
+		for i, r := range res.Rows {
+			rows[i] = r
+		}
+		return map[string]any{"columns": strs(res.Columns), "rows": rows, "truncated": res.Truncated,
+			"dataset": res.Dataset, "bytes_scanned": res.BytesScanned}
 	}
 	res, err := t.s.Query(ctx, q, limit)
 	if err != nil {
