@@ -437,3 +437,55 @@ func noCallFailed(t *testing.T, calls []toolCallOut) {
 		}
 	}
 }
+
+// TestEvidenceBigQuery chats with a BigQuery dataset as evidence, from the binary, on the
+// BigQuery emulator: its tables listed with their columns and rows, an aggregate run with its
+// bytes scanned, a statement that writes refused before BigQuery is asked. A dataset that does
+// not exist, and a byte limit that is not one, are exit 2 before the chat starts.
+func TestEvidenceBigQuery(t *testing.T) {
+	t.Parallel()
+	e := testenv.StartBigQuery(t, "sec-lake", filepath.Join("..", "pkg", "evidence", "testdata", "bigquery", "secops.yaml"))
+	c := newCLI(t, toolRound(
+		&genai.FunctionCall{Name: "list_evidence", Args: map[string]any{}},
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{
+			"sql": "SELECT principal, COUNT(*) AS n FROM cloudtrail WHERE source_ip = '198.51.100.23' GROUP BY principal"}},
+		&genai.FunctionCall{Name: "query_evidence", Args: map[string]any{"sql": "DELETE FROM cloudtrail WHERE true"}},
+	))
+	c.env = append(c.env, "BIGQUERY_EMULATOR_HOST="+e.Host, "ALERTCHAT_EVIDENCE=bq://sec-lake.secops")
+	out := askEvidence(t, c, 3, "what did 198.51.100.23 do?", "--bq-max-bytes", "1GiB")
+	noCallFailed(t, out.ToolCalls[:2])
+	modelGot(t, out,
+		`"path":"bq://sec-lake.secops/cloudtrail"`, `"kind":"bigquery"`, `"table":"`+"`sec-lake.secops.cloudtrail`"+`"`,
+		`"types":["TIMESTAMP","STRING"`, `"rows":4`, `["alice",3]`, `"bytes_scanned":`, `"dataset":"sec-lake.secops"`,
+		"only reading queries run (SELECT or WITH), not DELETE",
+	)
+	// No folder, so nothing to grep; query_evidence speaks GoogleSQL and names the dataset.
+	for _, tl := range c.answerRequests()[0].Tools {
+		for _, d := range tl.FunctionDeclarations {
+			if d.Name == "grep_evidence" {
+				t.Error("grep_evidence declared with no folder")
+			}
+			if d.Name == "query_evidence" && !strings.Contains(d.Description, "GoogleSQL query on a BigQuery dataset the analyst gave (sec-lake.secops)") {
+				t.Errorf("query_evidence: %s", d.Description)
+			}
+		}
+	}
+	r := c.run("", "chat", "-o", "json", "-a", c.addAlert("guardduty.json"), "-q", "and now?")
+	if r.code != 0 {
+		t.Fatalf("after the refused DELETE: exit %d: %s", r.code, r.stderr)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--evidence", "bq://sec-lake.gone"}, "evidence dataset bq://sec-lake.gone does not exist"},
+		{[]string{"--evidence", "bq://sec-lake"}, "is not bq://PROJECT.DATASET"},
+		{[]string{"--evidence", "bq://sec-lake.secops", "--bq-max-bytes", "lots"}, `--bq-max-bytes "lots" is not a byte count`},
+	} {
+		r := c.run("", append(append([]string{"chat", "-o", "json", "-a", c.addAlert("guardduty.json")}, tc.args...), "-q", "hello")...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}

@@ -16,6 +16,9 @@ func listEvidence(w io.Writer, set *evidence.Set) {
 		fmt.Fprintln(w, "No evidence folders: start the chat with --evidence DIR.")
 		return
 	}
+	for _, d := range set.Datasets() {
+		fmt.Fprintf(w, "bq://%s: a BigQuery dataset, queried in GoogleSQL (list_evidence names its tables)\n", termsafe.Line(d))
+	}
 	sum, err := set.Summary()
 	if err != nil {
 		printError(w, err)

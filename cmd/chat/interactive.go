@@ -17,6 +17,7 @@ import (
 
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/cmd/report"
+	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/format"
 	"github.com/alertchat/alertchat/pkg/inputhist"
 	"github.com/alertchat/alertchat/pkg/lineedit"
@@ -320,6 +321,9 @@ func (c *interactiveChat) command(ctx context.Context, line string) bool {
 		h := c.sess.History()
 		fmt.Fprintf(out, "Tokens: %d in, %d out, %d thinking (%d total) over %d messages.\n",
 			h.Usage.InputTokens, h.Usage.OutputTokens, h.Usage.ThoughtTokens, h.Usage.Total(), h.MessageCount)
+		if c.evidence != nil && len(c.evidence.Datasets()) > 0 {
+			fmt.Fprintf(out, "BigQuery: %s.\n", evidence.BQCost(c.evidence.BigQueryBytes()))
+		}
 	case "/compress":
 		c.compress(ctx)
 	case "/retry":

@@ -3,15 +3,19 @@ package sessionutil
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"cloud.google.com/go/bigquery"
 	"cloud.google.com/go/storage"
 	"github.com/alertchat/alertchat/cmd/cmdutil"
 	"github.com/alertchat/alertchat/pkg/evidence"
+	"github.com/dustin/go-humanize"
 	"github.com/m-mizutani/goerr/v2"
+	"github.com/urfave/cli/v3"
 )
 
 // EvidenceEnv lists evidence folders (and gs://BUCKET/PREFIX sources) separated like PATH. It
@@ -33,7 +37,7 @@ func EvidenceDirs(flag []string, flagSet bool, getenv func(string) string) []str
 	for i := 0; i < len(parts); i++ {
 		d := parts[i]
 		// The list separator is ":" on Unix, so gs://b/p arrives as "gs" and "//b/p".
-		if d == "gs" && i+1 < len(parts) && strings.HasPrefix(parts[i+1], "//") {
+		if (d == "gs" || d == "bq") && i+1 < len(parts) && strings.HasPrefix(parts[i+1], "//") {
 			d, i = d+":"+parts[i+1], i+1
 		}
 		if strings.TrimSpace(d) != "" {
@@ -46,8 +50,8 @@ func EvidenceDirs(flag []string, flagSet bool, getenv func(string) string) []str
 // checkEvidence reports a folder that does not exist or is a file as a usage error naming it.
 func (to ToolOptions) checkEvidence() error {
 	for _, d := range to.Evidence {
-		if evidence.IsBucket(d) {
-			continue // checked by evidence.OpenContext, with one listing call
+		if evidence.IsBucket(d) || evidence.IsDataset(d) {
+			continue // checked by evidence.OpenContext, with one call each
 		}
 		fi, err := os.Stat(d)
 		switch {
@@ -74,6 +78,19 @@ func (to *ToolOptions) OpenEvidence(ctx context.Context, dataDir string) (func()
 		return nil, err
 	}
 	o := evidence.Options{CacheDir: evidenceCacheDir(dataDir)}
+	if slices.ContainsFunc(to.Evidence, evidence.IsDataset) {
+		n, err := ParseBQMaxBytes(to.BQMaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		o.BQMaxBytes = n
+		// The user's Google credentials, or BIGQUERY_EMULATOR_HOST from the real environment
+		// (a .env may not set it), as the other Google emulators' variables.
+		host := os.Getenv(evidence.EnvBigQueryEmulator)
+		o.BigQuery = func(ctx context.Context, project string) (*bigquery.Client, error) {
+			return evidence.NewBigQueryClient(ctx, project, host)
+		}
+	}
 	if slices.ContainsFunc(to.Evidence, evidence.IsBucket) {
 		// The user's Google credentials, or STORAGE_EMULATOR_HOST from the environment, as for
 		// the cloud store; JSON reads, which the emulator serves too.
@@ -99,6 +116,25 @@ func (to *ToolOptions) OpenEvidence(ctx context.Context, dataDir string) (func()
 	}
 	to.set = set
 	return func() { _ = set.Close(); release() }, nil
+}
+
+// BQMaxBytesFlag is --bq-max-bytes, for the commands that take --evidence.
+func BQMaxBytesFlag(to *ToolOptions) cli.Flag {
+	return &cli.StringFlag{Name: "bq-max-bytes", Usage: "most bytes one BigQuery query of an --evidence bq:// dataset may scan " +
+		"(checked by a dry run, then BigQuery's maximumBytesBilled), e.g. 500MiB or 2GiB (default 10GiB)",
+		Sources: cmdutil.EnvVar("BQ_MAX_BYTES"), Destination: &to.BQMaxBytes}
+}
+
+// ParseBQMaxBytes reads --bq-max-bytes: a byte count, with a unit or not ("" is the default).
+func ParseBQMaxBytes(s string) (int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return evidence.DefaultBQMaxBytes, nil
+	}
+	n, err := humanize.ParseBytes(s)
+	if err != nil || n == 0 || n > math.MaxInt64 {
+		return 0, cmdutil.UsageErrorf("--bq-max-bytes %q is not a byte count such as 500MiB or 10GiB", s)
+	}
+	return int64(n), nil
 }
 
 // EvidenceSet is the opened evidence folders (nil without any).

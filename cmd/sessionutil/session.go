@@ -59,7 +59,9 @@ type ToolOptions struct {
 	NoKnowledge bool
 	// Evidence are the folders of --evidence (evidence.go); set is them opened.
 	Evidence []string
-	set      *evidence.Set
+	// BQMaxBytes is --bq-max-bytes: what one BigQuery query may scan ("" for the default).
+	BQMaxBytes string
+	set        *evidence.Set
 }
 
 // WithTools adds to o the built-in tools over st (the workspace's own store, read only) and the

@@ -38,7 +38,7 @@ func IsDataset(s string) bool { return strings.HasPrefix(s, bqScheme) }
 var (
 	// A project ID, optionally domain-scoped (example.com:project).
 	bqProject = regexp.MustCompile(`^([a-z0-9][a-z0-9.-]*[a-z0-9]:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
-	bqDataset = regexp.MustCompile(`^[A-Za-z0-9_]{1,1000}$`)
+	bqDataset = regexp.MustCompile(`^[A-Za-z0-9_]+$`) // and at most 1,024 bytes
 )
 
 // parseDataset splits bq://PROJECT.DATASET: the dataset is after the last dot (a dataset name
@@ -53,7 +53,7 @@ func parseDataset(s string) (project, dataset string, err error) {
 	if !bqProject.MatchString(project) {
 		return "", "", &DirError{Dir: s, Reason: "does not name a valid project"}
 	}
-	if !bqDataset.MatchString(dataset) {
+	if !bqDataset.MatchString(dataset) || len(dataset) > 1024 {
 		return "", "", &DirError{Dir: s, Reason: "does not name a valid dataset"}
 	}
 	return project, dataset, nil

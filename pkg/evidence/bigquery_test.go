@@ -3,12 +3,16 @@ package evidence
 import (
 	"context"
 	"errors"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"cloud.google.com/go/bigquery"
+	"cloud.google.com/go/civil"
 	"google.golang.org/api/googleapi"
 )
 
@@ -353,5 +357,35 @@ func TestBQSize(t *testing.T) {
 	}
 	if got := BQCost(2 << 40); !strings.Contains(got, "2.0 TiB scanned, about $12.50 at $6.25/TiB") {
 		t.Errorf("BQCost = %q", got)
+	}
+}
+
+func TestBQCell(t *testing.T) {
+	t.Parallel()
+	rec := &bigquery.FieldSchema{Name: "resources", Type: bigquery.RecordFieldType, Repeated: true, Schema: bigquery.Schema{
+		{Name: "type", Type: bigquery.StringFieldType}, {Name: "arn", Type: bigquery.StringFieldType}}}
+	one := *rec
+	one.Repeated = false
+	for _, tc := range []struct {
+		v    bigquery.Value
+		f    *bigquery.FieldSchema
+		want any
+	}{
+		{v: nil, want: nil},
+		{v: int64(7), want: int64(7)},
+		{v: "bad \xff", want: "bad \ufffd"},
+		{v: []byte{0, 1, 2}, want: "AAEC"},
+		{v: time.Date(2026, 11, 20, 3, 15, 2, 0, time.FixedZone("x", 3600)), want: "2026-11-20T02:15:02Z"},
+		{v: civil.Date{Year: 2026, Month: 11, Day: 20}, want: "2026-11-20"},
+		{v: big.NewRat(314159, 100000), want: "3.141590000"},
+		{v: []bigquery.Value{[]bigquery.Value{"AWS::S3::Object", "arn:aws:s3:::b/k"}, []bigquery.Value{"AWS::S3::Bucket", nil}}, f: rec,
+			want: `[{"arn":"arn:aws:s3:::b/k","type":"AWS::S3::Object"},{"arn":null,"type":"AWS::S3::Bucket"}]`},
+		{v: []bigquery.Value{"AWS::S3::Object", "arn:aws:s3:::b/k"}, f: &one, want: `{"arn":"arn:aws:s3:::b/k","type":"AWS::S3::Object"}`},
+		{v: []bigquery.Value{"192.0.2.10", "192.0.2.11"}, f: &bigquery.FieldSchema{Type: bigquery.StringFieldType, Repeated: true},
+			want: `["192.0.2.10","192.0.2.11"]`},
+	} {
+		if got := bqCell(tc.v, tc.f); got != tc.want {
+			t.Errorf("bqCell(%#v) = %#v, want %#v", tc.v, got, tc.want)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"net/http"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +15,9 @@ import (
 	"cloud.google.com/go/civil"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+
+	"github.com/m-mizutani/goerr/v2"
 )
 
 const (
@@ -72,9 +74,8 @@ func (e *clientEngine) tables(ctx context.Context) ([]bqTable, error) {
 	if e.cached != nil {
 		return e.cached, nil
 	}
-	ref := fmt.Sprintf("`%s.%s`", e.project, e.dataset)
-	it, err := e.query("SELECT table_name, column_name, data_type FROM " + ref +
-		".INFORMATION_SCHEMA.COLUMNS ORDER BY table_name, ordinal_position").Read(ctx)
+	it, err := e.query(fmt.Sprintf("SELECT table_name, column_name, data_type FROM `%s`.%s"+
+		".INFORMATION_SCHEMA.COLUMNS ORDER BY table_name, ordinal_position", e.project, e.dataset)).Read(ctx)
 	if err != nil {
 		return nil, bqError(err)
 	}
@@ -105,7 +106,7 @@ func (e *clientEngine) tables(ctx context.Context) ([]bqTable, error) {
 		out[i].Columns = append(out[i].Columns, col)
 		out[i].Types = append(out[i].Types, typ)
 	}
-	if err := e.countFromMeta(ctx, ref, out, byName); err != nil {
+	if err := e.countFromMeta(ctx, out, byName); err != nil {
 		e.countEach(ctx, out)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -114,8 +115,8 @@ func (e *clientEngine) tables(ctx context.Context) ([]bqTable, error) {
 }
 
 // countFromMeta fills the row counts and sizes from the dataset's __TABLES__ meta-table.
-func (e *clientEngine) countFromMeta(ctx context.Context, ref string, out []bqTable, byName map[string]int) error {
-	it, err := e.query("SELECT table_id, row_count, size_bytes FROM " + strings.TrimSuffix(ref, "`") + ".__TABLES__`").Read(ctx)
+func (e *clientEngine) countFromMeta(ctx context.Context, out []bqTable, byName map[string]int) error {
+	it, err := e.query(fmt.Sprintf("SELECT table_id, row_count, size_bytes FROM `%s.%s.__TABLES__`", e.project, e.dataset)).Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -346,4 +347,22 @@ func bqStatus(err error) int {
 		return ge.Code
 	}
 	return 0
+}
+
+// EnvBigQueryEmulator, from the real environment only, points the BigQuery client at an
+// emulator (host:port) without credentials, as FIRESTORE_EMULATOR_HOST does for Firestore.
+const EnvBigQueryEmulator = "BIGQUERY_EMULATOR_HOST"
+
+// NewBigQueryClient is the client of project: with the user's Google credentials, or, when
+// emulatorHost is set, the emulator's, without any.
+func NewBigQueryClient(ctx context.Context, project, emulatorHost string) (*bigquery.Client, error) {
+	var opts []option.ClientOption
+	if emulatorHost != "" {
+		opts = append(opts, option.WithEndpoint("http://"+emulatorHost), option.WithoutAuthentication())
+	}
+	c, err := bigquery.NewClient(ctx, project, opts...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to create the BigQuery client", goerr.V("project", project))
+	}
+	return c, nil
 }
