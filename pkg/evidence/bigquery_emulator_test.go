@@ -1,11 +1,20 @@
 package evidence
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"cloud.google.com/go/bigquery"
@@ -137,5 +146,69 @@ func TestBigQueryDatasetMissingOnTheEmulator(t *testing.T) {
 	var de *DirError
 	if !errors.As(err, &de) || err.Error() != "evidence dataset bq://sec-lake.gone does not exist" {
 		t.Fatalf("Open = %v", err)
+	}
+}
+
+// TestBigQueryListingIsOneQuery lists a dataset of 200 tables through a counting proxy: the
+// columns of all of them are one query of INFORMATION_SCHEMA.COLUMNS, not a call per table.
+// (The row counts are a second query of __TABLES__; the emulator cannot answer it, so here
+// each table's metadata is asked instead, as on any engine without it.)
+func TestBigQueryListingIsOneQuery(t *testing.T) {
+	t.Parallel()
+	var y strings.Builder
+	y.WriteString("projects:\n- id: sec-lake\n  datasets:\n    - id: wide\n      tables:\n")
+	for i := range 200 {
+		fmt.Fprintf(&y, "        - id: t%03d\n          columns:\n            - name: ts\n              type: TIMESTAMP\n"+
+			"            - name: host\n              type: STRING\n          data:\n            - ts: '2026-11-20T03:10:00Z'\n              host: h%d\n", i, i)
+	}
+	yaml := filepath.Join(t.TempDir(), "wide.yaml")
+	if err := os.WriteFile(yaml, []byte(y.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := testenv.StartBigQuery(t, "sec-lake", yaml)
+	target, _ := url.Parse(e.URL)
+	var mu sync.Mutex
+	var columnQueries, otherQueries, tableGets int
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		mu.Lock()
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/queries") && bytes.Contains(body, []byte("INFORMATION_SCHEMA.COLUMNS")):
+			columnQueries++
+		case r.Method == http.MethodPost:
+			otherQueries++
+		case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/tables/"):
+			tableGets++
+		}
+		mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	s, err := Open([]string{"bq://sec-lake.wide"}, Options{CacheDir: t.TempDir(), BigQuery: func(ctx context.Context, project string) (*bigquery.Client, error) {
+		return NewBigQueryClient(ctx, project, strings.TrimPrefix(proxy.URL, "http://"))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	files, truncated, err := s.List(context.Background(), "", MaxLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 200 || truncated || files[199].Path != "bq://sec-lake.wide/t199" || len(files[0].Columns) != 2 || files[7].Rows != 1 {
+		t.Fatalf("listed %d (truncated %v): first %+v", len(files), truncated, files[0])
+	}
+	if _, _, err := s.List(context.Background(), "", 10); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if columnQueries != 1 || otherQueries > 1 {
+		t.Errorf("columns queries %d, other queries %d: want 1 and at most 1 (__TABLES__)", columnQueries, otherQueries)
+	}
+	if tableGets != 200 {
+		t.Errorf("table metadata asked %d times, want 200 (the emulator has no __TABLES__) and once per chat", tableGets)
 	}
 }
