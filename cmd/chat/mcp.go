@@ -52,6 +52,8 @@ type mcpHooks struct {
 	transports map[string]sdk.Transport
 	wait       time.Duration
 	started    func(*mcp.Manager)
+	// toolsChanged is told when a server's tool list change is recorded.
+	toolsChanged func(server string)
 }
 
 // startMCP loads the config and starts its servers; nil when there is none. A config that
@@ -73,7 +75,7 @@ func startMCP(ctx context.Context, ios *cmdutil.IOStreams, getenv func(string) s
 	o := mcp.Options{Environ: os.Environ(), Warn: m.warn, Auth: mcp.AuthOptions{Tokens: mcp.UserTokens(getenv)}, Elicitor: m, OnProgress: m.progress,
 		ConfirmEgress: m.confirmEgress}
 	if hooks != nil {
-		o.Transports = hooks.transports
+		o.Transports, o.ToolsChanged = hooks.transports, hooks.toolsChanged
 		if hooks.wait > 0 {
 			m.wait = hooks.wait
 		}

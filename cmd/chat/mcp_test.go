@@ -168,12 +168,9 @@ func TestMCPChangedToolListReplacesTheOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
+	// Counted once the manager recorded the change, not when the notification passed the
+	// transport: a question asked in between would still see the old list.
 	var changes atomic.Int32
-	watched := mcptest.Watched{Transport: ct, Seen: func(method string) {
-		if method == "notifications/tools/list_changed" {
-			changes.Add(1)
-		}
-	}}
 
 	srv := geminitest.NewServer(t, geminitest.WithHandler(func(r *geminitest.Request) geminitest.Reply {
 		if fr := lastResponse(r); fr != nil {
@@ -196,8 +193,8 @@ func TestMCPChangedToolListReplacesTheOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	managers := make(chan *mcp.Manager, 1)
-	opts.mcpHooks = &mcpHooks{transports: map[string]sdk.Transport{"x": watched}, wait: 20 * time.Second,
-		started: func(m *mcp.Manager) { managers <- m }}
+	opts.mcpHooks = &mcpHooks{transports: map[string]sdk.Transport{"x": ct}, wait: 20 * time.Second,
+		started: func(m *mcp.Manager) { managers <- m }, toolsChanged: func(string) { changes.Add(1) }}
 	done := make(chan error, 1)
 	go func() { done <- chatRun(context.Background(), opts) }()
 	<-(<-managers).Started()

@@ -6,7 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -44,34 +43,4 @@ func (g Gated) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, ctx.Err()
 	}
 	return g.Transport.Connect(ctx)
-}
-
-// Watched reports, through Seen, the method of every request and notification the client reads
-// from the server (notifications/tools/list_changed, say): a test waits for what the client has
-// been told instead of sleeping.
-type Watched struct {
-	sdk.Transport
-	Seen func(method string)
-}
-
-// Connect implements sdk.Transport.
-func (w Watched) Connect(ctx context.Context) (sdk.Connection, error) {
-	c, err := w.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return watchedConn{Connection: c, seen: w.Seen}, nil
-}
-
-type watchedConn struct {
-	sdk.Connection
-	seen func(string)
-}
-
-func (c watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	m, err := c.Connection.Read(ctx)
-	if r, ok := m.(*jsonrpc.Request); ok && err == nil {
-		c.seen(r.Method)
-	}
-	return m, err
 }

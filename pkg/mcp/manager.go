@@ -38,6 +38,9 @@ type Options struct {
 	// internal data may go (the default is no), and reports whether a person was asked (a
 	// yes nobody gave lets nothing go); nil where nobody can be asked: such a call is denied.
 	ConfirmEgress func(ctx context.Context, h EgressHold) (send, asked bool)
+	// ToolsChanged is told when a server said its tool list changed, once the change is
+	// recorded, so that the next Changed sees it (tests wait on it).
+	ToolsChanged func(server string)
 }
 
 // Manager starts the configured servers in the background and holds their tools.

@@ -70,7 +70,12 @@ func connect(ctx context.Context, name string, cfg ServerConfig, o Options, tran
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
 			s.progress(r.Params)
 		},
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.changed.Store(true) },
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.changed.Store(true)
+			if o.ToolsChanged != nil {
+				o.ToolsChanged(name)
+			}
+		},
 	})
 	client.AddReceivingMiddleware(s.screenElicitation)
 	session, err := client.Connect(ctx, transport, nil)
