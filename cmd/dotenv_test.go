@@ -165,6 +165,7 @@ func TestDotEnvAllowsOnlyPlainFlagSettings(t *testing.T) {
 		"ALERTCHAT_MCP_CONFIG":         "programs run",
 		"ALERTCHAT_ANALYST":            "who asks, forged",
 		"ALERTCHAT_WORKSPACE":          "histories written to another team's workspace",
+		"ALERTCHAT_BQ_MAX_BYTES":       "a BigQuery bill the planter sets",
 	}
 	root, _ := newRoot(&cmdutil.IOStreams{}, RunOptions{Getenv: func(string) string { return "" }})
 	var walk func(c *cli.Command)

@@ -25,7 +25,7 @@ func envKeys(f cli.Flag) []string {
 func TestEnvVarsOnlyForGlobalFlagsAndChatDefaults(t *testing.T) {
 	t.Parallel()
 	root, _ := newRoot(&cmdutil.IOStreams{}, RunOptions{Getenv: func(string) string { return "" }})
-	chatDefaults := map[string]bool{"alert": true, "raw": true, "no-title-generation": true, "no-related": true, "continue": true, "judge-model": true, "no-tools": true, "max-tool-calls": true, "max-tool-result": true, "mcp-config": true}
+	chatDefaults := map[string]bool{"alert": true, "raw": true, "no-title-generation": true, "no-related": true, "continue": true, "judge-model": true, "no-tools": true, "max-tool-calls": true, "max-tool-result": true, "mcp-config": true, "bq-max-bytes": true}
 	for _, f := range root.Flags {
 		name := f.Names()[0]
 		if name == "help" || name == "version" {

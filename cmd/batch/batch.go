@@ -70,7 +70,7 @@ remote job fails, expires or is cancelled, 130 for Ctrl-C.`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per question", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, a Cloud Storage prefix gs://BUCKET/PREFIX or a BigQuery dataset bq://PROJECT.DATASET, Gemini may list, grep and query, read only (repeatable)", Destination: &opts.Tools.Evidence},
-			sessionutil.BQMaxBytesFlag(&opts.Tools),
+			sessionutil.BQMaxBytesFlag(&opts.Tools, false),
 			&cli.BoolFlag{Name: "no-title-generation", Usage: "title new conversations from their first line instead of asking Gemini", Destination: &opts.NoTitles},
 		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
 			Remote:       "answer through one Gemini Batch API job (about half the price, answered within hours; no tools)",

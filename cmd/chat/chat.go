@@ -124,7 +124,7 @@ arrived is saved first).`,
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON; a larger one is cut and says so", Value: session.DefaultMaxToolResult, Sources: cmdutil.EnvVar("MAX_TOOL_RESULT"), Destination: &opts.Tools.MaxResult},
 			// ALERTCHAT_EVIDENCE is read below, from the real environment only, split like PATH.
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, a Cloud Storage prefix gs://BUCKET/PREFIX or a BigQuery dataset bq://PROJECT.DATASET, Gemini may list, grep and query, read only (repeatable; default $" + sessionutil.EvidenceEnv + ", separated like PATH)", Destination: &opts.Tools.Evidence},
-			sessionutil.BQMaxBytesFlag(&opts.Tools),
+			sessionutil.BQMaxBytesFlag(&opts.Tools, true),
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if err := cmdutil.NoArgs(c.Args().Slice(), `quote the question: -q "..."`); err != nil {

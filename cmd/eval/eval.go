@@ -93,7 +93,7 @@ report of the finished runs is printed first; a --remote job goes on).`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, a Cloud Storage prefix gs://BUCKET/PREFIX or a BigQuery dataset bq://PROJECT.DATASET, Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
-			sessionutil.BQMaxBytesFlag(&opts.Tools),
+			sessionutil.BQMaxBytesFlag(&opts.Tools, false),
 		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
 			Remote:       "investigate through one Gemini Batch API job per model (about half the price, answered within hours; needs --no-tools)",
 			Resubmit:     "with --remote: submit new jobs even when jobs for these cases are recorded",

@@ -118,11 +118,17 @@ func (to *ToolOptions) OpenEvidence(ctx context.Context, dataDir string) (func()
 	return func() { _ = set.Close(); release() }, nil
 }
 
-// BQMaxBytesFlag is --bq-max-bytes, for the commands that take --evidence.
-func BQMaxBytesFlag(to *ToolOptions) cli.Flag {
-	return &cli.StringFlag{Name: "bq-max-bytes", Usage: "most bytes one BigQuery query of an --evidence bq:// dataset may scan " +
+// BQMaxBytesFlag is --bq-max-bytes, for the commands that take --evidence. Only chat's has a
+// variable, ALERTCHAT_BQ_MAX_BYTES, as chat's other defaults do; a .env cannot set it (a
+// planted one would set the analyst's bill).
+func BQMaxBytesFlag(to *ToolOptions, withEnv bool) cli.Flag {
+	f := &cli.StringFlag{Name: "bq-max-bytes", Usage: "most bytes one BigQuery query of an --evidence bq:// dataset may scan " +
 		"(checked by a dry run, then BigQuery's maximumBytesBilled), e.g. 500MiB or 2GiB (default 10GiB)",
-		Sources: cmdutil.EnvVar("BQ_MAX_BYTES"), Destination: &to.BQMaxBytes}
+		Destination: &to.BQMaxBytes}
+	if withEnv {
+		f.Sources = cmdutil.EnvVar("BQ_MAX_BYTES")
+	}
+	return f
 }
 
 // ParseBQMaxBytes reads --bq-max-bytes: a byte count, with a unit or not ("" is the default).

@@ -101,7 +101,7 @@ and reported).`,
 			&cli.IntFlag{Name: "max-tool-calls", Usage: "most tool calls per investigation", Value: session.DefaultMaxToolCalls, Destination: &opts.Tools.MaxCalls},
 			&cli.IntFlag{Name: "max-tool-result", Usage: "largest tool result sent to Gemini, in bytes of JSON", Value: session.DefaultMaxToolResult, Destination: &opts.Tools.MaxResult},
 			&cli.StringSliceFlag{Name: "evidence", Usage: "a folder of collected logs, a Cloud Storage prefix gs://BUCKET/PREFIX or a BigQuery dataset bq://PROJECT.DATASET, Gemini may list, grep and query in every investigation, read only (repeatable)", Destination: &opts.Tools.Evidence},
-			sessionutil.BQMaxBytesFlag(&opts.Tools),
+			sessionutil.BQMaxBytesFlag(&opts.Tools, false),
 		}, opts.Remote.Flags(remote.DefaultPollInterval, cmdutil.RemoteUsage{
 			Remote:       "investigate through one Gemini Batch API job (about half the price, answered within hours; needs --no-tools)",
 			Resubmit:     "with --remote: submit a new job even when one for these alerts is recorded",
