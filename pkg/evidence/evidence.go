@@ -283,7 +283,7 @@ func openBucket(ctx context.Context, d string, c *storage.Client) (folder, error
 	if c == nil {
 		return folder{}, &DirError{Dir: d, Reason: "cannot be read: no Cloud Storage client"}
 	}
-	b := &bucketPrefix{ctx: ctx, bucket: c.Bucket(bucket).Retryer(gcsRetries()...), name: bucket, prefix: prefix}
+	b := &bucketPrefix{ctx: ctx, bucket: c.Bucket(bucket).Retryer(gcsRetries()...), name: bucket, prefix: prefix, stall: objectStall}
 	if err := b.check(ctx); err != nil {
 		return folder{}, &DirError{Dir: d, Reason: err.Error()}
 	}

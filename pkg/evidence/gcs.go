@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -43,7 +44,52 @@ type bucketPrefix struct {
 	bucket *storage.BucketHandle
 	name   string // the bucket's name
 	prefix string // "" or ending in "/"
+	// stall bounds each wait for Cloud Storage (objectStall; tests lower it).
+	stall time.Duration
 }
+
+// objectStall bounds how long a read waits for Cloud Storage to send anything (a response, the
+// next bytes of an object, a range, a page of a listing): a connection that stalls fails the
+// tool call, and the chat goes on, instead of hanging the question.
+const objectStall = 60 * time.Second
+
+// errStalled is a wait for Cloud Storage given up after the stall bound.
+type errStalled struct{ after time.Duration }
+
+func (e errStalled) Error() string {
+	return fmt.Sprintf("Cloud Storage sent nothing for %s; the read was given up", e.after)
+}
+
+// watchdog cancels a context when it is not fed in time: armed around each wait for Cloud
+// Storage, stopped when the wait ends, so time spent between reads never counts.
+type watchdog struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timer   *time.Timer
+	d       time.Duration
+	expired atomic.Bool
+}
+
+func newWatchdog(parent context.Context, d time.Duration) *watchdog {
+	w := &watchdog{d: d}
+	w.ctx, w.cancel = context.WithCancel(parent)
+	w.timer = time.AfterFunc(d, func() { w.expired.Store(true); w.cancel() })
+	w.timer.Stop()
+	return w
+}
+
+// wait runs fn with the bound armed; an error after the bound expired is errStalled.
+func (w *watchdog) wait(fn func() error) error {
+	w.timer.Reset(w.d)
+	err := fn()
+	w.timer.Stop()
+	if err != nil && w.expired.Load() {
+		return errStalled{w.d}
+	}
+	return err
+}
+
+func (w *watchdog) stop() { w.timer.Stop(); w.cancel() }
 
 // parseBucket splits gs://BUCKET/PREFIX; the prefix is a folder, so it ends in "/" unless empty.
 func parseBucket(s string) (bucket, prefix string, err error) {
@@ -107,10 +153,13 @@ func (b *bucketPrefix) walk(f folder, rel string, fn func(entry) bool) error {
 	if err := q.SetAttrSelection([]string{"Name", "Size", "Generation"}); err != nil {
 		return err
 	}
-	it := b.bucket.Objects(b.ctx, q)
+	wd := newWatchdog(b.ctx, b.stall)
+	defer wd.stop()
+	it := b.bucket.Objects(wd.ctx, q)
 	found := false
 	for {
-		a, err := it.Next()
+		var a *storage.ObjectAttrs
+		err := wd.wait(func() (err error) { a, err = it.Next(); return err })
 		if errors.Is(err, iterator.Done) {
 			break
 		}
@@ -143,24 +192,29 @@ func (b *bucketPrefix) open(rel string, generation, size int64) (evidenceFile, e
 		return nil, errOutside
 	}
 	obj := b.bucket.Object(b.prefix + rel).Generation(generation)
-	return &objectFile{ctx: b.ctx, obj: obj, size: size}, nil
+	return &objectFile{ctx: b.ctx, obj: obj, size: size, stall: b.stall}, nil
 }
 
 // objectFile reads an object: Read streams it from the start (one request), ReadAt reads a
 // range (one request each), for the formats read by their footer or chunks.
 type objectFile struct {
-	ctx  context.Context
-	obj  *storage.ObjectHandle
-	size int64
-	r    *storage.Reader
+	ctx   context.Context
+	obj   *storage.ObjectHandle
+	size  int64
+	stall time.Duration
+	r     *storage.Reader
+	wd    *watchdog // the stream's, fed by each Read
 }
 
 func (o *objectFile) start() error {
 	if o.r != nil {
 		return nil
 	}
-	r, err := o.obj.NewReader(o.ctx)
-	if err != nil {
+	if o.wd == nil {
+		o.wd = newWatchdog(o.ctx, o.stall)
+	}
+	var r *storage.Reader
+	if err := o.wd.wait(func() (err error) { r, err = o.obj.NewReader(o.wd.ctx); return err }); err != nil {
 		return objectError(err)
 	}
 	o.r = r
@@ -171,7 +225,9 @@ func (o *objectFile) Read(p []byte) (int, error) {
 	if err := o.start(); err != nil {
 		return 0, err
 	}
-	return o.r.Read(p)
+	var n int
+	err := o.wd.wait(func() (err error) { n, err = o.r.Read(p); return err })
+	return n, err
 }
 
 // transcoded reports whether the object, stored with Content-Encoding: gzip, comes
@@ -190,12 +246,15 @@ func (o *objectFile) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), o.size-off)
-	r, err := o.obj.NewRangeReader(o.ctx, off, n)
-	if err != nil {
+	wd := newWatchdog(o.ctx, o.stall)
+	defer wd.stop()
+	var r *storage.Reader
+	if err := wd.wait(func() (err error) { r, err = o.obj.NewRangeReader(wd.ctx, off, n); return err }); err != nil {
 		return 0, objectError(err)
 	}
 	defer r.Close()
-	m, err := io.ReadFull(r, p[:n])
+	var m int
+	err := wd.wait(func() (err error) { m, err = io.ReadFull(r, p[:n]); return err })
 	if err == nil && m < len(p) {
 		err = io.EOF
 	}
@@ -203,6 +262,9 @@ func (o *objectFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (o *objectFile) Close() error {
+	if o.wd != nil {
+		defer o.wd.stop()
+	}
 	if o.r != nil {
 		return o.r.Close()
 	}

@@ -327,3 +327,56 @@ func TestBucketEvidenceRequests(t *testing.T) {
 		t.Errorf("a second listing made %d requests", again)
 	}
 }
+
+// TestBucketEvidenceStall: Cloud Storage that stops answering fails the tool call after the
+// stall bound, and the next call works once it answers again; time spent between reads of a
+// stream is not a stall.
+func TestBucketEvidenceStall(t *testing.T) {
+	t.Parallel()
+	srv, _ := testenv.GCS(t)
+	for _, name := range []string{"case/a.log", "case/b.ndjson"} {
+		srv.CreateObject(fakestorage.Object{
+			ObjectAttrs: fakestorage.ObjectAttrs{BucketName: testenv.Bucket, Name: name},
+			Content:     []byte(strings.Repeat(`{"host":"web-1","msg":"203.0.113.7 login"}`+"\n", 2000)),
+		})
+	}
+	p := testenv.NewFaultProxy(t, srv.URL())
+	c := testenv.StorageClient(t, p.URL())
+	ctx := context.Background()
+	s, err := OpenContext(ctx, []string{"gs://" + testenv.Bucket + "/case"}, Options{CacheDir: t.TempDir(), Storage: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	const stall = 300 * time.Millisecond
+	s.folders[0].gcs.stall = stall
+
+	p.Set(testenv.Hang)
+	start := time.Now()
+	out := call(t, s, "grep_evidence", map[string]any{"pattern": "203"})
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "Cloud Storage sent nothing for 300ms") {
+		t.Errorf("a hung bucket: %v", out)
+	}
+	if d := time.Since(start); d > 20*stall {
+		t.Errorf("the call took %s with a stall bound of %s", d, stall)
+	}
+	p.Set(testenv.Pass)
+	out = call(t, s, "query_evidence", map[string]any{"sql": "SELECT COUNT(*) FROM b"})
+	if rows, _ := out["rows"].([]any); len(rows) != 1 || fmt.Sprint(rows[0]) != "[2000]" {
+		t.Errorf("once it answers again: %#v", out)
+	}
+
+	// A slow reader is not a stalled server.
+	f, err := s.folders[0].gcs.open("a.log", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for range 3 {
+		if _, err := f.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * stall)
+	}
+}
