@@ -33,7 +33,7 @@ func quietAfter(s string, i, j int) bool {
 	if !space && t != ',' && t != '\n' && t != ';' && t != ')' && t != '\r' {
 		return false
 	}
-	if mayAssign(s, i, j) && keyish(s[i:j]) && !noKey(s[i:j]) {
+	if keyish(s[i:j]) && mayAssign(s, i, j) && !noKey(s[i:j]) {
 		return false
 	}
 	if b := vendorIndex[int(s[i])<<8|int(s[i+1])]; b != 0 && (w >= vendorMin[b] || vendorReads[b][t]) {
