@@ -23,6 +23,7 @@ type scanner struct {
 	wordsFrom int
 	units     [maxUnits]numUnit
 	seps      [maxUnits]string
+	keys      keyMemo // noKey of the plain words seen last (quietAfter)
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {

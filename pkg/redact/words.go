@@ -46,7 +46,7 @@ func (sc *scanner) scanWords(s string) {
 		} else {
 			var plain bool
 			j, plain = letterRun(s, i)
-			if plain && quietAfter(s, i, j) {
+			if plain && quietAfter(s, i, j, &sc.keys) {
 				i = j
 				continue
 			}
