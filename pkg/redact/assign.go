@@ -280,48 +280,17 @@ func literalAt(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) {
 // classified like a key; the value follows within a short distance. It
 // reports whether a sibling value field was found.
 func (sc *scanner) namedValue(s string, v int, xml bool) bool {
-	n := len(s)
-	for v < n && (s[v] == ' ' || s[v] == '\t') {
-		v++
-	}
-	ns, ne, _, ok := parseValue(s, v, xml, false)
-	if !ok || ne-ns < 3 || ne-ns > 64 || !allClass(s[ns:ne], cKey) {
+	name, ne, ok := siblingName(s, v, xml)
+	if !ok {
 		return false
 	}
-	name := s[ns:ne]
 	ki := classifyKey(name)
 	if ki.cls == keyNone && !ki.accessKeyID {
 		return false
 	}
-	// skip the closing quote, separators and the indentation of the next line
-	p := ne
-	for p < n && p-ne < 48 {
-		switch c := s[p]; {
-		case c == '"' || c == '\'' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '-' || c == '/' || c == '\\':
-			if c == '\\' && p+1 < n && (s[p+1] == 'n' || s[p+1] == 't' || s[p+1] == 'r') {
-				p++ // an escaped newline
-			}
-			p++
-			continue
-		}
-		break
-	}
-	if p+5 > n || !hasPrefixFold(s[p:], "value") || (p+5 < n && isWord(s[p+5])) {
+	q := siblingValueStart(s, ne)
+	if q < 0 {
 		return false
-	}
-	q := p + 5
-	for q < n && (s[q] == '"' || s[q] == '\'' || s[q] == '\\') && q-p < 12 {
-		q++
-	}
-	for q < n && (s[q] == ' ' || s[q] == '\t') {
-		q++
-	}
-	if q >= n || (s[q] != ':' && s[q] != '=') {
-		return false
-	}
-	q++
-	for q < n && (s[q] == ' ' || s[q] == '\t') {
-		q++
 	}
 	vs, ve, quoted, ok := parseValue(s, q, false, false)
 	if !ok {
@@ -331,6 +300,68 @@ func (sc *scanner) namedValue(s string, v int, xml bool) bool {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return true
+}
+
+// siblingName reads the name at v (after spaces): a key-shaped value of 3
+// to 64 bytes; it returns the name and where it ends.
+func siblingName(s string, v int, xml bool) (name string, ne int, ok bool) {
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	ns, ne, _, ok := parseValue(s, v, xml, false)
+	if !ok || ne-ns < 3 || ne-ns > 64 || !allClass(s[ns:ne], cKey) {
+		return "", 0, false
+	}
+	return s[ns:ne], ne, true
+}
+
+// siblingValueStart finds the value field after a name ending at ne:
+// closing quotes, separators and the indentation of the next line, then
+// "value", an optional quote, ':' or '='. It returns where the value
+// starts, or -1.
+func siblingValueStart(s string, ne int) int {
+	n := len(s)
+	p := skipSiblingGap(s, ne)
+	if p+5 > n || !hasPrefixFold(s[p:], "value") || (p+5 < n && isWord(s[p+5])) {
+		return -1
+	}
+	q := p + 5
+	for q < n && (s[q] == '"' || s[q] == '\'' || s[q] == '\\') && q-p < 12 {
+		q++
+	}
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	if q >= n || (s[q] != ':' && s[q] != '=') {
+		return -1
+	}
+	q++
+	for q < n && (s[q] == ' ' || s[q] == '\t') {
+		q++
+	}
+	return q
+}
+
+// skipSiblingGap skips, for at most 48 bytes, what may separate a name
+// from its value field: quotes, commas, spaces, newlines (escaped too),
+// list dashes, slashes.
+func skipSiblingGap(s string, p int) int {
+	n := len(s)
+	start := p
+	for p < n && p-start < 48 {
+		switch c := s[p]; c {
+		case '"', '\'', ',', ' ', '\t', '\r', '\n', '-', '/':
+			p++
+		case '\\':
+			if p+1 < n && (s[p+1] == 'n' || s[p+1] == 't' || s[p+1] == 'r') {
+				p++ // an escaped newline
+			}
+			p++
+		default:
+			return p
+		}
+	}
+	return p
 }
 
 var lookupVerbs = []string{"get", "load", "read", "fetch", "find", "lookup", "resolve", "retrieve", "request", "has",

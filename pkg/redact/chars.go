@@ -22,62 +22,69 @@ const (
 	cTokBody // A-Z a-z 0-9 _ - . + / = ~  (generic token characters)
 )
 
-var ctab [256]uint16
+// ctab holds the classes of every byte, built once from classRules.
+var ctab = buildClassTable()
 
-func init() {
-	for c := 0; c < 256; c++ {
-		var f uint16
-		b := byte(c)
-		switch {
-		case b >= '0' && b <= '9':
-			f |= cDigit | cHex
-		case b >= 'A' && b <= 'Z':
-			f |= cUpper
-			if b <= 'F' {
-				f |= cHex
+// classRules says, class by class, which bytes belong to it; a byte's entry
+// in ctab is the union of the classes whose test it passes.
+var classRules = []struct {
+	class uint16
+	in    func(b byte) bool
+}{
+	{cDigit, isDigit},
+	{cUpper, func(b byte) bool { return b >= 'A' && b <= 'Z' }},
+	{cLower, func(b byte) bool { return b >= 'a' && b <= 'z' }},
+	{cUnder, func(b byte) bool { return b == '_' }},
+	{cHex, isHexByte},
+	{cB64, func(b byte) bool { return asciiAlnum(b) || b == '+' || b == '/' }},
+	{cKey, func(b byte) bool { return asciiAlnum(b) || b == '_' || b == '.' || b == '-' }},
+	{cLocal, func(b byte) bool { return asciiAlnum(b) || b == '.' || b == '_' || b == '%' || b == '+' || b == '-' }},
+	{cDomain, func(b byte) bool { return asciiAlnum(b) || b == '-' }},
+	{cV6, func(b byte) bool { return isHexByte(b) || b == ':' || b == '.' }},
+	{cURL, isURLByte},
+	{cB64URL, func(b byte) bool { return asciiAlnum(b) || b == '_' || b == '-' }},
+	{cSpace, func(b byte) bool { return b == ' ' || b == '\t' }},
+	{cNumSep, func(b byte) bool { return b == ' ' || b == '\t' || b == '-' || b == '.' || b == '(' || b == ')' }},
+	{cTokBody, func(b byte) bool {
+		return asciiAlnum(b) || b == '_' || b == '-' || b == '.' || b == '+' || b == '/' || b == '=' || b == '~'
+	}},
+}
+
+func buildClassTable() [256]uint16 {
+	var t [256]uint16
+	for c := range t {
+		for _, r := range classRules {
+			if r.in(byte(c)) {
+				t[c] |= r.class
 			}
-		case b >= 'a' && b <= 'z':
-			f |= cLower
-			if b <= 'f' {
-				f |= cHex
-			}
 		}
-		alnum := f&(cDigit|cUpper|cLower) != 0
-		if alnum || b == '+' || b == '/' {
-			f |= cB64
-		}
-		if alnum || b == '_' || b == '.' || b == '-' {
-			f |= cKey
-		}
-		if alnum || b == '.' || b == '_' || b == '%' || b == '+' || b == '-' {
-			f |= cLocal
-		}
-		if alnum || b == '-' {
-			f |= cDomain
-		}
-		if f&cHex != 0 || b == ':' || b == '.' {
-			f |= cV6
-		}
-		if alnum || (b > 0x20 && b < 0x7f && b != '"' && b != '\'' && b != '<' && b != '>' && b != '`' && b != '\\' && b != '{' && b != '}' && b != '|') {
-			f |= cURL
-		}
-		if alnum || b == '_' || b == '-' {
-			f |= cB64URL
-		}
-		if b == ' ' || b == '\t' {
-			f |= cSpace
-		}
-		if b == ' ' || b == '\t' || b == '-' || b == '.' || b == '(' || b == ')' {
-			f |= cNumSep
-		}
-		if alnum || b == '_' || b == '-' || b == '.' || b == '+' || b == '/' || b == '=' || b == '~' {
-			f |= cTokBody
-		}
-		if b == '_' {
-			f |= cUnder
-		}
-		ctab[c] = f
 	}
+	return t
+}
+
+// asciiAlnum is isAlnum without the table, for building the table.
+func asciiAlnum(b byte) bool {
+	return isDigit(b) || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z')
+}
+
+func isHexByte(b byte) bool {
+	return isDigit(b) || (b >= 'A' && b <= 'F') || (b >= 'a' && b <= 'f')
+}
+
+// isURLByte: printable ASCII except quotes, angle brackets, braces, the
+// backslash, the backtick and the pipe, which end a URL in text.
+func isURLByte(b byte) bool {
+	if asciiAlnum(b) {
+		return true
+	}
+	if b <= 0x20 || b >= 0x7f {
+		return false
+	}
+	switch b {
+	case '"', '\'', '<', '>', '`', '\\', '{', '}', '|':
+		return false
+	}
+	return true
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }

@@ -68,8 +68,9 @@ func (sc *scanner) reversedCompare(s, opText string) {
 	}
 }
 
+// scanCurlUser handles curl's -u/--user option: the password of user:pass,
+// or a key given as the user with an empty password.
 func (sc *scanner) scanCurlUser(s string) {
-	n := len(s)
 	for from := 0; ; {
 		k := strings.Index(s[from:], "-u")
 		if k < 0 {
@@ -77,77 +78,113 @@ func (sc *scanner) scanCurlUser(s string) {
 		}
 		p := from + k
 		from = p + 2
-		q := p + 2
-		switch {
-		case p > 0 && s[p-1] == '-' && strings.HasPrefix(s[p+1:], "user"):
-			// --user
-			if p > 1 && s[p-2] != ' ' && s[p-2] != '\t' {
-				continue
-			}
-			q = p + 5
-			if q < n && s[q] == '=' {
-				q++
-			} else if q < n && s[q] != ' ' {
-				continue
-			}
-		case p == 0 || s[p-1] == ' ' || s[p-1] == '\t':
-			if q >= n || s[q] != ' ' {
-				continue
-			}
-		default:
+		q := curlUserArg(s, p)
+		if q < 0 {
 			continue
 		}
-		for q < n && s[q] == ' ' && q-p < 12 {
-			q++
-		}
-		if q >= n {
-			return
-		}
-		first, fs, fe, ok := curlPart(s, q)
-		if !ok {
+		c, ok := readCurlCredential(s, q)
+		if !ok || !sc.addCurlCredential(c) {
 			continue
 		}
-		quoted := s[q] == '"' || s[q] == '\''
-		var user, pass string
-		us, ps, pe := fs, -1, -1
-		if c := strings.IndexByte(first, ':'); c >= 0 {
-			user, pass = first[:c], first[c+1:]
-			ps, pe = fs+c+1, fe
-			if pass == "" && !quoted && fe < n && (s[fe] == '"' || s[fe] == '\'') {
-				// user:'pass' — the password quoted on its own
-				if p2, a, b, ok2 := curlPart(s, fe); ok2 && p2 != "" {
-					pass, ps, pe = p2, a, b
-				}
-			}
-		} else if quoted && fe+1 < n && s[fe+1] == ':' {
-			// "user":"pass" written as two quoted strings
-			p2, a, b, ok2 := curlPart(s, fe+2)
-			if !ok2 {
-				continue
-			}
-			user, pass, ps, pe = first, p2, a, b
-		} else {
-			continue
-		}
-		// {…}-wrapped literals (IBM Cloud examples) are checked without the
-		// braces but replaced with them
-		if u := unwrapBraces(user); user != "" && placeholderValue(u) {
-			continue
-		}
-		if pass != "" && !credValueOK(unwrapBraces(pass)) {
-			continue
-		}
-		switch {
-		case pass != "":
-			sc.add(ps, pe, tSecret, prioCred)
-		case len(user) >= 8 && !placeholderValue(user) && mixedClasses(user, 2):
-			// "-u KEY:" — an API key used as the user name, empty password
-			sc.add(us, us+len(user), tSecret, prioCred)
-		}
-		if pe > from {
-			from = pe
+		if c.pe > from {
+			from = c.pe
 		}
 	}
+}
+
+// curlUserArg returns where the argument of the "-u" at p starts: after
+// "-u " or "--user" followed by '=' or spaces; -1 when p is no such
+// option or nothing follows it.
+func curlUserArg(s string, p int) int {
+	n := len(s)
+	q := p + 2
+	switch {
+	case p > 0 && s[p-1] == '-' && strings.HasPrefix(s[p+1:], "user"):
+		// --user
+		if p > 1 && s[p-2] != ' ' && s[p-2] != '\t' {
+			return -1
+		}
+		q = p + 5
+		if q < n && s[q] == '=' {
+			q++
+		} else if q < n && s[q] != ' ' {
+			return -1
+		}
+	case p == 0 || s[p-1] == ' ' || s[p-1] == '\t':
+		if q >= n || s[q] != ' ' {
+			return -1
+		}
+	default:
+		return -1
+	}
+	for q < n && s[q] == ' ' && q-p < 12 {
+		q++
+	}
+	if q >= n {
+		return -1
+	}
+	return q
+}
+
+// curlCredential is the argument of curl -u: the user at us, the password
+// at [ps,pe) (-1 when there is none).
+type curlCredential struct {
+	user, pass string
+	us, ps, pe int
+}
+
+// readCurlCredential reads user:pass at q, with the password quoted on its
+// own (user:'pass') or the two quoted apart ("user":"pass").
+func readCurlCredential(s string, q int) (curlCredential, bool) {
+	n := len(s)
+	first, fs, fe, ok := curlPart(s, q)
+	if !ok {
+		return curlCredential{}, false
+	}
+	quoted := s[q] == '"' || s[q] == '\''
+	c := curlCredential{us: fs, ps: -1, pe: -1}
+	if i := strings.IndexByte(first, ':'); i >= 0 {
+		c.user, c.pass = first[:i], first[i+1:]
+		c.ps, c.pe = fs+i+1, fe
+		if c.pass == "" && !quoted && fe < n && (s[fe] == '"' || s[fe] == '\'') {
+			// user:'pass' — the password quoted on its own
+			if p2, a, b, ok2 := curlPart(s, fe); ok2 && p2 != "" {
+				c.pass, c.ps, c.pe = p2, a, b
+			}
+		}
+		return c, true
+	}
+	if quoted && fe+1 < n && s[fe+1] == ':' {
+		// "user":"pass" written as two quoted strings
+		p2, a, b, ok2 := curlPart(s, fe+2)
+		if !ok2 {
+			return curlCredential{}, false
+		}
+		c.user, c.pass, c.ps, c.pe = first, p2, a, b
+		return c, true
+	}
+	return curlCredential{}, false
+}
+
+// addCurlCredential proposes the password, or a key-like user with an
+// empty password ("-u KEY:"); it returns false when the credential is a
+// placeholder, and the scan goes on inside it.
+func (sc *scanner) addCurlCredential(c curlCredential) bool {
+	// {…}-wrapped literals (IBM Cloud examples) are checked without the
+	// braces but replaced with them
+	if u := unwrapBraces(c.user); c.user != "" && placeholderValue(u) {
+		return false
+	}
+	if c.pass != "" && !credValueOK(unwrapBraces(c.pass)) {
+		return false
+	}
+	switch {
+	case c.pass != "":
+		sc.add(c.ps, c.pe, tSecret, prioCred)
+	case len(c.user) >= 8 && !placeholderValue(c.user) && mixedClasses(c.user, 2):
+		sc.add(c.us, c.us+len(c.user), tSecret, prioCred)
+	}
+	return true
 }
 
 // unwrapBraces strips {…} around a literal credential (IBM Cloud examples
@@ -439,19 +476,53 @@ func (sc *scanner) netUserAt(s string, p int) int {
 // index of a '/' with a space on each side. The password must have a letter
 // and a digit, as a password named in a sentence must.
 func (sc *scanner) loginPairAt(s string, slash int) {
-	// the user name before the slash
-	ue := slash - 1
-	us := ue
+	us, ue := loginUser(s, slash)
+	if us < 0 || !afterLoginWord(s, us) {
+		return
+	}
+	vs, ve, quoted, okv := parseValue(s, slash+2, false, false)
+	if !okv {
+		return
+	}
+	for !quoted && ve > vs && strings.IndexByte(".,;:)", s[ve-1]) >= 0 {
+		ve--
+	}
+	redacted := strings.HasPrefix(s[vs:], phPrefix) // the pair as redaction left it
+	if !redacted && (!proseSecretOK(s[vs:ve], quoted) || describes(s[vs:ve])) {
+		return
+	}
+	if !redacted {
+		sc.add(vs, ve, tSecret, prioAssign)
+	}
+	// "creds: ops-bot / …": the key word took the user name as its
+	// value; the pair says it is the user
+	for k := len(sc.cands) - 1; k >= 0 && sc.cands[k].start >= us-2; k-- {
+		if c := sc.cands[k]; c.start == us && c.end == ue && c.typ == tSecret {
+			sc.cands = append(sc.cands[:k], sc.cands[k+1:]...)
+			break
+		}
+	}
+}
+
+// loginUser returns the user name before the " / " at slash, or -1.
+func loginUser(s string, slash int) (us, ue int) {
+	ue = slash - 1
+	us = ue
 	for us > 0 && (ctab[s[us-1]]&cKey != 0 || s[us-1] == '@' || s[us-1] == '\\') && ue-us < 64 {
 		us--
 	}
 	if us == ue || !isAlnum(s[us]) {
-		return
+		return -1, -1
 	}
-	// a login word before it, with at most "as", "with", "is", ":" between
+	return us, ue
+}
+
+// afterLoginWord reports a login word before us, with at most "as",
+// "with", "is", "pass" and colons between: "login as", "log in as",
+// "credentials:".
+func afterLoginWord(s string, us int) bool {
 	j := us
-	ok := false
-	for step := 0; step < 3 && !ok; step++ {
+	for step := 0; step < 3; step++ {
 		for j > 0 && (s[j-1] == ' ' || s[j-1] == ':' || s[j-1] == '\t') {
 			j--
 		}
@@ -460,44 +531,37 @@ func (sc *scanner) loginPairAt(s string, slash int) {
 			w--
 		}
 		if w == j {
-			break
+			return false
 		}
-		word := s[w:j]
-		switch {
-		case eqFold(word, "login") || eqFold(word, "logon") || eqFold(word, "credentials") || eqFold(word, "creds") ||
-			eqFold(word, "username") || eqFold(word, "user") || eqFold(word, "account") || eqFold(word, "signin"):
-			ok = true
-		case eqFold(word, "in") && w >= 4 && (hasSuffixFold(s[:w-1], "log") || hasSuffixFold(s[:w-1], "sign")):
-			ok = true // log in as …, sign in as …
-		case eqFold(word, "as") || eqFold(word, "with") || eqFold(word, "is") || eqFold(word, "pass"):
+		switch loginWord(s, w, j) {
+		case loginNamed:
+			return true
+		case loginFiller:
 			j = w
 		default:
-			step = 3
+			return false
 		}
 	}
-	if !ok {
-		return
+	return false
+}
+
+const (
+	loginOther  = iota
+	loginNamed  // login, credentials, user, ...
+	loginFiller // as, with, is, pass
+)
+
+// loginWord tells what the word s[w:j] is to a login pair.
+func loginWord(s string, w, j int) int {
+	word := s[w:j]
+	switch {
+	case eqFold(word, "login") || eqFold(word, "logon") || eqFold(word, "credentials") || eqFold(word, "creds") ||
+		eqFold(word, "username") || eqFold(word, "user") || eqFold(word, "account") || eqFold(word, "signin"):
+		return loginNamed
+	case eqFold(word, "in") && w >= 4 && (hasSuffixFold(s[:w-1], "log") || hasSuffixFold(s[:w-1], "sign")):
+		return loginNamed // log in as …, sign in as …
+	case eqFold(word, "as") || eqFold(word, "with") || eqFold(word, "is") || eqFold(word, "pass"):
+		return loginFiller
 	}
-	v := slash + 2
-	vs, ve, quoted, okv := parseValue(s, v, false, false)
-	if !okv {
-		return
-	}
-	for !quoted && ve > vs && strings.IndexByte(".,;:)", s[ve-1]) >= 0 {
-		ve--
-	}
-	redacted := strings.HasPrefix(s[vs:], phPrefix) // the pair as redaction left it
-	if proseSecretOK(s[vs:ve], quoted) && !describes(s[vs:ve]) || redacted {
-		if !redacted {
-			sc.add(vs, ve, tSecret, prioAssign)
-		}
-		// "creds: ops-bot / …": the key word took the user name as its
-		// value; the pair says it is the user
-		for k := len(sc.cands) - 1; k >= 0 && sc.cands[k].start >= us-2; k-- {
-			if c := sc.cands[k]; c.start == us && c.end == ue && c.typ == tSecret {
-				sc.cands = append(sc.cands[:k], sc.cands[k+1:]...)
-				break
-			}
-		}
-	}
+	return loginOther
 }

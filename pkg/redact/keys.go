@@ -147,86 +147,105 @@ func classifyKey(key string) keyInfo {
 	if len(key) > 96 {
 		key = key[len(key)-96:]
 	}
-	var ki keyInfo
-	secret, account, stop, strong := false, false, false, false
-	apiTail := false
-	prevAPI := false
-	first := true
-	var lastFlags uint16
-	var w1, w2, last [12]byte // the two words before the current one, and the current one (truncated)
-	nLast := 0
-	sonar := false
-	n1, n2 := 0, 0
+	st := keyState{first: true}
 	it := wordIter{key: key}
-	for {
+	for !st.stop {
 		w, ok := it.next()
 		if !ok {
 			break
 		}
-		f := lookupWord(w)
-		lastFlags = f
-		if first {
-			first = false
-			ki.lookup = f&wLookupVerb != 0
-		}
-		if hasPrefixB(w, "sumo") {
-			ki.sumo = true
-		}
-		if hasPrefixB(w, "facebook") {
-			ki.facebook = true
-		}
-		if hasPrefixB(w, "cloudant") {
-			ki.cloudant = true
-		}
-		if string(w) == "sonar" {
-			sonar = true
-		}
-		nLast = copy(last[:], w)
-		switch {
-		case f&wStopAny != 0:
-			stop = true
-		case f&wSecret != 0 || hasSuffixIn(w, secretSuffixes):
-			secret = true
-			apiTail = false
-		case string(w) == "account" || string(w) == "storage" || string(w) == "shared":
-			account = true
-		case string(w) == "accountkey" || string(w) == "storagekey":
-			account = true
-			apiTail = true
-		case f&wAPI != 0 || hasSuffixIn(w, apiSuffixes) || (prevAPI && (string(w) == "key" || string(w) == "token")):
-			strong = true
-			apiTail = true
-		case f&wWeakAPI != 0:
-			apiTail = true
-		case apiTail && f&wAllowedTail != 0:
-		default:
-			apiTail = false
-		}
-		prevAPI = string(w) == "api"
-		if prevAPI {
-			ki.api = true
-		}
-		if string(w) == "id" && ((string(w1[:n1]) == "key" && string(w2[:n2]) == "access") || string(w1[:n1]) == "accesskey") ||
-			string(w) == "accesskeyid" {
-			ki.accessKeyID = true
-		}
-		n2 = copy(w2[:], w1[:n1])
-		n1 = copy(w1[:], w)
-		if stop {
-			break
-		}
+		st.word(w)
 	}
+	return st.info()
+}
+
+// keyState is what classifyKey has read of a key, word by word.
+type keyState struct {
+	ki                                     keyInfo
+	secret, account, stop, strong, apiTail bool
+	prevAPI, sonar, first                  bool
+	lastFlags                              uint16
+	w1, w2, last                           [12]byte // the two words before the current one, and the current one (truncated)
+	n1, n2, nLast                          int
+}
+
+// word reads the next word of the key.
+func (st *keyState) word(w []byte) {
+	f := lookupWord(w)
+	st.lastFlags = f
+	if st.first {
+		st.first = false
+		st.ki.lookup = f&wLookupVerb != 0
+	}
+	st.vendorWord(w)
+	st.nLast = copy(st.last[:], w)
+	st.classWord(w, f)
+	st.prevAPI = string(w) == "api"
+	if st.prevAPI {
+		st.ki.api = true
+	}
+	if string(w) == "id" && ((string(st.w1[:st.n1]) == "key" && string(st.w2[:st.n2]) == "access") || string(st.w1[:st.n1]) == "accesskey") ||
+		string(w) == "accesskeyid" {
+		st.ki.accessKeyID = true
+	}
+	st.n2 = copy(st.w2[:], st.w1[:st.n1])
+	st.n1 = copy(st.w1[:], w)
+}
+
+// vendorWord notes the vendor names whose values have rules of their own.
+func (st *keyState) vendorWord(w []byte) {
 	switch {
-	case sonar && string(last[:nLast]) == "login":
+	case hasPrefixB(w, "sumo"):
+		st.ki.sumo = true
+	case hasPrefixB(w, "facebook"):
+		st.ki.facebook = true
+	case hasPrefixB(w, "cloudant"):
+		st.ki.cloudant = true
+	case string(w) == "sonar":
+		st.sonar = true
+	}
+}
+
+// classWord notes what the word says of the value: a stop word, a secret
+// word, an account word, an API word, or a word that may follow one
+// ("api_key_value").
+func (st *keyState) classWord(w []byte, f uint16) {
+	switch {
+	case f&wStopAny != 0:
+		st.stop = true
+	case f&wSecret != 0 || hasSuffixIn(w, secretSuffixes):
+		st.secret = true
+		st.apiTail = false
+	case string(w) == "account" || string(w) == "storage" || string(w) == "shared":
+		st.account = true
+	case string(w) == "accountkey" || string(w) == "storagekey":
+		st.account = true
+		st.apiTail = true
+	case f&wAPI != 0 || hasSuffixIn(w, apiSuffixes) || (st.prevAPI && (string(w) == "key" || string(w) == "token")):
+		st.strong = true
+		st.apiTail = true
+	case f&wWeakAPI != 0:
+		st.apiTail = true
+	case st.apiTail && f&wAllowedTail != 0:
+	default:
+		st.apiTail = false
+	}
+}
+
+// info decides the key's class from its words.
+func (st *keyState) info() keyInfo {
+	ki := st.ki
+	switch {
+	case st.sonar && string(st.last[:st.nLast]) == "login":
 		ki.cls = keyAPI // sonar.login holds a SonarQube token, not a user name
-	case stop || lastFlags&wStopTail != 0:
+	case st.stop || st.lastFlags&wStopTail != 0:
 		ki.cls = keyNone
 		ki.api = false
-	case secret:
+	case st.secret:
 		ki.cls = keySecret
-	case account && apiTail:
+	case st.account && st.apiTail:
 		ki.cls = keySecret
-	case apiTail || strong:
+	case st.apiTail || st.strong:
 		ki.cls = keyAPI
 	}
 	return ki

@@ -21,49 +21,54 @@ const maxUnits = 12
 // numeric parses the blob at i (a digit, or '+'/'(' followed by a digit; the
 // caller checked the left boundary) and returns where scanning continues.
 func (sc *scanner) numeric(s string, i int) int {
-	n := len(s)
-	units := &sc.units
-	seps := &sc.seps // seps[k] precedes units[k]
-	nu := 0
+	plus := s[i] == '+'
+	nu := sc.readBlob(s, i, plus)
+	if nu == 0 {
+		return i + 1
+	}
+	units := sc.units[:nu]
+	end := units[nu-1].end
+	before := len(sc.cands)
+	next := end
+	if hasDottedUnit(units) {
+		for k := range units {
+			if units[k].parts > 1 {
+				sc.dottedUnit(s, units[k], plus && k == 0)
+			}
+		}
+	} else {
+		next = sc.chain(s, i, plus, units, sc.seps[:nu])
+	}
+	if len(sc.cands) == before && ((end < len(s) && !isSpace(s[end])) || (i > 0 && !isSpace(s[i-1]))) {
+		// a rejected number touching other text: if part of it is taken by
+		// another match, the rest is looked at again (see rescan)
+		sc.add(i, end, tProbe, 0)
+	}
+	return next
+}
+
+// readBlob reads the digit groups of the blob at i into sc.units, and the
+// separator before each into sc.seps (seps[k] precedes units[k]); it
+// returns how many groups belong to the blob.
+func (sc *scanner) readBlob(s string, i int, plus bool) int {
 	p := i
-	plus := false
-	if s[p] == '+' {
-		plus = true
+	if plus {
 		p++
 	}
+	nu := 0
 	for nu < maxUnits {
-		if p < n && s[p] == '(' {
-			q := p + 1
-			d := spanClass(s, q, cDigit, 6)
-			if d-q < 1 || d-q > 4 || d >= n || s[d] != ')' {
-				break
-			}
-			units[nu] = numUnit{start: p, end: d + 1, digits: d - q, parts: 1, paren: true}
-			p = d + 1
-		} else {
-			if p >= n || !isDigit(s[p]) {
-				break
-			}
-			d := spanClass(s, p, cDigit, 0)
-			u := numUnit{start: p, digits: d - p, parts: 1}
-			// all the parts are taken (an OID has a dozen), so that no four of
-			// them are read as an address on their own
-			for d+1 < n && s[d] == '.' && isDigit(s[d+1]) && u.parts < 64 {
-				e := spanClass(s, d+1, cDigit, 0)
-				u.digits += e - d - 1
-				u.parts++
-				d = e
-			}
-			u.end = d
-			p = d
-			units[nu] = u
+		u, ok := readUnit(s, p)
+		if !ok {
+			break
 		}
-		if nu > 0 && !units[nu].paren && !cleanUnit(s, units[nu].start, units[nu].end) {
+		sc.units[nu] = u
+		p = u.end
+		if nu > 0 && !u.paren && !cleanUnit(s, u.start, u.end) {
 			// "555 1234abc", "4536… 0000@mail": a group glued to what follows
 			// is not part of this number
 			break
 		}
-		if units[nu].parts > 1 {
+		if u.parts > 1 {
 			// a dotted run (IPv4, 930.167.3943) stands alone
 			if nu == 0 {
 				nu++
@@ -71,64 +76,85 @@ func (sc *scanner) numeric(s string, i int) int {
 			break
 		}
 		nu++
-		// separator before the next unit: "", " ", "-", " - " is not allowed
-		q := p
-		spaces, dashes := 0, 0
-		for q < n && q-p < 2 {
-			switch s[q] {
-			case ' ', '\t':
-				spaces++
-			case '-':
-				dashes++
-			default:
-				goto done
-			}
-			q++
-		}
-	done:
-		if spaces > 1 || dashes > 1 || nu == maxUnits {
+		if nu == maxUnits {
 			break
 		}
-		if q < n && (isDigit(s[q]) || (s[q] == '(' && q+1 < n && isDigit(s[q+1]))) {
-			if q == p && !units[nu-1].paren && s[q] != '(' {
-				break // cannot happen: digits would have been consumed
-			}
-			if q == p && s[q] == '(' && !(nu == 1 && units[0].digits >= 2 && units[0].digits <= 5 && s[units[0].start] == '0') {
-				break // "12(34)" is not a phone layout; a Japanese area code is: 06(6123)4567
-			}
-			seps[nu] = s[p:q]
-			p = q
-			continue
+		q := nextUnitStart(s, p, sc.units[:nu])
+		if q < 0 {
+			break
 		}
-		break
+		sc.seps[nu] = s[p:q]
+		p = q
 	}
-	if nu == 0 {
-		return i + 1
+	return nu
+}
+
+// readUnit reads one group at p: an "(area)" group of 1-4 digits, or a run
+// of digits with all its dotted parts.
+func readUnit(s string, p int) (numUnit, bool) {
+	if p < len(s) && s[p] == '(' {
+		q := p + 1
+		d := spanClass(s, q, cDigit, 6)
+		if d-q < 1 || d-q > 4 || d >= len(s) || s[d] != ')' {
+			return numUnit{}, false
+		}
+		return numUnit{start: p, end: d + 1, digits: d - q, parts: 1, paren: true}, true
 	}
-	end := units[nu-1].end
-	dotted := false
-	for k := 0; k < nu; k++ {
-		if units[k].parts > 1 {
-			dotted = true
+	if p >= len(s) || !isDigit(s[p]) {
+		return numUnit{}, false
+	}
+	d := spanClass(s, p, cDigit, 0)
+	u := numUnit{start: p, digits: d - p, parts: 1}
+	// all the parts are taken (an OID has a dozen), so that no four of
+	// them are read as an address on their own
+	for d+1 < len(s) && s[d] == '.' && isDigit(s[d+1]) && u.parts < 64 {
+		e := spanClass(s, d+1, cDigit, 0)
+		u.digits += e - d - 1
+		u.parts++
+		d = e
+	}
+	u.end = d
+	return u, true
+}
+
+// nextUnitStart returns where the group after the separator at p starts, or
+// -1 when no group follows. The separator is "", one space or one dash, or a
+// space and a dash; a group glued to the last ("12(34)") does not continue
+// it, except a Japanese area code: 06(6123)4567.
+func nextUnitStart(s string, p int, prev []numUnit) int {
+	q, spaces, dashes := p, 0, 0
+	for ; q < len(s) && q-p < 2; q++ {
+		if s[q] == ' ' || s[q] == '\t' {
+			spaces++
+		} else if s[q] == '-' {
+			dashes++
+		} else {
+			break
 		}
 	}
-	before := len(sc.cands)
-	next := end
-	if dotted {
-		for k := 0; k < nu; k++ {
-			if units[k].parts > 1 {
-				sc.dottedUnit(s, units[k], plus && k == 0)
-			}
+	if spaces > 1 || dashes > 1 || q >= len(s) {
+		return -1
+	}
+	if !isDigit(s[q]) && !(s[q] == '(' && q+1 < len(s) && isDigit(s[q+1])) {
+		return -1
+	}
+	if q == p && !prev[len(prev)-1].paren && s[q] != '(' {
+		return -1 // cannot happen: digits would have been consumed
+	}
+	first := prev[0]
+	if q == p && s[q] == '(' && !(len(prev) == 1 && first.digits >= 2 && first.digits <= 5 && s[first.start] == '0') {
+		return -1
+	}
+	return q
+}
+
+func hasDottedUnit(units []numUnit) bool {
+	for _, u := range units {
+		if u.parts > 1 {
+			return true
 		}
-	} else {
-		next = sc.chain(s, i, plus, units[:nu], seps[:nu])
 	}
-	if len(sc.cands) == before && ((end < n && !isSpace(s[end])) || (i > 0 && !isSpace(s[i-1]))) {
-		// a rejected number touching other text: if part of it is taken by
-		// another match, the rest is looked at again (see rescan)
-		sc.add(i, end, tProbe, 0)
-	}
-	return next
+	return false
 }
 
 // leftOK is the left boundary rule for phone, card and SSN numbers: the
@@ -288,46 +314,48 @@ func atoi2(s string) int {
 // dottedUnit classifies one dotted run: IPv4, SSN (078.05.1123) or a
 // dot-separated phone (930.167.3943).
 func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
-	var lens [8]int
-	np := 0
-	q := u.start
-	for q < u.end {
+	lens, np := dottedParts(s, u)
+	txt := s[u.start:u.end]
+	left := leftBoundary(s, u.start) && (u.start == 0 || s[u.start-1] != '.') && !phBefore(s, u.start)
+	switch {
+	case np > 5:
+		// versions, OIDs and section numbers: 1.3.6.1.4.1.311
+	case np == 5 && frenchPairs(txt):
+		if left && ipRightOK(s, u.end) {
+			sc.add(u.start, phoneExt(s, u.end), tPhone, prioPhone)
+		}
+	case np == 4 && textIPv4(txt):
+		if left && ipRightOK(s, u.end) && !versionContext(s, u.start) {
+			sc.add(u.start, u.end, tIP, prioIP)
+		}
+	case np > 4:
+		// five parts that are not a phone: a version or a serial
+	case !leftOK(s, u.start):
+	case np == 3 && lens[0] == 3 && lens[1] == 2 && lens[2] == 4 && !plus:
+		if rightOK(s, u.end) && validSSN(txt[:3], txt[4:6], txt[7:]) {
+			sc.add(u.start, u.end, tSSN, prioSSN)
+		}
+	default:
+		sc.dottedPhone(s, u, lens, np, plus)
+	}
+}
+
+// dottedParts returns the lengths of the first eight dotted parts of u and
+// how many parts it has.
+func dottedParts(s string, u numUnit) (lens [8]int, np int) {
+	for q := u.start; q < u.end; np++ {
 		d := spanClass(s, q, cDigit, 0)
 		if np < len(lens) {
 			lens[np] = d - q
 		}
-		np++
 		q = d + 1
 	}
-	txt := s[u.start:u.end]
-	left := leftBoundary(s, u.start) && (u.start == 0 || s[u.start-1] != '.') && !phBefore(s, u.start)
-	if np > 5 {
-		return // versions, OIDs and section numbers: 1.3.6.1.4.1.311
-	}
-	if np == 5 && frenchPairs(txt) {
-		if left && ipRightOK(s, u.end) {
-			sc.add(u.start, phoneExt(s, u.end), tPhone, prioPhone)
-		}
-		return
-	}
-	if np == 4 && textIPv4(txt) {
-		if left && ipRightOK(s, u.end) && !versionContext(s, u.start) {
-			sc.add(u.start, u.end, tIP, prioIP)
-		}
-		return
-	}
-	if np > 4 {
-		return // five parts that are not a phone: a version or a serial
-	}
-	if !leftOK(s, u.start) {
-		return
-	}
-	if np == 3 && lens[0] == 3 && lens[1] == 2 && lens[2] == 4 && !plus {
-		if rightOK(s, u.end) && validSSN(txt[:3], txt[4:6], txt[7:]) {
-			sc.add(u.start, u.end, tSSN, prioSSN)
-		}
-		return
-	}
+	return lens, np
+}
+
+// dottedPhone takes a dot-separated phone number: 930.167.3943, or
+// +1.415.555.0132, with a country code before it and an extension after.
+func (sc *scanner) dottedPhone(s string, u numUnit, lens [8]int, np int, plus bool) {
 	phoneShape := (np == 3 && lens[0] >= 2 && lens[0] <= 4 && lens[1] >= 3 && lens[1] <= 4 && lens[2] == 4) ||
 		(np == 4 && plus && lens[0] <= 3 && lens[1] == 3 && lens[2] == 3 && lens[3] == 4)
 	if !phoneShape || versionContext(s, u.start) {
@@ -336,22 +364,31 @@ func (sc *scanner) dottedUnit(s string, u numUnit, plus bool) {
 	start := u.start
 	if plus {
 		start--
-	} else if np == 3 && start >= 3 && (s[start-1] == ' ' || s[start-1] == '-') {
-		// a country code before a dotted number: "+1 415.555.0132"
-		d := start - 1
-		c := d
-		for c > 0 && isDigit(s[c-1]) && d-c < 3 {
-			c--
-		}
-		if c < d && c > 0 && s[c-1] == '+' && (c == 1 || !isWord(s[c-2])) {
-			start = c - 1
-		}
+	} else if np == 3 {
+		start = countryCodeBefore(s, start)
 	}
 	ext := phoneExt(s, u.end)
 	if ext == u.end && !rightOK(s, u.end) {
 		return
 	}
 	sc.add(start, ext, tPhone, prioPhone)
+}
+
+// countryCodeBefore returns where a country code before the dotted number
+// at start begins ("+1 415.555.0132"), or start.
+func countryCodeBefore(s string, start int) int {
+	if start < 3 || (s[start-1] != ' ' && s[start-1] != '-') {
+		return start
+	}
+	d := start - 1
+	c := d
+	for c > 0 && isDigit(s[c-1]) && d-c < 3 {
+		c--
+	}
+	if c < d && c > 0 && s[c-1] == '+' && (c == 1 || !isWord(s[c-2])) {
+		return c - 1
+	}
+	return start
 }
 
 // ---------------------------------------------------------------- context words

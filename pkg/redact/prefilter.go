@@ -19,11 +19,12 @@ package redact
 // literal words, and that the assignment parser either is not offered
 // (mayAssign) or would drop (no key bigram, or a key that names nothing).
 func quietWord(s string, i, j int) bool {
-	return plainLetters(s[i:j]) && quietAfter(s, i, j)
+	return plainLetters(s[i:j]) && quietAfter(s, i, j, nil)
 }
 
-// quietAfter is quietWord for a word known to be plain letters.
-func quietAfter(s string, i, j int) bool {
+// quietAfter is quietWord for a word known to be plain letters; memo, when
+// not nil, remembers noKey for words seen before.
+func quietAfter(s string, i, j int, memo *keyMemo) bool {
 	w := j - i
 	if j >= len(s) || w > 20 {
 		return false
@@ -33,7 +34,7 @@ func quietAfter(s string, i, j int) bool {
 	if !space && t != ',' && t != '\n' && t != ';' && t != ')' && t != '\r' {
 		return false
 	}
-	if mayAssign(s, i, j) && keyish(s[i:j]) && !noKey(s[i:j]) {
+	if keyish(s[i:j]) && mayAssign(s, i, j) && !memo.noKey(s[i:j]) {
 		return false
 	}
 	if b := vendorIndex[int(s[i])<<8|int(s[i+1])]; b != 0 && (w >= vendorMin[b] || vendorReads[b][t]) {
@@ -100,6 +101,31 @@ func keyish(wd string) bool {
 func noKey(wd string) bool {
 	ki := classifyKey(wd)
 	return ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID && !ki.api
+}
+
+// keyMemo remembers noKey for the plain words (at most 20 bytes) seen
+// last: prose repeats its words, and classifying one splits it into words
+// and looks each up. A word's slot is chosen by its length and three of
+// its bytes; a new word takes the slot over.
+type keyMemo struct {
+	word [256][20]byte
+	n    [256]uint8 // the word's length + 1; 0 for an empty slot
+	val  [256]bool
+}
+
+func (m *keyMemo) noKey(wd string) bool {
+	if m == nil || len(wd) > len(m.word[0]) || len(wd) < 2 {
+		return noKey(wd)
+	}
+	h := (uint(wd[0])*31 ^ uint(wd[len(wd)-1])*17 ^ uint(wd[len(wd)/2])*7 ^ uint(len(wd))*101) & 255
+	if int(m.n[h]) == len(wd)+1 && string(m.word[h][:len(wd)]) == wd {
+		return m.val[h]
+	}
+	v := noKey(wd)
+	copy(m.word[h][:], wd)
+	m.n[h] = uint8(len(wd) + 1)
+	m.val[h] = v
+	return v
 }
 
 // authWord is a word authScheme reads: Bearer, Basic, Token in their spellings.

@@ -114,3 +114,32 @@ func FuzzQuietWord(f *testing.F) {
 		checkQuietWords(t, &scanner{}, s)
 	})
 }
+
+// The memo of noKey answers as noKey does, for words that share a slot
+// and for words seen again.
+func TestKeyMemo(t *testing.T) {
+	t.Parallel()
+	words := []string{"password", "the", "token", "Token", "secret", "analyst", "passwd", "reviews", "key",
+		"apikey", "api", "window", "bearer", "sonar", "name", "credentials", "ab", "a", "averyveryverylongwordindeed"}
+	var m keyMemo
+	for round := 0; round < 3; round++ {
+		for _, w := range words {
+			if got, want := m.noKey(w), noKey(w); got != want {
+				t.Errorf("round %d: memo noKey(%q) = %v, want %v", round, w, got, want)
+			}
+		}
+	}
+	// two words of one slot: same length, same first, middle and last bytes
+	for _, w := range []string{"pasxword", "password", "pasxword"} {
+		if got, want := m.noKey(w), noKey(w); got != want {
+			t.Errorf("memo noKey(%q) = %v, want %v", w, got, want)
+		}
+	}
+	if noKey("password") || !noKey("analyst") {
+		t.Error(`noKey: "password" names a key and "analyst" none`)
+	}
+	var nilMemo *keyMemo
+	if nilMemo.noKey("password") {
+		t.Error("a nil memo does not classify")
+	}
+}

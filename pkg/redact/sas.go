@@ -14,11 +14,17 @@ import "strings"
 // scanSASSig adds the sig value of every SAS query in s.
 func (sc *scanner) scanSASSig(s string) {
 	for from := 0; ; {
-		k := strings.Index(s[from:], "sig=")
+		// the '=' is rare in prose and the 's' common: look for the '='
+		// and read "sig" before it
+		k := strings.IndexByte(s[from:], '=')
 		if k < 0 {
 			return
 		}
-		p := from + k
+		p := from + k - 3
+		if p < from || s[p:p+3] != "sig" {
+			from += k + 1
+			continue
+		}
 		from = p + 4
 		if p > 0 && s[p-1] != '&' && s[p-1] != '?' && s[p-1] != '=' && s[p-1] != ';' {
 			continue // "xsig=", "autosig=": another field

@@ -23,6 +23,7 @@ type scanner struct {
 	wordsFrom int
 	units     [maxUnits]numUnit
 	seps      [maxUnits]string
+	keys      keyMemo // noKey of the plain words seen last (quietAfter)
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {
@@ -344,8 +345,9 @@ func emailDomainEnd(s string, p int) int {
 
 // ---------------------------------------------------------------- URLs
 
+// scanURLs looks at every "://": the password of the URL's user
+// information, and a webhook URL as a whole.
 func (sc *scanner) scanURLs(s string) {
-	n := len(s)
 	for from := 0; ; {
 		k := strings.Index(s[from:], "://")
 		if k < 0 {
@@ -353,62 +355,89 @@ func (sc *scanner) scanURLs(s string) {
 		}
 		p := from + k
 		from = p + 3
-		a := p
-		for a > 0 && p-a < 32 && (isAlnum(s[a-1]) || s[a-1] == '+' || s[a-1] == '.' || s[a-1] == '-') {
-			a--
-		}
-		for a < p && !isAlpha(s[a]) {
-			a++
-		}
-		if a == p {
+		a := schemeStart(s, p)
+		if a < 0 {
 			continue
 		}
 		h := p + 3
-		e := h
-		for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' && e-h < 512 {
-			e++
-		}
+		e := authorityEnd(s, h)
 		hostStart := h
-		if e < n && (s[e] == '/' || s[e] == '?' || s[e] == '#') && strings.IndexByte(s[h:e], '@') < 0 {
-			// a password holding '/', '?' or '#': the authority then ends
-			// at the '@' further on
-			if at := userinfoEnd(s, h); at > 0 {
-				e = at
-				for e < n && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' && e-h < 512 {
-					e++
-				}
-			}
-		}
 		if at := strings.LastIndexByte(s[h:e], '@'); at >= 0 {
-			ui := s[h : h+at]
-			if c := strings.IndexByte(ui, ':'); c >= 0 {
-				pass := ui[c+1:]
-				if credValueOK(pass) {
-					sc.add(h+c+1, h+at, tSecret, prioCred)
-				}
-			}
+			sc.urlPassword(s, h, h+at)
 			hostStart = h + at + 1
 		}
-		host := s[hostStart:e]
-		if c := strings.LastIndexByte(host, ':'); c >= 0 {
-			host = host[:c]
-		}
-		if webhookHost(host) {
-			// whole URL end
-			ue := e
-			for ue < n && ctab[s[ue]]&cURL != 0 && ue-e < 4096 {
-				ue++
-			}
-			for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
-				ue--
-			}
-			if isWebhook(host, s[e:ue]) && !webhookPlaceholder(s[e:ue]) {
-				sc.add(a, ue, tAPIKey, prioVendor)
-			}
-		}
+		sc.webhookURL(s, a, hostStart, e)
 		if e > from {
 			from = e
 		}
+	}
+}
+
+// schemeStart returns where the scheme before the "://" at p begins (its
+// first letter), or -1 when no scheme is there.
+func schemeStart(s string, p int) int {
+	a := p
+	for a > 0 && p-a < 32 && (isAlnum(s[a-1]) || s[a-1] == '+' || s[a-1] == '.' || s[a-1] == '-') {
+		a--
+	}
+	for a < p && !isAlpha(s[a]) {
+		a++
+	}
+	if a == p {
+		return -1
+	}
+	return a
+}
+
+// authorityEnd returns the end of the authority starting at h; a password
+// holding '/', '?' or '#' makes it end after the '@' further on.
+func authorityEnd(s string, h int) int {
+	e := authorityRun(s, h, h)
+	if e < len(s) && (s[e] == '/' || s[e] == '?' || s[e] == '#') && strings.IndexByte(s[h:e], '@') < 0 {
+		if at := userinfoEnd(s, h); at > 0 {
+			e = authorityRun(s, at, h)
+		}
+	}
+	return e
+}
+
+// authorityRun scans URL bytes from e up to a '/', '?' or '#', at most 512
+// bytes past h.
+func authorityRun(s string, e, h int) int {
+	for e < len(s) && ctab[s[e]]&cURL != 0 && s[e] != '/' && s[e] != '?' && s[e] != '#' && e-h < 512 {
+		e++
+	}
+	return e
+}
+
+// urlPassword proposes the password of the user information s[h:at]
+// ("user:pass").
+func (sc *scanner) urlPassword(s string, h, at int) {
+	ui := s[h:at]
+	if c := strings.IndexByte(ui, ':'); c >= 0 && credValueOK(ui[c+1:]) {
+		sc.add(h+c+1, at, tSecret, prioCred)
+	}
+}
+
+// webhookURL proposes the whole URL from a when its host (s[hostStart:e],
+// without the port) is a webhook host and its path a webhook's.
+func (sc *scanner) webhookURL(s string, a, hostStart, e int) {
+	host := s[hostStart:e]
+	if c := strings.LastIndexByte(host, ':'); c >= 0 {
+		host = host[:c]
+	}
+	if !webhookHost(host) {
+		return
+	}
+	ue := e
+	for ue < len(s) && ctab[s[ue]]&cURL != 0 && ue-e < 4096 {
+		ue++
+	}
+	for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
+		ue--
+	}
+	if isWebhook(host, s[e:ue]) && !webhookPlaceholder(s[e:ue]) {
+		sc.add(a, ue, tAPIKey, prioVendor)
 	}
 }
 

@@ -190,7 +190,7 @@ func (st *stream) cutAt(s string, done, target int) int {
 	if target <= done {
 		return done + 1 // a window always makes progress (the caller guarantees text beyond)
 	}
-	if k := bytes.LastIndexByte(st.buf[done:target], '\n'); k >= 0 {
+	if k := lastNewline(st.buf[done:target]); k >= 0 {
 		return done + k + 1
 	}
 	if k := bytes.LastIndexAny(st.buf[done:target], " \t"); k >= 0 {
@@ -201,6 +201,21 @@ func (st *stream) cutAt(s string, done, target int) int {
 		c--
 	}
 	return c
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n'). That one reads byte by
+// byte from the end, through the whole window when the text has no line
+// break (minified JSON, a long line of prose); this one asks the vectorized
+// IndexByte whether a 4 KB block holds one before reading it backwards.
+func lastNewline(b []byte) int {
+	const block = 4 << 10
+	for end := len(b); end > 0; end -= block {
+		start := max(end-block, 0)
+		if bytes.IndexByte(b[start:end], '\n') >= 0 {
+			return start + bytes.LastIndexByte(b[start:end], '\n')
+		}
+	}
+	return -1
 }
 
 // crossing returns the index of the match of ms (sorted, disjoint) that holds position cut

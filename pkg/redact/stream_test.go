@@ -294,3 +294,21 @@ func BenchmarkCopyWhole(b *testing.B) {
 		_, _ = io.WriteString(io.Discard, out)
 	}
 }
+
+func TestLastNewline(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, 1, 4095, 4096, 4097, 12288, 100000} {
+		for _, at := range []int{-1, 0, 1, 4095, 4096, 4097, 8191, 8192, 50000, size - 1} {
+			b := bytes.Repeat([]byte("x"), size)
+			if at >= 0 && at < size {
+				b[at] = '\n'
+				if at > 10 {
+					b[at/2] = '\n' // an earlier one must not be taken
+				}
+			}
+			if got, want := lastNewline(b), bytes.LastIndexByte(b, '\n'); got != want {
+				t.Errorf("size %d, newline at %d: lastNewline = %d, want %d", size, at, got, want)
+			}
+		}
+	}
+}

@@ -21,74 +21,113 @@ func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) 
 	c := s[v]
 	switch {
 	case !xml && (c == '"' || c == '\''):
-		for e := v + 1; e < n && e-v < 2048; e++ {
-			switch s[e] {
-			case '\n':
-				return
-			case '\\':
-				if e+1 < n && s[e+1] == c {
-					// an escaped quote ends a value inside JSON-escaped text
-					// only when the value itself started escaped; here it is
-					// part of the value
-					e++
-				}
-			case c:
-				return v + 1, e, true, true
-			}
-		}
-		return
+		vs, ve, ok = quotedValue(s, v)
+		return vs, ve, ok, ok
 	case !xml && c == '\\':
-		// a value quoted inside JSON-escaped text: \"…\" (escaped once),
-		// \\\"…\\\" (twice), …; it ends at the same escaped quote
-		r := v
-		for r < n && s[r] == '\\' && r-v < 8 {
-			r++
+		if r := escapedQuoteAt(s, v); r >= 0 {
+			vs, ve, ok = escapedQuotedValue(s, v, r)
+			return vs, ve, ok, ok
 		}
-		if r >= n || (s[r] != '"' && s[r] != '\'') {
-			break
-		}
-		delim := s[v : r+1]
-		for e := r + 1; e+len(delim) <= n && e-v < 2048; e++ {
-			if s[e] == '\n' {
-				return
-			}
-			if s[e] == '\\' && strings.HasPrefix(s[e:], delim) {
-				return r + 1, e, true, true
-			}
-		}
-		return
 	case c == '`':
-		// a Go raw string or JS template literal holding one token; a
-		// command substitution (`cat /run/secret`) has spaces and is left
-		for e := v + 1; e < n && e-v < 2048; e++ {
-			switch b := s[e]; {
-			case b == '`':
-				if e == v+1 || hasInterpolation(s[v+1:e]) {
-					return
-				}
-				return v + 1, e, true, true
-			case b <= ' ':
+		vs, ve, ok = backtickValue(s, v)
+		return vs, ve, ok, ok
+	}
+	vs, ve, ok = unquotedValue(s, v, xml, query)
+	return vs, ve, false, ok
+}
+
+// quotedValue reads a value in plain quotes, s[v] being the opening quote;
+// it does not cross a line.
+func quotedValue(s string, v int) (vs, ve int, ok bool) {
+	c := s[v]
+	for e := v + 1; e < len(s) && e-v < 2048; e++ {
+		switch s[e] {
+		case '\n':
+			return
+		case '\\':
+			if e+1 < len(s) && s[e+1] == c {
+				// an escaped quote ends a value inside JSON-escaped text
+				// only when the value itself started escaped; here it is
+				// part of the value
+				e++
+			}
+		case c:
+			return v + 1, e, true
+		}
+	}
+	return
+}
+
+// escapedQuoteAt returns the index of the quote after the run of
+// backslashes at v (\" escaped once, \\\" twice, …), or -1 when no quote
+// follows them.
+func escapedQuoteAt(s string, v int) int {
+	r := v
+	for r < len(s) && s[r] == '\\' && r-v < 8 {
+		r++
+	}
+	if r >= len(s) || (s[r] != '"' && s[r] != '\'') {
+		return -1
+	}
+	return r
+}
+
+// escapedQuotedValue reads a value quoted inside JSON-escaped text, opened
+// by s[v:r+1]; it ends at the same escaped quote.
+func escapedQuotedValue(s string, v, r int) (vs, ve int, ok bool) {
+	delim := s[v : r+1]
+	for e := r + 1; e+len(delim) <= len(s) && e-v < 2048; e++ {
+		if s[e] == '\n' {
+			return
+		}
+		if s[e] == '\\' && strings.HasPrefix(s[e:], delim) {
+			return r + 1, e, true
+		}
+	}
+	return
+}
+
+// backtickValue reads a Go raw string or JS template literal holding one
+// token; a command substitution (`cat /run/secret`) has spaces and is left.
+func backtickValue(s string, v int) (vs, ve int, ok bool) {
+	for e := v + 1; e < len(s) && e-v < 2048; e++ {
+		switch b := s[e]; {
+		case b == '`':
+			if e == v+1 || hasInterpolation(s[v+1:e]) {
 				return
 			}
+			return v + 1, e, true
+		case b <= ' ':
+			return
 		}
-		return
 	}
+	return
+}
+
+// unquotedValue reads an unquoted run up to a space, a quote, a separator
+// or an escape; in a query string & and # end it too, in XML a tag.
+func unquotedValue(s string, v int, xml, query bool) (vs, ve int, ok bool) {
 	e := v
-	for e < n && e-v < 256 {
-		b := s[e]
-		if b <= ' ' || b >= 0x80 || b == '"' || b == '\'' || b == '`' || b == ',' || b == ';' || (query && (b == '&' || b == '#')) || (xml && b == '<') {
-			break
-		}
-		if b == '\\' && e+1 < n && strings.IndexByte("ntr\"'", s[e+1]) >= 0 {
-			break
-		}
+	for e < len(s) && e-v < 256 && !endsUnquoted(s, e, xml, query) {
 		e++
 	}
 	e = trimUnbalanced(s, v, e)
 	if e <= v {
 		return
 	}
-	return v, e, false, true
+	return v, e, true
+}
+
+func endsUnquoted(s string, e int, xml, query bool) bool {
+	switch b := s[e]; {
+	case b <= ' ' || b >= 0x80 || b == '"' || b == '\'' || b == '`' || b == ',' || b == ';':
+		return true
+	case query && (b == '&' || b == '#'), xml && b == '<':
+		return true
+	case b == '\\':
+		return e+1 < len(s) && strings.IndexByte("ntr\"'", s[e+1]) >= 0
+	}
+	return false
 }
 
 // trimUnbalanced drops trailing closing brackets without an opener and a
@@ -125,34 +164,18 @@ var stopValues = []string{"password", "passwd", "pass", "secret", "token", "key"
 
 // valueType decides whether val, assigned to key, is a credential and of which type.
 func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
-	cls := ki.cls
 	if len(val) == 0 || strings.Contains(val, phPrefix) || !hasAlnum(val) {
 		return 0, false
 	}
-	// vendor rules that depend on the key (Sumo Logic access ID, Facebook app secret)
-	if ki.sumo && len(val) == 14 && strings.HasPrefix(val, "su") && allClass(val, cDigit|cUpper|cLower) && mixedClasses(val, 2) {
-		return tAPIKey, true
+	if typ, ok, decided := keyedVendorValue(ki, val); decided {
+		return typ, ok
 	}
-	if ki.facebook && len(val) == 32 && isLowerHex(val) && hasLetter(val) {
-		return tSecret, true
-	}
-	if ki.accessKeyID {
-		// cloud access key IDs: upper-case letters and digits (AWS), or
-		// random mixed-case and hex IDs of other clouds (LTAI…, AKID…)
-		if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
-			strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
-			return tAPIKey, true
-		}
-		return tAPIKey, strongToken(val)
-	}
+	cls := ki.cls
 	if cls == keyNone {
-		if ki.api && !quoted {
-			return 0, false
-		}
-		if ki.api && strongToken(val) {
-			// a quoted random token under a key naming an API
-			// ("apiMetrics := \"5po8…\""); names, URLs and versions
-			// are not random
+		// a quoted random token under a key naming an API
+		// ("apiMetrics := \"5po8…\""); names, URLs and versions
+		// are not random
+		if ki.api && quoted && strongToken(val) {
 			return tAPIKey, true
 		}
 		return 0, false
@@ -160,47 +183,84 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 	if cls == keyAPI && ki.cloudant {
 		cls = keySecret // Cloudant API keys are account passwords
 	}
-	if placeholderValue(val) || (!quoted && referenceValue(val)) {
-		return 0, false
-	}
-	lv := val
-	if len(lv) <= 16 {
-		var buf [16]byte
-		for i := 0; i < len(lv); i++ {
-			buf[i] = lower(lv[i])
-		}
-		if lookupWord(buf[:len(lv)])&wStopValue != 0 {
-			return 0, false
-		}
-	}
-	if eqFold(val, key) {
+	if placeholderValue(val) || (!quoted && referenceValue(val)) || isStopValue(val) || eqFold(val, key) {
 		return 0, false
 	}
 	switch cls {
 	case keySecret:
-		if len(val) < 4 || (len(val) < 6 && allClass(val, cUpper|cLower)) || identifierLike(val) {
-			return 0, false
+		if secretLiteral(val, quoted) {
+			return tSecret, true
 		}
-		if !quoted && allClass(val, cUpper|cLower|cUnder) {
-			return 0, false // an identifier: a variable, not a literal
-		}
-		return tSecret, true
 	case keyAPI:
-		if !quoted && allClass(val, cUpper|cLower|cUnder) {
-			return 0, false // an identifier: a variable, not a literal
-		}
-		if len(val) < 8 || (!quoted && strings.IndexByte(val, ' ') >= 0) || identifierLike(val) || alphabetRun(val) || versionSuffix(val) {
-			return 0, false
-		}
-		digit := strings.ContainsAny(val, "0123456789")
-		if len(val) >= 16 && allClass(val, cDigit) && distinctBytes(val) >= 5 {
-			return tAPIKey, true // numeric tokens
-		}
-		if (digit && hasLetter(val)) || (len(val) >= 16 && (mixedClasses(val, 2) || hasSymbol(val)) && !allClass(val, cLower|cUnder|cDigit)) {
+		if apiKeyLiteral(val, quoted) {
 			return tAPIKey, true
 		}
 	}
 	return 0, false
+}
+
+// keyedVendorValue applies the vendor rules that depend on the key (Sumo
+// Logic access ID, Facebook app secret, cloud access key IDs); decided is
+// false when none of them applies.
+func keyedVendorValue(ki keyInfo, val string) (typ uint8, ok, decided bool) {
+	switch {
+	case ki.sumo && len(val) == 14 && strings.HasPrefix(val, "su") && allClass(val, cDigit|cUpper|cLower) && mixedClasses(val, 2):
+		return tAPIKey, true, true
+	case ki.facebook && len(val) == 32 && isLowerHex(val) && hasLetter(val):
+		return tSecret, true, true
+	case ki.accessKeyID:
+		return tAPIKey, accessKeyIDValue(val), true
+	}
+	return 0, false, false
+}
+
+// accessKeyIDValue: cloud access key IDs are upper-case letters and digits
+// (AWS), or random mixed-case and hex IDs of other clouds (LTAI…, AKID…).
+func accessKeyIDValue(val string) bool {
+	if len(val) >= 16 && len(val) <= 128 && allClass(val, cUpper|cDigit) && hasLetter(val) &&
+		strings.ContainsAny(val, "0123456789") && !placeholderBody(val) {
+		return true
+	}
+	return strongToken(val)
+}
+
+// isStopValue reports whether val is a word that stands for a value
+// (null, changeme, redacted, …) rather than being one.
+func isStopValue(val string) bool {
+	if len(val) > 16 {
+		return false
+	}
+	var buf [16]byte
+	for i := 0; i < len(val); i++ {
+		buf[i] = lower(val[i])
+	}
+	return lookupWord(buf[:len(val)])&wStopValue != 0
+}
+
+// secretLiteral: a password-like value is long enough and not an
+// identifier (a variable, not a literal).
+func secretLiteral(val string, quoted bool) bool {
+	if len(val) < 4 || (len(val) < 6 && allClass(val, cUpper|cLower)) || identifierLike(val) {
+		return false
+	}
+	return quoted || !allClass(val, cUpper|cLower|cUnder)
+}
+
+// apiKeyLiteral: an API-key value is a literal with digits and letters, a
+// long numeric token, or a long mixed token; not an identifier, an
+// alphabet run or a version.
+func apiKeyLiteral(val string, quoted bool) bool {
+	if !quoted && allClass(val, cUpper|cLower|cUnder) {
+		return false // an identifier: a variable, not a literal
+	}
+	if len(val) < 8 || (!quoted && strings.IndexByte(val, ' ') >= 0) || identifierLike(val) || alphabetRun(val) || versionSuffix(val) {
+		return false
+	}
+	if len(val) >= 16 && allClass(val, cDigit) && distinctBytes(val) >= 5 {
+		return true // numeric tokens
+	}
+	digit := strings.ContainsAny(val, "0123456789")
+	return (digit && hasLetter(val)) || (len(val) >= 16 && (mixedClasses(val, 2) || hasSymbol(val)) && !allClass(val, cLower|cUnder|cDigit))
 }
 
 // placeholderValue recognises templates, environment references, masks and

@@ -381,65 +381,80 @@ func matchVendor(s string, i int) (int, uint8, bool) {
 	if i >= 2 && (s[i-1] == '.' || s[i-1] == '-') && isAlnum(s[i-2]) {
 		return 0, 0, false // "video_box.ico-…": inside a dotted or dashed name
 	}
-	n := len(s)
 	for _, ri := range rules {
 		r := &vendorRules[ri]
-		if len(r.prefix) > 2 && (i+2 >= n || s[i+2] != r.prefix[2]) {
+		if len(r.prefix) > 2 && (i+2 >= len(s) || s[i+2] != r.prefix[2]) {
 			continue // the third byte rules most prefixes out before a comparison
 		}
-		if !strings.HasPrefix(s[i:], r.prefix) {
-			continue
+		if e, ok := r.matchAt(s, i); ok {
+			return e, r.typ, true
 		}
-		b := i + len(r.prefix)
-		e := b
-		for e < n && r.set[s[e]] && e-b <= r.max {
-			e++
-		}
-		l := e - b
-		if l < r.min || l > r.max {
-			continue
-		}
-		if r.flags&fPad != 0 {
-			for k := 0; k < 3 && e < n && s[e] == '='; k++ {
-				e++
-			}
-		}
-		if r.flags&fRoutable != 0 {
-			// ".0a1b2c3d4" (the rule sets' layout) or ".01.0a1b2c3d4" (as
-			// self-managed instances print it)
-			for k := 0; k < 2 && e+3 <= n && s[e] == '.'; k++ {
-				g := spanClass(s, e+1, cDigit|cLower, 10) - e - 1
-				if g < 2 || g > 9 {
-					break
-				}
-				e += 1 + g
-			}
-		}
-		if e < n && (isWord(s[e]) || (s[e] == '.' || s[e] == '-') && e+1 < n && isAlnum(s[e+1])) {
-			continue
-		}
-		body := s[b : b+l]
-		if r.flags&fNoPH == 0 && placeholderBody(body) {
-			continue
-		}
-		if r.flags&(fDigit|fMixed) != 0 && !strings.ContainsAny(body, "0123456789") {
-			continue
-		}
-		if r.flags&fMixed != 0 && !hasLetter(body) {
-			continue
-		}
-		if r.flags&fNotDigits != 0 && !hasLetter(body) {
-			continue
-		}
-		if r.flags&fUUID != 0 && !uuidLayout(body) {
-			continue
-		}
-		if r.flags&fShape != 0 && !shapeOK(r.prefix, body) {
-			continue
-		}
-		return e, r.typ, true
 	}
 	return 0, 0, false
+}
+
+// matchAt matches the rule's token at i: its prefix, a body of the rule's
+// characters and length, the suffixes the rule allows, a right boundary,
+// and a body that is not a placeholder and has the classes the rule asks.
+func (r *vrule) matchAt(s string, i int) (int, bool) {
+	if !strings.HasPrefix(s[i:], r.prefix) {
+		return 0, false
+	}
+	b := i + len(r.prefix)
+	e := b
+	for e < len(s) && r.set[s[e]] && e-b <= r.max {
+		e++
+	}
+	l := e - b
+	if l < r.min || l > r.max {
+		return 0, false
+	}
+	e = r.suffixEnd(s, e)
+	if e < len(s) && (isWord(s[e]) || (s[e] == '.' || s[e] == '-') && e+1 < len(s) && isAlnum(s[e+1])) {
+		return 0, false
+	}
+	return e, r.bodyOK(s[b : b+l])
+}
+
+// suffixEnd extends a body ending at e by the '=' padding (fPad) or the
+// GitLab routing suffix (fRoutable) the rule allows.
+func (r *vrule) suffixEnd(s string, e int) int {
+	n := len(s)
+	if r.flags&fPad != 0 {
+		for k := 0; k < 3 && e < n && s[e] == '='; k++ {
+			e++
+		}
+	}
+	if r.flags&fRoutable != 0 {
+		// ".0a1b2c3d4" (the rule sets' layout) or ".01.0a1b2c3d4" (as
+		// self-managed instances print it)
+		for k := 0; k < 2 && e+3 <= n && s[e] == '.'; k++ {
+			g := spanClass(s, e+1, cDigit|cLower, 10) - e - 1
+			if g < 2 || g > 9 {
+				break
+			}
+			e += 1 + g
+		}
+	}
+	return e
+}
+
+// bodyOK applies the rule's checks of the body: not a placeholder, the
+// digits and letters it needs, its layout.
+func (r *vrule) bodyOK(body string) bool {
+	switch {
+	case r.flags&fNoPH == 0 && placeholderBody(body):
+		return false
+	case r.flags&(fDigit|fMixed) != 0 && !strings.ContainsAny(body, "0123456789"):
+		return false
+	case r.flags&(fMixed|fNotDigits) != 0 && !hasLetter(body):
+		return false
+	case r.flags&fUUID != 0 && !uuidLayout(body):
+		return false
+	case r.flags&fShape != 0 && !shapeOK(r.prefix, body):
+		return false
+	}
+	return true
 }
 
 func hasLetter(s string) bool {

@@ -20,41 +20,12 @@ func (sc *scanner) scanWords(s string) {
 		if f&word == 0 {
 			switch {
 			case c >= 0x80:
-				switch c {
-				case 0xE3, 0xE6, 0xC3:
-					if e := sc.cjkKeywordAt(s, i); e > i {
-						i = e
-						continue
-					}
-					if c == 0xE3 && i+2 < n && s[i+1] == 0x80 && s[i+2] == 0x80 {
-						sc.fold = true // U+3000 ideographic space
-					}
-				case 0xEF:
-					if i+1 < n && (s[i+1] == 0xBC || s[i+1] == 0xBD) {
-						sc.fold = true // fullwidth forms
-					}
-				case 0xE2:
-					if i+2 < n && ((s[i+1] == 0x80 && s[i+2] >= 0x90 && s[i+2] <= 0x95) || (s[i+1] == 0x88 && s[i+2] == 0x92)) {
-						sc.fold = true // dashes
-					}
-				}
-			case (c == '+' || c == '(') && i+1 < n && isDigit(s[i+1]) && leftBoundary(s, i):
-				i = sc.numeric(s, i)
-				continue
-			case c == '-' && i > 0 && s[i-1] == ' ' && i+2 < n && s[i+2] == ' ':
-				if e := sc.cliOptionAt(s, i); e > 0 {
-					i = e // sshpass -p …, redis-cli -a …
-					continue
-				}
-			case c == '/' && i > 0 && s[i-1] == ' ' && i+1 < n && s[i+1] == ' ':
-				sc.loginPairAt(s, i) // login as root / W1nter!Sky
-			case c == '*' && i > 0 && s[i-1] == ':' && i+1 < n && s[i+1] == ':':
-				if e := sc.pgpassAt(s, i-1); e > 0 {
-					i = e // host:*:db:user:password
-					continue
-				}
+				i = sc.nonASCIIAt(s, i)
+			case c == '+' || c == '(' || c == '-' || c == '/' || c == '*':
+				i = sc.punctAt(s, i)
+			default:
+				i++
 			}
-			i++
 			continue
 		}
 		if !leftBoundary(s, i) {
@@ -75,7 +46,7 @@ func (sc *scanner) scanWords(s string) {
 		} else {
 			var plain bool
 			j, plain = letterRun(s, i)
-			if plain && quietAfter(s, i, j) {
+			if plain && quietAfter(s, i, j, &sc.keys) {
 				i = j
 				continue
 			}
@@ -86,6 +57,54 @@ func (sc *scanner) scanWords(s string) {
 		}
 		i = next
 	}
+}
+
+// nonASCIIAt looks at a byte >= 0x80 at i: a Japanese keyword (パスワード,
+// 電話) starts the rules it names; ideographic spaces, fullwidth forms and
+// Unicode dashes mark the text for the folded pass. It returns where the
+// scan continues.
+func (sc *scanner) nonASCIIAt(s string, i int) int {
+	n := len(s)
+	switch c := s[i]; c {
+	case 0xE3, 0xE6, 0xC3:
+		if e := sc.cjkKeywordAt(s, i); e > i {
+			return e
+		}
+		if c == 0xE3 && i+2 < n && s[i+1] == 0x80 && s[i+2] == 0x80 {
+			sc.fold = true // U+3000 ideographic space
+		}
+	case 0xEF:
+		if i+1 < n && (s[i+1] == 0xBC || s[i+1] == 0xBD) {
+			sc.fold = true // fullwidth forms
+		}
+	case 0xE2:
+		if i+2 < n && ((s[i+1] == 0x80 && s[i+2] >= 0x90 && s[i+2] <= 0x95) || (s[i+1] == 0x88 && s[i+2] == 0x92)) {
+			sc.fold = true // dashes
+		}
+	}
+	return i + 1
+}
+
+// punctAt looks at punctuation that can start a value: '+' or '(' before a
+// phone number, a command-line option (" -p "), a login pair (" / ") and a
+// .pgpass wildcard (":*:"). It returns where the scan continues.
+func (sc *scanner) punctAt(s string, i int) int {
+	n := len(s)
+	switch c := s[i]; {
+	case (c == '+' || c == '(') && i+1 < n && isDigit(s[i+1]) && leftBoundary(s, i):
+		return sc.numeric(s, i)
+	case c == '-' && i > 0 && s[i-1] == ' ' && i+2 < n && s[i+2] == ' ':
+		if e := sc.cliOptionAt(s, i); e > 0 {
+			return e // sshpass -p …, redis-cli -a …
+		}
+	case c == '/' && i > 0 && s[i-1] == ' ' && i+1 < n && s[i+1] == ' ':
+		sc.loginPairAt(s, i) // login as root / W1nter!Sky
+	case c == '*' && i > 0 && s[i-1] == ':' && i+1 < n && s[i+1] == ':':
+		if e := sc.pgpassAt(s, i-1); e > 0 {
+			return e // host:*:db:user:password
+		}
+	}
+	return i + 1
 }
 
 // digitWord handles a word starting with a digit; [i,j) is its word run.

@@ -1,0 +1,32 @@
+package redact
+
+import "testing"
+
+func TestClassifyKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key  string
+		want keyInfo
+	}{
+		{"password", keyInfo{cls: keySecret}},
+		{"db_password_hash", keyInfo{cls: keyNone}},
+		{"client_secret", keyInfo{cls: keySecret}},
+		{"api_key", keyInfo{cls: keyAPI, api: true}},
+		{"stripeApiKey", keyInfo{cls: keyAPI, api: true}},
+		{"key_down_event", keyInfo{cls: keyNone}},
+		{"AccountKey", keyInfo{cls: keySecret}},
+		{"aws_access_key_id", keyInfo{cls: keyNone, accessKeyID: true}},
+		{"AccessKeyId", keyInfo{cls: keyNone, accessKeyID: true}},
+		{"sonar.login", keyInfo{cls: keyAPI}},
+		{"username", keyInfo{cls: keyNone}},
+		{"get_secret", keyInfo{cls: keySecret, lookup: true}},
+		{"sumo_access_key", keyInfo{cls: keyAPI, sumo: true}},
+		{"facebook_app_secret", keyInfo{cls: keySecret, facebook: true}},
+		{"cloudant_api_key", keyInfo{cls: keyAPI, cloudant: true, api: true}},
+	}
+	for _, tt := range tests {
+		if got := classifyKey(tt.key); got != tt.want {
+			t.Errorf("classifyKey(%q) = %+v, want %+v", tt.key, got, tt.want)
+		}
+	}
+}
