@@ -433,3 +433,57 @@ func TestOneShotsRememberTheOutage(t *testing.T) {
 	}
 	t.Logf("a one-shot after sync closed the breaker: %v", time.Since(start))
 }
+
+// TestKnowledgeAddAcrossFirestoreOutage adds a team note while Firestore is down: exit 1 with
+// the store's message and no entry, half or whole; once it is back (and the breaker lets writes
+// through again) the same command writes the entry once, complete, redacted and searchable.
+func TestKnowledgeAddAcrossFirestoreOutage(t *testing.T) {
+	t.Parallel()
+	emu := testenv.StartFirestoreEmulator(t)
+	_, gcsURL, _ := testenv.GCSBucket(t)
+	cloud := &testenv.Cloud{Project: testenv.NewProjectID(), Database: "(default)", Bucket: testenv.Bucket,
+		FirestoreHost: emu.Host, StorageURL: gcsURL}
+	c := newCLI(t)
+	c.env = append(c.env, cloud.Env()...)
+	c.withEnv("ALERTCHAT_STORE_TIMEOUT=3s", "ALERTCHAT_MAX_ATTEMPTS=2")
+	const note = "198.51.100.23 is our external scanner (Qualys), Sundays"
+	add := []string{"knowledge", "add", note, "--indicator", "scanner.example.net", "--alert-type", "Recon:EC2/PortProbeUnprotectedPort"}
+
+	emu.Stop()
+	r := c.run("", add...)
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "Error:") {
+		t.Fatalf("knowledge add with Firestore down: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "198.51.100.23") || strings.Contains(r.stderr, "goroutine ") {
+		t.Errorf("the failure printed the note or a stack: %q", r.stderr)
+	}
+
+	emu.Restart()
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(c.mustRun("", "knowledge", "list", "--all", "-o", "json")), &entries); err != nil || len(entries) != 0 {
+		t.Fatalf("after the failed add: %v, %v", entries, err)
+	}
+	// The failed attempts opened the store's write breaker, which other processes remember: a
+	// retry before its cool-down is refused unattempted (and writes nothing), one after it writes.
+	var id string
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(2 * time.Second) {
+		r := c.run("", add...)
+		if r.code == 0 {
+			id = strings.TrimSpace(r.stdout)
+			break
+		}
+		if r.code != 1 || !strings.Contains(r.stderr, "not attempted") || time.Now().After(deadline) {
+			t.Fatalf("retry: exit %d, %q", r.code, r.stderr)
+		}
+	}
+	if err := json.Unmarshal([]byte(c.mustRun("", "knowledge", "list", "--all", "-o", "json")), &entries); err != nil || len(entries) != 1 {
+		t.Fatalf("after the retry: %v, %v", entries, err)
+	}
+	got := entries[0]
+	if got["id"] != id || got["text"] == nil || fmt.Sprint(got["alert_types"]) != "[Recon:EC2/PortProbeUnprotectedPort]" {
+		t.Errorf("the entry written on retry: %v", got)
+	}
+	if out := c.mustRun("", "knowledge", "search", "198.51.100.23", "-o", "json"); !strings.Contains(out, id) {
+		t.Errorf("the raw address does not find the entry: %s", out)
+	}
+}
