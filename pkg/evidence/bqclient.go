@@ -81,23 +81,15 @@ func (e *clientEngine) tables(ctx context.Context) ([]bqTable, error) {
 	}
 	var out []bqTable
 	byName := map[string]int{}
-	for {
-		var row []bigquery.Value
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			break
-		}
-		if err != nil {
-			return nil, bqError(err)
-		}
+	err = eachRow(it, func(row []bigquery.Value) bool {
 		if len(row) < 3 {
-			continue
+			return true
 		}
 		name, col, typ := fmt.Sprint(row[0]), fmt.Sprint(row[1]), fmt.Sprint(row[2])
 		i, ok := byName[name]
 		if !ok {
 			if len(out) == bqMaxTables {
-				continue
+				return true
 			}
 			i = len(out)
 			byName[name] = i
@@ -105,6 +97,10 @@ func (e *clientEngine) tables(ctx context.Context) ([]bqTable, error) {
 		}
 		out[i].Columns = append(out[i].Columns, col)
 		out[i].Types = append(out[i].Types, typ)
+		return true
+	})
+	if err != nil {
+		return nil, bqError(err)
 	}
 	if err := e.countFromMeta(ctx, out, byName); err != nil {
 		e.countEach(ctx, out)
@@ -120,24 +116,17 @@ func (e *clientEngine) countFromMeta(ctx context.Context, out []bqTable, byName 
 	if err != nil {
 		return err
 	}
-	for {
-		var row []bigquery.Value
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachRow(it, func(row []bigquery.Value) bool {
 		if len(row) < 3 {
-			continue
+			return true
 		}
 		if i, ok := byName[fmt.Sprint(row[0])]; ok {
 			rows, _ := row[1].(int64)
 			size, _ := row[2].(int64)
 			out[i].Counted, out[i].Rows, out[i].Bytes = true, rows, size
 		}
-	}
+		return true
+	})
 }
 
 // countEach asks each table's metadata, a few at a time: where __TABLES__ is not served.
@@ -214,52 +203,49 @@ func (e *clientEngine) run(ctx context.Context, sql string, maxBytes int64, limi
 		return res, bqError(err)
 	}
 	it.PageInfo().MaxSize = min(limit+1, 1000)
-	size := 2
-	for {
-		var row []bigquery.Value
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			break
-		}
-		if err != nil {
-			return res, bqError(err)
-		}
-		if res.Columns == nil {
-			for _, f := range it.Schema {
-				res.Columns = append(res.Columns, f.Name)
-			}
-		}
-		if len(res.Rows) == limit {
-			res.Truncated = true
-			break
+	b := newRowBudget(limit)
+	err = eachRow(it, func(row []bigquery.Value) bool {
+		if !b.room() {
+			b.truncated = true
+			return false
 		}
 		out := make([]any, len(row))
-		n := 3
 		for i, v := range row {
 			var f *bigquery.FieldSchema
 			if i < len(it.Schema) {
 				f = it.Schema[i]
 			}
 			out[i] = bqCell(v, f)
-			n += jsonSize(out[i]) + 1
 		}
-		if size+n > maxQueryBytes {
-			res.Truncated = true
-			if len(res.Rows) == 0 {
-				res.Rows = append(res.Rows, cutRow(out, maxQueryBytes-size))
-			}
-			break
-		}
-		size += n
-		res.Rows = append(res.Rows, out)
+		b.add(out)
+		return true
+	})
+	res.Columns = []string{}
+	for _, f := range it.Schema {
+		res.Columns = append(res.Columns, f.Name)
 	}
-	if res.Columns == nil {
-		res.Columns = []string{}
-		for _, f := range it.Schema {
-			res.Columns = append(res.Columns, f.Name)
-		}
+	res.Rows, res.Truncated = b.rows, b.truncated
+	if err != nil {
+		return res, bqError(err)
 	}
 	return res, nil
+}
+
+// eachRow calls fn with each row of it until fn returns false or the rows end.
+func eachRow(it *bigquery.RowIterator, fn func([]bigquery.Value) bool) error {
+	for {
+		var row []bigquery.Value
+		err := it.Next(&row)
+		if errors.Is(err, iterator.Done) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(row) {
+			return nil
+		}
+	}
 }
 
 // bqCell makes a BigQuery value JSON-friendly: times as RFC 3339 text, numerics as exact

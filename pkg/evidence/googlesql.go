@@ -23,20 +23,7 @@ func checkGoogleSQL(q string) error {
 	if err != nil {
 		return err
 	}
-	if len(words) == 0 {
-		return userErrorf("the query is empty")
-	}
-	switch strings.ToUpper(words[0]) {
-	case "SELECT", "WITH":
-	default:
-		return userErrorf("only reading queries run (SELECT or WITH), not %s", strings.ToUpper(words[0]))
-	}
-	for _, w := range words {
-		if googleSQLRefused[strings.ToUpper(w)] {
-			return userErrorf("only reading queries run: %s is refused", strings.ToUpper(w))
-		}
-	}
-	return nil
+	return admitReading(words, googleSQLRefused, "SELECT", "WITH")
 }
 
 // googleSQLWords are the bare words of q outside GoogleSQL's strings ('…', "…", triple-quoted,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -121,41 +122,61 @@ func (x *indexer) query(ctx context.Context, q string, limit int) (*QueryResult,
 	if err != nil {
 		return nil, err
 	}
-	res := &QueryResult{Columns: cols, Rows: [][]any{}}
-	size := 2 // the rows' "[]"
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	for rows.Next() {
-		if len(res.Rows) == limit {
-			res.Truncated = true
-			break
-		}
+	b := newRowBudget(limit)
+	for b.room() && rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
 		row := make([]any, len(cols))
-		n := 3 // "[]" and the comma before the row
 		for i, v := range vals {
 			row[i] = cell(v)
-			n += jsonSize(row[i]) + 1
 		}
-		if size+n > maxQueryBytes {
-			res.Truncated = true
-			if len(res.Rows) == 0 {
-				res.Rows = append(res.Rows, cutRow(row, maxQueryBytes-size))
-			}
-			break
-		}
-		size += n
-		res.Rows = append(res.Rows, row)
+		b.add(row)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return res, ctx.Err()
+	b.truncated = b.truncated || !b.room() && rows.Next()
+	return &QueryResult{Columns: cols, Rows: b.rows, Truncated: b.truncated}, ctx.Err()
+}
+
+// rowBudget collects a result's rows within its row limit and maxQueryBytes of JSON, counted
+// as the rows come.
+type rowBudget struct {
+	limit, size int
+	rows        [][]any
+	truncated   bool
+	full        bool
+}
+
+func newRowBudget(limit int) *rowBudget {
+	return &rowBudget{limit: limit, size: 2 /* the rows' "[]" */, rows: [][]any{}}
+}
+
+// room reports whether another row may be taken.
+func (b *rowBudget) room() bool { return !b.full && len(b.rows) < b.limit }
+
+// add takes row, its cells JSON-friendly already: past the bytes, it is left out (a first row
+// larger by itself has its long strings cut) and no more are taken.
+func (b *rowBudget) add(row []any) {
+	n := 3 // "[]" and the comma before the row
+	for _, v := range row {
+		n += jsonSize(v) + 1
+	}
+	if b.size+n > maxQueryBytes {
+		b.truncated, b.full = true, true
+		if len(b.rows) == 0 {
+			b.rows = append(b.rows, cutRow(row, maxQueryBytes-b.size))
+		}
+		return
+	}
+	b.size += n
+	b.rows = append(b.rows, row)
 }
 
 // jsonSize is about the bytes v takes in JSON: exact for strings (escapes counted), an upper
@@ -240,16 +261,20 @@ func checkSQL(q string) error {
 	if err != nil {
 		return err
 	}
+	return admitReading(words, refusedWords, "SELECT", "WITH", "VALUES")
+}
+
+// admitReading admits the words of one statement when the first is one of starts and none is
+// refused.
+func admitReading(words []string, refused map[string]bool, starts ...string) error {
 	if len(words) == 0 {
 		return userErrorf("the query is empty")
 	}
-	switch strings.ToUpper(words[0]) {
-	case "SELECT", "WITH", "VALUES":
-	default:
-		return userErrorf("only reading queries run (SELECT or WITH), not %s", strings.ToUpper(words[0]))
+	if first := strings.ToUpper(words[0]); !slices.Contains(starts, first) {
+		return userErrorf("only reading queries run (SELECT or WITH), not %s", first)
 	}
 	for _, w := range words {
-		if refusedWords[strings.ToUpper(w)] {
+		if refused[strings.ToUpper(w)] {
 			return userErrorf("only reading queries run: %s is refused", strings.ToUpper(w))
 		}
 	}
