@@ -21,6 +21,7 @@ import (
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/triage"
 )
 
@@ -206,6 +207,9 @@ func run(ctx context.Context, opts *Options, to triage.Options, sel *selection) 
 		return err
 	}
 	fmt.Fprintln(opts.IO.ErrOut, sum.Line(sel.skipped, opts.MaxCost))
+	if set := opts.Tools.EvidenceSet(); set != nil && len(set.Datasets()) > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "BigQuery: %s.\n", evidence.BQCost(set.BigQueryBytes()))
+	}
 	return outcome(sum)
 }
 
