@@ -27,6 +27,7 @@ func testKnowledge(t *testing.T, h *Harness) {
 		{"MatchByKeys", testKnowledgeMatch},
 		{"RewriteIsOneEntry", testKnowledgeRewrite},
 		{"WorkspaceIsolation", testKnowledgeIsolation},
+		{"NearestByMeaning", testKnowledgeNearest},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,5 +204,51 @@ func testKnowledgeIsolation(t *testing.T, a, b store.Store) {
 	}
 	if es, _ := b.MatchKnowledge(ctx, []string{store.WordKey("workspace")}, 10); len(es) != 0 {
 		t.Errorf("other workspace matches %v", entryIDs(es))
+	}
+}
+
+func testKnowledgeNearest(t *testing.T, s, b store.Store) {
+	ctx := context.Background()
+	q := []float32{1, 0.1, 0, 0, 0, 0, 0, 0}
+	near := KnowledgeAt("a1000000-0000-4000-8000-000000000001", "near", 0)
+	near.Vector = []float32{0.9, 0.2, 0.1, 0, 0, 0, 0, 0}
+	far := KnowledgeAt("a2000000-0000-4000-8000-000000000002", "far", 1)
+	far.Vector = []float32{0, 0, 0, 1, 0.2, 0, 0, 0}
+	retired := KnowledgeAt("a3000000-0000-4000-8000-000000000003", "retired", 2)
+	retired.Vector = slices.Clone(q)
+	at := retired.CreatedAt
+	retired.RetiredAt = &at
+	plain := KnowledgeAt("a4000000-0000-4000-8000-000000000004", "written without a vector", 3)
+	rewritten := KnowledgeAt("a5000000-0000-4000-8000-000000000005", "rewritten without its vector", 4)
+	rewritten.Vector = slices.Clone(q)
+	for _, e := range []*record.Knowledge{near, far, retired, plain, rewritten} {
+		putEntry(t, s, e)
+	}
+	// A write without a vector (embeddings off) leaves none: never a vector of older text.
+	rewritten.Vector = nil
+	putEntry(t, s, rewritten)
+	other := KnowledgeAt("a6000000-0000-4000-8000-000000000006", "another workspace", 0)
+	other.Vector = slices.Clone(q)
+	putEntry(t, b, other)
+
+	hits, err := s.NearestKnowledge(ctx, q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, string(h.Entry.ID))
+		if h.Entry.Text == "" || h.Entry.Workspace == "" {
+			t.Errorf("hit %s read without its entry: %+v", h.Entry.ID, h.Entry)
+		}
+	}
+	if want := []string{string(near.ID), string(far.ID)}; !slices.Equal(ids, want) {
+		t.Fatalf("nearest = %v, want %v (nearest first; retired, vectorless and other workspaces' never)", ids, want)
+	}
+	if hits[0].Score < 0.95 || hits[1].Score > 0.2 {
+		t.Errorf("cosines: near %.3f, far %.3f", hits[0].Score, hits[1].Score)
+	}
+	if hits, err := s.NearestKnowledge(ctx, q, 1); err != nil || len(hits) != 1 || hits[0].Entry.ID != near.ID {
+		t.Errorf("limit 1: %v, %v", hits, err)
 	}
 }
