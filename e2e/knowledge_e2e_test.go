@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -368,6 +369,34 @@ func TestKnowledgeByMeaning(t *testing.T) {
 			}
 			if n := c.srv.EmbedRequests(); n != before {
 				t.Fatalf("without --embeddings %d embedding requests were made", n-before)
+			}
+		})
+	}
+}
+
+// An alert given as a file (chat -f) is investigated with its notes, on both stores: they are
+// looked up while the alert is stored, from the file's content.
+func TestKnowledgeForAlertFromFile(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"local", "cloud"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, titleAnswer("T"))
+			if backend == "cloud" {
+				c.env = append(c.env, testenv.CloudEnv(t).Env()...)
+			}
+			scanner := strings.TrimSpace(c.mustRun("", "knowledge", "add", "198.51.100.23 is our external scanner (Qualys), Sundays"))
+			file := filepath.Join(t.TempDir(), "finding.json")
+			if err := os.WriteFile(file, []byte(scannerFinding("198.51.100.23", "file1")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c.askJSON("", "-f", file, "-q", "Is this probe a threat?")
+			if sys := c.lastSystem(); !strings.Contains(sys, ref(scanner)+" as of ") {
+				t.Fatalf("chat -f: system instruction:\n%s", sys)
+			}
+			c.askJSON("", "-f", file, "-q", "And without the notes?", "--no-knowledge")
+			if sys := c.lastSystem(); strings.Contains(sys, "[K-") {
+				t.Fatalf("chat -f --no-knowledge gave notes:\n%s", sys)
 			}
 		})
 	}
