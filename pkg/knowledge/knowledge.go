@@ -11,7 +11,9 @@
 // replaces is stored as its keyed token. An alert's values are read with the indicator parser
 // (pkg/ioc) and each is passed through the same keyed redaction: a raw value that redaction
 // would replace becomes the entry's token, any other value (a domain, a hash) is compared as it
-// is, without case. The keys themselves are store.KnowledgeKeys.
+// is, without case. The keys themselves are store.KnowledgeKeys. With embeddings on (Meaning,
+// meaning.go) the entries nearest in meaning to the alert's describing text join those matched
+// by key, after them.
 package knowledge
 
 import (
