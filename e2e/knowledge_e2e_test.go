@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -316,5 +317,87 @@ func TestKnowledgeDraftedLessons(t *testing.T) {
 	if len(got) != 1 || got[0].Text != "Partner audits probe our ports on the first Monday of the month" || got[0].Source == nil ||
 		got[0].Source.HistoryID != out.HistoryID || got[0].Source.Verdict != "benign" || strings.TrimSpace(r.stdout) != got[0].ID {
 		t.Fatalf("kept lessons %+v, stdout %q", got, r.stdout)
+	}
+}
+
+// With --embeddings (ALERTCHAT_EMBEDDINGS) an entry is embedded as it is written, and an
+// investigation is given the entries near its alert in meaning beside those matched by
+// indicator or type, on both stores: an entry that shares no indicator and no type with the
+// alert but says what it is about is in the request with its ID; an unrelated one is not, nor a
+// retired one. Without --embeddings the same entry is not given, and no embedding is asked.
+func TestKnowledgeByMeaning(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"local", "cloud"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, titleAnswer("T"))
+			var cloud *testenv.Cloud
+			if backend == "cloud" {
+				cloud = testenv.CloudEnv(t)
+				c.env = append(c.env, cloud.Env()...)
+			}
+			c.env = append(c.env, "ALERTCHAT_ANALYST=alice", "ALERTCHAT_EMBEDDINGS=true")
+			alertID := c.addAlert("guardduty.json")
+			near := strings.TrimSpace(c.mustRun("", "knowledge", "add",
+				"Drop point domain name queried by an EC2 instance: the remote host that is known to hold credentials and stolen data captured by malware is our malware sandbox."))
+			far := strings.TrimSpace(c.mustRun("", "knowledge", "add", "The nightly backup job writes below etc every Sunday"))
+			gone := strings.TrimSpace(c.mustRun("", "knowledge", "add",
+				"Drop point domain name queried by an EC2 instance: the remote host known to hold credentials and stolen data captured by malware was our old sandbox."))
+			c.mustRun("", "knowledge", "rm", gone[:8])
+			if n := c.srv.EmbedRequests(); n < 3 {
+				t.Fatalf("embedding requests after three entries: %d", n)
+			}
+
+			out := c.askJSON("", "-a", alertID, "-q", "What is this?")
+			sys := c.lastSystem()
+			if !strings.Contains(sys, ref(near)+" as of ") || strings.Contains(sys, ref(far)) || strings.Contains(sys, ref(gone)) {
+				t.Fatalf("with --embeddings, system instruction:\n%s", sys)
+			}
+			if ids := c.knowledgeIDs(cloud, out.HistoryID); len(ids) != 1 || string(ids[0]) != near {
+				t.Fatalf("knowledge_ids %v, want [%s]", ids, near)
+			}
+			if got := c.run("", "knowledge", "search", "which remote host holds stolen credentials", "-o", "json"); got.code != 0 ||
+				!strings.Contains(got.stdout, near) || strings.Contains(got.stdout, gone) {
+				t.Fatalf("knowledge search by meaning: %+v", got)
+			}
+
+			c.env = append(c.env, "ALERTCHAT_EMBEDDINGS=false")
+			before := c.srv.EmbedRequests()
+			c.askJSON("", "-a", alertID, "-q", "And without embeddings?")
+			if sys := c.lastSystem(); strings.Contains(sys, "[K-") {
+				t.Fatalf("without --embeddings the note by meaning was given:\n%s", sys)
+			}
+			if n := c.srv.EmbedRequests(); n != before {
+				t.Fatalf("without --embeddings %d embedding requests were made", n-before)
+			}
+		})
+	}
+}
+
+// An alert given as a file (chat -f) is investigated with its notes, on both stores: they are
+// looked up while the alert is stored, from the file's content.
+func TestKnowledgeForAlertFromFile(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"local", "cloud"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t, titleAnswer("T"))
+			if backend == "cloud" {
+				c.env = append(c.env, testenv.CloudEnv(t).Env()...)
+			}
+			scanner := strings.TrimSpace(c.mustRun("", "knowledge", "add", "198.51.100.23 is our external scanner (Qualys), Sundays"))
+			file := filepath.Join(t.TempDir(), "finding.json")
+			if err := os.WriteFile(file, []byte(scannerFinding("198.51.100.23", "file1")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c.askJSON("", "-f", file, "-q", "Is this probe a threat?")
+			if sys := c.lastSystem(); !strings.Contains(sys, ref(scanner)+" as of ") {
+				t.Fatalf("chat -f: system instruction:\n%s", sys)
+			}
+			c.askJSON("", "-f", file, "-q", "And without the notes?", "--no-knowledge")
+			if sys := c.lastSystem(); strings.Contains(sys, "[K-") {
+				t.Fatalf("chat -f --no-knowledge gave notes:\n%s", sys)
+			}
+		})
 	}
 }

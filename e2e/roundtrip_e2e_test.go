@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,6 +29,35 @@ func BenchmarkNewOneShotRoundTrips(b *testing.B) {
 		c.askJSON("", "-a", alertID, "-q", "warm the local copies")
 		return func() { c.askJSON("", "-a", alertID, "-q", "first question of a new investigation") }
 	})
+}
+
+// BenchmarkNewOneShotRoundTripsNoKnowledge is BenchmarkNewOneShotRoundTrips with
+// --no-knowledge: the floor the lookup of the notes must not raise.
+func BenchmarkNewOneShotRoundTripsNoKnowledge(b *testing.B) {
+	roundTrips(b, func(c *cli, alertID string) func() {
+		c.askJSON("", "-a", alertID, "--no-knowledge", "-q", "warm the local copies")
+		return func() { c.askJSON("", "-a", alertID, "--no-knowledge", "-q", "first question of a new investigation") }
+	})
+}
+
+// BenchmarkFileOneShotRoundTrips is a new investigation of an alert given as a file (chat -f
+// FILE -q): the alert is stored first, and the lookup of the team's notes runs beside that
+// write. BenchmarkFileOneShotRoundTripsNoKnowledge is the same with --no-knowledge.
+func BenchmarkFileOneShotRoundTrips(b *testing.B) {
+	roundTrips(b, fileOneShot())
+}
+
+func BenchmarkFileOneShotRoundTripsNoKnowledge(b *testing.B) {
+	roundTrips(b, fileOneShot("--no-knowledge"))
+}
+
+func fileOneShot(flags ...string) func(c *cli, alertID string) func() {
+	return func(c *cli, _ string) func() {
+		file := filepath.Join(repoDir(c.t), "testdata", "alerts", "guardduty.json")
+		ask := func(q string) { c.askJSON("", append(append([]string{"-f", file}, flags...), "-q", q)...) }
+		ask("warm the local copies")
+		return func() { ask("first question of a new investigation") }
+	}
 }
 
 // roundTrips times the command setup returns, on a workspace of its own with the sample alert,

@@ -228,7 +228,20 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	defer s.Close()
-	a, h, err := openConversation(ctx, opts, s)
+	// An alert read from a file is stored first: its notes are looked up meanwhile, from its
+	// content, so that writing it and looking them up cost one round trip, not two.
+	var ahead *sessionutil.KnowledgeAhead
+	defer func() {
+		if ahead != nil {
+			ahead.Stop()
+		}
+	}()
+	read := func(a *record.Alert) {
+		if !opts.Tools.NoKnowledge && opts.HistoryID == "" {
+			ahead = sessionutil.LookUpAhead(ctx, sessionutil.Retriever(s, opts.Logger()), a)
+		}
+	}
+	a, h, err := openConversation(ctx, opts, s, read)
 	if err != nil {
 		return err
 	}
@@ -251,6 +264,9 @@ func run(ctx context.Context, opts *Options, interactive bool, question string, 
 		return err
 	}
 	sessOpts = sessionutil.WithKnowledge(sessOpts, s, opts.Tools.NoKnowledge)
+	if ahead != nil && sessOpts.Knowledge != nil {
+		sessOpts.Knowledge = ahead
+	}
 	// MCP servers start now, in the background; the first question waits for them briefly, later
 	// ones take the servers ready since.
 	servers, err := startMCP(ctx, opts.IO, opts.getenv, mcpConfigPath(opts.MCPConfig, opts.getenv), sessOpts.Tools, opts.mcpHooks)
@@ -367,8 +383,9 @@ func (f *lineFeed) next(ctx context.Context) (string, error) {
 	}
 }
 
-// openConversation finds the alert and, when resuming, the history.
-func openConversation(ctx context.Context, opts *Options, s store.Store) (*record.Alert, *record.History, error) {
+// openConversation finds the alert and, when resuming, the history. read is told of an alert
+// read from a file before it is stored.
+func openConversation(ctx context.Context, opts *Options, s store.Store, read func(*record.Alert)) (*record.Alert, *record.History, error) {
 	var alertArg string
 	switch {
 	case opts.File != "":
@@ -376,6 +393,7 @@ func openConversation(ctx context.Context, opts *Options, s store.Store) (*recor
 		if err != nil {
 			return nil, nil, err
 		}
+		read(a)
 		if err := alertpkg.Put(ctx, s, a, store.Now()); err != nil {
 			return nil, nil, err
 		}

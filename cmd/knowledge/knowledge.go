@@ -6,6 +6,8 @@ package knowledge
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,8 +30,8 @@ func NewCmdKnowledge(f *factory.Factory) *cli.Command {
 		Description: `Team knowledge is what analysts settled ("198.51.100.23 is our Qualys scanner, Sundays"): entries
 written only by people, with knowledge add or history resolve --lesson. At the start of every
 investigation (chat, batch, eval) the active entries whose indicators occur in the alert, or whose
-alert type is the alert's, are given to Gemini with their IDs (at most 8), and the history records
-which (knowledge_ids). Entries expire after 180 days unless --expires says otherwise; knowledge rm
+alert type is the alert's, and with --embeddings those nearest in meaning, are given to Gemini with
+their IDs (at most 8), and the history records which (knowledge_ids). Entries expire after 180 days unless --expires says otherwise; knowledge rm
 retires one, kept for audit (knowledge list --all). Text and indicators are redacted like every
 write, with keyed tokens, so a raw value in an alert still finds its entry.
 
@@ -128,7 +130,15 @@ func oneLineText(e *record.Knowledge) string {
 	return cmdutil.OneLine(strings.Join(strings.Fields(e.Text), " "))
 }
 
-// retriever is the search of the workspace's active entries.
-func retriever(s *factory.Store) *kn.Retriever {
-	return &kn.Retriever{Store: s, Engine: s.Redactor.Engine, Now: time.Now}
+// retriever is the search of the workspace's active entries, by meaning too when s embeds
+// (--embeddings); a failure to search by meaning is said once on errOut, and the search goes on
+// by words and indicators.
+func retriever(s *factory.Store, errOut io.Writer) *kn.Retriever {
+	r := &kn.Retriever{Store: s, Engine: s.Redactor.Engine, Now: time.Now}
+	if s.Embedder != nil {
+		r.Meaning = &kn.Meaning{Store: s, Embedder: s.Embedder, Warn: func(err error) {
+			fmt.Fprintf(errOut, "Warning: searching by meaning failed (%s): the results are found by words and indicators only.\n", cmdutil.OneLine(cmdutil.Message(err)))
+		}}
+	}
+	return r
 }

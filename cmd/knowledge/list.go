@@ -219,7 +219,8 @@ func NewCmdSearch(f *factory.Factory, runF func(context.Context, *SearchOptions)
 		Usage: "the active entries matching words or raw indicators, best first",
 		Description: `Finds active knowledge entries by the words of their text, their alert types and their indicators:
 a raw value that redaction replaces (an IP, an e-mail address) finds the entries that hold its
-token, as history search does. Best match first; -o json prints a JSON array of entries.
+token, as history search does; with --embeddings, by meaning too (the entries written with it on).
+Best match first; -o json prints a JSON array of entries.
 
 Examples:
   alertchat knowledge search 198.51.100.23
@@ -244,7 +245,7 @@ Examples:
 				return runF(ctx, opts)
 			}
 			return report.WithUploadedStore(ctx, opts.IO.ErrOut, opts.OpenStore, factory.StoreOptions{}, func(s *factory.Store) error {
-				es, err := retriever(s).Search(ctx, opts.Query, opts.Limit)
+				es, err := retriever(s, opts.IO.ErrOut).Search(ctx, opts.Query, opts.Limit)
 				if err != nil {
 					return err
 				}

@@ -81,7 +81,7 @@ func WithTools(o session.Options, st *workspace.Store, to ToolOptions) (session.
 		},
 	})}
 	if !to.NoKnowledge {
-		deps.Knowledge = Retriever(st)
+		deps.Knowledge = Retriever(st, o.Logger)
 	}
 	tools := builtin.Tools(deps)
 	if to.set != nil {
@@ -96,9 +96,20 @@ func WithTools(o session.Options, st *workspace.Store, to ToolOptions) (session.
 }
 
 // Retriever is the team knowledge of st: the notes of an alert and the search of the
-// search_knowledge tool. The workspace's key is fetched when a lookup first needs it.
-func Retriever(st *workspace.Store) *knowledge.Retriever {
-	return &knowledge.Retriever{Store: st, Engine: st.Redactor.Engine, Now: time.Now}
+// search_knowledge tool, by meaning too when st embeds (--embeddings). The workspace's key is
+// fetched when a lookup first needs it. A failure to look up by meaning is logged once, as a
+// warning, on logger: the investigations go on with the notes found by indicator and alert type.
+func Retriever(st *workspace.Store, logger *slog.Logger) *knowledge.Retriever {
+	r := &knowledge.Retriever{Store: st, Engine: st.Redactor.Engine, Now: time.Now}
+	if st.Embedder != nil {
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
+		r.Meaning = &knowledge.Meaning{Store: st, Embedder: st.Embedder, Warn: func(err error) {
+			logger.Warn("team notes by meaning unavailable; the notes found by indicator and alert type are given", "error", cmdutil.OneLine(cmdutil.Message(err)))
+		}}
+	}
+	return r
 }
 
 // WithKnowledge gives every new investigation of o the team's notes on its alert (the path
@@ -107,7 +118,7 @@ func Retriever(st *workspace.Store) *knowledge.Retriever {
 func WithKnowledge(o session.Options, st *workspace.Store, off bool) session.Options {
 	o.Knowledge = nil
 	if !off {
-		o.Knowledge = Retriever(st)
+		o.Knowledge = Retriever(st, o.Logger)
 	}
 	return o
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alertchat/alertchat/internal/geminitest"
+	"github.com/alertchat/alertchat/pkg/knowledge"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
 )
@@ -27,6 +29,8 @@ func testKnowledge(t *testing.T, h *Harness) {
 		{"MatchByKeys", testKnowledgeMatch},
 		{"RewriteIsOneEntry", testKnowledgeRewrite},
 		{"WorkspaceIsolation", testKnowledgeIsolation},
+		{"NearestByMeaning", testKnowledgeNearest},
+		{"GivenByMeaning", testKnowledgeGivenByMeaning},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,5 +207,122 @@ func testKnowledgeIsolation(t *testing.T, a, b store.Store) {
 	}
 	if es, _ := b.MatchKnowledge(ctx, []string{store.WordKey("workspace")}, 10); len(es) != 0 {
 		t.Errorf("other workspace matches %v", entryIDs(es))
+	}
+}
+
+func testKnowledgeNearest(t *testing.T, s, b store.Store) {
+	ctx := context.Background()
+	q := []float32{1, 0.1, 0, 0, 0, 0, 0, 0}
+	near := KnowledgeAt("a1000000-0000-4000-8000-000000000001", "near", 0)
+	near.Vector = []float32{0.9, 0.2, 0.1, 0, 0, 0, 0, 0}
+	far := KnowledgeAt("a2000000-0000-4000-8000-000000000002", "far", 1)
+	far.Vector = []float32{0, 0, 0, 1, 0.2, 0, 0, 0}
+	retired := KnowledgeAt("a3000000-0000-4000-8000-000000000003", "retired", 2)
+	retired.Vector = slices.Clone(q)
+	at := retired.CreatedAt
+	retired.RetiredAt = &at
+	plain := KnowledgeAt("a4000000-0000-4000-8000-000000000004", "written without a vector", 3)
+	rewritten := KnowledgeAt("a5000000-0000-4000-8000-000000000005", "rewritten without its vector", 4)
+	rewritten.Vector = slices.Clone(q)
+	for _, e := range []*record.Knowledge{near, far, retired, plain, rewritten} {
+		putEntry(t, s, e)
+	}
+	// A write without a vector (embeddings off) leaves none: never a vector of older text.
+	rewritten.Vector = nil
+	putEntry(t, s, rewritten)
+	other := KnowledgeAt("a6000000-0000-4000-8000-000000000006", "another workspace", 0)
+	other.Vector = slices.Clone(q)
+	putEntry(t, b, other)
+
+	hits, err := s.NearestKnowledge(ctx, q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, string(h.Entry.ID))
+		if h.Entry.Text == "" || h.Entry.Workspace == "" {
+			t.Errorf("hit %s read without its entry: %+v", h.Entry.ID, h.Entry)
+		}
+	}
+	if want := []string{string(near.ID), string(far.ID)}; !slices.Equal(ids, want) {
+		t.Fatalf("nearest = %v, want %v (nearest first; retired, vectorless and other workspaces' never)", ids, want)
+	}
+	if hits[0].Score < 0.95 || hits[1].Score > 0.2 {
+		t.Errorf("cosines: near %.3f, far %.3f", hits[0].Score, hits[1].Score)
+	}
+	if hits, err := s.NearestKnowledge(ctx, q, 1); err != nil || len(hits) != 1 || hits[0].Entry.ID != near.ID {
+		t.Errorf("limit 1: %v, %v", hits, err)
+	}
+}
+
+// embedder is the Gemini fake's embedding (a hashed bag of words) without its server.
+type embedder struct{ failed error }
+
+func (e embedder) Embed(_ context.Context, texts []string, _ bool) ([][]float32, error) {
+	if e.failed != nil {
+		return nil, e.failed
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = geminitest.Embedding(t, 256)
+	}
+	return out, nil
+}
+
+// The notes of an alert by meaning, on the backend: an entry that shares no indicator and no
+// type with the alert but says what it is about is given after the one matched by indicator;
+// an unrelated one is not, a retired one never.
+func testKnowledgeGivenByMeaning(t *testing.T, s, _ store.Store) {
+	ctx := context.Background()
+	byIP := KnowledgeAt("b1000000-0000-4000-8000-000000000001", "203.0.113.50 is our vulnerability scanner", 0)
+	byIP.Indicators = []string{"203.0.113.50"}
+	near := KnowledgeAt("b2000000-0000-4000-8000-000000000002",
+		"An EC2 instance querying a domain name of a remote host known to hold credentials and stolen data captured by malware: our malware sandbox does this on purpose", 1)
+	far := KnowledgeAt("b3000000-0000-4000-8000-000000000003", "The nightly backup job writes below etc every Sunday at two", 2)
+	retired := KnowledgeAt("b4000000-0000-4000-8000-000000000004",
+		"An EC2 instance querying a domain name of a remote host known to hold credentials and stolen data captured by malware: the old sandbox", 3)
+	at := retired.CreatedAt.Add(time.Hour)
+	retired.RetiredAt = &at
+	for _, e := range []*record.Knowledge{byIP, near, far, retired} {
+		e.Vector = geminitest.Embedding(e.Text, 256) // as the embedding layer writes it
+		putEntry(t, s, e)
+	}
+	a := &record.Alert{ID: "alert-meaning", Title: "Drop Point domain name queried by EC2 instance", Data: []byte(`{"Type": "Trojan:EC2/DropPoint!DNS",
+"Title": "Drop Point domain name queried by EC2 instance",
+"Description": "EC2 instance is querying a domain name of a remote host that is known to hold credentials and other stolen data captured by malware.",
+"Service": {"Action": {"NetworkConnectionAction": {"RemoteIpDetails": {"IpAddressV4": "203.0.113.50"}}}}, "Severity": 8}`)}
+	now := func() time.Time { return byIP.CreatedAt.Add(24 * time.Hour) }
+	warned := 0
+	r := &knowledge.Retriever{Store: s, Now: now, Meaning: &knowledge.Meaning{Store: s, Embedder: embedder{}, Warn: func(error) { warned++ }}}
+	got, err := r.ForAlert(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, want := entryIDs(got), []string{string(byIP.ID), string(near.ID)}; !slices.Equal(ids, want) {
+		t.Fatalf("given %v, want %v: the indicator's first, then the near one; never the far or the retired one", ids, want)
+	}
+	// Without meaning, the near entry is not given: it shares nothing with the alert but words.
+	plain := &knowledge.Retriever{Store: s, Now: now}
+	if got, err := plain.ForAlert(ctx, a); err != nil || !slices.Equal(entryIDs(got), []string{string(byIP.ID)}) {
+		t.Errorf("without meaning: %v, %v", entryIDs(got), err)
+	}
+	// A query near in meaning finds the entry first.
+	found, err := r.Search(ctx, "a host querying domains that hold stolen credentials from malware", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 || found[0].ID != near.ID || slices.ContainsFunc(found, func(e *record.Knowledge) bool { return e.ID == retired.ID }) {
+		t.Errorf("search by meaning: %v", entryIDs(found))
+	}
+	// The embedding model failing costs the notes by meaning only, and is told once.
+	down := &knowledge.Retriever{Store: s, Now: now, Meaning: &knowledge.Meaning{Store: s, Embedder: embedder{failed: errors.New("model unavailable")}, Warn: func(error) { warned++ }}}
+	for range 2 {
+		if got, err := down.ForAlert(ctx, a); err != nil || !slices.Equal(entryIDs(got), []string{string(byIP.ID)}) {
+			t.Errorf("embedding down: %v, %v; want the entry matched by indicator", entryIDs(got), err)
+		}
+	}
+	if warned != 1 {
+		t.Errorf("warned %d times, want once", warned)
 	}
 }

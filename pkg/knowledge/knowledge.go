@@ -11,7 +11,9 @@
 // replaces is stored as its keyed token. An alert's values are read with the indicator parser
 // (pkg/ioc) and each is passed through the same keyed redaction: a raw value that redaction
 // would replace becomes the entry's token, any other value (a domain, a hash) is compared as it
-// is, without case. The keys themselves are store.KnowledgeKeys.
+// is, without case. The keys themselves are store.KnowledgeKeys. With embeddings on (Meaning,
+// meaning.go) the entries nearest in meaning to the alert's describing text join those matched
+// by key, after them.
 package knowledge
 
 import (
@@ -296,23 +298,68 @@ type Retriever struct {
 	// Engine is the workspace's keyed redaction (fetched on first need).
 	Engine func() *redact.Redactor
 	Now    func() time.Time
+	// Meaning, when set (embeddings on), adds the entries nearest in meaning (meaning.go).
+	Meaning *Meaning
 }
 
 // ForAlert returns the active entries that match a, at most MaxGiven, best first: an entry
 // sharing more of the alert's indicators first, then one of the alert's type, newer before
-// older.
+// older; then, with Meaning, those nearest in meaning to the alert's text, nearest first. The
+// alert's text is embedded while the store is asked for the matches; a failure to find notes
+// by meaning costs those notes only (Meaning.Warn is told).
 func (r *Retriever) ForAlert(ctx context.Context, a *record.Alert) ([]*record.Knowledge, error) {
-	keys := AlertKeys(a, r.engine())
-	return r.rank(ctx, keys, MaxGiven)
+	eng := r.engine()
+	keys := AlertKeys(a, eng)
+	if r.Meaning == nil {
+		return r.rank(ctx, keys, MaxGiven)
+	}
+	vec := r.Meaning.embed(ctx, AlertMeaningText(a, eng))
+	found, err := r.rank(ctx, keys, MaxGiven)
+	if err != nil {
+		vec.stop()
+		return nil, err
+	}
+	if len(found) >= MaxGiven {
+		vec.stop()
+		return found, nil
+	}
+	near := r.Meaning.nearest(ctx, vec, MaxGiven, r.now)
+	for _, h := range near {
+		if len(found) == MaxGiven {
+			break
+		}
+		if !slices.ContainsFunc(found, func(e *record.Knowledge) bool { return e.ID == h.Entry.ID }) {
+			found = append(found, h.Entry)
+		}
+	}
+	return found, nil
 }
 
-// Search returns the active entries matching query, best first, at most limit.
+// Search returns the active entries matching query, best first, at most limit. With Meaning,
+// the entries near the query in meaning count too: an entry's score is its share of the best
+// match by words and indicators plus its similarity, so an entry found both ways ranks first.
 func (r *Retriever) Search(ctx context.Context, query string, limit int) ([]*record.Knowledge, error) {
 	keys := QueryKeys(query, r.engine())
-	if len(keys) == 0 {
-		return nil, nil
+	if r.Meaning == nil || strings.TrimSpace(query) == "" {
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		return r.rank(ctx, keys, limit)
 	}
-	return r.rank(ctx, keys, limit)
+	red := query
+	if eng := r.engine(); eng.Enabled() {
+		red, _ = eng.String(query)
+	}
+	vec := r.Meaning.embed(ctx, red)
+	var scored []scoredEntry
+	if len(keys) > 0 {
+		var err error
+		if scored, err = r.score(ctx, keys, limit); err != nil {
+			vec.stop()
+			return nil, err
+		}
+	}
+	return mergeByMeaning(scored, r.Meaning.nearest(ctx, vec, limit, r.now), limit), nil
 }
 
 func (r *Retriever) engine() *redact.Redactor {
@@ -333,6 +380,25 @@ func (r *Retriever) now() time.Time {
 // keys an entry holds the better (a shared indicator counts most, then the alert type, then a
 // word), then the newer.
 func (r *Retriever) rank(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
+	out, err := r.score(ctx, keys, limit)
+	if err != nil {
+		return nil, err
+	}
+	es := make([]*record.Knowledge, len(out))
+	for i, s := range out {
+		es[i] = s.e
+	}
+	return es, nil
+}
+
+// scoredEntry is an entry and the weight of the keys it shares with what is looked up.
+type scoredEntry struct {
+	e     *record.Knowledge
+	score int
+}
+
+// score is rank with each entry's score.
+func (r *Retriever) score(ctx context.Context, keys []string, limit int) ([]scoredEntry, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -345,11 +411,7 @@ func (r *Retriever) rank(ctx context.Context, keys []string, limit int) ([]*reco
 		want[k] = true
 	}
 	now := r.now()
-	type scored struct {
-		e     *record.Knowledge
-		score int
-	}
-	var out []scored
+	var out []scoredEntry
 	for _, e := range found {
 		if !e.Active(now) {
 			continue
@@ -360,23 +422,24 @@ func (r *Retriever) rank(ctx context.Context, keys []string, limit int) ([]*reco
 				score += store.KeyWeight(k)
 			}
 		}
-		out = append(out, scored{e, score})
+		out = append(out, scoredEntry{e, score})
 	}
-	slices.SortStableFunc(out, func(x, y scored) int {
+	slices.SortStableFunc(out, func(x, y scoredEntry) int {
 		if x.score != y.score {
 			return y.score - x.score
 		}
-		if c := y.e.CreatedAt.Compare(x.e.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(string(x.e.ID), string(y.e.ID))
+		return newerFirst(x.e, y.e)
 	})
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
-	es := make([]*record.Knowledge, len(out))
-	for i, s := range out {
-		es[i] = s.e
+	return out, nil
+}
+
+// newerFirst orders entries newer first, then by ID.
+func newerFirst(x, y *record.Knowledge) int {
+	if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {
+		return c
 	}
-	return es, nil
+	return strings.Compare(string(x.ID), string(y.ID))
 }

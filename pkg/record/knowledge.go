@@ -32,6 +32,11 @@ type Knowledge struct {
 	// retired it (knowledge rm). Both keep the entry for audit.
 	ExpiresAt *time.Time `json:"expires_at"`
 	RetiredAt *time.Time `json:"retired_at"`
+	// Vector is the embedding of the stored (redacted) text, set by the embedding layer with
+	// --embeddings and written beside the entry, so that it is found by meaning. The stores
+	// never read it back into an entry: a write without it (embeddings off) leaves none, never
+	// a vector of text the entry no longer holds.
+	Vector []float32 `json:"-"`
 }
 
 // KnowledgeSource is the investigation a lesson comes from and how it ended.

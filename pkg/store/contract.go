@@ -106,6 +106,7 @@ var contract = [...]Method{
 	{"GetKnowledge", KindRead, "read", false},
 	{"ListKnowledge", KindRead, "list", false},
 	{"MatchKnowledge", KindRead, "search", false},
+	{"NearestKnowledge", KindRead, "search", false},
 	{"ListObjects", KindRead, "check", false},
 	{"ListHistoryIDs", KindRead, "check", false},
 	{"MetadataExists", KindRead, "check", false},

@@ -32,6 +32,17 @@ type KnowledgeBase interface {
 	// keeps those holding the most (KeyWeight), or at least reads the indicator and alert type
 	// keys apart from the words; the caller ranks what it returns.
 	MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error)
+	// NearestKnowledge returns the entries not retired whose vector (record.Knowledge.Vector,
+	// written by PutKnowledge) is nearest to v by cosine, nearest first, at most limit
+	// (ClampLimit). An entry written without a vector is never among them. Expiry is the
+	// caller's to judge.
+	NearestKnowledge(ctx context.Context, v []float32, limit int) ([]KnowledgeHit, error)
+}
+
+// KnowledgeHit is an entry found by meaning and its cosine similarity to the vector asked for.
+type KnowledgeHit struct {
+	Entry *record.Knowledge
+	Score float64
 }
 
 // KnowledgeQuery selects entries to list.

@@ -17,8 +17,9 @@ import (
 //	                                         redacted before it goes down; the other writes
 //	                                         store what they are given (the table says why
 //	                                         each carries no conversation text).
-//	[embedding]  (pkg/store/embedding, New)  declares SaveHistory: embeds what the save added
-//	                                         (with an embedder; without one, no layer).
+//	[embedding]  (pkg/store/embedding, New)  declares SaveHistory and PutKnowledge: embeds
+//	                                         what the save added, and an entry's text with the
+//	                                         entry (with an embedder; without one, no layer).
 //	[alertcache] (pkg/store/alertcache, New) declares GetAlert: answers from local copies (cloud
 //	                                         only; above the retries, see its package doc).
 //	resilient    (pkg/store/resilient, New)  declares every method: each that reaches the

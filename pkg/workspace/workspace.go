@@ -60,7 +60,7 @@ type Options struct {
 	// IgnoreRecordedOutage tries the backend even when an earlier command recorded it down
 	// (history sync: the user asks for the attempt).
 	IgnoreRecordedOutage bool
-	// Embedder, when set, embeds what each save adds.
+	// Embedder, when set, embeds what each save adds and each knowledge entry written.
 	Embedder embedding.Embedder
 	// OnKeyMissing is told, once, that the workspace's token key could not be had and plain
 	// placeholders are written instead (the command line warns the user).
@@ -92,6 +92,9 @@ type Store struct {
 	// no limit of its own (alert.MaxSize applies): a property of the backend the settings
 	// select, known without asking it.
 	MaxAlertSize int
+	// Embedder is the embedding model of the stack (Options.Embedder; nil with embeddings
+	// off): what finds the team's notes by meaning embeds an alert or a query with it.
+	Embedder embedding.Embedder
 	// Calls counts the backend's requests (logged at debug level on Close).
 	Calls  *store.CallCounter
 	logger *slog.Logger
@@ -178,7 +181,7 @@ func Stack(backend store.Store, cfg Settings, types []redact.Type, o Options) *S
 	}
 	// Embedding goes below redaction: only what is stored is embedded.
 	inner := embedding.New(below, o.Embedder, logger)
-	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Calls: o.Calls, logger: logger}
+	st := &Store{Store: redacting.New(inner, red), spool: sp, Redactor: red, Sessions: inner, Embedder: o.Embedder, Calls: o.Calls, logger: logger}
 	if cfg.Cloud() {
 		st.MaxAlertSize = cloud.MaxAlertSize
 	}

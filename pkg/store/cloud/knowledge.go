@@ -23,7 +23,8 @@ const maxArrayContainsAny = 30
 
 // knowledgeDoc is the Firestore document of a knowledge entry. retired mirrors retired_at so
 // that "not retired" is an equality filter; keys are store.KnowledgeKeys, for
-// array-contains-any.
+// array-contains-any; embedding is the text's vector (embeddings on), for FindNearest, absent
+// on a retired entry.
 type knowledgeDoc struct {
 	ID         string              `firestore:"id"`
 	Workspace  string              `firestore:"workspace"`
@@ -37,6 +38,7 @@ type knowledgeDoc struct {
 	RetiredAt  *time.Time          `firestore:"retired_at"`
 	Retired    bool                `firestore:"retired"`
 	Keys       []string            `firestore:"keys"`
+	Embedding  firestore.Vector32  `firestore:"embedding,omitempty"`
 }
 
 type knowledgeSourceDoc struct {
@@ -88,6 +90,9 @@ func (s *Store) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
 	}
 	if e.Source != nil {
 		doc.Source = &knowledgeSourceDoc{HistoryID: string(e.Source.HistoryID), Verdict: string(e.Source.Verdict)}
+	}
+	if e.RetiredAt == nil && len(e.Vector) > 0 {
+		doc.Embedding = firestore.Vector32(e.Vector)
 	}
 	s.calls.Add("firestore.set")
 	if _, err := s.knowledge().Doc(knowledgeDocID(s.workspace, string(e.ID))).Set(ctx, doc); err != nil {
@@ -186,6 +191,40 @@ func (s *Store) MatchKnowledge(ctx context.Context, keys []string, limit int) ([
 		}
 	}
 	return out, nil
+}
+
+// NearestKnowledge implements store.KnowledgeBase: one nearest-neighbour query on the
+// (workspace, retired, embedding) vector index; it reads at most limit documents.
+func (s *Store) NearestKnowledge(ctx context.Context, v []float32, limit int) ([]store.KnowledgeHit, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	s.calls.Add("firestore.query")
+	snaps, err := s.nearestKnowledgeQuery(v, store.ClampLimit(limit)).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to search knowledge entries by meaning", goerr.V("workspace", s.workspace))
+	}
+	hits := make([]store.KnowledgeHit, 0, len(snaps))
+	for _, snap := range snaps {
+		es, err := s.decodeKnowledge([]*firestore.DocumentSnapshot{snap})
+		if err != nil {
+			return nil, err
+		}
+		if len(es) == 0 {
+			continue
+		}
+		dist, _ := snap.DataAt(distanceField)
+		f, _ := dist.(float64)
+		hits = append(hits, store.KnowledgeHit{Entry: es[0], Score: 1 - f})
+	}
+	return hits, nil
+}
+
+// nearestKnowledgeQuery asks for the workspace's entries not retired nearest to v.
+func (s *Store) nearestKnowledgeQuery(v []float32, limit int) firestore.VectorQuery {
+	return s.knowledge().Where("workspace", "==", s.workspace).Where("retired", "==", false).
+		FindNearest("embedding", firestore.Vector32(v), limit, firestore.DistanceMeasureCosine,
+			&firestore.FindNearestOptions{DistanceResultField: distanceField})
 }
 
 // listKnowledgeQuery lists the workspace's entries (the retired ones with all), newest first.

@@ -1,6 +1,7 @@
 // Package embedding is the store layer that embeds what each save adds to a history, after the
 // save, and adds it to the history's vector in the backend (store.VectorSearcher), so that
-// history search can rank by meaning. It is storage: it sits in the command line's stack below
+// history search can rank by meaning; and the text of each team knowledge entry written, whose
+// vector goes down with the entry (store.KnowledgeBase.NearestKnowledge finds it). It is storage: it sits in the command line's stack below
 // the redaction layer (it only ever sees, and sends to the embedding model, what is stored) and
 // above the retries, and search builds on it (search.IndexMissing embeds what a save missed
 // with EmbedNew), never the other way round.
@@ -24,7 +25,8 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string, query bool) ([][]float32, error)
 }
 
-// next is the store below, embedded: every method but SaveHistory goes to it as it is.
+// next is the store below, embedded: every method but SaveHistory and PutKnowledge goes to it
+// as it is.
 type next = store.Store
 
 // layer embeds what each save adds to a history, after the save. A failed embedding never
@@ -58,6 +60,27 @@ func (s *layer) SaveHistory(ctx context.Context, h *record.History) error {
 		s.logger.Warn("failed to embed a history for search; a later save or 'history reindex' retries", "history_id", h.ID, "error", err)
 	}
 	return nil
+}
+
+// PutKnowledge embeds the entry's text as it is written (redacted: the layer sits below
+// redaction) and writes the vector with the entry, in the same write. A retired entry is
+// given no vector: it is never found again. A failed embedding never fails the write: the
+// entry is written without a vector, found by its indicators, alert types and words until it
+// is written again.
+func (s *layer) PutKnowledge(ctx context.Context, e *record.Knowledge) error {
+	e.Vector = nil
+	if e.RetiredAt == nil {
+		vecs, err := s.emb.Embed(ctx, []string{e.Text}, false)
+		switch {
+		case err != nil:
+			s.logger.Warn("failed to embed a knowledge entry; it is found by its indicators, alert types and words until it is written again", "knowledge_id", e.ID, "error", err)
+		case len(vecs) != 1 || len(vecs[0]) == 0:
+			s.logger.Warn("the embedding model returned no vector for a knowledge entry", "knowledge_id", e.ID)
+		default:
+			e.Vector = vecs[0]
+		}
+	}
+	return s.next.PutKnowledge(ctx, e)
 }
 
 // maxEmbedRunes bounds the text of one embedding request (the models take about 2,000

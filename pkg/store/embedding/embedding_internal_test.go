@@ -6,11 +6,12 @@ import (
 	"github.com/alertchat/alertchat/internal/storetest"
 )
 
-// The layer changes SaveHistory alone: every other method goes to the store below unseen.
-func TestOverridesSaveHistoryOnly(t *testing.T) {
+// The layer changes SaveHistory and PutKnowledge alone: every other method goes to the store
+// below unseen.
+func TestOverridesSaveHistoryAndPutKnowledgeOnly(t *testing.T) {
 	t.Parallel()
-	if own := storetest.Overrides[layer](t); len(own) != 1 || !own["SaveHistory"] {
-		t.Fatalf("the embedding layer declares %v, want SaveHistory alone", own)
+	if own := storetest.Overrides[layer](t); len(own) != 2 || !own["SaveHistory"] || !own["PutKnowledge"] {
+		t.Fatalf("the embedding layer declares %v, want SaveHistory and PutKnowledge alone", own)
 	}
 }
 

@@ -1,8 +1,11 @@
 package local
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,13 +13,17 @@ import (
 
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/store"
+	"github.com/alertchat/alertchat/pkg/store/index"
 )
 
 var _ store.KnowledgeBase = (*Store)(nil)
 
 // knowledgeSchema is the team knowledge: one row per entry (the entry as JSON), and its keys
 // (store.KnowledgeKeys) in a table of their own, so matching an alert's indicators is an index
-// lookup whatever the number of entries.
+// lookup whatever the number of entries; and the vector of an entry's text (embeddings on) in
+// knowledge_vectors, as search_vectors and search_state keep a history's: the short quantised
+// form a search scans, and the whole vector its best candidates are ranked by. A retired
+// entry keeps no vector.
 const knowledgeSchema = `
 CREATE TABLE IF NOT EXISTS knowledge (
 	workspace  TEXT NOT NULL,
@@ -34,6 +41,13 @@ CREATE TABLE IF NOT EXISTS knowledge_keys (
 	PRIMARY KEY (workspace, key, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS knowledge_keys_by_entry ON knowledge_keys (id);
+CREATE TABLE IF NOT EXISTS knowledge_vectors (
+	workspace TEXT NOT NULL,
+	id        TEXT NOT NULL,
+	scan      BLOB NOT NULL,
+	vec       BLOB NOT NULL,
+	PRIMARY KEY (workspace, id)
+) WITHOUT ROWID;
 `
 
 // PutKnowledge implements store.KnowledgeBase: the row and its keys replaced in one
@@ -69,6 +83,15 @@ ON CONFLICT (workspace, id) DO UPDATE SET created_at = excluded.created_at, reti
 	defer ins.Close()
 	for _, k := range store.KnowledgeKeys(e) {
 		if _, err := ins.ExecContext(ctx, s.workspace, k, string(e.ID)); err != nil {
+			return s.knowledgeWriteError(err, e.ID)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_vectors WHERE workspace = ? AND id = ?`, s.workspace, string(e.ID)); err != nil {
+		return s.knowledgeWriteError(err, e.ID)
+	}
+	if e.RetiredAt == nil && len(e.Vector) > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_vectors (workspace, id, scan, vec) VALUES (?, ?, ?, ?)`,
+			s.workspace, string(e.ID), scanVector(e.Vector), encodeF32(e.Vector)); err != nil {
 			return s.knowledgeWriteError(err, e.ID)
 		}
 	}
@@ -142,6 +165,99 @@ WHERE k.retired = 0 ORDER BY m.score DESC`, args...)
 		return nil, goerr.Wrap(err, "failed to match knowledge entries")
 	}
 	return out, nil
+}
+
+// NearestKnowledge implements store.KnowledgeBase as SearchVector does for histories: a scan of
+// the workspace's short quantised vectors, then the exact cosine of the best candidates' whole
+// vectors, read with their entries (retired ones left out).
+func (s *Store) NearestKnowledge(ctx context.Context, v []float32, limit int) ([]store.KnowledgeHit, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	limit = store.ClampLimit(limit)
+	keep := max(limit*4, rerankMin)
+	q := scanVector(v)
+	s.calls.Add("sqlite.query")
+	rows, err := s.db.QueryContext(ctx, `SELECT id, scan FROM knowledge_vectors WHERE workspace = ?`, s.workspace)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to scan knowledge vectors")
+	}
+	defer rows.Close()
+	type cand struct {
+		id  string
+		sim float64
+	}
+	var top []cand // the keep best, unordered
+	worst := -1
+	for rows.Next() {
+		var id, raw sql.RawBytes
+		if err := rows.Scan(&id, &raw); err != nil {
+			return nil, goerr.Wrap(err, "failed to read a knowledge vector")
+		}
+		if len(raw) != len(q) {
+			continue // another dimension: an old embedding model
+		}
+		sim := dotI8(q, raw)
+		switch {
+		case len(top) < keep:
+			top = append(top, cand{string(id), sim})
+			if len(top) == keep {
+				worst = minCand(top, func(c cand) float64 { return c.sim })
+			}
+		case sim > top[worst].sim:
+			top[worst] = cand{string(id), sim}
+			worst = minCand(top, func(c cand) float64 { return c.sim })
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to scan knowledge vectors")
+	}
+	rows.Close()
+	if len(top) == 0 {
+		return nil, nil
+	}
+	args := []any{s.workspace, s.workspace}
+	for _, c := range top {
+		args = append(args, c.id)
+	}
+	s.calls.Add("sqlite.query")
+	rows, err = s.db.QueryContext(ctx, `SELECT v.vec, k.entry FROM knowledge_vectors v JOIN knowledge k ON k.workspace = v.workspace AND k.id = v.id
+WHERE v.workspace = ? AND k.workspace = ? AND k.retired = 0 AND v.id IN (?`+strings.Repeat(", ?", len(top)-1)+`)`, args...)
+	if err != nil {
+		return nil, goerr.Wrap(err, "failed to read knowledge vectors")
+	}
+	defer rows.Close()
+	var hits []store.KnowledgeHit
+	for rows.Next() {
+		var vec []byte
+		var data string
+		if err := rows.Scan(&vec, &data); err != nil {
+			return nil, goerr.Wrap(err, "failed to read a knowledge vector")
+		}
+		full := decodeF32(vec)
+		if len(full) != len(v) {
+			continue
+		}
+		e, err := decodeKnowledge(data)
+		if err != nil {
+			return nil, err
+		}
+		e.Workspace = s.workspace
+		hits = append(hits, store.KnowledgeHit{Entry: e, Score: index.Cosine(v, full)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, goerr.Wrap(err, "failed to read knowledge vectors")
+	}
+	slices.SortFunc(hits, func(a, b store.KnowledgeHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Entry.ID), string(b.Entry.ID))
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
 }
 
 // commonWord is how many entries a word may be in and still rank a search: a word most entries

@@ -207,6 +207,10 @@ var conformance = map[string]conformanceCall{
 		_, err := s.ListKnowledge(ctx, store.KnowledgeQuery{Limit: 5})
 		return err
 	},
+	"NearestKnowledge": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
+		_, err := s.NearestKnowledge(ctx, []float32{1, 0, 0}, 5)
+		return err
+	},
 	"MatchKnowledge": func(_ *testing.T, ctx context.Context, s store.Store, _ *fixture) error {
 		_, err := s.MatchKnowledge(ctx, []string{store.WordKey("scanner")}, 5)
 		return err

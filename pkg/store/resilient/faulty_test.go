@@ -296,6 +296,13 @@ func (f *faulty) ListKnowledge(ctx context.Context, q store.KnowledgeQuery) ([]*
 	return f.inner.ListKnowledge(ctx, q)
 }
 
+func (f *faulty) NearestKnowledge(ctx context.Context, v []float32, limit int) ([]store.KnowledgeHit, error) {
+	if err := f.fault("NearestKnowledge"); err != nil {
+		return nil, err
+	}
+	return f.inner.NearestKnowledge(ctx, v, limit)
+}
+
 func (f *faulty) MatchKnowledge(ctx context.Context, keys []string, limit int) ([]*record.Knowledge, error) {
 	if err := f.fault("MatchKnowledge"); err != nil {
 		return nil, err

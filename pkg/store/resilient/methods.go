@@ -290,6 +290,15 @@ func (s *Store) MatchKnowledge(ctx context.Context, keys []string, limit int) (o
 	return out, err
 }
 
+// NearestKnowledge implements store.Store.
+func (s *Store) NearestKnowledge(ctx context.Context, v []float32, limit int) (out []store.KnowledgeHit, err error) {
+	err = s.do(ctx, "NearestKnowledge", func(ctx context.Context, _ int) error {
+		out, err = s.inner.NearestKnowledge(ctx, v, limit)
+		return err
+	})
+	return out, err
+}
+
 // ListObjects implements store.Store.
 func (s *Store) ListObjects(ctx context.Context) (out []store.ObjectInfo, err error) {
 	err = s.do(ctx, "ListObjects", func(ctx context.Context, _ int) error {
