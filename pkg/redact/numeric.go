@@ -190,6 +190,13 @@ func rightOK(s string, e int) bool {
 	if (c == ':' || c == '/' || c == '.' || c == ',') && e+1 < len(s) && (isDigit(s[e+1]) || phAfter(s, e+1)) {
 		return false
 	}
+	// "1120-081530-gx7k2m4p": a dash glued to letters mixed with digits
+	// continues an identifier (cluster, build and job IDs), as leftOK says
+	// of "v1.2-…"; a label ("-Office", "-Fax") does not
+	if c == '-' && e+1 < len(s) && isAlpha(s[e+1]) {
+		w := spanClass(s, e+1, cDigit|cUpper|cLower, 64)
+		return !strings.ContainsAny(s[e+1:w], "0123456789")
+	}
 	return true
 }
 

@@ -198,10 +198,10 @@ func (sc *scanner) scanEmails(s string) {
 		at := from + k
 		from = at + 1
 		ls := at
-		for ls > 0 && ctab[s[ls-1]]&cLocal != 0 && at-ls <= 64 {
+		for ls > 0 && localByte(s, ls-1, at) && at-ls <= 64 {
 			ls--
 		}
-		if ls > 0 && ctab[s[ls-1]]&cLocal != 0 {
+		if ls > 0 && localByte(s, ls-1, at) {
 			continue // local part too long
 		}
 		if ls > 0 && s[ls-1] == '\\' && ls+1 < at && (s[ls] == 'n' || s[ls] == 't' || s[ls] == 'r') {
@@ -223,6 +223,18 @@ func (sc *scanner) scanEmails(s string) {
 		sc.add(ls, end, tEmail, prioEmail)
 		from = end
 	}
+}
+
+// localByte reports whether s[k] belongs to the local part of an address
+// whose '@' is at: the usual characters, and an apostrophe between two
+// letters or digits (o'neill@…), which RFC 5322 allows and Irish names use;
+// a quote that opens or closes the address ('bob@…') is not part of it.
+func localByte(s string, k, at int) bool {
+	c := s[k]
+	if ctab[c]&cLocal != 0 {
+		return true
+	}
+	return c == '\'' && k > 0 && k+1 < at && isAlnum(s[k-1]) && isAlnum(s[k+1])
 }
 
 // scanEncodedEmails finds e-mail addresses written percent-encoded, as URLs, proxy logs and
