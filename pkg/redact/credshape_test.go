@@ -6,7 +6,7 @@ import "testing"
 // Authorization scheme the walk does not name, base64 of plain text or of a
 // user:password pair, a vendor prefix with a template or fixture body, a
 // number glued to an identifier's next part, an apostrophe in an address, a
-// vendor token given as a command's password.
+// vendor token given as a command's password, a country code in parentheses.
 func TestCredentialShapes(t *testing.T) {
 	t.Parallel()
 	runCases(t, []redactCase{
@@ -34,6 +34,9 @@ func TestCredentialShapes(t *testing.T) {
 			`POST https://api.telegram.org/bot[REDACTED_API_KEY]/sendMessage ok`},
 		{"bot API URL with a fixture", `https://api.telegram.org/bot123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/getMe`,
 			`https://api.telegram.org/bot123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/getMe`},
+		{"country code in parentheses", `contact: (+44) 20 7946 0958`, `contact: [REDACTED_PHONE]`},
+		{"country code in parentheses, no context", `(+81) 90-1234-5678 called`, `[REDACTED_PHONE] called`},
+		{"parenthesised sum", `sum (+12) 34`, `sum (+12) 34`},
 		{"cluster id", `cluster 1120-081530-gx7k2m4p started`, `cluster 1120-081530-gx7k2m4p started`},
 		{"phone with a label", `06-10446904-Office`, `[REDACTED_PHONE]-Office`},
 		{"apostrophe in address", `account (o'neill.k@example.ie) locked`, `account ([REDACTED_EMAIL]) locked`},
