@@ -235,7 +235,7 @@ func (sc *scanner) assignedValue(s string, i, ke, q, v int, xml bool) int {
 	}
 	query := i > 0 && (s[i-1] == '?' || s[i-1] == '&')
 	vs, ve, quoted, ok := literalAt(s, v, xml, query)
-	if !ok {
+	if !ok || sc.schemeCredential(s, key, vs, ve) {
 		return ke
 	}
 	if typ, ok := valueType(ki, key, s[vs:ve], quoted); ok {
@@ -412,4 +412,33 @@ func skipTypeAnnotation(s string, q int) int {
 		return q
 	}
 	return p
+}
+
+// schemeCredential reads the value [vs,ve) of an Authorization header whose
+// scheme the word walk does not know (Okta's "SSWS", Opsgenie's "GenieKey",
+// "Api-Token", "Key"): a scheme word, one space and a credential, which is
+// recorded as an API key when it is token-like. It reports whether the value
+// was such a pair.
+func (sc *scanner) schemeCredential(s, key string, vs, ve int) bool {
+	if len(key) < 13 || !hasSuffixFold(key, "authorization") {
+		return false
+	}
+	w := vs
+	for w < ve && (isAlnum(s[w]) || s[w] == '-') && w-vs < 32 {
+		w++
+	}
+	if w-vs < 2 || !isAlpha(s[vs]) || w+1 >= len(s) || s[w] != ' ' || authWord(s[vs:w]) {
+		return false
+	}
+	t := w + 1
+	e := spanClass(s, t, cTokBody, 4096)
+	for e > t && s[e-1] == '.' {
+		e--
+	}
+	tok := s[t:e]
+	if len(tok) < 16 || !rightBoundary(s, e) || !mixedClasses(tok, 2) || placeholderValue(tok) || placeholderBody(tok) {
+		return false
+	}
+	sc.add(t, e, tAPIKey, prioCred)
+	return true
 }

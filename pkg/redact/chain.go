@@ -206,7 +206,11 @@ func (sc *scanner) phoneChain(c *digitChain) int {
 	if !phoneGroups(c) {
 		return c.end
 	}
-	sc.add(c.first, ext, tPhone, prioPhone)
+	first := c.first
+	if c.plus && parenCountryCode(c.s, c.units[0]) {
+		first-- // the '(' of "(+44) 20 …" belongs to the number
+	}
+	sc.add(first, ext, tPhone, prioPhone)
 	return ext
 }
 

@@ -225,7 +225,7 @@ func (sc *scanner) scanMySQLPassword(s string) {
 			e++
 		}
 		if e-vs >= 3 && !placeholderValue(s[vs:e]) {
-			sc.add(vs, e, tSecret, prioCred)
+			sc.addCommandCred(s, vs, e)
 		}
 		from = e
 	}
@@ -286,10 +286,21 @@ func (sc *scanner) cliOptionAt(s string, d int) int {
 		vs += pc + 1
 	}
 	if v := s[vs:ve]; credValueOK(v) && !strings.Contains(v, "://") && !pathLike(v) {
-		sc.add(vs, ve, tSecret, prioCred)
+		sc.addCommandCred(s, vs, ve)
 		return ve
 	}
 	return -1
+}
+
+// addCommandCred records the password given to a command's option: a value
+// with a vendor's token shape (docker login -p dckr_pat_…) keeps the
+// vendor's type, as the type rule says; anything else is a password.
+func (sc *scanner) addCommandCred(s string, vs, ve int) {
+	if e, typ, ok := matchVendor(s, vs); ok && e == ve {
+		sc.add(vs, ve, typ, prioVendor)
+		return
+	}
+	sc.add(vs, ve, tSecret, prioCred)
 }
 
 // pathLike recognises a file path given where a password may be (az login

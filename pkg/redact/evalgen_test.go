@@ -746,6 +746,10 @@ func TestEvalSet(t *testing.T) {
 			t.Errorf("MY_NUMBER recall %.3f precision %.3f, want >= 0.97", rec, prec)
 		}
 	})
+	t.Run("sixth", func(t *testing.T) {
+		t.Parallel()
+		checkTargets(t, scoreRecords(t, loadRecords(t, sixthSetPath)), true)
+	})
 	t.Run("gitleaks", func(t *testing.T) {
 		t.Parallel()
 		sc := scoreRecords(t, loadRecords(t, "testdata/gitleaks-fixtures.jsonl"))

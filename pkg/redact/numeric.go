@@ -122,6 +122,12 @@ func readUnit(s string, p int) (numUnit, bool) {
 // space and a dash; a group glued to the last ("12(34)") does not continue
 // it, except a Japanese area code: 06(6123)4567.
 func nextUnitStart(s string, p int, prev []numUnit) int {
+	if len(prev) == 1 && p < len(s) && s[p] == ')' && parenCountryCode(s, prev[0]) {
+		p++ // "(+44) 20 7946 0958": the country code closed, a space must follow
+		if p >= len(s) || s[p] != ' ' {
+			return -1
+		}
+	}
 	q, spaces, dashes := p, 0, 0
 	for ; q < len(s) && q-p < 2; q++ {
 		if s[q] == ' ' || s[q] == '\t' {
@@ -146,6 +152,12 @@ func nextUnitStart(s string, p int, prev []numUnit) int {
 		return -1
 	}
 	return q
+}
+
+// parenCountryCode reports a first group that is a country code written in
+// parentheses with its '+': "(+44)".
+func parenCountryCode(s string, u numUnit) bool {
+	return u.digits <= 3 && u.start >= 2 && s[u.start-1] == '+' && s[u.start-2] == '(' && u.end < len(s) && s[u.end] == ')'
 }
 
 func hasDottedUnit(units []numUnit) bool {
@@ -189,6 +201,13 @@ func rightOK(s string, e int) bool {
 	}
 	if (c == ':' || c == '/' || c == '.' || c == ',') && e+1 < len(s) && (isDigit(s[e+1]) || phAfter(s, e+1)) {
 		return false
+	}
+	// "1120-081530-gx7k2m4p": a dash glued to letters mixed with digits
+	// continues an identifier (cluster, build and job IDs), as leftOK says
+	// of "v1.2-…"; a label ("-Office", "-Fax") does not
+	if c == '-' && e+1 < len(s) && isAlpha(s[e+1]) {
+		w := spanClass(s, e+1, cDigit|cUpper|cLower, 64)
+		return !strings.ContainsAny(s[e+1:w], "0123456789")
 	}
 	return true
 }

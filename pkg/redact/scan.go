@@ -198,10 +198,10 @@ func (sc *scanner) scanEmails(s string) {
 		at := from + k
 		from = at + 1
 		ls := at
-		for ls > 0 && ctab[s[ls-1]]&cLocal != 0 && at-ls <= 64 {
+		for ls > 0 && localByte(s, ls-1, at) && at-ls <= 64 {
 			ls--
 		}
-		if ls > 0 && ctab[s[ls-1]]&cLocal != 0 {
+		if ls > 0 && localByte(s, ls-1, at) {
 			continue // local part too long
 		}
 		if ls > 0 && s[ls-1] == '\\' && ls+1 < at && (s[ls] == 'n' || s[ls] == 't' || s[ls] == 'r') {
@@ -223,6 +223,18 @@ func (sc *scanner) scanEmails(s string) {
 		sc.add(ls, end, tEmail, prioEmail)
 		from = end
 	}
+}
+
+// localByte reports whether s[k] belongs to the local part of an address
+// whose '@' is at: the usual characters, and an apostrophe between two
+// letters or digits (o'neill@…), which RFC 5322 allows and Irish names use;
+// a quote that opens or closes the address ('bob@…') is not part of it.
+func localByte(s string, k, at int) bool {
+	c := s[k]
+	if ctab[c]&cLocal != 0 {
+		return true
+	}
+	return c == '\'' && k > 0 && k+1 < at && isAlnum(s[k-1]) && isAlnum(s[k+1])
 }
 
 // scanEncodedEmails finds e-mail addresses written percent-encoded, as URLs, proxy logs and
@@ -419,28 +431,6 @@ func (sc *scanner) urlPassword(s string, h, at int) {
 	}
 }
 
-// webhookURL proposes the whole URL from a when its host (s[hostStart:e],
-// without the port) is a webhook host and its path a webhook's.
-func (sc *scanner) webhookURL(s string, a, hostStart, e int) {
-	host := s[hostStart:e]
-	if c := strings.LastIndexByte(host, ':'); c >= 0 {
-		host = host[:c]
-	}
-	if !webhookHost(host) {
-		return
-	}
-	ue := e
-	for ue < len(s) && ctab[s[ue]]&cURL != 0 && ue-e < 4096 {
-		ue++
-	}
-	for ue > e && strings.IndexByte(".,;:!?)]'", s[ue-1]) >= 0 {
-		ue--
-	}
-	if isWebhook(host, s[e:ue]) && !webhookPlaceholder(s[e:ue]) {
-		sc.add(a, ue, tAPIKey, prioVendor)
-	}
-}
-
 // userinfoEnd finds "user:pass@host" at h whose password holds '/', '?' or
 // '#' (which otherwise end the authority): it returns the index of the '@',
 // or -1. The user part is plain, the password has no spaces, quotes or
@@ -483,48 +473,6 @@ func userinfoEnd(s string, h int) int {
 		}
 	}
 	return -1
-}
-
-// webhookHost reports whether host is one of the webhook hosts of isWebhook.
-func webhookHost(host string) bool {
-	return eqFold(host, "hooks.slack.com") || eqFold(host, "discord.com") || eqFold(host, "discordapp.com") ||
-		eqFold(host, "ptb.discord.com") || eqFold(host, "canary.discord.com") || hasSuffixFold(host, ".webhook.office.com") ||
-		eqFold(host, "outlook.office.com") || eqFold(host, "outlook.office365.com") || eqFold(host, "hooks.zapier.com") ||
-		eqFold(host, "chat.googleapis.com") || eqFold(host, "maker.ifttt.com") || eqFold(host, "api.telegram.org")
-}
-
-func isWebhook(host, path string) bool {
-	switch {
-	case eqFold(host, "hooks.slack.com"):
-		return hasPrefixFold(path, "/services/") || hasPrefixFold(path, "/workflows/") || hasPrefixFold(path, "/triggers/")
-	case eqFold(host, "discord.com"), eqFold(host, "discordapp.com"), eqFold(host, "ptb.discord.com"), eqFold(host, "canary.discord.com"):
-		return hasPrefixFold(path, "/api/webhooks/")
-	case hasSuffixFold(host, ".webhook.office.com"):
-		return hasPrefixFold(path, "/webhookb2/")
-	case eqFold(host, "outlook.office.com"), eqFold(host, "outlook.office365.com"):
-		return hasPrefixFold(path, "/webhook/")
-	case eqFold(host, "hooks.zapier.com"):
-		return hasPrefixFold(path, "/hooks/catch/")
-	case eqFold(host, "chat.googleapis.com"):
-		return strings.Contains(path, "key=") || strings.Contains(path, "token=")
-	case eqFold(host, "maker.ifttt.com"):
-		return strings.Contains(path, "/key/")
-	case eqFold(host, "api.telegram.org"):
-		return hasPrefixFold(path, "/bot") && strings.IndexByte(path, ':') > 0
-	}
-	return false
-}
-
-// webhookPlaceholder reports a webhook URL whose secret, the last path
-// segment, is a placeholder (…/services/T00000000/B00000000/XXXXXXXX…): a
-// documentation example, not a credential.
-func webhookPlaceholder(path string) bool {
-	if k := strings.IndexAny(path, "?#"); k >= 0 {
-		path = path[:k]
-	}
-	path = strings.TrimRight(path, "/")
-	seg := path[strings.LastIndexByte(path, '/')+1:]
-	return len(seg) >= 8 && placeholderBody(seg)
 }
 
 func hasSuffixFold(s, suffix string) bool {

@@ -192,6 +192,11 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 			return tSecret, true
 		}
 	case keyAPI:
+		if basicDecodes(val) && b64Text(val) {
+			// base64 of user:password under an auth key (a Docker config's
+			// "auth", npm's _auth) is the pair a Basic header carries
+			return tSecret, true
+		}
 		if apiKeyLiteral(val, quoted) {
 			return tAPIKey, true
 		}
@@ -290,13 +295,7 @@ func placeholderValue(v string) bool {
 	if placeholderBody(v) {
 		return true
 	}
-	// a vendor prefix with a placeholder body: glc_1111…, duffel_test_bbbb…
-	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
-		return true
-	}
-	// the same after the first separator (xoxb-0000000000-0000000000-0000…),
-	// and a vendor prefix with a body too short for the vendor (xoxb-123456)
-	if k := strings.IndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) || truncatedVendor(v) {
+	if prefixedPlaceholder(v) {
 		return true
 	}
 	// constant names such as ACCESS_TOKEN or IBM_IAM_API_KEY_ENV
@@ -321,6 +320,38 @@ func placeholderValue(v string) bool {
 		}
 	}
 	return false
+}
+
+// prefixedPlaceholder recognises a vendor prefix with a placeholder body:
+// glc_1111…, duffel_test_bbbb…; the same after the first separator
+// (xoxb-0000000000-0000000000-0000…); a body too short for the vendor
+// (xoxb-123456); a body left to a template or a fixture (prefixedTemplate).
+func prefixedPlaceholder(v string) bool {
+	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+		return true
+	}
+	if k := strings.IndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+		return true
+	}
+	return truncatedVendor(v) || prefixedTemplate(v)
+}
+
+// prefixedTemplate recognises a vendor prefix or an id whose body is left to
+// a template or a fixture: shpat_${SHOPIFY_TOKEN}, xoxb-<token>,
+// 123456789:AAAA… (a Telegram bot id with a body of one letter).
+func prefixedTemplate(v string) bool {
+	k := strings.IndexAny(v, "_-:")
+	if k <= 0 || k > 16 || k+2 >= len(v) {
+		return false
+	}
+	body, last := v[k+1:], v[len(v)-1]
+	switch {
+	case (strings.HasPrefix(body, "${") || strings.HasPrefix(body, "{{")) && last == '}':
+		return true
+	case strings.HasPrefix(body, "$(") && last == ')', body[0] == '<' && last == '>':
+		return true
+	}
+	return v[k] == ':' && len(body) >= 12 && placeholderBody(body)
 }
 
 // placeholderWords are example-text fragments; need is the set of their

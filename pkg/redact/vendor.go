@@ -178,6 +178,7 @@ var vendorRules = []vrule{
 	{"shpss_", setHex, 32, 32, tSecret, 0},
 	{"PMAK-", setANDash, 50, 70, tAPIKey, fMixed},
 	{"xkeysib-", setANDash, 60, 90, tAPIKey, fMixed},
+	{"xsmtpsib-", setANDash, 60, 90, tAPIKey, fMixed}, // Brevo (Sendinblue) SMTP key
 	{"figd_", setAND, 40, 60, tAPIKey, 0},
 	{"tskey-", setANDash, 20, 100, tAPIKey, fDigit},
 	{"dapi", setHexL, 32, 32, tAPIKey, fMixed},

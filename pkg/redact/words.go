@@ -412,6 +412,26 @@ func basicDecodes(tok string) bool {
 	return c > 0 && c < n-1
 }
 
+// b64Text reports whether tok is standard base64 of printable ASCII text
+// ("V2VsY29tZSB0byB0aGU…" is "Welcome to the…"): encoded data, not a random
+// key, whose 30 bytes are all printable about once in 10^13.
+func b64Text(tok string) bool {
+	if len(tok) > 1024 || len(tok)%4 != 0 {
+		return false
+	}
+	var buf [768]byte
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(tok))
+	if err != nil || n == 0 {
+		return false
+	}
+	for _, c := range buf[:n] {
+		if (c < ' ' || c > '~') && c != '\n' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
 // lineHasFold reports whether the line holding position i contains word
 // (lower-case) before i, case-insensitively.
 func lineHasFold(s string, i int, word string) bool {
@@ -540,7 +560,7 @@ func awsSecretShape(s string, i, e int) bool {
 			return false
 		}
 	}
-	if placeholderBody(tok) {
+	if placeholderBody(tok) || b64Text(tok) {
 		return false
 	}
 	return true
