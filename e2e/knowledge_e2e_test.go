@@ -62,7 +62,7 @@ func ref(id string) string { return "[K-" + id[:8] + "]" }
 
 // The team's knowledge from the outside, on both stores: an entry matched by the alert's raw
 // address is in the request with its ID and recorded on the history; an unrelated one is not;
-// --no-knowledge and rm remove it; a lesson carries its history and verdict and reaches the
+// a resumed conversation is given it again; --no-knowledge and rm remove it; a lesson carries its history and verdict and reaches the
 // next alert of the type.
 func TestKnowledgeEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -119,6 +119,12 @@ func TestKnowledgeEndToEnd(t *testing.T) {
 				t.Fatalf("--no-knowledge gave notes:\n%s", sys)
 			}
 
+			// Resumed: given again the note it was given (the system instruction is not stored).
+			c.askJSON("", "--history", out.HistoryID, "-q", "And the follow-up?")
+			if sys := c.lastSystem(); !strings.Contains(sys, ref(scanner)+" as of ") || strings.Contains(sys, ref(vpn)) {
+				t.Fatalf("resumed:\n%s", sys)
+			}
+
 			// A lesson from a verdict: source and alert type, given to the next alert of the type.
 			res := c.run("", "history", "resolve", out.HistoryID, "--verdict", "false_positive", "--lesson", "Port probes from the partner range are expected during their audits")
 			if res.code != 0 {
@@ -150,6 +156,10 @@ func TestKnowledgeEndToEnd(t *testing.T) {
 			c.askJSON("", "-a", alertID, "-q", "Again?")
 			if sys := c.lastSystem(); strings.Contains(sys, ref(scanner)) {
 				t.Fatalf("a retired entry was given:\n%s", sys)
+			}
+			c.askJSON("", "--history", out.HistoryID, "-q", "Resumed after the rm?")
+			if sys := c.lastSystem(); strings.Contains(sys, ref(scanner)) {
+				t.Fatalf("a retired entry was given to a resumed conversation:\n%s", sys)
 			}
 			if got := c.entries(); len(got) != 2 {
 				t.Fatalf("active entries after rm: %+v", got)

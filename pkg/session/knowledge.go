@@ -14,6 +14,14 @@ type Knowledge interface {
 	ForAlert(ctx context.Context, a *record.Alert) ([]*record.Knowledge, error)
 }
 
+// KnowledgeByID is a Knowledge source that also reads entries by ID: a resumed conversation
+// is given again the notes its history records (record.History.KnowledgeIDs), those still
+// active, since what the model was given lives only in the system instruction, which is not
+// stored.
+type KnowledgeByID interface {
+	ByIDs(ctx context.Context, ids []record.KnowledgeID) ([]*record.Knowledge, error)
+}
+
 // knowledgeTimeout bounds the lookup of the notes: a slow store costs the investigation its
 // notes, never its answer.
 const knowledgeTimeout = 10 * time.Second
@@ -28,25 +36,38 @@ type notesLookup struct {
 	taken   bool
 }
 
-// startNotes starts the lookup when the session begins an investigation (a history with no
-// turns yet) and has a Knowledge source: a resumed conversation keeps what it was given.
+// startNotes starts the lookup when the session has a Knowledge source: the notes on the
+// alert when it begins an investigation (a history with no turns yet); when it resumes one,
+// the notes the history was given, those still active (a source that cannot read entries by
+// ID gives none), never new ones: what the conversation rests on stays what it was.
 func (s *Session) startNotes() {
-	if s.opts.Knowledge == nil || len(s.history.Contents) > 0 {
+	if s.opts.Knowledge == nil {
+		return
+	}
+	var find func(ctx context.Context) ([]*record.Knowledge, error)
+	switch byID, ok := s.opts.Knowledge.(KnowledgeByID); {
+	case len(s.history.Contents) == 0:
+		src, a := s.opts.Knowledge, s.alert
+		find = func(ctx context.Context) ([]*record.Knowledge, error) { return src.ForAlert(ctx, a) }
+	case ok && len(s.history.KnowledgeIDs) > 0:
+		ids := slices.Clone(s.history.KnowledgeIDs)
+		find = func(ctx context.Context) ([]*record.Knowledge, error) { return byID.ByIDs(ctx, ids) }
+	default:
 		return
 	}
 	l := &notesLookup{done: make(chan struct{})}
 	s.notes = l
-	src, a := s.opts.Knowledge, s.alert
 	go func() {
 		defer close(l.done)
 		ctx, cancel := context.WithTimeout(context.Background(), knowledgeTimeout)
 		defer cancel()
-		l.entries, l.err = src.ForAlert(ctx, a)
+		l.entries, l.err = find(ctx)
 	}()
 }
 
-// Knowledge waits for the team's notes of this investigation and returns them (none for a
-// resumed conversation, without a Knowledge source, or when the lookup failed). The first call
+// Knowledge waits for the team's notes of this investigation and returns them (for a resumed
+// conversation, those it was given that are still active; none without a Knowledge source or
+// when the lookup failed). The first call
 // puts them into the system instruction and records their IDs on the history
 // (record.History.KnowledgeIDs); the first request calls it itself, and a chat calls it to show
 // them.
