@@ -18,10 +18,10 @@ import (
 	"github.com/alertchat/alertchat/cmd/report"
 	"github.com/alertchat/alertchat/cmd/sessionutil"
 	"github.com/alertchat/alertchat/pkg/batch/remote"
+	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/record"
 	"github.com/alertchat/alertchat/pkg/session"
 	"github.com/alertchat/alertchat/pkg/store"
-	"github.com/alertchat/alertchat/pkg/evidence"
 	"github.com/alertchat/alertchat/pkg/triage"
 )
 
