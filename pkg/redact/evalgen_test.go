@@ -703,19 +703,26 @@ const freshSetPath = "testdata/evalset-fresh.jsonl"
 
 func TestGenerateEvalSet(t *testing.T) {
 	for path, want := range map[string][]byte{evalSetPath: renderEvalSet(t), freshSetPath: renderFreshSet(t), thirdSetPath: renderThirdSet(t), fourthSetPath: renderFourthSet(t)} {
-		if *updateEvalSet {
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
+		checkGenerated(t, path, "the generator", want)
+	}
+}
+
+// checkGenerated holds the file at path to want, what from writes, or rewrites it with
+// -evalset.update.
+func checkGenerated(t *testing.T, path, from string, want []byte) {
+	t.Helper()
+	if *updateEvalSet {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s is not what the generator writes; run with -evalset.update", path)
-		}
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what %s writes; run with -evalset.update", path, from)
 	}
 }
 

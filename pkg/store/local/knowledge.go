@@ -3,7 +3,6 @@ package local
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -183,33 +182,8 @@ func (s *Store) NearestKnowledge(ctx context.Context, v []float32, limit int) ([
 		return nil, goerr.Wrap(err, "failed to scan knowledge vectors")
 	}
 	defer rows.Close()
-	type cand struct {
-		id  string
-		sim float64
-	}
-	var top []cand // the keep best, unordered
-	worst := -1
-	for rows.Next() {
-		var id, raw sql.RawBytes
-		if err := rows.Scan(&id, &raw); err != nil {
-			return nil, goerr.Wrap(err, "failed to read a knowledge vector")
-		}
-		if len(raw) != len(q) {
-			continue // another dimension: an old embedding model
-		}
-		sim := dotI8(q, raw)
-		switch {
-		case len(top) < keep:
-			top = append(top, cand{string(id), sim})
-			if len(top) == keep {
-				worst = minCand(top, func(c cand) float64 { return c.sim })
-			}
-		case sim > top[worst].sim:
-			top[worst] = cand{string(id), sim}
-			worst = minCand(top, func(c cand) float64 { return c.sim })
-		}
-	}
-	if err := rows.Err(); err != nil {
+	top, err := scanTop(rows, q, keep)
+	if err != nil {
 		return nil, goerr.Wrap(err, "failed to scan knowledge vectors")
 	}
 	rows.Close()
@@ -217,8 +191,8 @@ func (s *Store) NearestKnowledge(ctx context.Context, v []float32, limit int) ([
 		return nil, nil
 	}
 	args := []any{s.workspace, s.workspace}
-	for _, c := range top {
-		args = append(args, c.id)
+	for _, id := range top {
+		args = append(args, id)
 	}
 	s.calls.Add("sqlite.query")
 	rows, err = s.db.QueryContext(ctx, `SELECT v.vec, k.entry FROM knowledge_vectors v JOIN knowledge k ON k.workspace = v.workspace AND k.id = v.id

@@ -112,44 +112,12 @@ func (s *Store) SearchVector(ctx context.Context, v []float32, alertID record.Al
 		return nil, goerr.Wrap(err, "failed to scan embeddings")
 	}
 	defer rows.Close()
-	type cand struct {
-		id  string
-		sim float64
-	}
-	var top []cand // the keep best, unordered; the worst is found again on a replacement
-	worst := -1
-	for rows.Next() {
-		var id sql.RawBytes
-		var raw sql.RawBytes
-		if err := rows.Scan(&id, &raw); err != nil {
-			return nil, goerr.Wrap(err, "failed to read embedding row")
-		}
-		if len(raw) != len(q) {
-			continue // another dimension: an old embedding model
-		}
-		sim := dotI8(q, raw)
-		switch {
-		case len(top) < keep:
-			top = append(top, cand{string(id), sim})
-			if len(top) == keep {
-				worst = minCand(top, func(c cand) float64 { return c.sim })
-			}
-		case sim > top[worst].sim:
-			top[worst] = cand{string(id), sim}
-			worst = minCand(top, func(c cand) float64 { return c.sim })
-		}
-	}
-	if err := rows.Err(); err != nil {
+	top, err := scanTop(rows, q, keep)
+	if err != nil {
 		return nil, goerr.Wrap(err, "failed to scan embeddings")
 	}
 	rows.Close()
-	hits, err := s.rerank(ctx, v, func(yield func(string) bool) {
-		for _, c := range top {
-			if !yield(c.id) {
-				return
-			}
-		}
-	}, len(top))
+	hits, err := s.rerank(ctx, v, slices.Values(top), len(top))
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +161,46 @@ func (s *Store) rerank(ctx context.Context, v []float32, ids func(func(string) b
 		hits = append(hits, store.SearchHit{History: &record.History{ID: record.HistoryID(id)}, Score: index.Cosine(v, full), Vector: full})
 	}
 	return hits, rows.Err()
+}
+
+// scanTop reads rows of (id, short quantised vector) and returns the IDs of the keep nearest
+// to q, unordered: the first pass of a vector search, before the exact rerank. A vector of
+// another dimension (an old embedding model) is passed over.
+func scanTop(rows *sql.Rows, q []byte, keep int) ([]string, error) {
+	type cand struct {
+		id  string
+		sim float64
+	}
+	var top []cand // the keep best, unordered; the worst is found again on a replacement
+	worst := -1
+	for rows.Next() {
+		var id, raw sql.RawBytes
+		if err := rows.Scan(&id, &raw); err != nil {
+			return nil, err
+		}
+		if len(raw) != len(q) {
+			continue
+		}
+		sim := dotI8(q, raw)
+		switch {
+		case len(top) < keep:
+			top = append(top, cand{string(id), sim})
+			if len(top) == keep {
+				worst = minCand(top, func(c cand) float64 { return c.sim })
+			}
+		case sim > top[worst].sim:
+			top[worst] = cand{string(id), sim}
+			worst = minCand(top, func(c cand) float64 { return c.sim })
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	return ids, nil
 }
 
 func minCand[T any](cs []T, key func(T) float64) int {
