@@ -77,24 +77,39 @@ func (sc *scanner) quietRun(s string, i int) (int, int, bool) {
 
 // proseWord is letterRun and keyish in one pass: the end of the word that starts with the
 // letter at i, whether it is plain letters, and, when it is, whether it holds a key bigram.
+// The pairs are looked up in keyPairs, where "pi" is marked too: only a word that has it
+// is read again for "api".
 func proseWord(s string, i int) (j int, plain, key bool) {
-	prev, prev2 := int(s[i]|0x20)-'a', -1
+	prev := uint(s[i]|0x20) - 'a'
+	var seen uint8
 	for j = i + 1; j < len(s); j++ {
-		x := int(s[j]) - 'a'
-		if uint(x) >= 26 {
+		x := uint(s[j]) - 'a'
+		if x >= 26 {
 			break
 		}
-		if keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a') {
-			key = true
-		}
-		prev2, prev = prev, x
+		seen |= keyPairs[(prev<<5|x)&1023]
+		prev = x
 	}
 	if j < len(s) && ctab[s[j]]&(cDigit|cUpper|cLower|cUnder) != 0 {
 		j, _ = letterRun(s, j)
 		return j, false, false
 	}
-	return j, true, key
+	return j, true, seen&1 != 0 || (seen&2 != 0 && keyish(s[i:j]))
 }
+
+// keyPairs marks, by two letters (five bits each), a key bigram with 1 and the "pi" of
+// "api" with 2.
+var keyPairs = func() (t [1024]uint8) {
+	for a := range 26 {
+		for b := range 26 {
+			if keyBigrams[a*26+b] {
+				t[a<<5|b] |= 1
+			}
+		}
+	}
+	t[('p'-'a')<<5|('i'-'a')] |= 2
+	return
+}()
 
 // letterRun is spanClass(s, i, word class, 0) for a word that starts with a
 // letter, and whether the word is plain letters (plainLetters), in one pass.
