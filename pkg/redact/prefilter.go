@@ -25,6 +25,11 @@ func quietWord(s string, i, j int) bool {
 // quietAfter is quietWord for a word known to be plain letters; memo, when
 // not nil, remembers noKey for words seen before.
 func quietAfter(s string, i, j int, memo *keyMemo) bool {
+	return quietAfterKey(s, i, j, keyish(s[i:j]), memo)
+}
+
+// quietAfterKey is quietAfter with keyish(s[i:j]) given.
+func quietAfterKey(s string, i, j int, key bool, memo *keyMemo) bool {
 	w := j - i
 	if j >= len(s) || w > 20 {
 		return false
@@ -34,7 +39,7 @@ func quietAfter(s string, i, j int, memo *keyMemo) bool {
 	if !space && t != ',' && t != '\n' && t != ';' && t != ')' && t != '\r' {
 		return false
 	}
-	if keyish(s[i:j]) && mayAssign(s, i, j) && !memo.noKey(s[i:j]) {
+	if key && mayAssign(s, i, j) && !memo.noKey(s[i:j]) {
 		return false
 	}
 	if b := vendorIndex[int(s[i])<<8|int(s[i+1])]; b != 0 && (w >= vendorMin[b] || vendorReads[b][t]) {
@@ -50,6 +55,61 @@ func quietAfter(s string, i, j int, memo *keyMemo) bool {
 	}
 	return !space || !hasPrefixFold(s[i:j], "sonar")
 }
+
+// quietRun settles, from i (a letter where a word may start), the quiet words that follow
+// one another there, each after one byte that ends the one before: most of prose. It
+// returns the last word it looked at, [i,j), and whether that one is quiet too (then the
+// scan resumes at j). The byte that ends a quiet word is one the word pass skips and after
+// which a word may start (not a word byte, ']' or '\\'), so taking the next word here is
+// what the word pass would do.
+func (sc *scanner) quietRun(s string, i int) (int, int, bool) {
+	for {
+		j, plain, key := proseWord(s, i)
+		if !plain || !quietAfterKey(s, i, j, key, &sc.keys) {
+			return i, j, false
+		}
+		if j+1 >= len(s) || ctab[s[j+1]]&(cUpper|cLower) == 0 {
+			return i, j, true
+		}
+		i = j + 1
+	}
+}
+
+// proseWord is letterRun and keyish in one pass: the end of the word that starts with the
+// letter at i, whether it is plain letters, and, when it is, whether it holds a key bigram.
+// The pairs are looked up in keyPairs, where "pi" is marked too: only a word that has it
+// is read again for "api".
+func proseWord(s string, i int) (j int, plain, key bool) {
+	prev := uint(s[i]|0x20) - 'a'
+	var seen uint8
+	for j = i + 1; j < len(s); j++ {
+		x := uint(s[j]) - 'a'
+		if x >= 26 {
+			break
+		}
+		seen |= keyPairs[(prev<<5|x)&1023]
+		prev = x
+	}
+	if j < len(s) && ctab[s[j]]&(cDigit|cUpper|cLower|cUnder) != 0 {
+		j, _ = letterRun(s, j)
+		return j, false, false
+	}
+	return j, true, seen&1 != 0 || (seen&2 != 0 && keyish(s[i:j]))
+}
+
+// keyPairs marks, by two letters (five bits each), a key bigram with 1 and the "pi" of
+// "api" with 2.
+var keyPairs = func() (t [1024]uint8) {
+	for a := range 26 {
+		for b := range 26 {
+			if keyBigrams[a*26+b] {
+				t[a<<5|b] |= 1
+			}
+		}
+	}
+	t[('p'-'a')<<5|('i'-'a')] |= 2
+	return
+}()
 
 // letterRun is spanClass(s, i, word class, 0) for a word that starts with a
 // letter, and whether the word is plain letters (plainLetters), in one pass.

@@ -22,6 +22,10 @@ func checkQuietWords(t *testing.T, sc *scanner, s string) int {
 		if rj, plain := letterRun(s, i); rj != j || plain != plainLetters(s[i:j]) {
 			t.Errorf("letterRun at %q = %d %v, want %d %v", excerpt(s, i), rj-i, plain, j-i, plainLetters(s[i:j]))
 		}
+		plain := plainLetters(s[i:j])
+		if pj, pplain, key := proseWord(s, i); pj != j || pplain != plain || key != (plain && keyish(s[i:j])) {
+			t.Errorf("proseWord at %q = %d %v %v, want %d %v %v", excerpt(s, i), pj-i, pplain, key, j-i, plain, plain && keyish(s[i:j]))
+		}
 		if !quietWord(s, i, j) {
 			continue
 		}
@@ -141,5 +145,36 @@ func TestKeyMemo(t *testing.T) {
 	var nilMemo *keyMemo
 	if nilMemo.noKey("password") {
 		t.Error("a nil memo does not classify")
+	}
+}
+
+// quietRun stops at the first word that is not quiet, or after the last quiet word of a
+// run, and goes no further than one byte between words.
+func TestQuietRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, last string
+		quiet      bool
+	}{
+		{"the analyst reviews logs", "logs", false}, // no byte after the last word
+		{"the analyst reviews logs\n", "logs", true},
+		{"the analyst,then;the logs)more\rnow\n", "now", true},
+		{"the analyst, then", "analyst", true},    // two bytes between: the word pass takes over
+		{"the analyst  reviews", "analyst", true}, // likewise
+		{"the admin password was Dragon4036!", "password", false},
+		{"the api key sk-proj-abc", "key", false},
+		{"we use apis here.", "here", false},
+		{"the host9 is down ", "host9", false},
+		{"then Bearer abc", "Bearer", false},
+		{"the averyveryverylongwordindeed is", "averyveryverylongwordindeed", false},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			t.Parallel()
+			sc := &scanner{}
+			i, j, quiet := sc.quietRun(tc.text, 0)
+			if tc.text[i:j] != tc.last || quiet != tc.quiet {
+				t.Errorf("quietRun = %q %v, want %q %v", tc.text[i:j], quiet, tc.last, tc.quiet)
+			}
+		})
 	}
 }

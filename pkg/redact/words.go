@@ -44,9 +44,8 @@ func (sc *scanner) scanWords(s string) {
 			j = spanClass(s, i, word, 0)
 			next = sc.alphaDetectors(s, i, j)
 		} else {
-			var plain bool
-			j, plain = letterRun(s, i)
-			if plain && quietAfter(s, i, j, &sc.keys) {
+			var quiet bool
+			if i, j, quiet = sc.quietRun(s, i); quiet {
 				i = j
 				continue
 			}
