@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/alertchat/alertchat/internal/testinstall"
 
 	"google.golang.org/genai"
 
@@ -220,19 +221,13 @@ func everythingMain(t *testing.T) string {
 	if os.Getenv("CI") == "true" {
 		fail = t.Fatalf
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		fail("npm not found: %v", err)
+	const entry = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	if err := testinstall.NPM(dir, entry); err != nil {
+		fail("%v", err)
 	}
-	main, err := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	main, err := filepath.Abs(filepath.Join(dir, entry))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(main); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fail("npm ci in %s: %v: %s", dir, err, out)
-		}
 	}
 	return main
 }

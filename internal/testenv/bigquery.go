@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/alertchat/alertchat/internal/testinstall"
 )
 
 // The BigQuery emulator (goccy/bigquery-emulator) is a Go program of its own module
@@ -124,33 +126,18 @@ func bigQueryEmulatorBin() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	lock := filepath.Join(dir, "building")
-	deadline := time.Now().Add(bqBuildWait)
-	for {
-		if _, err := os.Stat(bin); err == nil {
-			return bin, nil
+	err = testinstall.Once(filepath.Join(dir, "building"), bqBuildWait, func() bool {
+		_, err := os.Stat(bin)
+		return err == nil
+	}, func() error {
+		tmp := bin + ".tmp"
+		ctx, cancel := context.WithTimeout(context.Background(), bqBuildWait)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-C", mod, "-o", tmp, "github.com/goccy/bigquery-emulator/cmd/bigquery-emulator")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build in %s: %v\n%s", mod, err, out)
 		}
-		if err := os.Mkdir(lock, 0o755); err == nil {
-			break
-		} else if fi, serr := os.Stat(lock); serr == nil && time.Since(fi.ModTime()) > bqBuildWait {
-			_ = os.Remove(lock) // a build that died
-			continue
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("waited %s for another process to build %s", bqBuildWait, bin)
-		}
-		time.Sleep(2 * time.Second)
-	}
-	defer os.Remove(lock)
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	tmp := bin + ".tmp"
-	ctx, cancel := context.WithTimeout(context.Background(), bqBuildWait)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-C", mod, "-o", tmp, "github.com/goccy/bigquery-emulator/cmd/bigquery-emulator")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build in %s: %v\n%s", mod, err, out)
-	}
-	return bin, os.Rename(tmp, bin)
+		return os.Rename(tmp, bin)
+	})
+	return bin, err
 }

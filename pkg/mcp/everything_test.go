@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/alertchat/alertchat/internal/testinstall"
 	"github.com/alertchat/alertchat/pkg/mcp"
 	"github.com/alertchat/alertchat/pkg/tool"
 )
@@ -21,13 +22,16 @@ import (
 // server @modelcontextprotocol/server-everything; node_modules is installed there by the tests.
 const everythingDir = "../../testdata/mcp-everything"
 
+// everythingEntry is the installed server's entry point under everythingDir.
+const everythingEntry = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
 var (
 	everythingOnce sync.Once
 	everythingErr  error
 )
 
-// everythingServer installs the reference server with npm ci (once per test binary) and
-// returns its stdio config. Without node and npm, or when npm ci fails, the test is skipped,
+// everythingServer installs the reference server with npm ci (once across the run's test
+// processes: e2e uses it too) and returns its stdio config. Without node and npm, or when npm ci fails, the test is skipped,
 // except under CI=true, where it fails. Under -short it is skipped before npm runs: installing
 // and starting node was most of the quick loop's time in this package.
 func everythingServer(t *testing.T) mcp.ServerConfig {
@@ -35,26 +39,14 @@ func everythingServer(t *testing.T) mcp.ServerConfig {
 	if testing.Short() {
 		t.Skip("the reference MCP server runs on node from npm: not under -short")
 	}
-	everythingOnce.Do(func() {
-		if _, err := exec.LookPath("npm"); err != nil {
-			everythingErr = fmt.Errorf("npm not found: %w", err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
-		cmd.Dir = everythingDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			everythingErr = fmt.Errorf("npm ci in %s: %w: %s", everythingDir, err, out)
-		}
-	})
+	everythingOnce.Do(func() { everythingErr = testinstall.NPM(everythingDir, everythingEntry) })
 	if everythingErr != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("the reference MCP server could not be installed: %v", everythingErr)
 		}
 		t.Skipf("the reference MCP server could not be installed: %v", everythingErr)
 	}
-	main, err := filepath.Abs(filepath.Join(everythingDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	main, err := filepath.Abs(filepath.Join(everythingDir, everythingEntry))
 	if err != nil {
 		t.Fatal(err)
 	}
