@@ -153,12 +153,7 @@ func TestHistoryReportOfATriagedInvestigation(t *testing.T) {
 	for _, cloud := range []bool{false, true} {
 		t.Run(fmt.Sprint("cloud=", cloud), func(t *testing.T) {
 			t.Parallel()
-			c := newCLI(t, triageAnswers(0))
-			c.env = append(c.env, "ALERTCHAT_MODEL=gemini-3.8-flash")
-			if cloud {
-				c.env = append(c.env, testenv.CloudEnv(t).Env()...)
-				c.env = append(c.env, "ALERTCHAT_STORE_TIMEOUT=60s")
-			}
+			c := triageCLI(t, cloud)
 			note := strings.TrimSpace(c.mustRun("", "--analyst", "carol", "knowledge", "add", "198.51.100.23 is our external scanner, Qualys, Sundays"))
 			unrelated := strings.TrimSpace(c.mustRun("", "knowledge", "add", "The nightly backup job trips the Falco rule on tar", "--alert-type", "Falco backup"))
 			ids := c.addAlerts(`{"title":"Port scan from 198.51.100.23","src_ip":"198.51.100.23"}`)

@@ -104,6 +104,18 @@ type historyOut struct {
 	TriageAgreed *bool `json:"triage_agreed"`
 }
 
+// triageCLI is a CLI whose fake model triages, on the local store or on the cloud one.
+func triageCLI(t *testing.T, cloud bool) *cli {
+	t.Helper()
+	c := newCLI(t, triageAnswers(0))
+	c.env = append(c.env, "ALERTCHAT_MODEL=gemini-3.8-flash")
+	if cloud {
+		c.env = append(c.env, testenv.CloudEnv(t).Env()...)
+		c.env = append(c.env, "ALERTCHAT_STORE_TIMEOUT=60s")
+	}
+	return c
+}
+
 // The queue triaged end to end on both stores: the open alerts without a triage are each
 // investigated, proposed a verdict with evidence (unsupported where the investigation never saw
 // it) and saved as an open history carrying the proposal; alert list shows and filters it, a
@@ -114,12 +126,7 @@ func TestTriageQueueBothStores(t *testing.T) {
 	for _, cloud := range []bool{false, true} {
 		t.Run(fmt.Sprint("cloud=", cloud), func(t *testing.T) {
 			t.Parallel()
-			c := newCLI(t, triageAnswers(0))
-			c.env = append(c.env, "ALERTCHAT_MODEL=gemini-3.8-flash")
-			if cloud {
-				c.env = append(c.env, testenv.CloudEnv(t).Env()...)
-				c.env = append(c.env, "ALERTCHAT_STORE_TIMEOUT=60s")
-			}
+			c := triageCLI(t, cloud)
 			ids := c.addAlerts(
 				`{"title":"Port scan from 198.51.100.23","src_ip":"198.51.100.23"}`,
 				`{"title":"SSH brute force from 203.0.113.9","src_ip":"203.0.113.9"}`,

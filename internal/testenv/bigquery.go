@@ -88,6 +88,7 @@ func StartBigQuery(t testing.TB, project, yamlPath string) *BigQueryEmulator {
 	}
 }
 
+// freePort is a loopback port free now, for a server started next.
 func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

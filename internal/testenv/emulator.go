@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,12 +43,7 @@ func StartFirestoreEmulator(t testing.TB) *FirestoreEmulator {
 		}
 		t.Skipf("dedicated Firestore emulator: %v", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := l.Addr().String()
-	_ = l.Close()
+	host := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	e := &FirestoreEmulator{t: t, Host: host, java: java, jar: jar, log: filepath.Join(t.TempDir(), "emulator.log")}
 	e.start()
 	t.Cleanup(e.Stop)

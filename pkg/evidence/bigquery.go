@@ -229,20 +229,21 @@ func BQCost(bytes int64) string {
 // listDatasets describes the tables of the datasets under p ("" for all, else bq://PROJECT.DATASET
 // or a table's path in it), at most limit entries in all.
 func (s *Set) listDatasets(ctx context.Context, p string, limit int) ([]FileInfo, bool, error) {
+	name, table, _ := strings.Cut(strings.TrimPrefix(p, bqScheme), "/")
 	var out []FileInfo
 	for _, d := range s.datasets {
-		if p != "" && !strings.HasPrefix(strings.ToLower(p), strings.ToLower(d.url())) {
-			continue
+		if p != "" && !strings.EqualFold(name, d.name()) {
+			continue // only the dataset named is asked for its tables
 		}
 		ts, err := d.eng.tables(ctx)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, t := range ts {
-			path := d.url() + "/" + t.Name
-			if p != "" && !strings.EqualFold(p, d.url()) && !strings.EqualFold(p, path) {
+			if table != "" && !strings.EqualFold(table, t.Name) {
 				continue
 			}
+			path := d.url() + "/" + t.Name
 			if len(out) == limit {
 				return out, true, nil
 			}

@@ -36,22 +36,17 @@ const (
 type clientEngine struct {
 	c                *bigquery.Client
 	project, dataset string
-	owned            bool
 
 	mu     sync.Mutex
 	cached []bqTable
 }
 
-func newClientEngine(c *bigquery.Client, project, dataset string, owned bool) *clientEngine {
-	return &clientEngine{c: c, project: project, dataset: dataset, owned: owned}
+func newClientEngine(c *bigquery.Client, project, dataset string) *clientEngine {
+	return &clientEngine{c: c, project: project, dataset: dataset}
 }
 
-func (e *clientEngine) close() error {
-	if e.owned {
-		return e.c.Close()
-	}
-	return nil
-}
+// close closes the client, made for this dataset alone.
+func (e *clientEngine) close() error { return e.c.Close() }
 
 func (e *clientEngine) check(ctx context.Context) error {
 	_, err := e.c.DatasetInProject(e.project, e.dataset).Metadata(ctx)

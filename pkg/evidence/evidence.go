@@ -248,7 +248,7 @@ func openDataset(ctx context.Context, d string, o Options) (*bqDatasetSource, er
 		if err != nil {
 			return nil, goerr.Wrap(err, "failed to create the BigQuery client", goerr.V("project", project))
 		}
-		ds.eng = newClientEngine(c, project, dataset, true)
+		ds.eng = newClientEngine(c, project, dataset)
 	default:
 		return nil, &DirError{Dir: d, Reason: "cannot be read: no BigQuery client"}
 	}

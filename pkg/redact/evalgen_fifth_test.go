@@ -19,9 +19,17 @@ const (
 	fifthSetPath = "testdata/evalset-fifth.jsonl"
 )
 
-func renderFifthSet(t *testing.T) []byte {
+func renderFifthSet(t *testing.T) []byte { return renderSrcSet(t, fifthSrcPath, "fifth") }
+
+// srcBracket stands for an escaped '[' while the markers are split.
+const srcBracket = "\x00"
+
+// renderSrcSet renders a hand-written set (the fifth and later): one "id|lang|shape|text" line
+// per item, [[TYPE:value]] for a gold span, \n a newline, \[ a '[' before a marker, \e a
+// backslash; the items are named name-ID.
+func renderSrcSet(t *testing.T, srcPath, name string) []byte {
 	t.Helper()
-	src, err := os.ReadFile(fifthSrcPath)
+	src, err := os.ReadFile(srcPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,22 +40,24 @@ func renderFifthSet(t *testing.T) []byte {
 		}
 		f := strings.SplitN(line, "|", 4)
 		if len(f) != 4 {
-			t.Fatalf("%s:%d: want id|lang|shape|text", fifthSrcPath, n+1)
+			t.Fatalf("%s:%d: want id|lang|shape|text", srcPath, n+1)
 		}
-		segs, err := fifthSegs(strings.ReplaceAll(f[3], `\n`, "\n"))
-		if err != "" {
-			t.Fatalf("%s:%d: %s", fifthSrcPath, n+1, err)
+		text := strings.NewReplacer(`\n`, "\n", `\[`, srcBracket, `\e`, `\`).Replace(f[3])
+		segs, msg := fifthSegs(text)
+		if msg != "" {
+			t.Fatalf("%s:%d: %s", srcPath, n+1, msg)
 		}
 		kind := "negative"
-		for _, s := range segs {
+		for i, s := range segs {
+			segs[i].text = strings.ReplaceAll(s.text, srcBracket, "[")
 			if s.typ == string(CreditCard) && !luhnOK(s.text) {
-				t.Fatalf("%s:%d: card %q fails the Luhn check", fifthSrcPath, n+1, s.text)
+				t.Fatalf("%s:%d: card %q fails the Luhn check", srcPath, n+1, s.text)
 			}
 			if s.typ != "" {
 				kind = "positive"
 			}
 		}
-		g.items = append(g.items, evalItem{id: "fifth-" + f[0], source: "fifth:" + strings.SplitN(f[0], "-", 2)[0],
+		g.items = append(g.items, evalItem{id: name + "-" + f[0], source: name + ":" + strings.SplitN(f[0], "-", 2)[0],
 			kind: kind, lang: f[1], shape: f[2], segs: segs})
 	}
 	return renderItems(t, g)
