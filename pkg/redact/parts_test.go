@@ -127,6 +127,26 @@ func TestPiecesCutShort(t *testing.T) {
 			}
 		})
 	}
+	t.Run("what the tail leaves is redacted with it", func(t *testing.T) {
+		t.Parallel()
+		// with its last group replaced, the groups before it are a phone number, which
+		// the whole number was too long to be: the first redaction takes them in, so a
+		// second one changes nothing
+		for _, text := range []string{
+			"ref 000000000000000000000000000000000!00000000 0000 0000",
+			"ref 00000000000000A 000000000 (0)00 000 00",
+		} {
+			got, ps := piecesOf([]string{text})
+			all.Pieces(ps, true, nil)
+			again, ps2 := piecesOf(got)
+			if changed, _ := all.Pieces(ps2, true, nil); changed {
+				t.Errorf("Pieces(%q, cut) = %q, and again %q", text, got[0], again[0])
+			}
+			if !strings.HasSuffix(got[0], "[REDACTED_PHONE]") {
+				t.Errorf("Pieces(%q, cut) = %q, want the groups and the tail one phone number", text, got[0])
+			}
+		}
+	})
 	t.Run("an uncut text is left to the detectors", func(t *testing.T) {
 		got, ps := piecesOf([]string{"The source was 203.0.11"})
 		all.Pieces(ps, false, nil)

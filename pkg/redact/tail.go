@@ -53,9 +53,53 @@ func (r *Redactor) withTail(s string, ms []match) []match {
 		}
 	}
 	if t.start < len(s) {
-		out = append(out, t)
+		out = r.settleTail(s, append(out, t))
 	}
 	return out
+}
+
+// settleTailRounds bounds how often settleTail takes a value in: each round moves the tail's
+// start back over one value, and a text cut short is redacted once.
+const settleTailRounds = 4
+
+// settleTail makes the tail's replacement stable. The bytes after a value are its context:
+// "00000000 0000 0000" is too long for a phone number, but with its last group replaced,
+// "00000000 0000" before the placeholder is one, and redacting the text again would replace
+// it. So the text before the tail is scanned again as it will be written, with the tail's
+// placeholder after it, and a value found there that no match of the first scan overlaps is
+// taken into the tail: the tail then begins where that value begins, typed as it. ms ends
+// with the tail.
+func (r *Redactor) settleTail(s string, ms []match) []match {
+	sc := getScanner()
+	defer putScanner(sc)
+	for range settleTailRounds {
+		t := ms[len(ms)-1]
+		from := max(0, t.start-tailWindow)
+		for from > 0 && from < t.start && !utf8.RuneStart(s[from]) {
+			from++
+		}
+		prefix := s[from:t.start]
+		if prefix == "" {
+			return ms
+		}
+		start, typ := t.start, t.typ
+		for _, m := range sc.scanAll(prefix + placeholders[t.typ]) {
+			if m.typ == tKeep || m.typ == tProbe || !r.on[m.typ] || m.end > len(prefix) || from+m.start >= start {
+				continue
+			}
+			if !overlapsAny(ms[:len(ms)-1], from+m.start, from+m.end) {
+				start, typ = from+m.start, m.typ
+			}
+		}
+		if start == t.start {
+			return ms
+		}
+		for len(ms) > 1 && ms[len(ms)-2].end > start {
+			ms = append(ms[:len(ms)-2], ms[len(ms)-1]) // a match inside the tail's new extent
+		}
+		ms[len(ms)-1] = match{start: start, end: len(s), typ: typ, prio: t.prio}
+	}
+	return ms
 }
 
 // tailMatch returns the value the end of s may be the beginning of: from the earliest start
