@@ -172,7 +172,7 @@ func (sc *scanner) valueStart(s string, i, ke, p, q int, xml, callArg bool) (int
 		}
 	case callArg && q < n && s[q] == ',':
 		v = q + 1
-	case q == ke && q+1 < n && s[q] == '(' && (s[q+1] == '"' || s[q+1] == '\''):
+	case q == ke && q+1 < n && s[q] == '(' && quoteAt(s, q+1):
 		// std::string secret("…"); secret.assign("…", 17)
 		if classifyKey(s[i:ke]).lookup {
 			return -1, -1
@@ -186,10 +186,10 @@ func (sc *scanner) valueStart(s string, i, ke, p, q int, xml, callArg bool) (int
 				v = q // CLI flag "--token VALUE"
 			case q > p && q+2 < n && s[q] == '-' && s[q+1] == ' ' && (s[q+2] == '"' || s[q+2] == '\''):
 				v = q + 2 // "token - 'VALUE'": a dash between a key word and a quoted value
-			case q < n && (s[q] == '"' || s[q] == '\''):
+			case quoteAt(s, q):
 				// `private_key "value";`, `(def api-token "value")`
 				_, ve, _, ok := parseValue(s, q, false, false)
-				if !ok || ve+1 >= n || (s[ve+1] != ';' && s[ve+1] != ')') {
+				if c := afterClose(s, ve); !ok || c >= n || (s[c] != ';' && s[c] != ')') {
 					if q > p && !xml {
 						return -1, sc.proseStatement(s, i, ke, q) // passphrase "red-Otter-19"
 					}

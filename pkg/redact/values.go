@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 )
 
 // Values: where a value starts and ends, and whether it can be a credential (placeholders,
@@ -15,8 +16,8 @@ func parseValue(s string, v int, xml, query bool) (vs, ve int, quoted, ok bool) 
 	if v >= n {
 		return
 	}
-	if s[v] == '@' && v+1 < n && s[v+1] == '"' {
-		v++
+	if s[v] == '@' && v+1 < n && (s[v+1] == '"' || escapedQuoteAt(s, v+1) >= 0) {
+		v++ // C#'s verbatim string, @"…" (@\"…\" in JSON-escaped text)
 	}
 	c := s[v]
 	switch {
@@ -72,6 +73,20 @@ func escapedQuoteAt(s string, v int) int {
 	return r
 }
 
+// quoteAt reports whether a quote opens at v, plain or JSON-escaped (\", \\\", …).
+func quoteAt(s string, v int) bool {
+	return v < len(s) && (s[v] == '"' || s[v] == '\'' || escapedQuoteAt(s, v) >= 0)
+}
+
+// afterClose returns the index after the quote that closes a value ending at ve: the quote
+// itself, or its escaping backslashes and the quote.
+func afterClose(s string, ve int) int {
+	if r := escapedQuoteAt(s, ve); ve < len(s) && s[ve] == '\\' && r >= 0 {
+		return r + 1
+	}
+	return ve + 1
+}
+
 // escapedQuotedValue reads a value quoted inside JSON-escaped text, opened
 // by s[v:r+1]; it ends at the same escaped quote.
 func escapedQuotedValue(s string, v, r int) (vs, ve int, ok bool) {
@@ -108,8 +123,14 @@ func backtickValue(s string, v int) (vs, ve int, ok bool) {
 // or an escape; in a query string & and # end it too, in XML a tag.
 func unquotedValue(s string, v int, xml, query bool) (vs, ve int, ok bool) {
 	e := v
-	for e < len(s) && e-v < 256 && !endsUnquoted(s, e, xml, query) {
-		e++
+	for e < len(s) && e-v < 256 {
+		if !endsUnquoted(s, e, xml, query) {
+			e++
+		} else if w := valueGoesOn(s, v, e); w > 0 {
+			e += w
+		} else {
+			break
+		}
 	}
 	e = trimUnbalanced(s, v, e)
 	if e <= v {
@@ -128,6 +149,38 @@ func endsUnquoted(s string, e int, xml, query bool) bool {
 		return e+1 < len(s) && strings.IndexByte("ntr\"'", s[e+1]) >= 0
 	}
 	return false
+}
+
+// valueGoesOn returns how many bytes at e, where an unquoted value [v,e) would end, belong to
+// it after all (0 when none). A password is any run of printable characters: "A,.:-¨@*¿?!"
+// and "Ab,cd;ef!" are one value each. So a ',' or ';' glued on both sides goes on, unless
+// what follows it is the next pair (a key and its '=' or ':'), and so does a Latin letter or
+// symbol beyond ASCII (¨, ¿, ñ); other scripts still end the value, since Japanese text
+// glues to what it mentions ("パスワードはabc123です").
+func valueGoesOn(s string, v, e int) int {
+	switch b := s[e]; {
+	case e == v:
+		return 0
+	case b == ',' || b == ';':
+		if e+1 >= len(s) || s[e+1] <= ' ' || s[e+1] == '"' || s[e+1] == '\'' || s[e+1] == '`' || s[e+1] == ',' || s[e+1] == ';' || pairAt(s, e+1) {
+			return 0
+		}
+		return 1
+	case b >= 0xa0:
+		if r, w := utf8.DecodeRuneInString(s[e:]); r > 0xa0 && r <= 0x24f {
+			return w
+		}
+	}
+	return 0
+}
+
+// pairAt reports whether a key and its operator start at i: "host=", "user:".
+func pairAt(s string, i int) bool {
+	j := i
+	for j < len(s) && j-i < 64 && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-' || s[j] == '.') {
+		j++
+	}
+	return j > i && isAlpha(s[i]) && j < len(s) && (s[j] == '=' || s[j] == ':')
 }
 
 // trimUnbalanced drops trailing closing brackets without an opener and a
