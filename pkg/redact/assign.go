@@ -235,7 +235,7 @@ func (sc *scanner) assignedValue(s string, i, ke, q, v int, xml bool) int {
 	}
 	query := i > 0 && (s[i-1] == '?' || s[i-1] == '&')
 	vs, ve, quoted, ok := literalAt(s, v, xml, query)
-	if !ok || sc.schemeCredential(s, key, vs, ve) {
+	if !ok || sc.schemeCredential(s, key, vs, ve) || (xml && !closingTagAhead(s, ve)) {
 		return ke
 	}
 	if typ, ok := valueType(ki, key, s[vs:ve], quoted); ok {
@@ -441,4 +441,20 @@ func (sc *scanner) schemeCredential(s, key string, vs, ve int) bool {
 	}
 	sc.add(t, e, tAPIKey, prioCred)
 	return true
+}
+
+// closingTagAhead reports whether an element's closing tag follows the value that ends at e,
+// after white space (JSON-escaped too): "<password>s3cr3t</password>" holds a value,
+// "https://u:<password>@host" a placeholder.
+func closingTagAhead(s string, e int) bool {
+	for k := e; k < len(s) && k-e < 64; k++ {
+		switch {
+		case s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\n':
+		case s[k] == '\\' && k+1 < len(s) && (s[k+1] == 'n' || s[k+1] == 't' || s[k+1] == 'r'):
+			k++
+		default:
+			return strings.HasPrefix(s[k:], "</") || strings.HasPrefix(s[k:], "<\\/")
+		}
+	}
+	return false
 }

@@ -38,6 +38,8 @@ func TestEmail(t *testing.T) {
 		{"escaped newline", `E-mail:\nJulia@cuvox.de\n`, `E-mail:\n[REDACTED_EMAIL]\n`},
 		{"no tld", "user@localhost and aws-cli@sha256:abc", "user@localhost and aws-cli@sha256:abc"},
 		{"not an address", "@handle and a@b and @@x", "@handle and a@b and @@x"},
+		{"a URL's password and host", "https://bob:xxxx@example.com/x", "https://bob:xxxx@example.com/x"},
+		{"after a colon outside a URL", "mail bob:alice@example.com", "mail bob:[REDACTED_EMAIL]"},
 	})
 }
 
@@ -170,6 +172,17 @@ func TestSecret(t *testing.T) {
 		{"aws secret shape", "some_function(foo, wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, bar)", "some_function(foo, [REDACTED_SECRET], bar)"},
 		{"comparison", `if ("m{{h}o)p${e]nob(ody" == password) {`, `if ("[REDACTED_SECRET]" == password) {`},
 		{"xml element", "<password>XmlS3cret!</password>", "<password>[REDACTED_SECRET]</password>"},
+		{"xml element over lines", "<password>\n  XmlS3cret!\n</password>", "<password>\n  [REDACTED_SECRET]\n</password>"},
+		{"xml element escaped in JSON", `{"x":"<password>XmlS3cret!<\/password>"}`, `{"x":"<password>[REDACTED_SECRET]<\/password>"}`},
+		{"a placeholder tag is no element", "https://u:<password>@h.example.com", "https://u:<password>@h.example.com"},
+		{"a URL's password is one whatever it says", "https://username:password@yelp.com", "https://username:[REDACTED_SECRET]@yelp.com"},
+		{"a URL's short password", "mongodb://user:pass@db.internal/app", "mongodb://user:[REDACTED_SECRET]@db.internal/app"},
+		{"a URL's placeholder password", "https://u:${PASS}@h.example.com https://u:****@h.example.com", "https://u:${PASS}@h.example.com https://u:****@h.example.com"},
+		{"escaped quotes after the key", `{"c":"password \"Xy7#kLm9pQ2w\";"}`, `{"c":"password \"[REDACTED_SECRET]\";"}`},
+		{"escaped verbatim string", `{"c":"password = @\"Xy7#kLm9pQ2w\";"}`, `{"c":"password = @\"[REDACTED_SECRET]\";"}`},
+		{"escaped call argument", `{"c":"std::string secret(\"Xy7#kLm9pQ2w\");"}`, `{"c":"std::string secret(\"[REDACTED_SECRET]\");"}`},
+		{"commas and Latin symbols inside", "secrete = A,.:-¨@*¿?!", "secrete = [REDACTED_SECRET]"},
+		{"a comma before the next pair", "password=Tr0ub4dor3,user=bob", "password=[REDACTED_SECRET],user=bob"},
 	})
 }
 

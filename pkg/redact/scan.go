@@ -216,6 +216,9 @@ func (sc *scanner) scanEmails(s string) {
 		if ls >= 3 && s[ls-3:ls] == "://" {
 			continue // the user name of a URL (postgres://app@db.internal): a login, not an address
 		}
+		if ls >= 1 && s[ls-1] == ':' && urlUserBefore(s, ls-1) {
+			continue // the password of a URL (https://bob:changeme@host): never an address
+		}
 		end := emailDomainEnd(s, at+1)
 		if end < 0 || (end < n && (isWord(s[end]) || s[end] == '@' || s[end] == '-')) {
 			continue
@@ -223,6 +226,16 @@ func (sc *scanner) scanEmails(s string) {
 		sc.add(ls, end, tEmail, prioEmail)
 		from = end
 	}
+}
+
+// urlUserBefore reports whether the ':' at c ends the user name of a URL's user information:
+// "://" and a user name before it.
+func urlUserBefore(s string, c int) bool {
+	u := c
+	for u > 0 && c-u < 128 && ctab[s[u-1]]&cLocal != 0 {
+		u--
+	}
+	return u < c && u >= 3 && s[u-3:u] == "://"
 }
 
 // localByte reports whether s[k] belongs to the local part of an address
@@ -426,9 +439,16 @@ func authorityRun(s string, e, h int) int {
 // ("user:pass").
 func (sc *scanner) urlPassword(s string, h, at int) {
 	ui := s[h:at]
-	if c := strings.IndexByte(ui, ':'); c >= 0 && credValueOK(ui[c+1:]) {
+	if c := strings.IndexByte(ui, ':'); c >= 0 && urlPasswordOK(ui[c+1:]) {
 		sc.add(h+c+1, at, tSecret, prioCred)
 	}
+}
+
+// urlPasswordOK: whatever stands in a URL's password place is the password ("password" and
+// "changeme" too, which an assignment's value would not be taken for: a URL is the credential
+// itself, not a statement about one), unless it is a placeholder (${DB_PASS}, <password>, ****).
+func urlPasswordOK(p string) bool {
+	return len(p) >= 3 && len(p) <= 256 && !placeholderValue(p)
 }
 
 // userinfoEnd finds "user:pass@host" at h whose password holds '/', '?' or

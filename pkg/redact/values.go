@@ -245,6 +245,11 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 			return tSecret, true
 		}
 	case keyAPI:
+		if awsSecretValue(val) {
+			// "aws_access_key = wJalr…/K7…": the secret of an access key pair, whatever
+			// the label calls it, as the same value without a label is
+			return tSecret, true
+		}
 		if basicDecodes(val) && b64Text(val) {
 			// base64 of user:password under an auth key (a Docker config's
 			// "auth", npm's _auth) is the pair a Basic header carries
@@ -255,6 +260,12 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		}
 	}
 	return 0, false
+}
+
+// awsSecretValue: a value with a cloud secret access key's shape (40 base64 characters with a
+// '/' or '+', upper and lower case and digits).
+func awsSecretValue(val string) bool {
+	return len(val) == 40 && allClass(val, cB64) && strings.ContainsAny(val, "/+") && awsSecretShape(val, 0, len(val))
 }
 
 // keyedVendorValue applies the vendor rules that depend on the key (Sumo

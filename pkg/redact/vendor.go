@@ -93,7 +93,7 @@ var vendorRules = []vrule{
 	// (routable tokens end in a routing suffix of [0-9a-z] after a dot and
 	// carry up to 300 body characters: glpat-….0a1b2c3d4, glrt-t1_….01.…)
 	{"glpat-", setAND, 20, 300, tAPIKey, fRoutable},
-	{"glptt-", setHexL, 40, 40, tAPIKey, 0},
+	{"glptt-", setAND, 40, 40, tAPIKey, 0}, // hex in GitLab's own, any token characters in others
 	{"gldt-", setAND, 20, 300, tAPIKey, fRoutable},
 	{"glrt-", setAND, 20, 300, tAPIKey, fRoutable},
 	{"glsoat-", setAND, 20, 300, tAPIKey, fRoutable},
@@ -171,6 +171,7 @@ var vendorRules = []vrule{
 	{"lin_api_", setAN, 40, 40, tAPIKey, 0},
 	{"dckr_pat_", setAND, 27, 60, tAPIKey, 0},
 	{"pypi-AgEIcHlwaS5vcmc", setAND, 50, 300, tAPIKey, 0},
+	{"pypi-AgENdGVzdC5weXBpLm9yZw", setAND, 50, 300, tAPIKey, 0}, // TestPyPI's macaroons
 	{"rubygems_", setHexL, 48, 48, tAPIKey, 0},
 	{"shpat_", setHex, 32, 32, tAPIKey, 0},
 	{"shpca_", setHex, 32, 32, tAPIKey, 0},
