@@ -59,8 +59,11 @@ func (c *digitChain) measure(s string, i int, plus bool, units []numUnit, seps [
 func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []string) int {
 	var c digitChain
 	c.measure(s, i, plus, units, seps)
-	if !plus && ibanHead(s, c.first) {
+	if !plus && (ibanHead(s, c.first) || ibanBody(s, c.first)) {
 		return c.end // the groups of an IBAN ("FI21 1234 5600 0007 85"): not a card or a phone
+	}
+	if macGroups(&c) {
+		return c.end // the octets of a MAC address (01-23-45-67-89-AB): not a phone
 	}
 	if e, done := sc.ssnChain(&c); done {
 		return e
@@ -75,6 +78,23 @@ func (sc *scanner) chain(s string, i int, plus bool, units []numUnit, seps []str
 		return e
 	}
 	return sc.phoneChain(&c)
+}
+
+// macGroups reports a chain of two-digit groups joined by dashes that a hex octet continues
+// or precedes: a MAC address whose other octets have letters.
+func macGroups(c *digitChain) bool {
+	if c.plus || c.paren || c.k < 2 || !c.sameSep || c.sep != "-" {
+		return false
+	}
+	for _, u := range c.units {
+		if u.digits != 2 {
+			return false
+		}
+	}
+	s, a, e := c.s, c.first, c.end
+	after := e+2 < len(s) && s[e] == '-' && ctab[s[e+1]]&cHex != 0 && ctab[s[e+2]]&cHex != 0
+	before := a >= 3 && s[a-1] == '-' && ctab[s[a-2]]&cHex != 0 && ctab[s[a-3]]&cHex != 0
+	return after || before
 }
 
 // ssnChain takes a US social security number: 3-2-4 with one separator, or

@@ -26,6 +26,7 @@ func (sc *scanner) numeric(s string, i int) int {
 	if nu == 0 {
 		return i + 1
 	}
+	nu = longGroupSplit(s, sc.units[:nu], sc.seps[:nu])
 	units := sc.units[:nu]
 	end := units[nu-1].end
 	before := len(sc.cands)
@@ -45,6 +46,37 @@ func (sc *scanner) numeric(s string, i int) int {
 		sc.add(i, end, tProbe, 0)
 	}
 	return next
+}
+
+// longGroupSplit returns how many of the groups make the first number: a group of thirteen
+// digits or more is a number of its own (a card written plain), not a group of a longer one,
+// so a space before or after it ends the blob there: "4012888888881881 4012-8888-8888-1881"
+// is two card numbers.
+// A card written in four groups of four ends where the separator changes: in
+// "4012-8888-8888-1881 4012 8888 8888 1881" the space after the fourth group begins another.
+func longGroupSplit(s string, units []numUnit, seps []string) int {
+	for x := 1; x < len(units); x++ {
+		if seps[x] == " " && (units[x-1].digits >= 13 || units[x].digits >= 13) && !units[x-1].paren && !units[x].paren {
+			return x
+		}
+		if x == 4 && seps[4] != seps[3] && seps[3] == seps[2] && seps[2] == seps[1] && fourFours(s, units[:4]) {
+			return x
+		}
+	}
+	return len(units)
+}
+
+// fourFours reports four groups of four digits that pass the Luhn check: a card's layout.
+func fourFours(s string, units []numUnit) bool {
+	var d [16]byte
+	n := 0
+	for _, u := range units {
+		if u.paren || u.digits != 4 || u.parts != 1 {
+			return false
+		}
+		n += copy(d[n:], s[u.start:u.end])
+	}
+	return luhn(d[:])
 }
 
 // readBlob reads the digit groups of the blob at i into sc.units, and the
@@ -292,6 +324,25 @@ func ibanHead(s string, i int) bool {
 	}
 	h := s[i-5 : i-1]
 	return isUpper(h[0]) && isUpper(h[1]) && isDigit(h[2]) && isDigit(h[3]) && (i == 5 || !isWord(s[i-6]))
+}
+
+// ibanBody reports digit groups inside an IBAN written in fours whose earlier groups hold
+// letters ("AL47 212A 1009 0000 …"): going back over groups of four letters and digits, each
+// after one space, it finds the IBAN's country code and check digits.
+func ibanBody(s string, i int) bool {
+	for k, n := i, 0; n < 8 && k >= 5 && s[k-1] == ' '; n++ {
+		if ibanHead(s, k) {
+			return true
+		}
+		g := s[k-5 : k-1]
+		for j := 0; j < 4; j++ {
+			if !isDigit(g[j]) && !isUpper(g[j]) {
+				return false
+			}
+		}
+		k -= 5
+	}
+	return false
 }
 
 func luhn(d []byte) bool {

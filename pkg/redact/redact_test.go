@@ -98,6 +98,9 @@ func TestCreditCard(t *testing.T) {
 		{"12 digits with context", "limit for card 501864667909?", "limit for card [REDACTED_CC]?"},
 		{"japanese glue", "カード番号6586108984332171が", "カード番号[REDACTED_CC]が"},
 		{"not a phone", "Call 4111 1111 1111 1111", "Call [REDACTED_CC]"},
+		{"two cards after one another", "4012888888881881 4012-8888-8888-1881", "[REDACTED_CC] [REDACTED_CC]"},
+		{"a plain card after a grouped one", "4012-8888-8888-1881 4012888888881881", "[REDACTED_CC] [REDACTED_CC]"},
+		{"three cards in three layouts", "4012888888881881 4012-8888-8888-1881 4012 8888 8888 1881", "[REDACTED_CC] [REDACTED_CC] [REDACTED_CC]"},
 	})
 }
 
@@ -197,6 +200,8 @@ func TestSurvives(t *testing.T) {
 		{"hashes", "d41d8cd98f00b204e9800998ecf8427e da39a3ee5e6b4b0d3255bfef95601890afd80709 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
 		{"versions", "version 1.2.3.4, v2.10.0, Chrome/120.0.6099.109, build 10.0.19045.3693"},
 		{"numbers", "42, 3.14159, 1,234,567, 100000, port 8080, PID 12345, count 987654321"},
+		{"MAC addresses with letters in an octet", "MAC: 01-23-45-67-89-AB and AB-01-23-45-67-89"},
+		{"IBANs with letters in a group", "AL47 212A 1009 0000 0002 3569 8741, AT61 1904 A002 3457 3201, BE71 A961 2345 6769"},
 		{"aws ids", "account 123456789012 arn:aws:iam::123456789012:role/Admin i-0abc1234def567890 ami-0123456789abcdef0"},
 		{"luhn invalid", "4111 1111 1111 1112 1234567812345678 4111-1111-1111-1112"},
 		{"invalid ssn", "000-12-3456 666-12-3456 900-12-3456 123-00-4567 123-45-0000 078 00 1123"},
