@@ -127,7 +127,34 @@ func isEscapeLetterAt(s string, j int) bool {
 	if c != 'n' && c != 't' && c != 'r' {
 		return false
 	}
-	return j >= 1 && s[j-1] == '\\' && (j < 2 || s[j-2] != '\\')
+	if j < 1 || s[j-1] != '\\' {
+		return false
+	}
+	if j < 2 || s[j-2] != '\\' {
+		return true
+	}
+	// "\\n" is an escaped backslash before a letter in text escaped once ("C:\\nodejs"), and
+	// an escaped newline in text escaped twice (a tool result inside a tool result): the
+	// latter when a digit, a capital, '(' or '+' or a key word follows ("\\n110201543:AAH…",
+	// "\\nAKIA…", "\\nsecret = …") or a vendor's token, which a path's folder names rarely
+	// start with
+	if j+1 < len(s) && (isDigit(s[j+1]) || isUpper(s[j+1]) || s[j+1] == '(' || s[j+1] == '+') {
+		return true
+	}
+	if _, _, ok := matchVendor(s, j+1); ok {
+		return true // "\\nsk-proj-…": a vendor's token
+	}
+	return keyWordAt(s, j+1)
+}
+
+// keyWordAt reports whether the identifier at k names a value (a password, secret or token
+// key).
+func keyWordAt(s string, k int) bool {
+	e := k
+	for e < len(s) && e-k < 64 && (isAlnum(s[e]) || s[e] == '_' || s[e] == '-') {
+		e++
+	}
+	return e > k && isAlpha(s[k]) && classifyKey(s[k:e]).cls != keyNone
 }
 
 // rightBoundary reports whether a token may end at i (exclusive).

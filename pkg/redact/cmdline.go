@@ -141,12 +141,12 @@ func readCurlCredential(s string, q int) (curlCredential, bool) {
 	if !ok {
 		return curlCredential{}, false
 	}
-	quoted := s[q] == '"' || s[q] == '\''
+	quoted := quoteAt(s, q)
 	c := curlCredential{us: fs, ps: -1, pe: -1}
 	if i := strings.IndexByte(first, ':'); i >= 0 {
 		c.user, c.pass = first[:i], first[i+1:]
 		c.ps, c.pe = fs+i+1, fe
-		if c.pass == "" && !quoted && fe < n && (s[fe] == '"' || s[fe] == '\'') {
+		if c.pass == "" && !quoted && quoteAt(s, fe) {
 			// user:'pass' — the password quoted on its own
 			if p2, a, b, ok2 := curlPart(s, fe); ok2 && p2 != "" {
 				c.pass, c.ps, c.pe = p2, a, b
@@ -154,9 +154,9 @@ func readCurlCredential(s string, q int) (curlCredential, bool) {
 		}
 		return c, true
 	}
-	if quoted && fe+1 < n && s[fe+1] == ':' {
+	if ac := afterClose(s, fe); quoted && ac < n && s[ac] == ':' {
 		// "user":"pass" written as two quoted strings
-		p2, a, b, ok2 := curlPart(s, fe+2)
+		p2, a, b, ok2 := curlPart(s, ac+1)
 		if !ok2 {
 			return curlCredential{}, false
 		}
@@ -338,7 +338,7 @@ func (sc *scanner) secureStringAt(s string, e int) int {
 			p++
 		}
 	}
-	if p >= n || (s[p] != '"' && s[p] != '\'') {
+	if !quoteAt(s, p) {
 		return -1
 	}
 	vs, ve, _, ok := parseValue(s, p, false, false)
@@ -381,6 +381,16 @@ func curlPart(s string, q int) (string, int, int, bool) {
 			return "", 0, 0, false
 		}
 		return s[q+1 : e], q + 1, e, true
+	}
+	if r := escapedQuoteAt(s, q); s[q] == '\\' && r >= 0 {
+		// \"user:pass\" in JSON-escaped text: the same escaped quote closes it
+		delim := s[q : r+1]
+		for e := r + 1; e < n && s[e] != '\n' && e-q < 512; e++ {
+			if strings.HasPrefix(s[e:], delim) {
+				return s[r+1 : e], r + 1, e, true
+			}
+		}
+		return "", 0, 0, false
 	}
 	e := q
 	for e < n && s[e] > ' ' && s[e] < 0x7f && s[e] != '"' && s[e] != '\'' && s[e] != '`' && e-q < 512 {

@@ -23,7 +23,7 @@ func (sc *scanner) proseStatement(s string, i, ke, q int) int {
 			v, copula = proseCopula(s, r)
 		}
 	}
-	if v >= n || (!copula && !isAlnum(s[v]) && s[v] != '"' && s[v] != '\'') {
+	if v >= n || (!copula && !isAlnum(s[v]) && !quoteAt(s, v)) {
 		return -1
 	}
 	if !copula {

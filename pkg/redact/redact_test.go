@@ -186,6 +186,26 @@ func TestSecret(t *testing.T) {
 		{"escaped call argument", `{"c":"std::string secret(\"Xy7#kLm9pQ2w\");"}`, `{"c":"std::string secret(\"[REDACTED_SECRET]\");"}`},
 		{"commas and Latin symbols inside", "secrete = A,.:-¨@*¿?!", "secrete = [REDACTED_SECRET]"},
 		{"a comma before the next pair", "password=Tr0ub4dor3,user=bob", "password=[REDACTED_SECRET],user=bob"},
+		{"escaped curl user and password", `{"t":"curl -s --user \"j.smith:dB2yF6@qL9vZm1P#4J\" \"https://api.contoso.org/me\""}`, `{"t":"curl -s --user \"j.smith:[REDACTED_SECRET]\" \"https://api.contoso.org/me\""}`},
+		{"escaped curl quoted halves", `{"t":"curl --user \"svc\":\"ZqL5kVrX1n8tA2\" -X POST"}`, `{"t":"curl --user \"svc\":\"[REDACTED_SECRET]\" -X POST"}`},
+		{"escaped SecureString", `{"t":"$pw = ConvertTo-SecureString \"Winter3438#\" -AsPlainText"}`, `{"t":"$pw = ConvertTo-SecureString \"[REDACTED_SECRET]\" -AsPlainText"}`},
+		{"escaped passphrase", `{"t":"the passphrase \"amber-Lantern-79\" unlocks it"}`, `{"t":"the passphrase \"[REDACTED_SECRET]\" unlocks it"}`},
+		{"Azure client secret after an escaped newline", `{"t":"line:\nQtT8Q~9C-_Ij~RouHVpD2Tuf3oHWGh.DQ3kcjbAn\n"}`, `{"t":"line:\n[REDACTED_SECRET]\n"}`},
+		{"a key after a newline escaped twice", `{"a":"{\"c\": \"x\\nsecrete = Tr0ub4dor3xx\\n\"}"}`, `{"a":"{\"c\": \"x\\nsecrete = [REDACTED_SECRET]\\n\"}"}`},
+	})
+}
+
+// Text escaped twice (a tool result quoted inside another) writes a newline as \\n: what
+// follows it is read as the start of a line when it is a digit, a capital, a key word or a
+// vendor's token, and a Windows path's folder (C:\\nodejs) stays a word.
+func TestEscapedTwice(t *testing.T) {
+	t.Parallel()
+	runCases(t, []redactCase{
+		{"a vendor token", `{"a":"{\"t\":\"out:\\n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\\n\"}"}`, `{"a":"{\"t\":\"out:\\n[REDACTED_API_KEY]\\n\"}"}`},
+		{"a bot token", `{"a":"{\"t\":\"log:\\n110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw\\n\"}"}`, `{"a":"{\"t\":\"log:\\n[REDACTED_API_KEY]\\n\"}"}`},
+		{"a phone number", `{"a":"{\"t\":\"Fax:\\n(978) 645-9740\\n\"}"}`, `{"a":"{\"t\":\"Fax:\\n[REDACTED_PHONE]\\n\"}"}`},
+		{"private_key is a secret's key", `{"a":"{\"c\": \"x\\nprivate_key: Tr0ub4dor3xx\\n\"}"}`, `{"a":"{\"c\": \"x\\nprivate_key: [REDACTED_SECRET]\\n\"}"}`},
+		{"a Windows path", `{"p":"C:\\nodejs\\node.exe","q":"C:\\temp\\token.txt"}`, `{"p":"C:\\nodejs\\node.exe","q":"C:\\temp\\token.txt"}`},
 	})
 }
 

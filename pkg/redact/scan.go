@@ -696,8 +696,8 @@ func (sc *scanner) scanAzureSecret(s string) {
 		if a < 0 || !isDigit(s[q-1]) || !isc(s[a]) || !isc(s[a+1]) || !isc(s[a+2]) {
 			continue
 		}
-		if a > 0 && (isc(s[a-1]) || s[a-1] == '-') {
-			continue
+		if a > 0 && (isc(s[a-1]) || s[a-1] == '-') && !isEscapeLetterAt(s, a-1) {
+			continue // glued to a word, not to a "\n" escape
 		}
 		e := q + 2
 		for e < n && (isc(s[e]) || s[e] == '-') && e-q-2 <= 34 {

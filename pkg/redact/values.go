@@ -146,7 +146,12 @@ func endsUnquoted(s string, e int, xml, query bool) bool {
 	case query && (b == '&' || b == '#'), xml && b == '<':
 		return true
 	case b == '\\':
-		return e+1 < len(s) && strings.IndexByte("ntr\"'", s[e+1]) >= 0
+		// an escape, as many times escaped as the text is: \n once, \\n twice, \\\" a quote twice
+		k := e + 1
+		for k < len(s) && s[k] == '\\' && k-e < 8 {
+			k++
+		}
+		return k < len(s) && strings.IndexByte("ntr\"'", s[k]) >= 0
 	}
 	return false
 }
