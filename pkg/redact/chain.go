@@ -143,7 +143,7 @@ func (sc *scanner) cardChain(c *digitChain) (int, bool) {
 	grouped := cardGrouped(c)
 	if !c.plus && !c.paren && c.nd >= 12 && c.nd <= 19 && (c.k == 1 || grouped) && c.left && c.right {
 		d := c.digits[:c.nd]
-		if d[0] >= '1' && d[0] <= '6' && !(c.nd == 13 && d[0] == '1') && luhn(d) &&
+		if (d[0] >= '1' && d[0] <= '6' || d[0] == '0' && hasContext(c.s, c.first, cardContext)) && !(c.nd == 13 && d[0] == '1') && luhn(d) &&
 			(c.nd >= 13 || hasContext(c.s, c.first, cardContext)) {
 			sc.add(c.first, c.end, tCC, prioCC)
 			return c.end, true
@@ -204,6 +204,12 @@ func notPhoneChain(c *digitChain) (int, bool) {
 	return 0, false
 }
 
+// shortPhone: six digits in groups are a local number when a phone word stands before or
+// after them ("call me at 92 34 70", "61 51 81 office"); alone they are anything.
+func shortPhone(c *digitChain, ext int) bool {
+	return c.nd == 6 && c.k >= 2 && !c.plus && (hasContext(c.s, c.first, phoneContext) || hasContextAfter(c.s, ext))
+}
+
 // phoneChain takes a phone number: one run of digits with a phone word
 // nearby or in a mobile's shape, or groups in a phone's layout.
 func (sc *scanner) phoneChain(c *digitChain) int {
@@ -214,7 +220,8 @@ func (sc *scanner) phoneChain(c *digitChain) int {
 	if ext == c.end && !c.right {
 		return c.end
 	}
-	if c.nd < 7 {
+	short := c.nd < 7
+	if short && !shortPhone(c, ext) {
 		return c.end
 	}
 	if c.k == 1 {
@@ -223,7 +230,7 @@ func (sc *scanner) phoneChain(c *digitChain) int {
 		}
 		return ext
 	}
-	if !phoneGroups(c) {
+	if !short && !phoneGroups(c) {
 		return c.end
 	}
 	first := c.first

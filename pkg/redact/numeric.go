@@ -504,10 +504,10 @@ func hasContext(s string, i int, kind ctxKind) bool {
 			return false
 		}
 		w := j
-		for w > 0 && isAlpha(s[w-1]) && j-w < 24 {
+		for w > 0 && isAlpha(s[w-1]) && j-w < 24 && !isEscapeLetterAt(s, w-1) {
 			w--
 		}
-		if w > 0 && isWord(s[w-1]) {
+		if w > 0 && isWord(s[w-1]) && !isEscapeLetterAt(s, w-1) {
 			return false
 		}
 		word := s[w:j]
@@ -552,7 +552,7 @@ var (
 		"sms", "whatsapp", "office", "home", "work", "dial", "reach", "number", "no", "nr", "num"}
 	cardWords = []string{"card", "cc", "credit", "debit", "visa", "mastercard", "amex", "pan", "cards"}
 	ssnWords  = []string{"ssn", "security", "ssns"}
-	fillers   = []string{"number", "no", "num", "nr", "is", "at", "on", "me", "my", "the", "of", "for", "to", "our", "your", "his", "her", "a", "an", "was", "id"}
+	fillers   = []string{"number", "no", "num", "nr", "is", "at", "on", "me", "my", "the", "of", "for", "to", "our", "your", "his", "her", "a", "an", "was", "id", "from"}
 )
 
 func isContextWord(w string, kind ctxKind) bool {

@@ -82,6 +82,12 @@ func TestPhone(t *testing.T) {
 		{"japanese glue", "電話は090-1234-5678です", "電話は[REDACTED_PHONE]です"},
 		{"label after", "97 111421 office", "[REDACTED_PHONE] office"},
 		{"dashes before words", "06-10446904-Office", "[REDACTED_PHONE]-Office"},
+		{"a call from", "reported a call from 9498777106; the session", "reported a call from [REDACTED_PHONE]; the session"},
+		{"six digits after a phone word", "Call me at 92 34 70.", "Call me at [REDACTED_PHONE]."},
+		{"six digits before a phone word", "61 51 81 office", "[REDACTED_PHONE] office"},
+		{"six digits after a Japanese phone word", "電話番号33 93 31に", "電話番号[REDACTED_PHONE]に"},
+		{"six digits alone are anything", "ticket 61 51 81 closed, version 12 34 56", "ticket 61 51 81 closed, version 12 34 56"},
+		{"a phone word after an escaped newline", `{"t":"Desk: 555\nFax: 9498777106"}`, `{"t":"Desk: 555\nFax: [REDACTED_PHONE]"}`},
 	})
 }
 
@@ -100,6 +106,7 @@ func TestCreditCard(t *testing.T) {
 		{"not a phone", "Call 4111 1111 1111 1111", "Call [REDACTED_CC]"},
 		{"two cards after one another", "4012888888881881 4012-8888-8888-1881", "[REDACTED_CC] [REDACTED_CC]"},
 		{"a plain card after a grouped one", "4012-8888-8888-1881 4012888888881881", "[REDACTED_CC] [REDACTED_CC]"},
+		{"a leading zero after a card word", "カード番号060426070011が", "カード番号[REDACTED_CC]が"},
 		{"three cards in three layouts", "4012888888881881 4012-8888-8888-1881 4012 8888 8888 1881", "[REDACTED_CC] [REDACTED_CC] [REDACTED_CC]"},
 	})
 }
