@@ -758,7 +758,7 @@ func TestEvalSet(t *testing.T) {
 		checkTargets(t, scoreRecords(t, loadRecords(t, sixthSetPath)), true)
 	})
 	// two sets from the public projects the held-back corpus draws on, written by others
-	for _, name := range []string{"presidio-research", "presidio-analyzer", "detect-secrets-fixtures"} {
+	for _, name := range []string{"presidio-research", "presidio-analyzer", "detect-secrets-fixtures", "gitleaks-generated"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			checkTargets(t, scoreRecords(t, loadRecords(t, "testdata/"+name+".jsonl")), true)

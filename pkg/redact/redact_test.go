@@ -159,6 +159,7 @@ func TestAPIKey(t *testing.T) {
 		{"json token", `{"token": "tok_1a2b3c4d5e6f7g8h9i0j"}`, `{"token": "[REDACTED_API_KEY]"}`},
 		{"escaped json", `\"token3\": \"xapp-1-BM3V7LC51DA-1441525068281-86641a2582cd0903\"`, `\"token3\": \"[REDACTED_API_KEY]\"`},
 		{"go declaration", `var slackToken string = "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB"`, `var slackToken string = "[REDACTED_API_KEY]"`},
+		{"a Slack webhook without its scheme", "hook: hooks.slack.com/services/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", "hook: [REDACTED_API_KEY]"},
 	})
 }
 

@@ -234,6 +234,9 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		// ("apiMetrics := \"5po8…\""); names, URLs and versions
 		// are not random
 		if ki.api && quoted && strongToken(val) {
+			if vendorSecretValue(key, val) {
+				return tSecret, true
+			}
 			return tAPIKey, true
 		}
 		return 0, false
@@ -261,6 +264,9 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 			return tSecret, true
 		}
 		if apiKeyLiteral(val, quoted) {
+			if vendorSecretValue(key, val) {
+				return tSecret, true // "asanaToken = <an Asana client secret's shape>"
+			}
 			return tAPIKey, true
 		}
 	}

@@ -43,6 +43,8 @@ var (
 	setBech   = newSet("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
 	setLDDash = newSet("a-z0-9-")
 	setFly    = newSet("A-Za-z0-9+/=,_")
+	setPS     = newSet("A-Za-z0-9_=.-") // PlanetScale's bodies, '=' and '.' too
+	setTwB    = newSet("A-Za-z0-9%_-")  // a Twitter bearer token, URL-encoded ("%2B", "%3D")
 )
 
 const (
@@ -101,7 +103,7 @@ var vendorRules = []vrule{
 	{"glimt-", setAND, 25, 300, tAPIKey, fRoutable},
 	{"glffct-", setAND, 20, 300, tAPIKey, fRoutable},
 	{"glagent-", setAND, 50, 300, tAPIKey, fRoutable},
-	{"gloas-", setAND, 64, 300, tAPIKey, fRoutable},
+	{"gloas-", setAND, 64, 300, tSecret, fRoutable}, // an OAuth application's secret
 	{"GR1348941", setAND, 20, 100, tAPIKey, 0},
 	// Grafana
 	{"glc_", setB64, 32, 400, tAPIKey, fPad},
@@ -190,10 +192,10 @@ var vendorRules = []vrule{
 	{"sl.u.", setAND, 130, 400, tAPIKey, 0},
 	// more vendor prefixes (gitleaks rule set)
 	{"p8e-", setAN, 32, 32, tSecret, fMixed},               // Adobe client secret
-	{"4b1d", setAN, 38, 38, tAPIKey, fMixed},               // ClickHouse Cloud
+	{"4b1d", setAN, 38, 38, tSecret, fMixed},               // ClickHouse Cloud
 	{"v1.0-", setHexLD, 150, 200, tAPIKey, 0},              // Cloudflare origin CA
 	{"CFPAT-", setAND, 43, 43, tAPIKey, 0},                 // Contentful
-	{"dnkey-", setAND, 40, 120, tAPIKey, 0},                // Defined Networking
+	{"dnkey-", setATL, 40, 120, tAPIKey, 0},                // Defined Networking
 	{"dp.pt.", setAN, 43, 43, tAPIKey, 0},                  // Doppler
 	{"dp.st.", setAND, 43, 80, tAPIKey, 0},                 // Doppler service token
 	{"duffel_test_", setAND, 43, 43, tAPIKey, 0},           // Duffel
@@ -221,9 +223,9 @@ var vendorRules = []vrule{
 	{"access-sandbox-", setHexLD, 36, 36, tAPIKey, 0},      // Plaid
 	{"access-development-", setHexLD, 36, 36, tAPIKey, 0},  // Plaid
 	{"access-production-", setHexLD, 36, 36, tAPIKey, 0},   // Plaid
-	{"pscale_tkn_", setAND, 32, 64, tAPIKey, 0},            // PlanetScale
-	{"pscale_pw_", setAND, 32, 64, tSecret, 0},             // PlanetScale
-	{"pscale_oauth_", setAND, 32, 64, tAPIKey, 0},          // PlanetScale
+	{"pscale_tkn_", setPS, 32, 64, tAPIKey, 0},             // PlanetScale
+	{"pscale_pw_", setPS, 32, 64, tSecret, 0},              // PlanetScale
+	{"pscale_oauth_", setPS, 32, 64, tAPIKey, 0},           // PlanetScale
 	{"pnu_", setAN, 36, 36, tAPIKey, 0},                    // Prefect
 	{"pul-", setHexL, 40, 40, tAPIKey, 0},                  // Pulumi
 	{"rdme_", setAN, 70, 70, tAPIKey, 0},                   // Readme
@@ -239,7 +241,7 @@ var vendorRules = []vrule{
 	{"sgp_", setANU, 40, 70, tAPIKey, fMixed},              // Sourcegraph
 	{"tfp_", setAND, 59, 59, tAPIKey, 0},                   // Typeform
 	{"AQVN", setAND, 35, 38, tAPIKey, 0},                   // Yandex
-	{"AAAAAAAAAAAAAAAAAAAAA", setAND, 40, 150, tAPIKey, 0}, // Twitter bearer
+	{"AAAAAAAAAAAAAAAAAAAAA", setTwB, 40, 150, tAPIKey, 0}, // Twitter bearer
 	{"AC", setLD, 32, 32, tAPIKey, fMixed},                 // Twilio account SID
 	{"lsv2_pt_", setANU, 40, 60, tAPIKey, 0},               // LangSmith
 	{"lsv2_sk_", setANU, 40, 60, tAPIKey, 0},               // LangSmith
@@ -406,6 +408,9 @@ func (r *vrule) matchAt(s string, i int) (int, bool) {
 	e := b
 	for e < len(s) && r.set[s[e]] && e-b <= r.max {
 		e++
+	}
+	for e > b && s[e-1] == '.' {
+		e-- // a full stop after the token, in a body that may hold dots
 	}
 	l := e - b
 	if l < r.min || l > r.max {

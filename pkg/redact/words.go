@@ -200,6 +200,11 @@ func (sc *scanner) alphaDetectors(s string, i, j int) int {
 	if e := sc.labelledUUIDAt(s, i, j); e > 0 {
 		return e
 	}
+	if j-i == 5 && j < len(s) && s[j] == '.' && hasPrefixFold(s[i:], "hooks.slack.com/") && !(i >= 3 && s[i-3:i] == "://") {
+		// a Slack webhook written without its scheme, as config files and chat
+		// messages often do: the host is the URL's
+		sc.webhookURL(s, i, i, i+len("hooks.slack.com"))
+	}
 	if j-i == 4 && eqFold(s[i:j], "pass") {
 		if e := sc.userPassAt(s, i, j); e > 0 {
 			return e

@@ -1,0 +1,94 @@
+package redact
+
+// Some vendors' secrets have no prefix of their own, only a length and an alphabet, and are
+// known by the vendor's name in their key: an Asana client secret is 32 letters and digits
+// under a key that says "asana". Under a token or key word such a value would be typed an API
+// key; the vendor's own documentation (and gitleaks' rules, which the development corpus
+// takes its samples from) calls it a secret. A vendor whose key and secret share one shape
+// (Bittrex) is left to the key word.
+
+type vendorSecret struct {
+	word string   // the vendor's name as keys write it (lower case)
+	set  *charset // the secret's alphabet
+	n    int      // its length
+	uuid bool     // a UUID layout instead
+}
+
+var vendorSecrets = []vendorSecret{
+	{word: "alibaba", set: setAN, n: 30},
+	{word: "asana", set: setAN, n: 32},
+	{word: "bitbucket", set: setATL, n: 64},
+	{word: "confluent", set: setAN, n: 64},
+	{word: "discord", set: setATL, n: 32},
+	{word: "finicity", set: setAN, n: 20},
+	{word: "kucoin", uuid: true},
+	{word: "linear", set: setHexL, n: 32},
+	{word: "linkedin", set: setAN, n: 16},
+	{word: "linked_in", set: setAN, n: 16},
+	{word: "linked-in", set: setAN, n: 16},
+	{word: "looker", set: setAN, n: 24},
+	{word: "plaid", set: setAN, n: 30},
+	{word: "twitter", set: setAN, n: 45},
+	{word: "twitter", set: setAN, n: 50},
+	{word: "zendesk", set: setAN, n: 40},
+}
+
+// vendorSecretValue reports whether val, under key, has the shape of the secret of a vendor
+// the key names.
+func vendorSecretValue(key, val string) bool {
+	if len(val) < 16 || len(val) > 64 {
+		return false
+	}
+	for i := range vendorSecrets {
+		v := &vendorSecrets[i]
+		if !containsFold(key, v.word) {
+			continue
+		}
+		if v.uuid {
+			if uuidShape(val) {
+				return true
+			}
+			continue
+		}
+		if len(val) == v.n && inSet(val, v.set) {
+			return true
+		}
+	}
+	return false
+}
+
+func inSet(s string, cs *charset) bool {
+	for i := 0; i < len(s); i++ {
+		if !cs[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether s holds word (lower case) in any case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if eqFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
+// uuidShape: 8-4-4-4-12 hex digits.
+func uuidShape(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if s[i] != '-' {
+				return false
+			}
+		} else if ctab[s[i]]&cHex == 0 {
+			return false
+		}
+	}
+	return true
+}
