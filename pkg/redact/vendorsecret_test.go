@@ -14,7 +14,7 @@ func TestVendorSecretValue(t *testing.T) {
 		{"kucoinToken", "ba80d15b-61c2-24f6-f8b5-76bff8e887f8", true},
 		{"linkedin-token", "yszj43ee7zo7bf61", true},
 		{"twitterToken", "tu38bdynogdsfkcs9fyrp6p2l4no0sjh1d3wz5d76pioi", true},
-		{"twitterToken", "AbCdEfGhIjKlMnOpQrStUvWxY", false}, // 25: an API key
+		{"twitterToken", "AbCdEfGhIjKlMnOpQrStUvWxY", false},        // 25: an API key
 		{"bittrexToken", "mf2cvt23oa68xtalb52dqdz77ps93kzp", false}, // key and secret share the shape
 		{"linear_token", "3fa4ee08564243e99c3c44c285f53fcd", true},
 		{"linear_token", "3fa4ee08564243e99c3c44c285f53fcZ", false}, // not hex
