@@ -103,7 +103,7 @@ var vendorRules = []vrule{
 	{"glimt-", setAND, 25, 300, tAPIKey, fRoutable},
 	{"glffct-", setAND, 20, 300, tAPIKey, fRoutable},
 	{"glagent-", setAND, 50, 300, tAPIKey, fRoutable},
-	{"gloas-", setAND, 64, 300, tSecret, fRoutable}, // an OAuth application's secret
+	{"gloas-", setAND, 64, 300, tAPIKey, fRoutable},
 	{"GR1348941", setAND, 20, 100, tAPIKey, 0},
 	// Grafana
 	{"glc_", setB64, 32, 400, tAPIKey, fPad},

@@ -4,8 +4,8 @@ package redact
 // known by the vendor's name in their key: an Asana client secret is 32 letters and digits
 // under a key that says "asana". Under a token or key word such a value would be typed an API
 // key; the vendor's own documentation (and gitleaks' rules, which the development corpus
-// takes its samples from) calls it a secret. A vendor whose key and secret share one shape
-// (Bittrex) is left to the key word.
+// takes its samples from) calls it a secret. A vendor whose token and secret share one shape
+// (Bittrex's keys, Zendesk's 40-character API tokens) is left to the key word.
 
 type vendorSecret struct {
 	word string   // the vendor's name as keys write it (lower case)
@@ -30,7 +30,6 @@ var vendorSecrets = []vendorSecret{
 	{word: "plaid", set: setAN, n: 30},
 	{word: "twitter", set: setAN, n: 45},
 	{word: "twitter", set: setAN, n: 50},
-	{word: "zendesk", set: setAN, n: 40},
 }
 
 // vendorSecretValue reports whether val, under key, has the shape of the secret of a vendor

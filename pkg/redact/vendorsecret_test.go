@@ -17,8 +17,9 @@ func TestVendorSecretValue(t *testing.T) {
 		{"twitterToken", "AbCdEfGhIjKlMnOpQrStUvWxY", false},        // 25: an API key
 		{"bittrexToken", "mf2cvt23oa68xtalb52dqdz77ps93kzp", false}, // key and secret share the shape
 		{"linear_token", "3fa4ee08564243e99c3c44c285f53fcd", true},
-		{"linear_token", "3fa4ee08564243e99c3c44c285f53fcZ", false}, // not hex
-		{"api_token", "jy4kq78gv6gmnah4jd4yncjqicc7jgbd", false},    // no vendor named
+		{"linear_token", "3fa4ee08564243e99c3c44c285f53fcZ", false},              // not hex
+		{"api_token", "jy4kq78gv6gmnah4jd4yncjqicc7jgbd", false},                 // no vendor named
+		{"ZENDESK_API_TOKEN", "OSipLnljVlVF5ECwitG7rTsVWM9l6M4Q2YZbUqYm", false}, // an API token's shape
 	}
 	for _, tt := range tests {
 		if got := vendorSecretValue(tt.key, tt.val); got != tt.want {
