@@ -121,7 +121,14 @@ func (sc *scanner) myNumberChain(c *digitChain) (int, bool) {
 // Luhn check, and leaves a card layout that fails it.
 func (sc *scanner) cardChain(c *digitChain) (int, bool) {
 	grouped := cardGrouped(c)
-	if !c.plus && !c.paren && c.nd >= 12 && c.nd <= 19 && (c.k == 1 || grouped) && c.left && c.right {
+	left, right := c.left, c.right
+	if c.k == 1 && c.nd >= 13 {
+		// a field of a CSV row ("A-10021,30149283751047,11/28"): thirteen
+		// digits or more are no part of a thousands-grouped number
+		left = left || (c.first > 0 && c.s[c.first-1] == ',' && !phBefore(c.s, c.first-1))
+		right = right || (c.end < len(c.s) && c.s[c.end] == ',' && !phAfter(c.s, c.end+1))
+	}
+	if !c.plus && !c.paren && c.nd >= 12 && c.nd <= 19 && (c.k == 1 || grouped) && left && right {
 		d := c.digits[:c.nd]
 		if d[0] >= '1' && d[0] <= '6' && !(c.nd == 13 && d[0] == '1') && luhn(d) &&
 			(c.nd >= 13 || hasContext(c.s, c.first, cardContext)) {
@@ -178,10 +185,62 @@ func notPhoneChain(c *digitChain) (int, bool) {
 	if !c.plus && !c.paren && c.k == 2 && c.sep == "-" && c.units[0].digits == 5 && c.units[1].digits == 4 && !hasContext(c.s, c.first, phoneContext) {
 		return c.end, true // US ZIP+4
 	}
+	if !c.plus && !c.paren && c.k == 2 && c.sep == "-" && compactDate(c.grp(0)) && !hasContext(c.s, c.first, phoneContext) {
+		return c.end, true // date-led identifiers: case 20261129-000481
+	}
+	if runsIntoDate(c) || statusAndSize(c) {
+		return c.end, true
+	}
 	if c.first >= 3 && c.s[c.first-3:c.first] == "〒" {
 		return c.end, true // Japanese postal code
 	}
 	return 0, false
+}
+
+// compactDate reports eight digits that read as a date, YYYYMMDD.
+func compactDate(g string) bool {
+	if len(g) != 8 || !yearLike(g[:4]) {
+		return false
+	}
+	m, d := atoi2(g[4:6]), atoi2(g[6:])
+	return m >= 1 && m <= 12 && d >= 1 && d <= 31
+}
+
+// runsIntoDate reports groups that end in the year and month of a date whose
+// day follows ("<134>1 2026-11-29T07:00:02Z", a syslog version before its
+// timestamp): the groups before the year are not a number of their own.
+func runsIntoDate(c *digitChain) bool {
+	x := c.k - 2
+	if x < 1 || c.plus || !yearLike(c.grp(x)) || c.seps[x+1] != "-" || c.units[x+1].digits != 2 || atoi2(c.grp(x+1)) > 12 {
+		return false
+	}
+	e := c.end
+	return e+2 < len(c.s) && c.s[e] == '-' && isDigit(c.s[e+1]) && isDigit(c.s[e+2])
+}
+
+// statusAndSize reports the status and size fields of a web server's access
+// log line ("GET /x HTTP/1.1" 200 5123, GET https://host/x 200 5123): a
+// three-digit status after the request on a line that holds one, then the
+// bytes sent.
+func statusAndSize(c *digitChain) bool {
+	s, f := c.s, c.first
+	if c.plus || c.paren || c.k != 2 || c.sep != " " || c.units[0].digits != 3 || s[f] < '1' || s[f] > '5' || f < 2 || s[f-1] != ' ' || isDigit(s[f-2]) {
+		return false
+	}
+	ls := max(0, f-2048)
+	if nl := strings.LastIndexByte(s[ls:f], '\n'); nl >= 0 {
+		ls += nl + 1
+	}
+	line := s[ls:f]
+	if strings.Contains(line, "HTTP/") {
+		return true
+	}
+	for _, m := range [...]string{"GET ", "POST ", "PUT ", "DELETE ", "HEAD ", "PATCH ", "OPTIONS "} {
+		if k := strings.Index(line, m); k >= 0 && k+len(m) < len(line) && (line[k+len(m)] == '/' || line[k+len(m)] == 'h') {
+			return true
+		}
+	}
+	return false
 }
 
 // phoneChain takes a phone number: one run of digits with a phone word

@@ -27,6 +27,15 @@ func TestPhoneRecognizer(t *testing.T) {
 		{"OID 1.3.6.1.2.1.1.5.0 for sysName", "OID 1.3.6.1.2.1.1.5.0 for sysName"},
 		{"serial 010.001.002.003 here", "serial 010.001.002.003 here"},
 		{"to 10.20.30.40:8080 ok", "to [REDACTED_IP]:8080 ok"},
+		// date-led identifiers, a syslog version before its timestamp, an access log's status and size
+		{"The case number 20261129-000481 was noted", "The case number 20261129-000481 was noted"},
+		{"<134>1 2026-11-29T07:00:02Z vpn01 openvpn", "<134>1 2026-11-29T07:00:02Z vpn01 openvpn"},
+		{`"GET /x HTTP/1.1" 200 5123 "-"`, `"GET /x HTTP/1.1" 200 5123 "-"`},
+		{"GET https://h.example/x?a=b 200 1834221", "GET https://h.example/x?a=b 200 1834221"},
+		{"Call 200 1834221 now", "Call [REDACTED_PHONE] now"},
+		// a card as a CSV field; a thousands-grouped amount stays
+		{"order,card\nA-1,30149283751047,11/28", "order,card\nA-1,[REDACTED_CC],11/28"},
+		{"total 1,234,567,890,123 units", "total 1,234,567,890,123 units"},
 	}
 	r := New(AllTypes()...)
 	for _, c := range cases {
