@@ -289,10 +289,13 @@ func (sc *scanner) namedValue(s string, v int, xml bool) bool {
 		return false
 	}
 	q := siblingValueStart(s, ne)
-	if q < 0 {
-		return false
+	var vs, ve int
+	var quoted bool
+	if q >= 0 {
+		vs, ve, quoted, ok = parseValue(s, q, false, false)
+	} else {
+		vs, ve, ok = namedElementText(s, ne)
 	}
-	vs, ve, quoted, ok := parseValue(s, q, false, false)
 	if !ok {
 		return false
 	}
@@ -300,6 +303,21 @@ func (sc *scanner) namedValue(s string, v int, xml bool) bool {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return true
+}
+
+// namedElementText reads the text of an XML element whose name attribute
+// ends at ne: <Data Name="Password">value</Data>, as Windows event XML and
+// .NET settings files write a named value. The text runs to the next tag.
+func namedElementText(s string, ne int) (vs, ve int, ok bool) {
+	if ne+2 >= len(s) || (s[ne] != '"' && s[ne] != '\'') || s[ne+1] != '>' {
+		return 0, 0, false
+	}
+	vs = ne + 2
+	k := strings.IndexByte(s[vs:min(len(s), vs+257)], '<')
+	if k <= 0 || strings.ContainsAny(s[vs:vs+k], "\n\r") {
+		return 0, 0, false
+	}
+	return vs, vs + k, true
 }
 
 // siblingName reads the name at v (after spaces): a key-shaped value of 3
