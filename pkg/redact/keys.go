@@ -15,6 +15,7 @@ var (
 	secretWords = []string{"password", "passwd", "pass", "pwd", "pw", "passphrase", "passcode", "secret", "secrets",
 		"private", "privatekey", "priv", "clientsecret", "secretkey", "credential", "credentials", "creds", "cred",
 		"pswd", "psw", "contrasena", "passwort", "motdepasse", "secrete",
+		"requirepass", "masterauth", // redis.conf
 		"contribsys"} // Sidekiq Enterprise credentials: BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:pass
 	secretSuffixes = []string{"password", "passwd", "pwd", "secret", "passphrase"}
 	// weak API words count only at the end of the key (key_down_event is not a key)

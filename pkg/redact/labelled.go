@@ -42,11 +42,23 @@ func labelBefore(s string, i int, vendor string) bool {
 func (sc *scanner) mailgunKeyAt(s string, i, j int) int {
 	e := j + 18
 	if j-i != 32 || e > len(s) || s[j] != '-' || s[j+9] != '-' || !isLowerHex(s[i:j]) ||
-		!isLowerHex(s[j+1:j+9]) || !isLowerHex(s[j+10:e]) || !rightBoundary(s, e) || !labelBefore(s, i, "mailgun") {
+		!isLowerHex(s[j+1:j+9]) || !isLowerHex(s[j+10:e]) || !rightBoundary(s, e) ||
+		!(labelBefore(s, i, "mailgun") || mailgunAfter(s, e)) {
 		return -1
 	}
 	sc.add(i, e, tAPIKey, prioVendor)
 	return e
+}
+
+// mailgunAfter reports the vendor's host later on the line of a key ending
+// at e, as its documentation writes a call: curl --user 'api:KEY'
+// https://api.mailgun.net/v3/….
+func mailgunAfter(s string, e int) bool {
+	l := s[e:min(len(s), e+160)]
+	if k := strings.IndexByte(l, '\n'); k >= 0 {
+		l = l[:k]
+	}
+	return strings.Contains(strings.ToLower(l), "mailgun.net")
 }
 
 // userPassAt reads "user NAME pass VALUE" (also "user: NAME pass: VALUE",

@@ -118,8 +118,10 @@ func TestMailgunLabelled(t *testing.T) {
 	t.Parallel()
 	r := New(AllTypes()...)
 	for in, want := range map[string]string{
-		"Leaked Mailgun key 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e in the repo": "Leaked Mailgun key [REDACTED_API_KEY] in the repo",
-		"build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished":                 "build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished",
+		"Leaked Mailgun key 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e in the repo":                              "Leaked Mailgun key [REDACTED_API_KEY] in the repo",
+		"build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished":                                              "build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished",
+		"curl -s --user 'api:614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e' https://api.eu.mailgun.net/v3/x/events": "curl -s --user 'api:[REDACTED_API_KEY]' https://api.eu.mailgun.net/v3/x/events",
+		"614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e\nhttps://api.mailgun.net/v3":                                 "614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e\nhttps://api.mailgun.net/v3",
 	} {
 		if got, _ := r.String(in); got != want {
 			t.Errorf("String(%q) = %q, want %q", in, got, want)

@@ -299,6 +299,8 @@ func passwordKey(w string) bool {
 		return hasSuffixFold(w, "pwd") || hasSuffixFold(w, "passwd") || hasSuffixFold(w, "password")
 	case 'e':
 		return hasSuffixFold(w, "passphrase") || hasSuffixFold(w, "passcode")
+	case 's', 'h':
+		return eqFold(w, "requirepass") || eqFold(w, "masterauth") // redis.conf
 	}
 	return false
 }
