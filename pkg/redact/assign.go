@@ -239,10 +239,29 @@ func (sc *scanner) assignedValue(s string, i, ke, q, v int, xml bool) int {
 	if !ok || sc.schemeCredential(s, key, vs, ve) {
 		return ke
 	}
+	if ki.cls == keySecret && !quoted && appPassword(s, vs, ve) {
+		sc.add(vs, ve+15, tSecret, prioAssign)
+		return ve + 15
+	}
 	if typ, ok := valueType(ki, key, s[vs:ve], quoted); ok {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return ke
+}
+
+// appPassword reports an app password as Google shows it, four groups of
+// four lower-case letters with a space between them ("abcd efgh ijkl
+// mnop"), whose first group is the unquoted value [vs,ve).
+func appPassword(s string, vs, ve int) bool {
+	if ve-vs != 4 || ve+15 > len(s) || !allClass(s[vs:ve], cLower) || !rightBoundary(s, ve+15) {
+		return false
+	}
+	for g := ve; g < ve+15; g += 5 {
+		if s[g] != ' ' || !allClass(s[g+1:g+5], cLower) {
+			return false
+		}
+	}
+	return true
 }
 
 // literalAt reads the value at v ([vs,ve), and whether it was quoted) and

@@ -1,11 +1,14 @@
 package redact
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // Values known by the label written before them rather than by their own
 // shape: a Heroku API key (a UUID, which alone is an identifier to keep), a
-// Mailgun key in its 32-8-8 hex layout, and the password of a "user NAME
-// pass VALUE" line.
+// Mailgun key in its 32-8-8 hex layout, the password of a "user NAME
+// pass VALUE" line, and the credentials of an SMTP AUTH PLAIN command.
 
 // labelledUUIDAt takes a UUID at i (the word [i,j) is its first group) when
 // a Heroku credential label stands shortly before it on the same line
@@ -127,4 +130,28 @@ func userLabelBefore(s string, i int) bool {
 		}
 	}
 	return false
+}
+
+// smtpAuthAt takes the initial response of an SMTP (or IMAP, POP3) "AUTH
+// PLAIN" command at the word "AUTH" [i,j): base64 of "authzid NUL user NUL
+// password" (RFC 4616), a password as plainly as Basic credentials are.
+func (sc *scanner) smtpAuthAt(s string, i, j int) int {
+	if j-i != 4 || s[i:j] != "AUTH" || !strings.HasPrefix(s[j:], " PLAIN ") {
+		return -1
+	}
+	v := j + 7
+	e := spanClass(s, v, cB64, 1024)
+	for e < len(s) && s[e] == '=' && (e-v)%4 != 0 {
+		e++
+	}
+	if e-v < 8 || !rightBoundary(s, e) {
+		return -1
+	}
+	var buf [768]byte
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(s[v:e]))
+	if err != nil || strings.Count(string(buf[:n]), "\x00") != 2 {
+		return -1
+	}
+	sc.add(v, e, tSecret, prioCred)
+	return e
 }

@@ -128,3 +128,18 @@ func TestMailgunLabelled(t *testing.T) {
 		}
 	}
 }
+
+func TestSMTPAuthPlain(t *testing.T) {
+	t.Parallel()
+	run := func(sc *scanner, s string) {
+		i := strings.Index(s, "AUTH")
+		sc.smtpAuthAt(s, i, i+4)
+	}
+	checkRecognizer(t, "smtpAuthAt", run, []recognizerCase{
+		{"C: AUTH PLAIN AHNjYW5uZXJAZXhhbXBsZS5jb20AU2M0bm5lci1SZWxheS0yMDI2", "SECRET:AHNjYW5uZXJAZXhhbXBsZS5jb20AU2M0bm5lci1SZWxheS0yMDI2"},
+		{"AUTH PLAIN AGpvZQBwYXNz\r\n", "SECRET:AGpvZQBwYXNz"},
+		{"S: 250-AUTH PLAIN LOGIN", ""},
+		{"AUTH PLAIN dGVzdA==", ""}, // no NUL-separated credentials
+		{"AUTH PLAIN =", ""},
+	})
+}

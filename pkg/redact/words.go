@@ -188,6 +188,9 @@ func (sc *scanner) alphaDetectors(s string, i, j int) int {
 	if e := sc.atlasToken(s, i, j); e > 0 {
 		return e
 	}
+	if e := sc.smtpAuthAt(s, i, j); e > 0 {
+		return e // AUTH PLAIN <base64>
+	}
 	if j-i == 3 && j+6 < len(s) && s[j] == ' ' && eqFold(s[i:j], "net") && hasPrefixFold(s[j+1:], "user ") {
 		if e := sc.netUserAt(s, j+6); e > 0 {
 			return e
@@ -468,7 +471,8 @@ func mixedClasses(tok string, k int) bool {
 }
 
 // tokenShapes checks context-free token layouts that have no vendor prefix:
-// Discord bot tokens, Mailchimp keys and 40-character AWS secret access keys.
+// Discord bot tokens, Mailchimp keys, Azure's annotated keys and 40-character
+// AWS secret access keys.
 func (sc *scanner) tokenShapes(s string, i, j int) int {
 	n := len(s)
 	c := s[i]
@@ -488,6 +492,12 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 	}
 	if e := sc.mailgunKeyAt(s, i, j); e > 0 {
 		return e
+	}
+	// Azure's annotated keys (the newer Azure DevOps PAT): 84 letters and
+	// digits with the fixed "JQQJ" at 52 and the service's signature at 76
+	if j-i == 84 && s[i+52:i+56] == "JQQJ" && allClass(s[i:j], cDigit|cUpper|cLower) && rightBoundary(s, j) {
+		sc.add(i, j, tAPIKey, prioVendor)
+		return j
 	}
 	// Mailchimp: 32 lower-case hex + "-us" + datacenter number
 	if j-i == 32 && j+3 < n && s[j] == '-' && s[j+1] == 'u' && s[j+2] == 's' && isDigit(s[j+3]) {
