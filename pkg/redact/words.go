@@ -493,9 +493,7 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 	if e := sc.mailgunKeyAt(s, i, j); e > 0 {
 		return e
 	}
-	// Azure's annotated keys (the newer Azure DevOps PAT): 84 letters and
-	// digits with the fixed "JQQJ" at 52 and the service's signature at 76
-	if j-i == 84 && s[i+52:i+56] == "JQQJ" && allClass(s[i:j], cDigit|cUpper|cLower) && rightBoundary(s, j) {
+	if j-i == 84 && azureAnnotatedKey(s, i, j) {
 		sc.add(i, j, tAPIKey, prioVendor)
 		return j
 	}
@@ -519,6 +517,13 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 		}
 	}
 	return j
+}
+
+// azureAnnotatedKey reports one of Azure's annotated keys at the word
+// [i,j) (the newer Azure DevOps PAT): 84 letters and digits with the fixed
+// "JQQJ" at 52 and the service's signature at 76.
+func azureAnnotatedKey(s string, i, j int) bool {
+	return j-i == 84 && s[i+52:i+56] == "JQQJ" && allClass(s[i:j], cDigit|cUpper|cLower) && rightBoundary(s, j)
 }
 
 func isLowerHex(s string) bool {
