@@ -4,39 +4,42 @@ import "strings"
 
 // A CSV export (an identity store dump, a credential list attached to a
 // phishing kit's report) names its password column once, in the header; the
-// rows under it hold the values. scanCSVPasswords reads a header line whose
-// field is a password word and takes that field of the rows that follow
-// with the header's number of fields.
+// rows under it hold the values. The word walk offers csvHeaderAt a password
+// word followed by ',' or the end of its line; a header line whose field it
+// is gives that field of the rows that follow with the header's number of
+// fields.
 
-// csvMaxRows bounds how far under a header the column is read.
-const csvMaxRows = 200
+// csvMaxRows bounds how far under a header the column is read, and
+// csvMaxHeader the length of a header line.
+const (
+	csvMaxRows   = 200
+	csvMaxHeader = 512
+)
 
-func (sc *scanner) scanCSVPasswords(s string) {
-	for from := 0; from < len(s); {
-		k := indexFoldASSWORD(s[from:])
-		if k < 0 {
-			return
-		}
-		p := from + k
-		ls := strings.LastIndexByte(s[:p], '\n') + 1
-		le := lineEnd(s, p)
-		from = le
-		col, nf := csvPasswordColumn(s[ls:le])
-		if col < 0 {
-			continue
-		}
-		from = sc.csvRows(s, le, col, nf)
-	}
+// csvField reports a byte that may end a header's field: ',' or the line's end.
+func csvField(s string, j int) bool {
+	return j >= len(s) || s[j] == ',' || s[j] == '\n' || s[j] == '\r'
 }
 
-// indexFoldASSWORD finds "assword" or "ASSWORD" (the rest of a password
-// word in either case).
-func indexFoldASSWORD(s string) int {
-	a, b := strings.Index(s, "assword"), strings.Index(s, "ASSWORD")
-	if a < 0 || (b >= 0 && b < a) {
-		return b
+// csvHeaderAt reads the line of the password word [i,j) as a CSV header
+// and takes its column in the rows under it; it returns where the rows
+// end, or -1 when the line is no such header.
+func (sc *scanner) csvHeaderAt(s string, i, j int) int {
+	if !csvField(s, j) || (i > 0 && s[i-1] != ',' && s[i-1] != '\n') || !passwordKey(s[i:j]) {
+		return -1
 	}
-	return a
+	a := max(0, i-csvMaxHeader)
+	ls := strings.LastIndexByte(s[a:i], '\n') + 1 + a
+	e := strings.IndexByte(s[j:min(len(s), j+csvMaxHeader)], '\n')
+	if (ls == a && a > 0) || e < 0 {
+		return -1 // a line too long for a header, or no row under it
+	}
+	le := j + e
+	col, nf := csvPasswordColumn(s[ls:le])
+	if col < 0 {
+		return -1
+	}
+	return sc.csvRows(s, le, col, nf)
 }
 
 func lineEnd(s string, p int) int {
@@ -51,7 +54,7 @@ func lineEnd(s string, p int) int {
 // one of them a password word ("password", "Password", "user_password").
 func csvPasswordColumn(line string) (col, nf int) {
 	line = strings.TrimSuffix(line, "\r")
-	if len(line) > 512 || strings.Count(line, ",") == 0 {
+	if len(line) > csvMaxHeader || strings.Count(line, ",") == 0 {
 		return -1, 0
 	}
 	col = -1

@@ -43,7 +43,6 @@ const (
 	tgEq                         // '=': value-first comparisons, SAS signatures
 	tgPct                        // '%': percent-encoded e-mail
 	tgHigh                       // bytes >= 0x80: Japanese keywords, fullwidth forms
-	tgComma                      // ',': a CSV header's password column
 )
 
 var trigTable = func() (t [256]uint16) {
@@ -54,7 +53,6 @@ var trigTable = func() (t [256]uint16) {
 	t['~'] = tgTilde
 	t['='] = tgEq
 	t['%'] = tgPct
-	t[','] = tgComma
 	for c := 0x80; c < 256; c++ {
 		t[c] = tgHigh
 	}
@@ -105,9 +103,6 @@ func (sc *scanner) scan(s string, m uint16) {
 	if m&tgEq != 0 {
 		sc.scanReversedCompare(s)
 		sc.scanSASSig(s)
-	}
-	if m&tgComma != 0 {
-		sc.scanCSVPasswords(s)
 	}
 	sc.wordsFrom = len(sc.cands)
 	sc.scanWords(s)

@@ -191,6 +191,11 @@ func (sc *scanner) alphaDetectors(s string, i, j int) int {
 	if e := sc.smtpAuthAt(s, i, j); e > 0 {
 		return e // AUTH PLAIN <base64>
 	}
+	if j < len(s) && s[j] != '=' && s[j] != ':' && s[j] != ' ' {
+		if e := sc.csvHeaderAt(s, i, j); e > 0 {
+			return e // user,password\n…
+		}
+	}
 	if j-i == 3 && j+6 < len(s) && s[j] == ' ' && eqFold(s[i:j], "net") && hasPrefixFold(s[j+1:], "user ") {
 		if e := sc.netUserAt(s, j+6); e > 0 {
 			return e
