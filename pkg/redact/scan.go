@@ -89,6 +89,7 @@ func (sc *scanner) scan(s string, m uint16) {
 	}
 	if m&tgAt != 0 {
 		sc.scanEmails(s)
+		sc.scanOracleLogins(s)
 	}
 	if m&tgPct != 0 {
 		sc.scanEncodedEmails(s)
