@@ -220,25 +220,33 @@ func runsIntoDate(c *digitChain) bool {
 
 // statusAndSize reports the status and size fields of a web server's access
 // log line ("GET /x HTTP/1.1" 200 5123, GET https://host/x 200 5123): a
-// three-digit status after the request on a line that holds one, then the
-// bytes sent.
+// three-digit status right after the request's protocol and quote, or after
+// its target (a path or a URL) when a method comes before that. Only the
+// token before the status is read, so a line of many numbers costs no more
+// than reading it once.
 func statusAndSize(c *digitChain) bool {
 	s, f := c.s, c.first
-	if c.plus || c.paren || c.k != 2 || c.sep != " " || c.units[0].digits != 3 || s[f] < '1' || s[f] > '5' || f < 2 || s[f-1] != ' ' || isDigit(s[f-2]) {
+	if c.plus || c.paren || c.k != 2 || c.sep != " " || c.units[0].digits != 3 || s[f] < '1' || s[f] > '5' || f < 2 || s[f-1] != ' ' {
 		return false
 	}
-	ls := max(0, f-2048)
-	if nl := strings.LastIndexByte(s[ls:f], '\n'); nl >= 0 {
-		ls += nl + 1
+	if s[f-2] == '"' {
+		return strings.Contains(s[max(0, f-12):f-2], "HTTP/")
 	}
-	line := s[ls:f]
-	if strings.Contains(line, "HTTP/") {
+	ts := f - 1 // the request target before the status
+	for ts > 0 && s[ts-1] > ' ' && f-ts < 2048 {
+		ts--
+	}
+	tgt := s[ts : f-1]
+	if !(strings.HasPrefix(tgt, "/") || strings.HasPrefix(tgt, "http://") || strings.HasPrefix(tgt, "https://")) || ts < 4 || s[ts-1] != ' ' {
+		return false
+	}
+	ms := ts - 1
+	for ms > 0 && ts-1-ms < 8 && isUpper(s[ms-1]) {
+		ms--
+	}
+	switch s[ms : ts-1] {
+	case "GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS":
 		return true
-	}
-	for _, m := range [...]string{"GET ", "POST ", "PUT ", "DELETE ", "HEAD ", "PATCH ", "OPTIONS "} {
-		if k := strings.Index(line, m); k >= 0 && k+len(m) < len(line) && (line[k+len(m)] == '/' || line[k+len(m)] == 'h') {
-			return true
-		}
 	}
 	return false
 }

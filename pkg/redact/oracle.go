@@ -22,9 +22,10 @@ func (sc *scanner) scanOracleLogins(s string) {
 		if at == 0 || at+1 >= len(s) || s[at-1] <= ' ' || !oracleTarget(s[at+1]) {
 			continue
 		}
-		// the password: back to the slash, with no space, quote or slash in it
+		// the password: back to the slash, with no space, quote, slash or
+		// '@' in it (so that a run of '@' is read once)
 		ps := at
-		for ps > 0 && at-ps < 128 && s[ps-1] > ' ' && s[ps-1] < 0x7f && s[ps-1] != '/' && s[ps-1] != '"' && s[ps-1] != '\'' {
+		for ps > 0 && at-ps < 128 && s[ps-1] > ' ' && s[ps-1] < 0x7f && s[ps-1] != '/' && s[ps-1] != '"' && s[ps-1] != '\'' && s[ps-1] != '@' {
 			ps--
 		}
 		if ps == 0 || s[ps-1] != '/' || at-ps < 3 {
