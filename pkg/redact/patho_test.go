@@ -39,6 +39,7 @@ var pathologicalPatterns = func() map[string]string {
 		"status and size":  "200 5123 ",
 		"oracle logins":    "sqlplus a/b@",
 		"csv headers":      "user,password\n",
+		"csv fields":       "password,",
 	}
 }()
 
