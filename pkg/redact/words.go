@@ -188,10 +188,12 @@ func (sc *scanner) alphaDetectors(s string, i, j int) int {
 	if e := sc.atlasToken(s, i, j); e > 0 {
 		return e
 	}
-	if e := sc.smtpAuthAt(s, i, j); e > 0 {
-		return e // AUTH PLAIN <base64>
+	if j-i == 4 && s[i] == 'A' {
+		if e := sc.smtpAuthAt(s, i, j); e > 0 {
+			return e // AUTH PLAIN <base64>
+		}
 	}
-	if j < len(s) && s[j] != '=' && s[j] != ':' && s[j] != ' ' {
+	if j < len(s) && (s[j] == ',' || s[j] == '\n' || s[j] == '\r') {
 		if e := sc.csvHeaderAt(s, i, j); e > 0 {
 			return e // user,password\n…
 		}
