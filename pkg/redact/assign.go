@@ -141,7 +141,8 @@ func keyClose(s string, i, ke int) (p int, xml, callArg bool) {
 		if r < n && (s[r] == '"' || s[r] == '\'') {
 			p = r + 1
 		}
-	case s[p] == '>' && i > 0 && s[i-1] == '<':
+	case s[p] == '>' && i > 0 && s[i-1] == '<' && !(i >= 2 && s[i-2] == ':') && !(p+1 < n && s[p+1] == '@'):
+		// an element; "user:<password>@host" is a template's placeholder
 		xml = true
 	}
 	if !xml && p < n && s[p] == ']' && i >= 2 && s[i-2] == '[' {
@@ -238,10 +239,29 @@ func (sc *scanner) assignedValue(s string, i, ke, q, v int, xml bool) int {
 	if !ok || sc.schemeCredential(s, key, vs, ve) || (xml && !closingTagAhead(s, ve)) {
 		return ke
 	}
+	if ki.cls == keySecret && !quoted && appPassword(s, vs, ve) {
+		sc.add(vs, ve+15, tSecret, prioAssign)
+		return ve + 15
+	}
 	if typ, ok := valueType(ki, key, s[vs:ve], quoted); ok {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return ke
+}
+
+// appPassword reports an app password as Google shows it, four groups of
+// four lower-case letters with a space between them ("abcd efgh ijkl
+// mnop"), whose first group is the unquoted value [vs,ve).
+func appPassword(s string, vs, ve int) bool {
+	if ve-vs != 4 || ve+15 > len(s) || !allClass(s[vs:ve], cLower) || !rightBoundary(s, ve+15) {
+		return false
+	}
+	for g := ve; g < ve+15; g += 5 {
+		if s[g] != ' ' || !allClass(s[g+1:g+5], cLower) {
+			return false
+		}
+	}
+	return true
 }
 
 // literalAt reads the value at v ([vs,ve), and whether it was quoted) and
@@ -289,10 +309,13 @@ func (sc *scanner) namedValue(s string, v int, xml bool) bool {
 		return false
 	}
 	q := siblingValueStart(s, ne)
-	if q < 0 {
-		return false
+	var vs, ve int
+	var quoted bool
+	if q >= 0 {
+		vs, ve, quoted, ok = parseValue(s, q, false, false)
+	} else {
+		vs, ve, ok = namedElementText(s, ne)
 	}
-	vs, ve, quoted, ok := parseValue(s, q, false, false)
 	if !ok {
 		return false
 	}
@@ -300,6 +323,21 @@ func (sc *scanner) namedValue(s string, v int, xml bool) bool {
 		sc.add(vs, ve, typ, prioAssign)
 	}
 	return true
+}
+
+// namedElementText reads the text of an XML element whose name attribute
+// ends at ne: <Data Name="Password">value</Data>, as Windows event XML and
+// .NET settings files write a named value. The text runs to the next tag.
+func namedElementText(s string, ne int) (vs, ve int, ok bool) {
+	if ne+2 >= len(s) || (s[ne] != '"' && s[ne] != '\'') || s[ne+1] != '>' {
+		return 0, 0, false
+	}
+	vs = ne + 2
+	k := strings.IndexByte(s[vs:min(len(s), vs+257)], '<')
+	if k <= 0 || strings.ContainsAny(s[vs:vs+k], "\n\r") {
+		return 0, 0, false
+	}
+	return vs, vs + k, true
 }
 
 // siblingName reads the name at v (after spaces): a key-shaped value of 3

@@ -20,6 +20,12 @@ func TestNamedValue(t *testing.T) {
 		{`"name": "LOG_LEVEL", "value": "Tr0ub4dor&3"`, ""},
 		{`"name": "DB_PASSWORD", "values": "Tr0ub4dor&3"`, ""},
 		{`"name": "DB_PASSWORD", "value": "changeme"`, ""},
+		// an XML element named by its attribute: Windows event data, .NET settings
+		{`<Data Name="Password">Xv8!nXcz,pg Az</Data>`, "SECRET:Xv8!nXcz,pg Az"},
+		{`<Data Name="ApiToken">Zq8vN2kLm4Xp7Rt9Wc3Yb6Hd</Data>`, "API_KEY:Zq8vN2kLm4Xp7Rt9Wc3Yb6Hd"},
+		{`<Data Name="TargetUserName">administrator</Data>`, ""},
+		{`<Data Name="PasswordLastSet">%%1794</Data>`, ""},
+		{`<Data Name="Password"></Data>`, ""},
 	})
 }
 

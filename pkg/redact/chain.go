@@ -141,7 +141,14 @@ func (sc *scanner) myNumberChain(c *digitChain) (int, bool) {
 // Luhn check, and leaves a card layout that fails it.
 func (sc *scanner) cardChain(c *digitChain) (int, bool) {
 	grouped := cardGrouped(c)
-	if !c.plus && !c.paren && c.nd >= 12 && c.nd <= 19 && (c.k == 1 || grouped) && c.left && c.right {
+	left, right := c.left, c.right
+	if c.k == 1 && c.nd >= 13 {
+		// a field of a CSV row ("A-10021,30149283751047,11/28"): thirteen
+		// digits or more are no part of a thousands-grouped number
+		left = left || (c.first > 0 && c.s[c.first-1] == ',' && !phBefore(c.s, c.first-1))
+		right = right || (c.end < len(c.s) && c.s[c.end] == ',' && !phAfter(c.s, c.end+1))
+	}
+	if !c.plus && !c.paren && c.nd >= 12 && c.nd <= 19 && (c.k == 1 || grouped) && left && right {
 		d := c.digits[:c.nd]
 		if (d[0] >= '1' && d[0] <= '6' || d[0] == '0' && hasContext(c.s, c.first, cardContext)) && !(c.nd == 13 && d[0] == '1') && luhn(d) &&
 			(c.nd >= 13 || hasContext(c.s, c.first, cardContext)) {
@@ -198,6 +205,12 @@ func notPhoneChain(c *digitChain) (int, bool) {
 	if !c.plus && !c.paren && c.k == 2 && c.sep == "-" && c.units[0].digits == 5 && c.units[1].digits == 4 && !hasContext(c.s, c.first, phoneContext) {
 		return c.end, true // US ZIP+4
 	}
+	if !c.plus && !c.paren && c.k == 2 && c.sep == "-" && compactDate(c.grp(0)) && !hasContext(c.s, c.first, phoneContext) {
+		return c.end, true // date-led identifiers: case 20261129-000481
+	}
+	if runsIntoDate(c) || statusAndSize(c) {
+		return c.end, true
+	}
 	if c.first >= 3 && c.s[c.first-3:c.first] == "〒" {
 		return c.end, true // Japanese postal code
 	}
@@ -208,6 +221,60 @@ func notPhoneChain(c *digitChain) (int, bool) {
 // after them ("call me at 92 34 70", "61 51 81 office"); alone they are anything.
 func shortPhone(c *digitChain, ext int) bool {
 	return c.nd == 6 && c.k >= 2 && !c.plus && (hasContext(c.s, c.first, phoneContext) || hasContextAfter(c.s, ext))
+}
+
+// compactDate reports eight digits that read as a date, YYYYMMDD.
+func compactDate(g string) bool {
+	if len(g) != 8 || !yearLike(g[:4]) {
+		return false
+	}
+	m, d := atoi2(g[4:6]), atoi2(g[6:])
+	return m >= 1 && m <= 12 && d >= 1 && d <= 31
+}
+
+// runsIntoDate reports groups that end in the year and month of a date whose
+// day follows ("<134>1 2026-11-29T07:00:02Z", a syslog version before its
+// timestamp): the groups before the year are not a number of their own.
+func runsIntoDate(c *digitChain) bool {
+	x := c.k - 2
+	if x < 1 || c.plus || !yearLike(c.grp(x)) || c.seps[x+1] != "-" || c.units[x+1].digits != 2 || atoi2(c.grp(x+1)) > 12 {
+		return false
+	}
+	e := c.end
+	return e+2 < len(c.s) && c.s[e] == '-' && isDigit(c.s[e+1]) && isDigit(c.s[e+2])
+}
+
+// statusAndSize reports the status and size fields of a web server's access
+// log line ("GET /x HTTP/1.1" 200 5123, GET https://host/x 200 5123): a
+// three-digit status right after the request's protocol and quote, or after
+// its target (a path or a URL) when a method comes before that. Only the
+// token before the status is read, so a line of many numbers costs no more
+// than reading it once.
+func statusAndSize(c *digitChain) bool {
+	s, f := c.s, c.first
+	if c.plus || c.paren || c.k != 2 || c.sep != " " || c.units[0].digits != 3 || s[f] < '1' || s[f] > '5' || f < 2 || s[f-1] != ' ' {
+		return false
+	}
+	if s[f-2] == '"' {
+		return strings.Contains(s[max(0, f-12):f-2], "HTTP/")
+	}
+	ts := f - 1 // the request target before the status
+	for ts > 0 && s[ts-1] > ' ' && f-ts < 2048 {
+		ts--
+	}
+	tgt := s[ts : f-1]
+	if !(strings.HasPrefix(tgt, "/") || strings.HasPrefix(tgt, "http://") || strings.HasPrefix(tgt, "https://")) || ts < 4 || s[ts-1] != ' ' {
+		return false
+	}
+	ms := ts - 1
+	for ms > 0 && ts-1-ms < 8 && isUpper(s[ms-1]) {
+		ms--
+	}
+	switch s[ms : ts-1] {
+	case "GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS":
+		return true
+	}
+	return false
 }
 
 // phoneChain takes a phone number: one run of digits with a phone word

@@ -37,6 +37,11 @@ func TestURLIndicatorsKept(t *testing.T) {
 		{"DATABASE_URL=postgres://app:pXn7!eR2wq@db.internal:5432/app", "DATABASE_URL=postgres://app:[REDACTED_SECRET]@db.internal:5432/app"},
 		{"Allowlist *.my.salesforce.com and *.zendesk.com now", "Allowlist *.my.salesforce.com and *.zendesk.com now"},
 		{"mail alice@example.com now", "mail [REDACTED_EMAIL] now"},
+		// an address as a URL's user name is an address; a template's <password> is no value
+		{"EMAIL_URL=smtp+tls://notify@example.com:pXn7!eR2wq@smtp.example.com:587", "EMAIL_URL=smtp+tls://[REDACTED_EMAIL]:[REDACTED_SECRET]@smtp.example.com:587"},
+		{"ssh://git@github.com:22/acme/x.git", "ssh://git@github.com:22/acme/x.git"},
+		{"MONGO_URL=mongodb+srv://app_rw:<password>@cluster0.ab1cd.mongodb.net/orders", "MONGO_URL=mongodb+srv://app_rw:<password>@cluster0.ab1cd.mongodb.net/orders"},
+		{"<password>pXn7!eR2wq</password>", "<password>[REDACTED_SECRET]</password>"},
 	}
 	r := New(AllTypes()...)
 	for _, c := range cases {

@@ -1,5 +1,7 @@
 package redact
 
+import "bytes"
+
 // Key words: a key is split into words (snake_case, kebab-case, dotted and camelCase) and
 // classified by what its words name: a password or secret, a key or a token, or metadata.
 
@@ -13,10 +15,11 @@ var (
 	secretWords = []string{"password", "passwd", "pass", "pwd", "pw", "passphrase", "passcode", "secret", "secrets",
 		"private", "privatekey", "priv", "clientsecret", "secretkey", "credential", "credentials", "creds", "cred",
 		"pswd", "psw", "contrasena", "passwort", "motdepasse", "secrete",
+		"requirepass", "masterauth", // redis.conf
 		"contribsys"} // Sidekiq Enterprise credentials: BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:pass
 	secretSuffixes = []string{"password", "passwd", "pwd", "secret", "passphrase"}
 	// weak API words count only at the end of the key (key_down_event is not a key)
-	weakAPIWords = []string{"key", "auth", "authorization", "bearer", "webhook"}
+	weakAPIWords = []string{"key", "auth", "authorization", "bearer", "webhook", "pat"} // pat: a personal access token
 	apiWords     = []string{"token", "apikey", "authtoken", "accesstoken", "accesskey", "apitoken", "sessiontoken",
 		"authkey", "privkey", "secretkey"}
 	apiSuffixes = []string{"token", "apikey", "accesskey", "authkey"}
@@ -163,6 +166,7 @@ func classifyKey(key string) keyInfo {
 type keyState struct {
 	ki                                     keyInfo
 	secret, account, stop, strong, apiTail bool
+	tokenTail                              bool // the API word that ends the key names a token
 	prevAPI, sonar, first                  bool
 	lastFlags                              uint16
 	w1, w2, last                           [12]byte // the two words before the current one, and the current one (truncated)
@@ -221,11 +225,14 @@ func (st *keyState) classWord(w []byte, f uint16) {
 	case string(w) == "accountkey" || string(w) == "storagekey":
 		st.account = true
 		st.apiTail = true
+		st.tokenTail = false
 	case f&wAPI != 0 || hasSuffixIn(w, apiSuffixes) || (st.prevAPI && (string(w) == "key" || string(w) == "token")):
 		st.strong = true
 		st.apiTail = true
+		st.tokenTail = bytes.Contains(w, []byte("token"))
 	case f&wWeakAPI != 0:
 		st.apiTail = true
+		st.tokenTail = false
 	case st.apiTail && f&wAllowedTail != 0:
 	default:
 		st.apiTail = false
@@ -243,7 +250,9 @@ func (st *keyState) info() keyInfo {
 		ki.api = false
 	case st.secret:
 		ki.cls = keySecret
-	case st.account && st.apiTail:
+	case st.account && st.apiTail && !st.tokenTail:
+		// an account's or storage's shared key is a secret; a token
+		// (AZURE_STORAGE_SAS_TOKEN) is what a key signs
 		ki.cls = keySecret
 	case st.apiTail || st.strong:
 		ki.cls = keyAPI

@@ -23,6 +23,11 @@ func TestClassifyKey(t *testing.T) {
 		{"sumo_access_key", keyInfo{cls: keyAPI, sumo: true}},
 		{"facebook_app_secret", keyInfo{cls: keySecret, facebook: true}},
 		{"cloudant_api_key", keyInfo{cls: keyAPI, cloudant: true, api: true}},
+		{"AZURE_STORAGE_SAS_TOKEN", keyInfo{cls: keyAPI}},
+		{"storage_shared_key", keyInfo{cls: keySecret}},
+		{"AZURE_DEVOPS_EXT_PAT", keyInfo{cls: keyAPI}},
+		{"GITHUB_PAT", keyInfo{cls: keyAPI}},
+		{"pat_length", keyInfo{cls: keyNone}},
 	}
 	for _, tt := range tests {
 		if got := classifyKey(tt.key); got != tt.want {

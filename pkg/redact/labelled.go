@@ -1,11 +1,14 @@
 package redact
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // Values known by the label written before them rather than by their own
 // shape: a Heroku API key (a UUID, which alone is an identifier to keep), a
-// Mailgun key in its 32-8-8 hex layout, and the password of a "user NAME
-// pass VALUE" line.
+// Mailgun key in its 32-8-8 hex layout, the password of a "user NAME
+// pass VALUE" line, and the credentials of an SMTP AUTH PLAIN command.
 
 // labelledUUIDAt takes a UUID at i (the word [i,j) is its first group) when
 // a Heroku credential label stands shortly before it on the same line
@@ -42,11 +45,23 @@ func labelBefore(s string, i int, vendor string) bool {
 func (sc *scanner) mailgunKeyAt(s string, i, j int) int {
 	e := j + 18
 	if j-i != 32 || e > len(s) || s[j] != '-' || s[j+9] != '-' || !isLowerHex(s[i:j]) ||
-		!isLowerHex(s[j+1:j+9]) || !isLowerHex(s[j+10:e]) || !rightBoundary(s, e) || !labelBefore(s, i, "mailgun") {
+		!isLowerHex(s[j+1:j+9]) || !isLowerHex(s[j+10:e]) || !rightBoundary(s, e) ||
+		!(labelBefore(s, i, "mailgun") || mailgunAfter(s, e)) {
 		return -1
 	}
 	sc.add(i, e, tAPIKey, prioVendor)
 	return e
+}
+
+// mailgunAfter reports the vendor's host later on the line of a key ending
+// at e, as its documentation writes a call: curl --user 'api:KEY'
+// https://api.mailgun.net/v3/….
+func mailgunAfter(s string, e int) bool {
+	l := s[e:min(len(s), e+160)]
+	if k := strings.IndexByte(l, '\n'); k >= 0 {
+		l = l[:k]
+	}
+	return strings.Contains(strings.ToLower(l), "mailgun.net")
 }
 
 // userPassAt reads "user NAME pass VALUE" (also "user: NAME pass: VALUE",
@@ -115,4 +130,28 @@ func userLabelBefore(s string, i int) bool {
 		}
 	}
 	return false
+}
+
+// smtpAuthAt takes the initial response of an SMTP (or IMAP, POP3) "AUTH
+// PLAIN" command at the word "AUTH" [i,j): base64 of "authzid NUL user NUL
+// password" (RFC 4616), a password as plainly as Basic credentials are.
+func (sc *scanner) smtpAuthAt(s string, i, j int) int {
+	if j-i != 4 || s[i:j] != "AUTH" || !strings.HasPrefix(s[j:], " PLAIN ") {
+		return -1
+	}
+	v := j + 7
+	e := spanClass(s, v, cB64, 1024)
+	for e < len(s) && s[e] == '=' && (e-v)%4 != 0 {
+		e++
+	}
+	if e-v < 8 || !rightBoundary(s, e) {
+		return -1
+	}
+	var buf [768]byte
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(s[v:e]))
+	if err != nil || strings.Count(string(buf[:n]), "\x00") != 2 {
+		return -1
+	}
+	sc.add(v, e, tSecret, prioCred)
+	return e
 }

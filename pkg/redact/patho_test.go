@@ -36,6 +36,10 @@ var pathologicalPatterns = func() map[string]string {
 		"nested overlaps":  "0 (000)000 0::0.0.0.0 ",
 		"probes":           "1:1:1:1:1:1:1:1:1:1 ",
 		"unterminated url": "https://user:pass@",
+		"status and size":  "200 5123 ",
+		"oracle logins":    "sqlplus a/b@",
+		"csv headers":      "user,password\n",
+		"csv fields":       "password,",
 	}
 }()
 

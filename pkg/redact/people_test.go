@@ -17,6 +17,11 @@ func TestPeopleWrittenSecrets(t *testing.T) {
 		// a password after the word, without a copula
 		{"password then value", "password Tr0mbone!77 for the db", "password [REDACTED_SECRET] for the db"},
 		{"quoted passphrase", `passphrase "red-Otter-19"`, `passphrase "[REDACTED_SECRET]"`},
+		{"redis.conf requirepass", "bind 0.0.0.0\nrequirepass KWF2K292IPUTrxRC3iLQ\n", "bind [REDACTED_IP]\nrequirepass [REDACTED_SECRET]\n"},
+		{"redis-cli config set", "config set masterauth Zq8vN2kLm4Xp", "config set masterauth [REDACTED_SECRET]"},
+		{"redis.conf's example", "# requirepass foobared", "# requirepass foobared"},
+		{"app password in groups", "EMAIL_HOST_PASSWORD=aqnm semg fere cgpo\n", "EMAIL_HOST_PASSWORD=[REDACTED_SECRET]\n"},
+		{"words after a password key", "password=none of these words here", "password=none of these words here"},
 		{"db password mixed case", "use DB password Kx9vLm2Q to connect", "use DB password [REDACTED_SECRET] to connect"},
 		{"quoted passphrase of words", `passphrase "correct horse battery staple"`, `passphrase "[REDACTED_SECRET]"`},
 		{"dashed passphrase", "the passphrase was correct-horse-battery-staple.", "the passphrase was [REDACTED_SECRET]."},

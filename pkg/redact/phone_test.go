@@ -27,6 +27,15 @@ func TestPhoneRecognizer(t *testing.T) {
 		{"OID 1.3.6.1.2.1.1.5.0 for sysName", "OID 1.3.6.1.2.1.1.5.0 for sysName"},
 		{"serial 010.001.002.003 here", "serial 010.001.002.003 here"},
 		{"to 10.20.30.40:8080 ok", "to [REDACTED_IP]:8080 ok"},
+		// date-led identifiers, a syslog version before its timestamp, an access log's status and size
+		{"The case number 20261129-000481 was noted", "The case number 20261129-000481 was noted"},
+		{"<134>1 2026-11-29T07:00:02Z vpn01 openvpn", "<134>1 2026-11-29T07:00:02Z vpn01 openvpn"},
+		{`"GET /x HTTP/1.1" 200 5123 "-"`, `"GET /x HTTP/1.1" 200 5123 "-"`},
+		{"GET https://h.example/x?a=b 200 1834221", "GET https://h.example/x?a=b 200 1834221"},
+		{"Call 200 1834221 now", "Call [REDACTED_PHONE] now"},
+		// a card as a CSV field; a thousands-grouped amount stays
+		{"order,card\nA-1,30149283751047,11/28", "order,card\nA-1,[REDACTED_CC],11/28"},
+		{"total 1,234,567,890,123 units", "total 1,234,567,890,123 units"},
 	}
 	r := New(AllTypes()...)
 	for _, c := range cases {
@@ -109,11 +118,28 @@ func TestMailgunLabelled(t *testing.T) {
 	t.Parallel()
 	r := New(AllTypes()...)
 	for in, want := range map[string]string{
-		"Leaked Mailgun key 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e in the repo": "Leaked Mailgun key [REDACTED_API_KEY] in the repo",
-		"build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished":                 "build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished",
+		"Leaked Mailgun key 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e in the repo":                              "Leaked Mailgun key [REDACTED_API_KEY] in the repo",
+		"build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished":                                              "build 614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e finished",
+		"curl -s --user 'api:614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e' https://api.eu.mailgun.net/v3/x/events": "curl -s --user 'api:[REDACTED_API_KEY]' https://api.eu.mailgun.net/v3/x/events",
+		"614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e\nhttps://api.mailgun.net/v3":                                 "614a0aa87d13f49bde9e348b48ba5de2-d4d0cd78-da75527e\nhttps://api.mailgun.net/v3",
 	} {
 		if got, _ := r.String(in); got != want {
 			t.Errorf("String(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func TestSMTPAuthPlain(t *testing.T) {
+	t.Parallel()
+	run := func(sc *scanner, s string) {
+		i := strings.Index(s, "AUTH")
+		sc.smtpAuthAt(s, i, i+4)
+	}
+	checkRecognizer(t, "smtpAuthAt", run, []recognizerCase{
+		{"C: AUTH PLAIN AHNjYW5uZXJAZXhhbXBsZS5jb20AU2M0bm5lci1SZWxheS0yMDI2", "SECRET:AHNjYW5uZXJAZXhhbXBsZS5jb20AU2M0bm5lci1SZWxheS0yMDI2"},
+		{"AUTH PLAIN AGpvZQBwYXNz\r\n", "SECRET:AGpvZQBwYXNz"},
+		{"S: 250-AUTH PLAIN LOGIN", ""},
+		{"AUTH PLAIN dGVzdA==", ""}, // no NUL-separated credentials
+		{"AUTH PLAIN =", ""},
+	})
 }

@@ -42,6 +42,9 @@ func quietAfterKey(s string, i, j int, key bool, memo *keyMemo) bool {
 	if key && mayAssign(s, i, j) && !memo.noKey(s[i:j]) {
 		return false
 	}
+	if key && !space && t != ';' && t != ')' && passwordKey(s[i:j]) {
+		return false // a CSV header's password column: csvHeaderAt
+	}
 	if b := vendorIndex[int(s[i])<<8|int(s[i+1])]; b != 0 && (w >= vendorMin[b] || vendorReads[b][t]) {
 		return false
 	}

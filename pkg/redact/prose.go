@@ -145,7 +145,8 @@ func proseQualifier(s string, q int) int {
 // secret): password, passwd, pwd, passphrase, passcode.
 func passwordWord(key string) bool {
 	return hasSuffixFold(key, "password") || hasSuffixFold(key, "passwd") || hasSuffixFold(key, "pwd") ||
-		hasSuffixFold(key, "passphrase") || hasSuffixFold(key, "passcode")
+		hasSuffixFold(key, "passphrase") || hasSuffixFold(key, "passcode") ||
+		eqFold(key, "requirepass") || eqFold(key, "masterauth") // redis.conf's directives
 }
 
 // strongPassword checks an unquoted value written right after a password

@@ -89,6 +89,7 @@ func (sc *scanner) scan(s string, m uint16) {
 	}
 	if m&tgAt != 0 {
 		sc.scanEmails(s)
+		sc.scanOracleLogins(s)
 	}
 	if m&tgPct != 0 {
 		sc.scanEncodedEmails(s)
@@ -213,13 +214,13 @@ func (sc *scanner) scanEmails(s string) {
 		if ls == at || s[at-1] == '.' {
 			continue
 		}
-		if ls >= 3 && s[ls-3:ls] == "://" {
+		end := emailDomainEnd(s, at+1)
+		if ls >= 3 && s[ls-3:ls] == "://" && !userinfoAddress(s, end) {
 			continue // the user name of a URL (postgres://app@db.internal): a login, not an address
 		}
 		if ls >= 1 && s[ls-1] == ':' && urlUserBefore(s, ls-1) {
 			continue // the password of a URL (https://bob:changeme@host): never an address
 		}
-		end := emailDomainEnd(s, at+1)
 		if end < 0 || (end < n && (isWord(s[end]) || s[end] == '@' || s[end] == '-')) {
 			continue
 		}
@@ -236,6 +237,17 @@ func urlUserBefore(s string, c int) bool {
 		u--
 	}
 	return u < c && u >= 3 && s[u-3:u] == "://"
+}
+
+// userinfoAddress reports an address that is a URL's user name, its domain
+// ending at end before the password and the host's '@'
+// (smtp://alerts@example.com:pass@smtp.example.com).
+func userinfoAddress(s string, end int) bool {
+	if end < 0 || end+1 >= len(s) || s[end] != ':' {
+		return false
+	}
+	e := authorityRun(s, end+1, end+1)
+	return strings.IndexByte(s[end+1:e], '@') > 0
 }
 
 // localByte reports whether s[k] belongs to the local part of an address

@@ -188,6 +188,16 @@ func (sc *scanner) alphaDetectors(s string, i, j int) int {
 	if e := sc.atlasToken(s, i, j); e > 0 {
 		return e
 	}
+	if j-i == 4 && s[i] == 'A' {
+		if e := sc.smtpAuthAt(s, i, j); e > 0 {
+			return e // AUTH PLAIN <base64>
+		}
+	}
+	if j < len(s) && (s[j] == ',' || s[j] == '\n' || s[j] == '\r') {
+		if e := sc.csvHeaderAt(s, i, j); e > 0 {
+			return e // user,password\n…
+		}
+	}
 	if j-i == 3 && j+6 < len(s) && s[j] == ' ' && eqFold(s[i:j], "net") && hasPrefixFold(s[j+1:], "user ") {
 		if e := sc.netUserAt(s, j+6); e > 0 {
 			return e
@@ -304,6 +314,8 @@ func passwordKey(w string) bool {
 		return hasSuffixFold(w, "pwd") || hasSuffixFold(w, "passwd") || hasSuffixFold(w, "password")
 	case 'e':
 		return hasSuffixFold(w, "passphrase") || hasSuffixFold(w, "passcode")
+	case 's', 'h':
+		return eqFold(w, "requirepass") || eqFold(w, "masterauth") // redis.conf
 	}
 	return false
 }
@@ -471,7 +483,8 @@ func mixedClasses(tok string, k int) bool {
 }
 
 // tokenShapes checks context-free token layouts that have no vendor prefix:
-// Discord bot tokens, Mailchimp keys and 40-character AWS secret access keys.
+// Discord bot tokens, Mailchimp keys, Azure's annotated keys and 40-character
+// AWS secret access keys.
 func (sc *scanner) tokenShapes(s string, i, j int) int {
 	n := len(s)
 	c := s[i]
@@ -491,6 +504,10 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 	}
 	if e := sc.mailgunKeyAt(s, i, j); e > 0 {
 		return e
+	}
+	if j-i == 84 && azureAnnotatedKey(s, i, j) {
+		sc.add(i, j, tAPIKey, prioVendor)
+		return j
 	}
 	// Mailchimp: 32 lower-case hex + "-us" + datacenter number
 	if j-i == 32 && j+3 < n && s[j] == '-' && s[j+1] == 'u' && s[j+2] == 's' && isDigit(s[j+3]) {
@@ -512,6 +529,13 @@ func (sc *scanner) tokenShapes(s string, i, j int) int {
 		}
 	}
 	return j
+}
+
+// azureAnnotatedKey reports one of Azure's annotated keys at the word
+// [i,j) (the newer Azure DevOps PAT): 84 letters and digits with the fixed
+// "JQQJ" at 52 and the service's signature at 76.
+func azureAnnotatedKey(s string, i, j int) bool {
+	return j-i == 84 && s[i+52:i+56] == "JQQJ" && allClass(s[i:j], cDigit|cUpper|cLower) && rightBoundary(s, j)
 }
 
 func isLowerHex(s string) bool {

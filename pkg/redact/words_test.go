@@ -48,3 +48,14 @@ func TestPunctAt(t *testing.T) {
 		checkRecognizer(t, "punctAt", at(tt.at), []recognizerCase{{tt.in, tt.want}})
 	}
 }
+
+func TestTokenShapes(t *testing.T) {
+	t.Parallel()
+	run := func(sc *scanner, s string) { sc.tokenShapes(s, 0, spanClass(s, 0, cDigit|cUpper|cLower, 0)) }
+	checkRecognizer(t, "tokenShapes", run, []recognizerCase{
+		// Azure's annotated key: "JQQJ" at 52, the service's signature at 76
+		{"FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDpJQQJ77BAACAAAAAAAAAAAAASAZDOBucT", "API_KEY:FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDpJQQJ77BAACAAAAAAAAAAAAASAZDOBucT"},
+		{"FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDpXQQJ77BAACAAAAAAAAAAAAASAZDOBucT", ""},
+		{"FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDpJQQJ77BAACAAAAAAAAAAAAASAZDOBucTx", ""},
+	})
+}
