@@ -327,10 +327,11 @@ func placeholderValue(v string) bool {
 // (xoxb-0000000000-0000000000-0000…); a body too short for the vendor
 // (xoxb-123456); a body left to a template or a fixture (prefixedTemplate).
 func prefixedPlaceholder(v string) bool {
-	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+	last := strings.LastIndexAny(v, "_-")
+	if k := last; k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
-	if k := strings.IndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+	if k := strings.IndexAny(v, "_-"); k != last && k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
 	return truncatedVendor(v) || prefixedTemplate(v)
