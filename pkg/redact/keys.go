@@ -250,3 +250,28 @@ func (st *keyState) info() keyInfo {
 	}
 	return ki
 }
+
+// keyInfoMemo remembers classifyKey for the keys (at most 32 bytes) seen
+// last: JSON documents and configuration files repeat their keys, and
+// classifying one splits it into words and looks each up. A key's slot is
+// chosen by its length and three of its bytes; a new key takes the slot over.
+type keyInfoMemo struct {
+	key  [256][32]byte
+	n    [256]uint8 // the key's length + 1; 0 for an empty slot
+	info [256]keyInfo
+}
+
+func (m *keyInfoMemo) classify(key string) keyInfo {
+	if len(key) > len(m.key[0]) || len(key) < 2 {
+		return classifyKey(key)
+	}
+	h := (uint(key[0])*31 ^ uint(key[len(key)-1])*17 ^ uint(key[len(key)/2])*7 ^ uint(len(key))*101) & 255
+	if int(m.n[h]) == len(key)+1 && string(m.key[h][:len(key)]) == key {
+		return m.info[h]
+	}
+	ki := classifyKey(key)
+	copy(m.key[h][:], key)
+	m.n[h] = uint8(len(key) + 1)
+	m.info[h] = ki
+	return ki
+}
