@@ -304,18 +304,22 @@ func placeholderValue(v string) bool {
 	}
 	var buf [64]byte
 	lv := buf[:0]
-	var present [4]uint64
+	var p0, p1 uint64 // the bytes present below 64 and below 128 (in registers, not an array)
 	for i := 0; i < len(v) && i < len(buf); i++ {
 		c := lower(v[i])
 		lv = append(lv, c)
-		present[c>>6] |= 1 << (c & 63)
+		if c < 64 {
+			p0 |= 1 << c
+		} else if c < 128 {
+			p1 |= 1 << (c & 63)
+		}
 	}
 	for k := range placeholderWords {
 		w := &placeholderWords[k]
 		if w.short && len(v) > 24 && !bytes.HasPrefix(lv, w.word) {
 			continue // "fake" inside a long random value is chance, not a marker
 		}
-		if present[0]&w.need[0] == w.need[0] && present[1]&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
+		if p0&w.need[0] == w.need[0] && p1&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
 			return true
 		}
 	}
@@ -327,11 +331,19 @@ func placeholderValue(v string) bool {
 // (xoxb-0000000000-0000000000-0000…); a body too short for the vendor
 // (xoxb-123456); a body left to a template or a fixture (prefixedTemplate).
 func prefixedPlaceholder(v string) bool {
-	last := strings.LastIndexAny(v, "_-")
+	first, last := -1, -1 // the first and the last '_' or '-'
+	for k := 0; k < len(v); k++ {
+		if v[k] == '_' || v[k] == '-' {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
 	if k := last; k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
-	if k := strings.IndexAny(v, "_-"); k != last && k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+	if k := first; k != last && k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
 	return truncatedVendor(v) || prefixedTemplate(v)
@@ -578,7 +590,6 @@ var keyBigrams = func() (t [26 * 26]bool) {
 // most 128 bytes) and whether it holds one of the keyBigrams.
 func keySpan(s string, i int) (int, bool) {
 	end := min(len(s), i+128)
-	may := false
 	prev, prev2 := -1, -1
 	for ; i < end; i++ {
 		c := s[i]
@@ -592,11 +603,16 @@ func keySpan(s string, i int) (int, bool) {
 		}
 		x := int(c|0x20) - 'a'
 		if prev >= 0 && (keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a')) {
-			may = true // a key word's first letters, or "api"
+			// a key word's first letters, or "api": the rest is only read to its end
+			i++
+			for i < end && ctab[s[i]]&cKey != 0 {
+				i++
+			}
+			return i, true
 		}
 		prev2, prev = prev, x
 	}
-	return i, may
+	return i, false
 }
 
 func distinctBytes(v string) int {
