@@ -385,6 +385,7 @@ func (sc *scanner) rescan(s string, cs, ce int, acc []match) bool {
 	var pieces [16]piece
 	np := 0
 	var b strings.Builder
+	b.Grow(wb - wa + 64) // the window, and room for placeholders longer than their values
 	prev := wa
 	for _, a := range acc {
 		if np+2 > len(pieces) {

@@ -353,8 +353,11 @@ func prefixedPlaceholder(v string) bool {
 // a template or a fixture: shpat_${SHOPIFY_TOKEN}, xoxb-<token>,
 // 123456789:AAAA… (a Telegram bot id with a body of one letter).
 func prefixedTemplate(v string) bool {
-	k := strings.IndexAny(v, "_-:")
-	if k <= 0 || k > 16 || k+2 >= len(v) {
+	k := 0 // the first '_', '-' or ':' (strings.IndexAny builds its byte set on every call)
+	for k < len(v) && v[k] != '_' && v[k] != '-' && v[k] != ':' {
+		k++
+	}
+	if k == len(v) || k == 0 || k > 16 || k+2 >= len(v) {
 		return false
 	}
 	body, last := v[k+1:], v[len(v)-1]
