@@ -593,7 +593,9 @@ var keyBigrams = func() (t [26 * 26]bool) {
 // most 128 bytes) and whether it holds one of the keyBigrams.
 func keySpan(s string, i int) (int, bool) {
 	end := min(len(s), i+128)
-	prev, prev2 := -1, -1
+	// letters as five bits, looked up in pairs in keyPairs; after a byte that is no
+	// letter, prev is 31, which pairs with nothing
+	prev, prev2 := uint(31), uint(31)
 	for ; i < end; i++ {
 		c := s[i]
 		f := ctab[c]
@@ -601,11 +603,11 @@ func keySpan(s string, i int) (int, bool) {
 			break
 		}
 		if f&(cUpper|cLower) == 0 {
-			prev, prev2 = -1, -1
+			prev, prev2 = 31, 31
 			continue
 		}
-		x := int(c|0x20) - 'a'
-		if prev >= 0 && (keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a')) {
+		x := uint(c|0x20) - 'a'
+		if p := keyPairs[prev<<5|x]; p&1 != 0 || (p&2 != 0 && prev2 == 'a'-'a') {
 			// a key word's first letters, or "api": the rest is only read to its end
 			i++
 			for i < end && ctab[s[i]]&cKey != 0 {
