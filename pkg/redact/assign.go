@@ -218,7 +218,7 @@ func (sc *scanner) assignedValue(s string, i, ke, q, v int, xml bool) int {
 		}
 		// key = "…" with no sibling value: the key word itself
 	}
-	ki := classifyKey(key)
+	ki := sc.keyInfos.classify(key)
 	if ki.cls == keyNone && !ki.sumo && !ki.facebook && !ki.accessKeyID && !ki.api {
 		return ke
 	}
@@ -304,7 +304,7 @@ func (sc *scanner) namedValue(s string, v int, xml bool) bool {
 	if !ok {
 		return false
 	}
-	ki := classifyKey(name)
+	ki := sc.keyInfos.classify(name)
 	if ki.cls == keyNone && !ki.accessKeyID {
 		return false
 	}

@@ -259,3 +259,32 @@ func (st *keyState) info() keyInfo {
 	}
 	return ki
 }
+
+// keyInfoMemo remembers classifyKey for the keys (at most 32 bytes) seen
+// last: JSON documents and configuration files repeat their keys, and
+// classifying one splits it into words and looks each up. A key's slot is
+// chosen by a hash of its bytes; a new key takes the slot over.
+type keyInfoMemo struct {
+	key  [1024][32]byte
+	n    [1024]uint8 // the key's length + 1; 0 for an empty slot
+	info [1024]keyInfo
+}
+
+func (m *keyInfoMemo) classify(key string) keyInfo {
+	if len(key) > len(m.key[0]) || len(key) < 2 {
+		return classifyKey(key)
+	}
+	h := uint(len(key))
+	for k := 0; k < len(key); k++ {
+		h = h*31 + uint(key[k])
+	}
+	h = (h ^ h>>10) & 1023
+	if int(m.n[h]) == len(key)+1 && string(m.key[h][:len(key)]) == key {
+		return m.info[h]
+	}
+	ki := classifyKey(key)
+	copy(m.key[h][:], key)
+	m.n[h] = uint8(len(key) + 1)
+	m.info[h] = ki
+	return ki
+}

@@ -51,6 +51,74 @@ func needsNormalize(s string) bool {
 	return false
 }
 
+// foldLines finds, in order, the lines of a text for which needsNormalize holds, without
+// reading every line on its own: it keeps, for each of the three lead bytes, where that
+// byte next starts a folded character, and searches the text for it again only once the
+// caller is past that place. Each search runs ahead over bytes no other search of its
+// byte reads again.
+type foldLines struct {
+	at [3]int // the next start found per lead byte (index into foldLeads), 0 before the first search
+	ok [3]bool
+}
+
+var foldLeads = [3]byte{0xEF, 0xE3, 0xE2}
+
+// next returns the first line [a,b) starting at or after from (a line start) that holds a
+// folded character, or -1.
+func (fl *foldLines) next(s string, from int) (a, b int) {
+	if from >= len(s) {
+		return -1, -1
+	}
+	p := len(s)
+	for k := range foldLeads {
+		if !fl.ok[k] || fl.at[k] < from {
+			fl.at[k], fl.ok[k] = foldStart(s, from, foldLeads[k]), true
+		}
+		p = min(p, fl.at[k])
+	}
+	if p >= len(s) {
+		return -1, -1
+	}
+	a = from + strings.LastIndexByte(s[from:p], '\n') + 1
+	if b = strings.IndexByte(s[p:], '\n'); b < 0 {
+		b = len(s)
+	} else {
+		b += p
+	}
+	return a, b
+}
+
+// foldStart is the first i >= from where lead starts a character needsNormalize looks for,
+// within its line as needsNormalize reads a line (the byte after the character's two
+// leading ones is in the line), or len(s).
+func foldStart(s string, i int, lead byte) int {
+	for i < len(s) {
+		k := strings.IndexByte(s[i:], lead)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+2 < len(s) {
+			switch lead {
+			case 0xEF:
+				if (s[i+1] == 0xBC || s[i+1] == 0xBD) && s[i+2] != '\n' {
+					return i
+				}
+			case 0xE3:
+				if s[i+1] == 0x80 && s[i+2] == 0x80 {
+					return i
+				}
+			default:
+				if (s[i+1] == 0x80 && s[i+2] >= 0x90 && s[i+2] <= 0x95) || (s[i+1] == 0x88 && s[i+2] == 0x92) {
+					return i
+				}
+			}
+		}
+		i++
+	}
+	return len(s)
+}
+
 func foldRune(r rune) (byte, bool) {
 	switch {
 	case r >= 0xFF01 && r <= 0xFF5E:

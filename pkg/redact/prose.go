@@ -43,7 +43,7 @@ func (sc *scanner) proseStatement(s string, i, ke, q int) int {
 		return -1
 	}
 	key := s[i:ke]
-	ki := classifyKey(key)
+	ki := sc.keyInfos.classify(key)
 	if ki.cls == keyNone || ki.accessKeyID {
 		return -1
 	}

@@ -183,20 +183,12 @@ func (sc *scanner) scanAll(s string) []match {
 	if sc.fold {
 		// lines holding fullwidth forms are scanned again, folded to ASCII;
 		// their matches are mapped back to the original offsets
-		for a := 0; a < len(s); {
-			b := strings.IndexByte(s[a:], '\n')
-			if b < 0 {
-				b = len(s)
-			} else {
-				b += a
-			}
-			if line := s[a:b]; needsNormalize(line) {
-				first := len(sc.cands)
-				ns := sc.normalize(line)
-				sc.scan(ns, triggers(ns))
-				sc.mapBack(first, a)
-			}
-			a = b + 1
+		var fl foldLines
+		for a, b := fl.next(s, 0); a >= 0; a, b = fl.next(s, b+1) {
+			first := len(sc.cands)
+			ns := sc.normalize(s[a:b])
+			sc.scan(ns, triggers(ns))
+			sc.mapBack(first, a)
 		}
 	}
 	sc.resolve(s, split, foldFrom)
@@ -393,6 +385,7 @@ func (sc *scanner) rescan(s string, cs, ce int, acc []match) bool {
 	var pieces [16]piece
 	np := 0
 	var b strings.Builder
+	b.Grow(wb - wa + 64) // the window, and room for placeholders longer than their values
 	prev := wa
 	for _, a := range acc {
 		if np+2 > len(pieces) {

@@ -23,7 +23,8 @@ type scanner struct {
 	wordsFrom int
 	units     [maxUnits]numUnit
 	seps      [maxUnits]string
-	keys      keyMemo // noKey of the plain words seen last (quietAfter)
+	keys      keyMemo     // noKey of the plain words seen last (quietAfter)
+	keyInfos  keyInfoMemo // classifyKey of the assignment keys seen last
 }
 
 func (sc *scanner) add(start, end int, typ, prio uint8) {

@@ -379,18 +379,22 @@ func placeholderValue(v string) bool {
 	}
 	var buf [64]byte
 	lv := buf[:0]
-	var present [4]uint64
+	var p0, p1 uint64 // the bytes present below 64 and below 128 (in registers, not an array)
 	for i := 0; i < len(v) && i < len(buf); i++ {
 		c := lower(v[i])
 		lv = append(lv, c)
-		present[c>>6] |= 1 << (c & 63)
+		if c < 64 {
+			p0 |= 1 << c
+		} else if c < 128 {
+			p1 |= 1 << (c & 63)
+		}
 	}
 	for k := range placeholderWords {
 		w := &placeholderWords[k]
 		if w.short && len(v) > 24 && !bytes.HasPrefix(lv, w.word) {
 			continue // "fake" inside a long random value is chance, not a marker
 		}
-		if present[0]&w.need[0] == w.need[0] && present[1]&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
+		if p0&w.need[0] == w.need[0] && p1&w.need[1] == w.need[1] && bytes.Contains(lv, w.word) {
 			return true
 		}
 	}
@@ -402,10 +406,19 @@ func placeholderValue(v string) bool {
 // (xoxb-0000000000-0000000000-0000…); a body too short for the vendor
 // (xoxb-123456); a body left to a template or a fixture (prefixedTemplate).
 func prefixedPlaceholder(v string) bool {
-	if k := strings.LastIndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+	first, last := -1, -1 // the first and the last '_' or '-'
+	for k := 0; k < len(v); k++ {
+		if v[k] == '_' || v[k] == '-' {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
+	if k := last; k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
-	if k := strings.IndexAny(v, "_-"); k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
+	if k := first; k != last && k > 0 && k <= 16 && len(v)-k-1 >= 12 && placeholderBody(v[k+1:]) {
 		return true
 	}
 	return truncatedVendor(v) || prefixedTemplate(v)
@@ -415,8 +428,11 @@ func prefixedPlaceholder(v string) bool {
 // a template or a fixture: shpat_${SHOPIFY_TOKEN}, xoxb-<token>,
 // 123456789:AAAA… (a Telegram bot id with a body of one letter).
 func prefixedTemplate(v string) bool {
-	k := strings.IndexAny(v, "_-:")
-	if k <= 0 || k > 16 || k+2 >= len(v) {
+	k := 0 // the first '_', '-' or ':' (strings.IndexAny builds its byte set on every call)
+	for k < len(v) && v[k] != '_' && v[k] != '-' && v[k] != ':' {
+		k++
+	}
+	if k == len(v) || k == 0 || k > 16 || k+2 >= len(v) {
 		return false
 	}
 	body, last := v[k+1:], v[len(v)-1]
@@ -652,8 +668,9 @@ var keyBigrams = func() (t [26 * 26]bool) {
 // most 128 bytes) and whether it holds one of the keyBigrams.
 func keySpan(s string, i int) (int, bool) {
 	end := min(len(s), i+128)
-	may := false
-	prev, prev2 := -1, -1
+	// letters as five bits, looked up in pairs in keyPairs; after a byte that is no
+	// letter, prev is 31, which pairs with nothing
+	prev, prev2 := uint(31), uint(31)
 	for ; i < end; i++ {
 		c := s[i]
 		f := ctab[c]
@@ -661,16 +678,21 @@ func keySpan(s string, i int) (int, bool) {
 			break
 		}
 		if f&(cUpper|cLower) == 0 {
-			prev, prev2 = -1, -1
+			prev, prev2 = 31, 31
 			continue
 		}
-		x := int(c|0x20) - 'a'
-		if prev >= 0 && (keyBigrams[prev*26+x] || (x == 'i'-'a' && prev == 'p'-'a' && prev2 == 'a'-'a')) {
-			may = true // a key word's first letters, or "api"
+		x := uint(c|0x20) - 'a'
+		if p := keyPairs[prev<<5|x]; p&1 != 0 || (p&2 != 0 && prev2 == 'a'-'a') {
+			// a key word's first letters, or "api": the rest is only read to its end
+			i++
+			for i < end && ctab[s[i]]&cKey != 0 {
+				i++
+			}
+			return i, true
 		}
 		prev2, prev = prev, x
 	}
-	return i, may
+	return i, false
 }
 
 func distinctBytes(v string) int {

@@ -479,14 +479,19 @@ func placeholderBody(body string) bool {
 	if len(body) == 0 {
 		return true
 	}
-	var seen [4]uint64
-	distinct, xs := 0, 0
+	// the first two distinct bytes are kept; a third one only needs noting
+	a, b := body[0], body[0]
+	third := false
+	xs := 0
 	run, maxRun := 0, 0
 	for i := 0; i < len(body); i++ {
 		c := body[i]
-		if bit := uint64(1) << (c & 63); seen[c>>6]&bit == 0 {
-			seen[c>>6] |= bit
-			distinct++
+		if c != a && c != b {
+			if a == b {
+				b = c
+			} else {
+				third = true
+			}
 		}
 		if c == 'x' || c == 'X' || c == '*' {
 			xs++
@@ -498,7 +503,7 @@ func placeholderBody(body string) bool {
 			run = 0
 		}
 	}
-	if distinct <= 2 && len(body) >= 4 {
+	if !third && len(body) >= 4 {
 		return true
 	}
 	return xs*2 >= len(body) || maxRun >= 5 || sequenceBody(body)
