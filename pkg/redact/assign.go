@@ -141,9 +141,8 @@ func keyClose(s string, i, ke int) (p int, xml, callArg bool) {
 		if r < n && (s[r] == '"' || s[r] == '\'') {
 			p = r + 1
 		}
-	case s[p] == '>' && i > 0 && s[i-1] == '<' && !(i >= 2 && s[i-2] == ':') && !(p+1 < n && s[p+1] == '@'):
-		// an element; "user:<password>@host" is a template's placeholder
-		xml = true
+	case s[p] == '>' && i > 0 && s[i-1] == '<':
+		xml = true // an element when its closing tag follows the value (closingTagAhead)
 	}
 	if !xml && p < n && s[p] == ']' && i >= 2 && s[i-2] == '[' {
 		p++ // some_dict["secret"] = …

@@ -150,11 +150,8 @@ func isEscapeLetterAt(s string, j int) bool {
 // keyWordAt reports whether the identifier at k names a value (a password, secret or token
 // key).
 func keyWordAt(s string, k int) bool {
-	e := k
-	for e < len(s) && e-k < 64 && (isAlnum(s[e]) || s[e] == '_' || s[e] == '-') {
-		e++
-	}
-	return e > k && isAlpha(s[k]) && classifyKey(s[k:e]).cls != keyNone
+	e, may := keySpan(s, k)
+	return may && isAlpha(s[k]) && classifyKey(s[k:e]).cls != keyNone
 }
 
 // rightBoundary reports whether a token may end at i (exclusive).
@@ -184,6 +181,16 @@ func hasPrefixFold(s, prefix string) bool {
 		}
 	}
 	return true
+}
+
+// containsFold reports whether s holds word (lower case) in any case.
+func containsFold(s, word string) bool {
+	for k := 0; k+len(word) <= len(s); k++ {
+		if lower(s[k]) == word[0] && hasPrefixFold(s[k:], word) {
+			return true
+		}
+	}
+	return false
 }
 
 func eqFold(a, b string) bool {

@@ -384,13 +384,8 @@ func curlPart(s string, q int) (string, int, int, bool) {
 	}
 	if r := escapedQuoteAt(s, q); s[q] == '\\' && r >= 0 {
 		// \"user:pass\" in JSON-escaped text: the same escaped quote closes it
-		delim := s[q : r+1]
-		for e := r + 1; e < n && s[e] != '\n' && e-q < 512; e++ {
-			if strings.HasPrefix(s[e:], delim) {
-				return s[r+1 : e], r + 1, e, true
-			}
-		}
-		return "", 0, 0, false
+		vs, ve, ok := escapedQuotedValue(s, q, r)
+		return s[vs:ve], vs, ve, ok
 	}
 	e := q
 	for e < n && s[e] > ' ' && s[e] < 0x7f && s[e] != '"' && s[e] != '\'' && s[e] != '`' && e-q < 512 {

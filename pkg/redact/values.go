@@ -234,10 +234,7 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 		// ("apiMetrics := \"5po8…\""); names, URLs and versions
 		// are not random
 		if ki.api && quoted && strongToken(val) {
-			if vendorSecretValue(key, val) {
-				return tSecret, true
-			}
-			return tAPIKey, true
+			return apiKeyType(key, val), true
 		}
 		return 0, false
 	}
@@ -264,10 +261,7 @@ func valueType(ki keyInfo, key, val string, quoted bool) (uint8, bool) {
 			return tSecret, true
 		}
 		if apiKeyLiteral(val, quoted) {
-			if vendorSecretValue(key, val) {
-				return tSecret, true // "asanaToken = <an Asana client secret's shape>"
-			}
-			return tAPIKey, true
+			return apiKeyType(key, val), true
 		}
 	}
 	return 0, false

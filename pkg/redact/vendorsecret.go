@@ -32,6 +32,15 @@ var vendorSecrets = []vendorSecret{
 	{word: "twitter", set: setAN, n: 50},
 }
 
+// apiKeyType is the type of a value an API-key word names: a secret when it has the shape
+// of the secret of a vendor the key names ("asanaToken = <an Asana client secret>").
+func apiKeyType(key, val string) uint8 {
+	if vendorSecretValue(key, val) {
+		return tSecret
+	}
+	return tAPIKey
+}
+
 // vendorSecretValue reports whether val, under key, has the shape of the secret of a vendor
 // the key names.
 func vendorSecretValue(key, val string) bool {
@@ -44,7 +53,7 @@ func vendorSecretValue(key, val string) bool {
 			continue
 		}
 		if v.uuid {
-			if uuidShape(val) {
+			if uuidLayout(val) && inSet(val, setHexLD) {
 				return true
 			}
 			continue
@@ -59,33 +68,6 @@ func vendorSecretValue(key, val string) bool {
 func inSet(s string, cs *charset) bool {
 	for i := 0; i < len(s); i++ {
 		if !cs[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// containsFold reports whether s holds word (lower case) in any case.
-func containsFold(s, word string) bool {
-	for i := 0; i+len(word) <= len(s); i++ {
-		if eqFold(s[i:i+len(word)], word) {
-			return true
-		}
-	}
-	return false
-}
-
-// uuidShape: 8-4-4-4-12 hex digits.
-func uuidShape(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < 36; i++ {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if s[i] != '-' {
-				return false
-			}
-		} else if ctab[s[i]]&cHex == 0 {
 			return false
 		}
 	}

@@ -455,13 +455,7 @@ func lineHasFold(s string, i int, word string) bool {
 	for a > 0 && s[a-1] != '\n' && i-a < 200 {
 		a--
 	}
-	seg := s[a:i]
-	for k := 0; k+len(word) <= len(seg); k++ {
-		if lower(seg[k]) == word[0] && hasPrefixFold(seg[k:], word) {
-			return true
-		}
-	}
-	return false
+	return containsFold(s[a:i], word)
 }
 
 // mixedClasses reports whether tok has at least k of: upper, lower, digit.
